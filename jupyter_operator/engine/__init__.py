@@ -1,0 +1,8 @@
+"""The engine: one session object that every front (CLI, magics, widgets, server) uses."""
+
+from ..workspace import HistoryEntry
+from .items import Item, Proposal
+from .policy import GROUPS, Policy
+from .session import Operator, Run
+
+__all__ = ["GROUPS", "HistoryEntry", "Item", "Operator", "Policy", "Proposal", "Run"]

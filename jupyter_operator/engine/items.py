@@ -1,0 +1,105 @@
+"""The planned items of a run: what every front shows and decides on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..protocol import Result
+
+Kind = Literal["read", "mutation", "error"]
+Status = Literal["done", "failed", "error", "pending", "applied", "rejected", "denied", "stale"]
+Change = Literal["create", "modify", "delete"]
+
+
+@dataclass
+class Proposal:
+    """A mutation computed without touching the disk: exactly the bytes a person approves.
+
+    ``new_bytes`` is None for a delete. ``snapshot`` is the state the bytes were computed from;
+    applying checks the file still has it (else ``ERR_STALE_PREVIEW``).
+    """
+
+    new_bytes: bytes | None
+    snapshot: Any  # workspace.Snapshot
+    change: Change
+    diff: str
+    added: int
+    removed: int
+    summary: str
+
+
+@dataclass
+class Item:
+    """One entry of a run, in block order: a read, a mutation, or a scan error.
+
+    Every item ends up with exactly one ``Result`` for the model (a pending mutation has none yet).
+    """
+
+    index: int
+    id: str
+    action: str | None
+    path: str | None
+    line: int
+    kind: Kind
+    status: Status
+    summary: str
+    result: Result | None = None
+    error_code: str | None = None
+    proposal: Proposal | None = field(default=None, repr=False)
+    command: Any = field(default=None, repr=False)  # protocol.Command, None for scan errors
+
+    @property
+    def needs_approval(self) -> bool:
+        """True while the item waits for a person's decision."""
+        return self.status == "pending"
+
+    @property
+    def change(self) -> Change | None:
+        return self.proposal.change if self.proposal else None
+
+    @property
+    def diff(self) -> str | None:
+        return self.proposal.diff if self.proposal else None
+
+    @property
+    def added(self) -> int:
+        return self.proposal.added if self.proposal else 0
+
+    @property
+    def removed(self) -> int:
+        return self.proposal.removed if self.proposal else 0
+
+    @property
+    def sha256_before(self) -> str | None:
+        return self.proposal.snapshot.sha256 if self.proposal else None
+
+    @property
+    def ok(self) -> bool | None:
+        return self.result.ok if self.result else None
+
+    @property
+    def details(self) -> str | None:
+        return self.result.details if self.result else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready view for the server and the JupyterLab panel."""
+        return {
+            "index": self.index,
+            "id": self.id,
+            "action": self.action,
+            "path": self.path,
+            "line": self.line,
+            "kind": self.kind,
+            "status": self.status,
+            "needs_approval": self.needs_approval,
+            "summary": self.summary,
+            "change": self.change,
+            "diff": self.diff,
+            "added": self.added,
+            "removed": self.removed,
+            "sha256_before": self.sha256_before,
+            "ok": self.ok,
+            "details": self.details,
+            "error_code": self.error_code,
+        }

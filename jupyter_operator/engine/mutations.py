@@ -1,0 +1,177 @@
+"""Mutations: planned into exact bytes and a diff first, applied only after approval.
+
+Planning reads the file once (a ``Snapshot``) and computes the new bytes in memory; nothing is
+written. Applying writes exactly those bytes, and only if the file still has the sha256 it had
+when the preview was made (the workspace layer checks, else ``ERR_STALE_PREVIEW``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+
+from ..protocol import Command, OperatorError, Result, codes, resolve_style
+from ..workspace import (
+    HistoryEntry,
+    Journal,
+    TextFile,
+    Workspace,
+    apply_edits,
+    apply_patch,
+    decode_text,
+    delete_region,
+    diff_stats,
+    encode_text,
+    insert_region,
+    replace_region,
+    unified_diff,
+    validate_notebook,
+)
+from .items import Proposal
+
+EDIT_LIMIT = 16 * 1024 * 1024  # the largest file a mutation is previewed and applied over
+LISTING_LIMIT = 200  # entries shown when a directory is about to be deleted
+
+Transform = Callable[[str, Command], str]
+
+
+def _region(fn: Callable[..., str]) -> Transform:
+    def transform(text: str, cmd: Command) -> str:
+        p = cmd.params
+        style = resolve_style(p.style, p.path)
+        if cmd.action == "fs.insertRegion":
+            return fn(text, style, p.marker_id, p.anchor, p.content, p.position, p.occurrence)
+        if cmd.action == "fs.replaceRegion":
+            return fn(text, style, p.marker_id, p.content)
+        return fn(text, style, p.marker_id)
+
+    return transform
+
+
+TRANSFORMS: dict[str, Transform] = {
+    "fs.patch": lambda text, cmd: apply_patch(text, cmd.params.patch, path=cmd.params.path),
+    "fs.applyEdits": lambda text, cmd: apply_edits(text, cmd.params.edits),
+    "fs.insertRegion": _region(insert_region),
+    "fs.replaceRegion": _region(replace_region),
+    "fs.deleteRegion": _region(delete_region),
+}
+
+
+def _is_root(path: str) -> bool:
+    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    return not parts
+
+
+def _describe(change: str, added: int, removed: int) -> str:
+    counts = f"+{added} -{removed} lines"
+    if change == "create":
+        return f"new file, {counts}"
+    if change == "delete":
+        return f"delete, {counts}"
+    return counts if added or removed else "no change"
+
+
+def _directory_listing(ws: Workspace, path: str) -> tuple[str, int]:
+    """A diff-like listing of what deleting a directory moves to the trash."""
+    lines: list[str] = []
+    top = path.replace("\\", "/").rstrip("/")
+    stack = [top]
+    count = 0
+    while stack:
+        folder = stack.pop()
+        for entry in ws.list_dir(folder):
+            count += 1
+            child = f"{folder}/{entry.name}"
+            if len(lines) < LISTING_LIMIT:
+                lines.append(f"-{child}/" if entry.is_dir else f"-{child} ({entry.size} bytes)")
+            if entry.is_dir:
+                stack.append(child)
+    more = [f"-... and {count - LISTING_LIMIT} more"] if count > LISTING_LIMIT else []
+    head = f"--- a/{top}/\n+++ /dev/null\n"
+    return head + "\n".join(lines + more) + ("\n" if lines else ""), count
+
+
+def plan(ws: Workspace, cmd: Command) -> Proposal:
+    """Compute what a mutation would write; raises OperatorError for command faults."""
+    path = cmd.params.path
+    if cmd.action == "fs.delete" and _is_root(path):
+        raise OperatorError(codes.ERR_PROTECTED_PATH, "the workspace root cannot be deleted.")
+    snapshot = ws.snapshot(path, limit=EDIT_LIMIT)
+    if cmd.action == "fs.delete":
+        if not snapshot.exists:
+            raise OperatorError(codes.ERR_NOT_FOUND, f"{path} does not exist; nothing to delete.")
+        if snapshot.is_dir:
+            listing, count = _directory_listing(ws, path)
+            return Proposal(None, snapshot, "delete", listing, 0, count,
+                            f"delete directory ({count} entries)")  # fmt: skip
+        diff = unified_diff(snapshot.data, None, path)
+        added, removed = diff_stats(diff)
+        return Proposal(None, snapshot, "delete", diff, added, removed,
+                        _describe("delete", added, removed))  # fmt: skip
+    if snapshot.is_dir:
+        raise OperatorError(codes.ERR_NOT_A_FILE, f"{path} is a directory.")
+    if cmd.action == "fs.write":
+        new_bytes = cmd.params.content.encode("utf-8")
+    else:
+        if not snapshot.exists:
+            raise OperatorError(codes.ERR_NOT_FOUND, f"{path} does not exist; read before editing.")
+        before = decode_text(snapshot.data)
+        after = TRANSFORMS[cmd.action](before.text, cmd)
+        new_bytes = encode_text(TextFile(text=after, bom=before.bom))
+    if path.lower().endswith(".ipynb"):
+        validate_notebook(new_bytes)
+    change = "modify" if snapshot.exists else "create"
+    diff = unified_diff(snapshot.data, new_bytes, path)
+    added, removed = diff_stats(diff)
+    return Proposal(new_bytes, snapshot, change, diff, added, removed,
+                    _describe(change, added, removed))  # fmt: skip
+
+
+SUCCESS = {
+    "fs.write": "Wrote file",
+    "fs.patch": "Patched file",
+    "fs.applyEdits": "Applied edits",
+    "fs.delete": "Moved to trash",
+}
+
+
+def success_summary(cmd: Command) -> str:
+    """The result summary of an applied mutation (the reference app's wording)."""
+    if cmd.action in SUCCESS:
+        return SUCCESS[cmd.action]
+    verbs = {"fs.insertRegion": "Inserted", "fs.replaceRegion": "Replaced"}
+    verb = verbs.get(cmd.action, "Deleted")
+    return f"{verb} region {cmd.params.marker_id}"
+
+
+def apply(ws: Workspace, journal: Journal, cmd: Command, proposal: Proposal) -> Result:
+    """Write exactly the previewed bytes (or trash the path) and record it for undo.
+
+    Raises OperatorError (``ERR_STALE_PREVIEW`` when the file changed since the preview).
+    """
+    path = cmd.params.path
+    entry_id = journal.allocate_id()
+    before = proposal.snapshot
+    before_sha = before.sha256 if before.exists and not before.is_dir else None
+    if proposal.change == "delete":
+        ws.move_out(path, journal.trash_slot(entry_id), expect=before)
+        after_sha = None
+    else:
+        if before_sha is not None:
+            journal.save_blob(before.data)
+        ws.write(path, proposal.new_bytes, expect=before)
+        after_sha = hashlib.sha256(proposal.new_bytes).hexdigest()
+    journal.record(
+        HistoryEntry(
+            entry_id=entry_id,
+            time=time.time(),
+            command_id=cmd.id,
+            action=cmd.action,
+            path=path,
+            change=proposal.change,
+            before_sha256=before_sha,
+            after_sha256=after_sha,
+        )
+    )
+    return Result(cmd.id, True, success_summary(cmd))

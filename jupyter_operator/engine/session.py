@@ -1,0 +1,229 @@
+"""The session every front uses: scan a reply, plan it, take decisions, produce results.
+
+``Operator`` is one session (duplicate command ids are tracked across its runs). ``Operator.run``
+scans a reply, runs the reads the policy allows, plans every mutation into a ``Proposal`` and
+returns a ``Run``. Nothing in a run ever waits for a person: decisions arrive later as calls.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ..protocol import (
+    Command,
+    OperatorError,
+    Result,
+    ScanError,
+    codes,
+    error_result,
+    format_results,
+    scan,
+)
+from ..workspace import DEFAULT_PROTECTED, HistoryEntry, Journal, Workspace
+from . import mutations
+from .items import Item
+from .policy import Policy
+from .reads import READERS, run_read
+from .undo import undo as _undo
+
+log = logging.getLogger(__name__)
+
+UNEXPECTED = (
+    "Invalid OPERATOR_CMD (ERR_IO): the operation failed on the host; read the file and try again."
+)
+
+
+def _one_line(text: str, limit: int = 500) -> str:
+    """A person's reason as one printable ASCII line for a result summary."""
+    flat = " ".join(text.split())
+    flat = "".join(c if " " <= c <= "~" else "?" for c in flat)
+    return flat[:limit] + ("..." if len(flat) > limit else "")
+
+
+class Run:
+    """The items of one reply, in block order, and the decisions still to be made."""
+
+    def __init__(self, operator: Operator, items: list[Item], truncated_chars: int,
+                 skipped_duplicates: tuple[str, ...]) -> None:  # fmt: skip
+        self._operator = operator
+        self.items = items
+        self.truncated_chars = truncated_chars
+        self.skipped_duplicates = skipped_duplicates
+        self._lock = threading.RLock()
+        self._subscribers: list[Callable[[Item], None]] = []
+
+    def __repr__(self) -> str:
+        return f"<Run items={len(self.items)} pending={len(self.pending)}>"
+
+    @property
+    def pending(self) -> list[Item]:
+        """Items that still wait for a decision."""
+        return [item for item in self.items if item.needs_approval]
+
+    @property
+    def done(self) -> bool:
+        """True when nothing waits for a decision."""
+        return not self.pending
+
+    @property
+    def results_text(self) -> str:
+        """``OPERATOR_RESULT`` blocks for every decided item, in block order."""
+        return format_results([item.result for item in self.items if item.result is not None])
+
+    def subscribe(self, callback: Callable[[Item], None]) -> None:
+        """Call ``callback(item)`` after an item changes (a decision, an apply, a failure)."""
+        self._subscribers.append(callback)
+
+    def item(self, id: str) -> Item:
+        """The decidable item with this command id. KeyError if there is none."""
+        for item in self.items:
+            if item.id == id and item.kind != "error":
+                return item
+        raise KeyError(id)
+
+    def approve(self, id: str) -> Item:
+        """Apply one pending item. ValueError if it was already decided."""
+        with self._lock:
+            item = self._take(id)
+            self._operator._carry_out(item)
+        self._notify(item)
+        return item
+
+    def reject(self, id: str, reason: str | None = None) -> Item:
+        """Refuse one pending item; ``reason`` is passed on to the model."""
+        with self._lock:
+            item = self._take(id)
+            message = "nothing was changed."
+            if reason and reason.strip():
+                message += f" Reason: {_one_line(reason)}"
+            item.status = "rejected"
+            item.error_code = codes.ERR_REJECTED
+            item.summary = f"Rejected (ERR_REJECTED): {message}"
+            item.result = Result(item.id, False, item.summary)
+        self._notify(item)
+        return item
+
+    def approve_all(self) -> list[Item]:
+        """Apply every pending item, in block order."""
+        return [self.approve(item.id) for item in self.pending]
+
+    def reject_all(self, reason: str | None = None) -> list[Item]:
+        """Refuse every pending item."""
+        return [self.reject(item.id, reason) for item in self.pending]
+
+    def _take(self, id: str) -> Item:
+        item = self.item(id)
+        if not item.needs_approval:
+            raise ValueError(f"{id} is already decided ({item.status})")
+        return item
+
+    def _notify(self, item: Item) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(item)
+            except Exception:  # a broken display must not undo a decision already made
+                log.exception("run subscriber failed")
+
+
+class Operator:
+    """One session over one workspace root: runs replies, keeps history, undoes changes."""
+
+    def __init__(self, root: str | os.PathLike[str] = ".", *, policy: Policy | None = None,
+                 journal_dir: str | os.PathLike[str] | None = None,
+                 protected: Iterable[str] | None = None) -> None:  # fmt: skip
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise NotADirectoryError(f"workspace root is not a directory: {root}")
+        self.policy = policy or Policy()
+        self.journal = Journal(self.root, Path(journal_dir) if journal_dir else None)
+        protect = list(DEFAULT_PROTECTED if protected is None else protected)
+        # A journal kept inside the workspace must not be reachable by the model.
+        with contextlib.suppress(ValueError):
+            protect.append(str(self.journal.path.resolve().relative_to(self.root)) + "/")
+        self.workspace = Workspace(self.root, protected=protect)
+        self._seen: dict[str, str] = {}
+        self._lock = threading.RLock()
+
+    def __repr__(self) -> str:
+        return f"<Operator root={str(self.root)!r} policy={self.policy.describe()!r}>"
+
+    def run(self, text: str) -> Run:
+        """Scan and plan one reply. Reads run now; mutations wait for decisions (policy aside)."""
+        with self._lock:
+            scanned = scan(text, seen=self._seen)
+            items = [self._plan(i, entry) for i, entry in enumerate(scanned.items)]
+            return Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates)
+
+    def undo(self, entry_id: str | None = None) -> HistoryEntry:
+        """Restore what an applied change replaced (the latest one when no id is given)."""
+        with self._lock:
+            return _undo(self.workspace, self.journal, entry_id)
+
+    def history(self) -> list[HistoryEntry]:
+        """Applied changes in this workspace, oldest first (from every session)."""
+        return self.journal.entries()
+
+    def _plan(self, index: int, entry: Command | ScanError) -> Item:
+        if isinstance(entry, ScanError):
+            result = error_result(entry, index + 1)
+            return Item(index, result.id, None, None, entry.line, "error", "error",
+                        result.summary, result, entry.code)  # fmt: skip
+        cmd = entry
+        kind = "read" if cmd.action in READERS else "mutation"
+        item = Item(index, cmd.id, cmd.action, cmd.path, cmd.line, kind, "pending", "", command=cmd)
+        if self.policy.is_denied(cmd.action):
+            summary = f"Denied (ERR_POLICY_DENIED): {cmd.action} is not allowed in this workspace."
+            return self._finish(item, Result(cmd.id, False, summary), "denied")
+        if kind == "mutation":
+            try:
+                item.proposal = mutations.plan(self.workspace, cmd)
+            except OperatorError as exc:
+                return self._finish(item, Result(cmd.id, False, exc.summary), "failed")
+            except Exception:  # never a traceback for the model; the log has it for us
+                log.exception("planning %s failed", cmd.id)
+                return self._finish(item, Result(cmd.id, False, UNEXPECTED), "failed")
+            item.summary = item.proposal.summary
+        else:
+            item.summary = f"{cmd.action} waits for approval"
+        if self.policy.runs_without_asking(cmd.action):
+            self._carry_out(item)
+        return item
+
+    def _carry_out(self, item: Item) -> None:
+        """Run an approved read, or apply an approved mutation's exact bytes."""
+        cmd = item.command
+        try:
+            if item.kind == "read":
+                result = run_read(self.workspace, cmd)
+                self._finish(item, result, "done" if result.ok else "failed")
+                return
+            result = mutations.apply(self.workspace, self.journal, cmd, item.proposal)
+        except Exception as exc:
+            if not isinstance(exc, OperatorError):
+                log.exception("%s %s failed", cmd.action, cmd.id)
+                self._finish(item, Result(cmd.id, False, UNEXPECTED), "failed")
+                return
+            if exc.code == codes.ERR_STALE_PREVIEW:
+                summary = f"Not applied (ERR_STALE_PREVIEW): {exc.message} Read the file again."
+                self._finish(item, Result(cmd.id, False, summary), "stale")
+            else:
+                self._finish(item, Result(cmd.id, False, exc.summary), "failed")
+            return
+        self._finish(item, result, "applied")
+
+    @staticmethod
+    def _finish(item: Item, result: Result, status: str) -> Item:
+        item.result = result
+        item.status = status  # type: ignore[assignment]
+        if not result.ok:
+            item.summary = result.summary
+            code = result.summary.partition("(")[2].partition(")")[0]
+            item.error_code = code if code.startswith("ERR_") else None
+        elif item.kind == "read":
+            item.summary = result.summary
+        return item
