@@ -1,0 +1,179 @@
+"""Pure HTML builders for the approval cards: escaping, visible invisibles, coloured diffs.
+
+Nothing here imports ipywidgets. Every string that comes from a model or a file goes through
+:func:`escape` before it reaches HTML: the ipywidgets ``HTML`` view assigns ``innerHTML`` without
+sanitising, so an unescaped ``<img onerror=...>`` in a file name would run in the page.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+# Characters that change how text reads without being visible (Trojan Source, CVE-2021-42574),
+# plus C0/C1 controls other than tab and newline. They are shown as ``<U+XXXX>`` marks.
+_INVISIBLE_CHARS = (
+    "\u0000-\u0008\u000b-\u001f\u007f-\u009f"  # controls (tab and newline are kept)
+    "\u00ad"  # soft hyphen
+    "\u061c"  # Arabic letter mark
+    "\u115f\u1160\u17b4\u17b5\u180e"  # fillers and invisible Khmer/Mongolian marks
+    "\u200b-\u200f"  # zero-width space/joiners, LRM, RLM
+    "\u2028-\u202e"  # line/paragraph separators, bidi embeddings and overrides
+    "\u2060-\u206f"  # word joiner, invisible operators, bidi isolates
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0"  # Hangul filler, variation selectors, BOM, half-width filler
+    "\U000e0000-\U000e007f"  # tag characters
+    "\ue000\ue001"  # the private-use pair render_diff uses as placeholders (see there)
+)
+INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
+
+#: Diff lines shown before the "Show all" toggle.
+DIFF_PREVIEW_LINES = 200
+#: Lines of a read's result shown in its card (the full text is in the results for the model).
+DETAILS_PREVIEW_LINES = 200
+#: A read's result longer than this many lines starts collapsed.
+DETAILS_OPEN_LINES = 12
+
+
+def _mark(match: re.Match[str]) -> str:
+    code = f"U+{ord(match.group()):04X}"
+    return f'<span class="jpo-invisible" title="invisible character {code}">&lt;{code}&gt;</span>'
+
+
+def has_invisible(text: str) -> bool:
+    """True when ``text`` holds a bidi, zero-width or control character."""
+    return INVISIBLE.search(text) is not None
+
+
+def mark_invisible(escaped: str) -> str:
+    """Replace invisible characters in already escaped HTML text with visible marks.
+
+    Safe on escaped text because escaping never produces these characters.
+    """
+    return INVISIBLE.sub(_mark, escaped)
+
+
+def escape(text: object) -> str:
+    """Escape any value for HTML text or attribute context and make invisibles visible."""
+    return mark_invisible(html.escape(str(text), quote=True))
+
+
+@lru_cache(maxsize=1)
+def _diff_lexer_and_formatter() -> tuple[object, object]:
+    # pygments loads its lexer tables lazily; keep the import off `import jupyter_operator`.
+    from pygments.formatters import HtmlFormatter
+    from pygments.lexers import DiffLexer
+
+    # Scoped classes (``jpo-gi`` ...) instead of a pygments style: the colours come from our
+    # stylesheet, which follows the JupyterLab theme (light or dark).
+    return DiffLexer(stripnl=False, ensurenl=True), HtmlFormatter(nowrap=True, classprefix="jpo-")
+
+
+@dataclass(frozen=True)
+class DiffHTML:
+    """A rendered diff: ``html`` shows ``shown`` of ``total`` lines."""
+
+    html: str
+    shown: int
+    total: int
+
+    @property
+    def truncated(self) -> bool:
+        return self.shown < self.total
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on ``\\n`` only (never ``str.splitlines``, which also splits on U+2028 and FF)."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+_PLACEHOLDER = re.compile("\ue000([0-9A-F]{4,6})\ue001")
+
+
+def _to_placeholder(match: re.Match[str]) -> str:
+    return f"\ue000{ord(match.group()):04X}\ue001"
+
+
+def _from_placeholder(match: re.Match[str]) -> str:
+    code = f"U+{match.group(1)}"
+    return f'<span class="jpo-invisible" title="invisible character {code}">&lt;{code}&gt;</span>'
+
+
+def strip_cr(line: str) -> str:
+    """Drop the one ``\r`` of a CRLF line ending (shown once as a note, not on every line)."""
+    return line[:-1] if line.endswith("\r") else line
+
+
+def render_diff(diff: str, *, max_lines: int | None = DIFF_PREVIEW_LINES) -> DiffHTML:
+    """Colour a unified diff with pygments' ``DiffLexer``; every byte of content is escaped.
+
+    Only the first ``max_lines`` lines are lexed, so the cost of a card does not grow with
+    the size of the diff (the full diff renders only when the person asks for it).
+    """
+    from pygments import highlight
+
+    lines = split_lines(diff)
+    shown = [strip_cr(line) for line in (lines if max_lines is None else lines[:max_lines])]
+    lexer, formatter = _diff_lexer_and_formatter()
+    # pygments turns a lone CR into a newline and would hide other controls inside its spans,
+    # so invisible characters become private-use placeholders first and marks afterwards.
+    # pygments itself escapes <, >, &, " and '.
+    text = INVISIBLE.sub(_to_placeholder, "\n".join(shown) + "\n")
+    body = _PLACEHOLDER.sub(_from_placeholder, highlight(text, lexer, formatter)) if shown else ""
+    if not shown:
+        body = '<span class="jpo-muted">(no textual change)</span>'
+    return DiffHTML(html=f'<pre class="jpo-diff">{body}</pre>', shown=len(shown), total=len(lines))
+
+
+def render_text_block(text: str, *, max_lines: int = DETAILS_PREVIEW_LINES) -> tuple[str, int]:
+    """A read result as an escaped ``<pre>``; returns the HTML and the number of lines."""
+    lines = split_lines(text)
+    shown = [strip_cr(line) for line in lines[:max_lines]]
+    body = escape("\n".join(shown))
+    if len(lines) > max_lines:
+        more = len(lines) - max_lines
+        body += (
+            f'\n<span class="jpo-muted">... {more} more line{"s" * (more != 1)} not shown '
+            "(the full text is in the results for the model)</span>"
+        )
+    return f'<pre class="jpo-text">{body}</pre>', len(lines)
+
+
+# Colours: JupyterLab theme variables with fallbacks for Notebook 7 / VS Code / plain pages.
+# The tints are translucent so they read on light and dark backgrounds alike.
+STYLESHEET = """<style>
+.jpo-card{border:1px solid var(--jp-border-color2,#d0d0d0);border-radius:6px;margin:4px 0;
+ padding:6px 10px;background:var(--jp-layout-color1,#fff);color:var(--jp-ui-font-color1,#222);
+ font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:var(--jp-ui-font-size1,13px)}
+.jpo-head{display:flex;flex-wrap:wrap;align-items:baseline;gap:8px;line-height:1.6}
+.jpo-action{font-family:var(--jp-code-font-family,monospace);font-weight:600}
+.jpo-path{font-family:var(--jp-code-font-family,monospace);word-break:break-all}
+.jpo-id,.jpo-muted{color:var(--jp-ui-font-color2,#777);font-size:0.92em}
+.jpo-stat-add{color:var(--jp-success-color1,#2e7d32);font-weight:600}
+.jpo-stat-del{color:var(--jp-error-color1,#c62828);font-weight:600}
+.jpo-badge{border-radius:9px;padding:0 8px;font-size:0.85em;font-weight:600;
+ color:var(--jp-ui-inverse-font-color1,#fff);background:var(--jp-inverse-layout-color3,#757575)}
+.jpo-s-pending{background:var(--jp-warn-color1,#ef6c00)}
+.jpo-s-applied,.jpo-s-done{background:var(--jp-success-color1,#2e7d32)}
+.jpo-s-rejected,.jpo-s-denied{background:var(--jp-inverse-layout-color3,#616161)}
+.jpo-s-failed,.jpo-s-error,.jpo-s-stale{background:var(--jp-error-color1,#c62828)}
+.jpo-note{margin:4px 0;white-space:pre-wrap}
+.jpo-warn{color:var(--jp-warn-color0,#b45309)}
+.jpo-diff,.jpo-text{margin:6px 0 2px;padding:6px 8px;max-height:420px;overflow:auto;
+ border:1px solid var(--jp-border-color2,#ddd);border-radius:4px;
+ background:var(--jp-cell-editor-background,var(--jp-layout-color2,#f7f7f7));
+ color:var(--jp-content-font-color1,#222);font-family:var(--jp-code-font-family,monospace);
+ font-size:var(--jp-code-font-size,12.5px);line-height:1.45;white-space:pre;tab-size:4}
+.jpo-diff .jpo-gi{background:rgba(46,160,67,0.18);display:inline-block;min-width:100%}
+.jpo-diff .jpo-gd{background:rgba(248,81,73,0.18);display:inline-block;min-width:100%}
+.jpo-diff .jpo-gu{color:var(--jp-mirror-editor-keyword-color,#7b1fa2);font-weight:600}
+.jpo-diff .jpo-gh,.jpo-diff .jpo-gs{color:var(--jp-ui-font-color2,#777);font-weight:600}
+.jpo-invisible{background:var(--jp-warn-color3,#ffe0b2);color:var(--jp-warn-color0,#8a4b00);
+ border-radius:3px;padding:0 2px;font-size:0.85em}
+.jpo-card details>summary{cursor:pointer;color:var(--jp-ui-font-color2,#666)}
+.jpo-results-title{font-weight:600;margin-top:6px}
+</style>"""

@@ -1,0 +1,112 @@
+"""The HTML builders: everything untrusted is escaped, invisibles are marked, diffs truncate."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from jupyter_operator.widgets.copybox import copy_script
+from jupyter_operator.widgets.render import (
+    escape,
+    has_invisible,
+    render_diff,
+    render_text_block,
+)
+
+HOSTILE = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(document.domain)>",
+    '"><svg onload=alert(1)>',
+    "</pre><style>body{display:none}</style>",
+    "<!-- comment -->",
+]
+
+
+def tags(html: str) -> set[str]:
+    """The element names that appear as real markup in ``html``."""
+    return {m.lower() for m in re.findall(r"<\s*/?\s*([a-zA-Z][a-zA-Z0-9]*)", html)}
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_escape_leaves_no_markup(text: str) -> None:
+    out = escape(text)
+    assert "<" not in out and ">" not in out
+    assert '"' not in out and "'" not in out
+
+
+@pytest.mark.parametrize("text", HOSTILE)
+def test_diff_content_renders_as_text(text: str) -> None:
+    diff = f"--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-{text}\n+{text} again\n"
+    html = render_diff(diff).html
+    # Only our own element types survive; the hostile ones appear escaped.
+    assert tags(html) <= {"pre", "span"}
+    assert "&lt;" in html
+
+
+def test_diff_lines_are_coloured_by_kind() -> None:
+    html = render_diff("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n same\n-old\n+new\n").html
+    assert '<span class="jpo-gd">-old</span>' in html
+    assert '<span class="jpo-gi">+new</span>' in html
+    assert '<span class="jpo-gu">@@ -1,2 +1,2 @@</span>' in html
+
+
+@pytest.mark.parametrize(
+    ("char", "code"),
+    [("\u202e", "U+202E"), ("\u200b", "U+200B"), ("\u2066", "U+2066"), ("\x1b", "U+001B"),
+     ("\r", "U+000D"), ("\ufeff", "U+FEFF"), ("\U000e0041", "U+E0041")],
+)  # fmt: skip
+def test_invisible_characters_are_marked_in_diffs_and_text(char: str, code: str) -> None:
+    text = f"admin{char}user"
+    diff = f"@@ -1 +1 @@\n+{text}\n"
+    for html in (render_diff(diff).html, escape(text), render_text_block(text)[0]):
+        assert char not in html
+        mark = f'title="invisible character {code}">&lt;{code}&gt;</span>'
+        assert mark in html
+    assert has_invisible(text)
+
+
+def test_placeholder_characters_in_content_cannot_forge_marks() -> None:
+    # render_diff uses U+E000/U+E001 internally; content holding them is marked, not decoded.
+    html = render_diff("@@ -1 +1 @@\n+\ue000202E\ue001\n").html
+    assert "&lt;U+E000&gt;" in html and "&lt;U+E001&gt;" in html
+    assert "&lt;U+202E&gt;" not in html
+
+
+def test_crlf_line_endings_are_not_marked_on_every_line() -> None:
+    html = render_diff("@@ -1,2 +1,2 @@\r\n-a\r\n+b\r\n").html
+    assert "U+000D" not in html
+    assert '<span class="jpo-gi">+b</span>' in html
+
+
+def test_plain_text_is_not_flagged() -> None:
+    assert not has_invisible("tab\tand newline\n and unicode é ü 漢字")
+
+
+def test_long_diff_is_truncated_and_full_on_request() -> None:
+    diff = "@@ -0,0 +1,1000 @@\n" + "".join(f"+line {i}\n" for i in range(1000))
+    short = render_diff(diff, max_lines=50)
+    assert short.truncated and short.shown == 50 and short.total == 1001
+    assert "line 48" in short.html and "line 49" not in short.html
+    full = render_diff(diff, max_lines=None)
+    assert not full.truncated and "line 999" in full.html
+
+
+def test_empty_diff_says_so() -> None:
+    assert "no textual change" in render_diff("").html
+
+
+def test_text_block_escapes_and_truncates() -> None:
+    html, count = render_text_block("".join(f"<b>{i}</b>\n" for i in range(300)), max_lines=10)
+    assert count == 300
+    assert "<b>" not in html and "&lt;b&gt;9&lt;/b&gt;" in html and "&lt;b&gt;10&lt;" not in html
+    assert "290 more lines not shown" in html
+
+
+def test_copy_script_cannot_close_the_script_element() -> None:
+    script = copy_script("</script><script>alert(1)</script> & \u2028", clicked_ms=5)
+    payload = script.split("var text = ", 1)[1].split(";\n", 1)[0]
+    assert not set(payload) & set("<>&\u2028")
+    assert payload.startswith('"\\u003c/script\\u003e')
+    assert "<" not in script
+    assert "Date.now() - 5 > 60000" in script
