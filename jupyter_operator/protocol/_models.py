@@ -1,0 +1,295 @@
+"""The typed results of a scan: commands with their action parameters, edits, scan errors.
+
+Everything here is immutable. Parameter models are built by the validator with
+``model_construct`` after it has checked every value itself (pydantic validation would only
+repeat those checks, at several times the cost on large replies), so the field types below
+are guaranteed by ``_validate``, not re-checked at construction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ._comments import StyleOverride
+from ._errors import fault_summary
+
+_FROZEN = ConfigDict(frozen=True, extra="forbid")
+
+
+# --- fs.applyEdits edits ----------------------------------------------------------------------
+class InsertAfter(BaseModel):
+    """Insert ``text`` after the ``occurrence``-th match of ``anchor``."""
+
+    model_config = _FROZEN
+    op: Literal["insertAfter"] = "insertAfter"
+    anchor: str
+    text: str
+    occurrence: int = 1
+
+
+class InsertBefore(BaseModel):
+    """Insert ``text`` before the ``occurrence``-th match of ``anchor``."""
+
+    model_config = _FROZEN
+    op: Literal["insertBefore"] = "insertBefore"
+    anchor: str
+    text: str
+    occurrence: int = 1
+
+
+class ReplaceFirst(BaseModel):
+    """Replace the first occurrence of ``find`` with ``text``."""
+
+    model_config = _FROZEN
+    op: Literal["replaceFirst"] = "replaceFirst"
+    find: str
+    text: str
+
+
+class ReplaceAll(BaseModel):
+    """Replace every occurrence of ``find`` with ``text`` (at least one must exist)."""
+
+    model_config = _FROZEN
+    op: Literal["replaceAll"] = "replaceAll"
+    find: str
+    text: str
+
+
+class ReplaceRange(BaseModel):
+    """Replace lines ``start_line``..``end_line`` (1-based, inclusive) with ``text``."""
+
+    model_config = _FROZEN
+    op: Literal["replaceRange"] = "replaceRange"
+    start_line: int
+    end_line: int
+    text: str
+
+
+Edit = InsertAfter | InsertBefore | ReplaceFirst | ReplaceAll | ReplaceRange
+
+
+# --- Action parameters -------------------------------------------------------------------------
+class _Params(BaseModel):
+    model_config = _FROZEN
+    action: ClassVar[str]
+
+
+class GetInterfaceSpec(_Params):
+    """``operator.getInterfaceSpec``."""
+
+    action: ClassVar[str] = "operator.getInterfaceSpec"
+
+
+class GetCommentStyle(_Params):
+    """``operator.getCommentStyle``; ``language`` None lists every style."""
+
+    action: ClassVar[str] = "operator.getCommentStyle"
+    language: str | None = None
+
+
+class ListDir(_Params):
+    """``fs.list``."""
+
+    action: ClassVar[str] = "fs.list"
+    path: str
+
+
+class Read(_Params):
+    """``fs.read``."""
+
+    action: ClassVar[str] = "fs.read"
+    path: str
+
+
+class ReadSlice(_Params):
+    """``fs.readSlice``: ``start`` >= 1, ``lines`` in 1..400."""
+
+    action: ClassVar[str] = "fs.readSlice"
+    path: str
+    start: int = 1
+    lines: int = 120
+
+
+class Search(_Params):
+    """``fs.search``."""
+
+    action: ClassVar[str] = "fs.search"
+    path: str
+    query: str
+
+
+class Stat(_Params):
+    """``fs.stat``."""
+
+    action: ClassVar[str] = "fs.stat"
+    path: str
+
+
+class SearchTree(_Params):
+    """``fs.searchTree``."""
+
+    action: ClassVar[str] = "fs.searchTree"
+    path: str
+    query: str
+
+
+class ListRegions(_Params):
+    """``fs.listRegions``."""
+
+    action: ClassVar[str] = "fs.listRegions"
+    path: str
+    style: StyleOverride = StyleOverride()
+
+
+class ReadRegion(_Params):
+    """``fs.readRegion``."""
+
+    action: ClassVar[str] = "fs.readRegion"
+    path: str
+    marker_id: str
+    style: StyleOverride = StyleOverride()
+
+
+class InsertRegion(_Params):
+    """``fs.insertRegion``: ``content`` is the decoded ``content_b64``."""
+
+    action: ClassVar[str] = "fs.insertRegion"
+    path: str
+    marker_id: str
+    anchor: str
+    content: str
+    position: Literal["before", "after"] = "after"
+    occurrence: int = 1
+    style: StyleOverride = StyleOverride()
+
+
+class ReplaceRegion(_Params):
+    """``fs.replaceRegion``: ``content`` is the decoded ``content_b64``."""
+
+    action: ClassVar[str] = "fs.replaceRegion"
+    path: str
+    marker_id: str
+    content: str
+    style: StyleOverride = StyleOverride()
+
+
+class DeleteRegion(_Params):
+    """``fs.deleteRegion``."""
+
+    action: ClassVar[str] = "fs.deleteRegion"
+    path: str
+    marker_id: str
+    style: StyleOverride = StyleOverride()
+
+
+class Write(_Params):
+    """``fs.write``: ``content`` from ``content_b64`` (preferred) or ``content``."""
+
+    action: ClassVar[str] = "fs.write"
+    path: str
+    content: str
+
+
+class Patch(_Params):
+    """``fs.patch``: ``patch`` is the decoded ``patch_b64`` (a unified diff)."""
+
+    action: ClassVar[str] = "fs.patch"
+    path: str
+    patch: str
+
+
+class ApplyEdits(_Params):
+    """``fs.applyEdits``: the validated edits of ``edits_b64``, in order."""
+
+    action: ClassVar[str] = "fs.applyEdits"
+    path: str
+    edits: tuple[Edit, ...]
+
+
+class Delete(_Params):
+    """``fs.delete``."""
+
+    action: ClassVar[str] = "fs.delete"
+    path: str
+
+
+ActionParams = (
+    GetInterfaceSpec
+    | GetCommentStyle
+    | ListDir
+    | Read
+    | ReadSlice
+    | Search
+    | Stat
+    | SearchTree
+    | ListRegions
+    | ReadRegion
+    | InsertRegion
+    | ReplaceRegion
+    | DeleteRegion
+    | Write
+    | Patch
+    | ApplyEdits
+    | Delete
+)
+
+PARAMS_BY_ACTION: dict[str, type[_Params]] = {
+    cls.action: cls
+    for cls in ActionParams.__args__  # type: ignore[attr-defined]
+}
+
+
+# --- Scan output ---------------------------------------------------------------------------------
+class Command(BaseModel):
+    """One valid ``OPERATOR_CMD`` block.
+
+    ``path`` is as the model wrote it (trimmed); the workspace checks it before any system
+    call. ``line`` is the 1-based line of the ``OPERATOR_CMD`` marker in the scanned text.
+    ``fields`` holds every raw ``key: value`` of the block.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    action: str
+    path: str | None
+    line: int
+    fields: dict[str, str]
+    params: ActionParams
+
+
+@dataclass(frozen=True, slots=True)
+class ScanError:
+    """A block (or marker line) that is not a valid command."""
+
+    code: str
+    message: str
+    id: str | None
+    line: int
+
+    @property
+    def summary(self) -> str:
+        """``Invalid OPERATOR_CMD (CODE): message``."""
+        return fault_summary(self.code, self.message)
+
+
+@dataclass(frozen=True, slots=True)
+class ScanResult:
+    """What ``scan`` found, in block order."""
+
+    items: tuple[Command | ScanError, ...]
+    skipped_duplicates: tuple[str, ...] = ()
+    truncated_chars: int = 0
+
+    @property
+    def commands(self) -> tuple[Command, ...]:
+        """The valid commands only."""
+        return tuple(i for i in self.items if isinstance(i, Command))
+
+    @property
+    def errors(self) -> tuple[ScanError, ...]:
+        """The scan errors only."""
+        return tuple(i for i in self.items if isinstance(i, ScanError))

@@ -1,0 +1,137 @@
+"""``OPERATOR_RESULT`` blocks: the text a model reads back.
+
+Format (spec, "OPERATOR_RESULT FORMAT"), lines joined with ``\\n``, no trailing newline::
+
+    OPERATOR_RESULT
+    id: <id>
+    ok: true|false
+    summary: <one line of ASCII>
+    details_b64: <standard base64 of UTF-8>      (only when there are details)
+    END_OPERATOR_RESULT
+
+Several results are separated by one blank line. ``details_b64`` is left out when there are
+no details (``None``); empty details (an empty file) are written as ``details_b64:`` with an
+empty value so the model can tell the two apart and the round trip is exact.
+"""
+
+from __future__ import annotations
+
+import binascii
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ._base64 import encode_b64_text
+from ._models import ScanError
+
+_BEGIN, _END = "OPERATOR_RESULT", "END_OPERATOR_RESULT"
+
+
+def sanitize_summary(text: str) -> str:
+    """One line of printable ASCII: every other character becomes ``?``."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(ch if ch.isascii() and ch.isprintable() else "?" for ch in text)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The outcome of one command (or scan error), as the model will read it.
+
+    ``summary`` is sanitised to one line of printable ASCII on construction; ``id`` must not
+    contain a line break.
+    """
+
+    id: str
+    ok: bool
+    summary: str
+    details: str | None = None
+
+    def __post_init__(self) -> None:
+        if "\n" in self.id or "\r" in self.id:
+            raise ValueError("a result id cannot contain a line break")
+        object.__setattr__(self, "summary", sanitize_summary(self.summary))
+
+
+def format_result(result: Result) -> str:
+    """One ``OPERATOR_RESULT`` block (no trailing newline)."""
+    lines = [
+        _BEGIN,
+        f"id: {result.id}",
+        f"ok: {'true' if result.ok else 'false'}",
+        f"summary: {result.summary}",
+    ]
+    if result.details is not None:
+        lines.append(f"details_b64: {encode_b64_text(result.details)}".rstrip(" "))
+    lines.append(_END)
+    return "\n".join(lines)
+
+
+def format_results(results: Iterable[Result]) -> str:
+    """Result blocks in order, separated by one blank line."""
+    return "\n\n".join(format_result(r) for r in results)
+
+
+def _value(line: str, key: str) -> str:
+    # Exactly one optional space after the colon, so values round-trip byte for byte.
+    value = line[len(key) + 1 :]
+    return value[1:] if value.startswith(" ") else value
+
+
+def parse_results(text: str) -> list[Result]:
+    """Read result blocks back (the inverse of :func:`format_results`).
+
+    Lines outside ``OPERATOR_RESULT`` ... ``END_OPERATOR_RESULT`` are ignored.
+
+    Raises
+    ------
+    ValueError
+        If a block is malformed (missing field, bad ``ok`` value, bad base64).
+    """
+    results: list[Result] = []
+    block: list[str] | None = None
+    for raw in text.split("\n"):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        marker = line.strip(" \t")
+        if block is None:
+            if marker == _BEGIN:
+                block = []
+        elif marker == _END:
+            results.append(_parse_block(block))
+            block = None
+        else:
+            block.append(line)
+    if block is not None:
+        raise ValueError("result block without END_OPERATOR_RESULT")
+    return results
+
+
+def _parse_block(lines: list[str]) -> Result:
+    fields: dict[str, str] = {}
+    for line in lines:
+        key, sep, _ = line.partition(":")
+        if not sep or key not in ("id", "ok", "summary", "details_b64") or key in fields:
+            raise ValueError("malformed result line")
+        fields[key] = _value(line, key)
+    if "ok" not in fields or fields["ok"] not in ("true", "false") or "summary" not in fields:
+        raise ValueError("result block needs ok: true|false and summary")
+    details = None
+    if "details_b64" in fields:
+        try:
+            details = binascii.a2b_base64(fields["details_b64"]).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            raise ValueError("details_b64 is not base64 of UTF-8") from None
+    return Result(fields.get("id", ""), fields["ok"] == "true", fields["summary"], details)
+
+
+def error_result(err: ScanError, n: int) -> Result:
+    """The result reporting a scan or validation error to the model.
+
+    The id is the block's id when one was read, else ``operator-error-<n>``; details are
+    JSON ``{"code","message","related_id","line"}``.
+    """
+    details = json.dumps(
+        {"code": err.code, "message": err.message, "related_id": err.id, "line": err.line},
+        separators=(",", ":"),
+    )
+    return Result(err.id or f"operator-error-{n}", False, err.summary, details)

@@ -1,0 +1,156 @@
+"""Action names, limits, and the interface spec text shipped with the package.
+
+The spec text is the normative seed ("Operator Interface Specification (version: 3)") with
+one fix: rule 16's garbled apostrophe is a plain ASCII one. Host extensions are described in
+an appendix so a model always reads what this host really does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
+
+from . import codes
+
+ACTIONS: tuple[str, ...] = (
+    "operator.getInterfaceSpec",
+    "operator.getCommentStyle",
+    "fs.list",
+    "fs.read",
+    "fs.readSlice",
+    "fs.search",
+    "fs.stat",
+    "fs.searchTree",
+    "fs.listRegions",
+    "fs.readRegion",
+    "fs.insertRegion",
+    "fs.replaceRegion",
+    "fs.deleteRegion",
+    "fs.write",
+    "fs.patch",
+    "fs.applyEdits",
+    "fs.delete",
+    "operator.error",
+)
+"""The 18 actions of the spec. ``operator.error`` is reserved: a model may not send it."""
+
+READ_ACTIONS: frozenset[str] = frozenset(
+    {
+        "operator.getInterfaceSpec",
+        "operator.getCommentStyle",
+        "fs.list",
+        "fs.read",
+        "fs.readSlice",
+        "fs.search",
+        "fs.stat",
+        "fs.searchTree",
+        "fs.listRegions",
+        "fs.readRegion",
+    }
+)
+"""Actions that never change the disk and run without confirmation."""
+
+WRITE_ACTIONS: frozenset[str] = frozenset(
+    {
+        "fs.write",
+        "fs.patch",
+        "fs.applyEdits",
+        "fs.insertRegion",
+        "fs.replaceRegion",
+        "fs.deleteRegion",
+    }
+)
+"""Actions that change a file's bytes; they need the person's approval of a diff."""
+
+DELETE_ACTIONS: frozenset[str] = frozenset({"fs.delete"})
+"""Actions that remove a path; they need the person's approval."""
+
+RESERVED_ACTIONS: frozenset[str] = frozenset({"operator.error"})
+
+# Limits of the spec.
+MAX_SCAN_CHARS = 200_000
+MAX_BLOCK_LINES = 200
+MAX_BLOCK_CHARS = 50_000
+READSLICE_DEFAULT_START = 1
+READSLICE_DEFAULT_LINES = 120
+READSLICE_MAX_LINES = 400
+
+_SPEC_ASSET = "operator_interface_spec.txt"
+
+# One line per extension code: what it means to a model.
+_EXTENSION_DOCS: dict[str, str] = {
+    codes.ERR_PATH_ESCAPE: "the path is absolute, contains a '..' component or leaves the "
+    "workspace (also through a symbolic link).",
+    codes.ERR_NOT_FOUND: "the path does not exist.",
+    codes.ERR_NOT_A_FILE: "the action needs a file and the path is a directory or special file.",
+    codes.ERR_NOT_A_DIRECTORY: "the action needs a directory and the path is not one.",
+    codes.ERR_PROTECTED_PATH: "the path is protected by the host (for example .git) and may not "
+    "be changed.",
+    codes.ERR_STALE_PREVIEW: "the file changed after the change was previewed; nothing was "
+    "written. Read the file again and resend.",
+    codes.ERR_REJECTED: "the person rejected the change; nothing was written. The summary "
+    "carries their reason when they gave one.",
+    codes.ERR_POLICY_DENIED: "the host's policy does not allow this action; nothing was done.",
+    codes.ERR_DUPLICATE_KEY: "a key appears twice in one OPERATOR_CMD with different values.",
+    codes.ERR_PATCH_DOES_NOT_APPLY: "a hunk's context or removed lines do not match the file "
+    "exactly; the summary names the hunk.",
+    codes.ERR_INVALID_PATCH: "patch_b64 is not a single-file unified diff with correct hunk "
+    "counts.",
+    codes.ERR_NOT_UTF8: "the file is not UTF-8 text, so it cannot be read or edited as text.",
+    codes.ERR_IO: "the operating system refused the operation; nothing was changed.",
+}
+
+_HOST_NOTES = """\
+Host behaviour a model must know:
+- Paths are relative to the workspace root, with / or \\ separators. Absolute paths, drive
+  letters, ~ and any '..' component are rejected (ERR_PATH_ESCAPE); a name such as a..b.txt
+  is fine.
+- fs.applyEdits replaceFirst replaces the first occurrence of find, even when there are more.
+  An edit that finds nothing fails the whole command and names the edit index (0-based).
+- Every edit is validated before anything is shown to the person: text must be a string,
+  anchor/find non-empty strings, occurrence/startLine/endLine integers >= 1.
+- readSlice start and lines, and insertRegion occurrence, must be whole numbers >= 1; lines
+  above 400 are clamped to 400.
+- version must be exactly 1. A key repeated with a different value is ERR_DUPLICATE_KEY.
+- Base64 payloads must be canonical standard base64 of UTF-8 text.
+- Writes are shown to the person as a diff and applied only after approval; fs.delete moves
+  the path to an undoable trash and fails with ERR_NOT_FOUND when the path does not exist.
+"""
+
+
+@lru_cache(maxsize=1)
+def _spec_text() -> str:
+    # A package asset, read once: the spec is data, not code.
+    return resources.files(__package__).joinpath(_SPEC_ASSET).read_text(encoding="utf-8")
+
+
+def interface_spec(extensions: Sequence[str] = codes.EXTENSION_CODES) -> str:
+    """The interface spec text a model receives from ``operator.getInterfaceSpec``.
+
+    Parameters
+    ----------
+    extensions
+        The host extension codes in use. By default all of them (the engine always runs
+        with them); an appendix lists each with one line, plus the host's deliberate
+        semantics. An empty sequence gives the bare spec text.
+
+    Raises
+    ------
+    ValueError
+        If a name in ``extensions`` is not a known extension code.
+    """
+    text = _spec_text()
+    if not extensions:
+        return text
+    unknown = [code for code in extensions if code not in _EXTENSION_DOCS]
+    if unknown:
+        raise ValueError(f"unknown extension codes: {', '.join(unknown)}")
+    lines = [
+        "",
+        "APPENDIX: HOST EXTENSIONS",
+        "Extra error codes (summaries use the same 'Invalid OPERATOR_CMD (ERR_...): ...' form;",
+        "a person's refusal reads 'Rejected (ERR_REJECTED): ...'):",
+    ]
+    lines += [f"- {code}: {_EXTENSION_DOCS[code]}" for code in dict.fromkeys(extensions)]
+    return text + "\n".join(lines) + "\n\n" + _HOST_NOTES
