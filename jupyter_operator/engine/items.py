@@ -47,6 +47,7 @@ class Item:
     result: Result | None = None
     error_code: str | None = None
     proposal: Proposal | None = field(default=None, repr=False)
+    builds_on: str | None = None  # id of an earlier pending change to the same file
     command: Any = field(default=None, repr=False)  # protocol.Command, None for scan errors
 
     @property
@@ -102,4 +103,5 @@ class Item:
             "ok": self.ok,
             "details": self.details,
             "error_code": self.error_code,
+            "builds_on": self.builds_on,
         }

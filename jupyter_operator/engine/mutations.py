@@ -15,6 +15,7 @@ from ..protocol import Command, OperatorError, Result, codes, resolve_style
 from ..workspace import (
     HistoryEntry,
     Journal,
+    Snapshot,
     TextFile,
     Workspace,
     apply_edits,
@@ -92,12 +93,28 @@ def _directory_listing(ws: Workspace, path: str) -> tuple[str, int]:
     return head + "\n".join(lines + more) + ("\n" if lines else ""), count
 
 
-def plan(ws: Workspace, cmd: Command) -> Proposal:
-    """Compute what a mutation would write; raises OperatorError for command faults."""
+def path_key(path: str) -> str:
+    """One spelling per path, to find mutations of the same file within a reply."""
+    return "/".join(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
+
+
+def after(proposal: Proposal) -> Snapshot:
+    """The state a file will have once ``proposal`` is applied (for previews built on it)."""
+    data = proposal.new_bytes
+    digest = hashlib.sha256(data).hexdigest() if data is not None else None
+    return Snapshot(proposal.snapshot.path, data is not None, False, data, digest)
+
+
+def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
+    """Compute what a mutation would write; raises OperatorError for command faults.
+
+    ``base`` is the state to build on instead of the disk: the outcome of an earlier change to
+    the same file that is still waiting for a decision in the same reply.
+    """
     path = cmd.params.path
     if cmd.action == "fs.delete" and _is_root(path):
         raise OperatorError(codes.ERR_PROTECTED_PATH, "the workspace root cannot be deleted.")
-    snapshot = ws.snapshot(path, limit=EDIT_LIMIT)
+    snapshot = base if base is not None else ws.snapshot(path, limit=EDIT_LIMIT)
     if cmd.action == "fs.delete":
         if not snapshot.exists:
             raise OperatorError(codes.ERR_NOT_FOUND, f"{path} does not exist; nothing to delete.")

@@ -24,7 +24,7 @@ from ..protocol import (
     format_results,
     scan,
 )
-from ..workspace import DEFAULT_PROTECTED, HistoryEntry, Journal, Workspace
+from ..workspace import DEFAULT_PROTECTED, HistoryEntry, Journal, Snapshot, Workspace
 from . import mutations
 from .items import Item
 from .policy import Policy
@@ -87,11 +87,19 @@ class Run:
         raise KeyError(id)
 
     def approve(self, id: str) -> Item:
-        """Apply one pending item. ValueError if it was already decided."""
+        """Apply one pending item. ValueError if it was already decided.
+
+        A change previewed on top of an earlier pending change to the same file can only be
+        approved once that earlier change is decided.
+        """
         with self._lock:
             item = self._take(id)
+            if item.builds_on and self.item(item.builds_on).needs_approval:
+                raise ValueError(f"{id} builds on {item.builds_on}: decide {item.builds_on} first")
             self._operator._carry_out(item)
-        self._notify(item)
+            refreshed = self._refresh_dependents(item)
+        for changed in [item, *refreshed]:
+            self._notify(changed)
         return item
 
     def reject(self, id: str, reason: str | None = None) -> Item:
@@ -105,16 +113,36 @@ class Run:
             item.error_code = codes.ERR_REJECTED
             item.summary = f"Rejected (ERR_REJECTED): {message}"
             item.result = Result(item.id, False, item.summary)
-        self._notify(item)
+            refreshed = self._refresh_dependents(item)
+        for changed in [item, *refreshed]:
+            self._notify(changed)
         return item
 
     def approve_all(self) -> list[Item]:
         """Apply every pending item, in block order."""
-        return [self.approve(item.id) for item in self.pending]
+        # A decision can settle later items (a dependent change that no longer applies).
+        return [self.approve(item.id) for item in list(self.pending) if item.needs_approval]
 
     def reject_all(self, reason: str | None = None) -> list[Item]:
         """Refuse every pending item."""
-        return [self.reject(item.id, reason) for item in self.pending]
+        return [self.reject(item.id, reason) for item in list(self.pending) if item.needs_approval]
+
+    def _refresh_dependents(self, decided: Item) -> list[Item]:
+        """Re-plan the pending changes previewed on top of ``decided``, now from the disk.
+
+        When ``decided`` was applied the new preview is the same bytes; when it was not, the
+        person sees the new diff before deciding, so what is applied is always what was shown.
+        """
+        refreshed: list[Item] = []
+        bases = {decided.id: None}
+        for item in self.items[decided.index + 1 :]:
+            if item.needs_approval and item.builds_on in bases:
+                base = bases[item.builds_on]
+                self._operator._replan(item, base)
+                refreshed.append(item)
+                if item.needs_approval and item.proposal is not None:
+                    bases[item.id] = mutations.after(item.proposal)
+        return refreshed
 
     def _take(self, id: str) -> Item:
         item = self.item(id)
@@ -153,10 +181,23 @@ class Operator:
         return f"<Operator root={str(self.root)!r} policy={self.policy.describe()!r}>"
 
     def run(self, text: str) -> Run:
-        """Scan and plan one reply. Reads run now; mutations wait for decisions (policy aside)."""
+        """Scan and plan one reply. Reads run now; mutations wait for decisions (policy aside).
+
+        A change to a file that an earlier change in the same reply is still waiting to modify
+        is previewed on top of that earlier change (``Item.builds_on``).
+        """
         with self._lock:
             scanned = scan(text, seen=self._seen)
-            items = [self._plan(i, entry) for i, entry in enumerate(scanned.items)]
+            items: list[Item] = []
+            waiting: dict[str, Item] = {}  # path key -> latest pending change to it
+            for index, entry in enumerate(scanned.items):
+                earlier = None
+                if isinstance(entry, Command) and entry.action not in READERS and entry.path:
+                    earlier = waiting.get(mutations.path_key(entry.path))
+                item = self._plan(index, entry, earlier)
+                if item.needs_approval and item.kind == "mutation":
+                    waiting[mutations.path_key(entry.path)] = item
+                items.append(item)
             return Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates)
 
     def undo(self, entry_id: str | None = None) -> HistoryEntry:
@@ -168,7 +209,17 @@ class Operator:
         """Applied changes in this workspace, oldest first (from every session)."""
         return self.journal.entries()
 
-    def _plan(self, index: int, entry: Command | ScanError) -> Item:
+    def _replan(self, item: Item, base: Snapshot | None) -> None:
+        """Plan a pending change again (from the disk when ``base`` is None)."""
+        item.builds_on = None
+        try:
+            item.proposal = mutations.plan(self.workspace, item.command, base)
+        except OperatorError as exc:
+            self._finish(item, Result(item.id, False, exc.summary), "failed")
+            return
+        item.summary = item.proposal.summary
+
+    def _plan(self, index: int, entry: Command | ScanError, earlier: Item | None = None) -> Item:
         if isinstance(entry, ScanError):
             result = error_result(entry, index + 1)
             return Item(index, result.id, None, None, entry.line, "error", "error",
@@ -180,8 +231,10 @@ class Operator:
             summary = f"Denied (ERR_POLICY_DENIED): {cmd.action} is not allowed in this workspace."
             return self._finish(item, Result(cmd.id, False, summary), "denied")
         if kind == "mutation":
+            base = mutations.after(earlier.proposal) if earlier else None
+            item.builds_on = earlier.id if earlier else None
             try:
-                item.proposal = mutations.plan(self.workspace, cmd)
+                item.proposal = mutations.plan(self.workspace, cmd, base)
             except OperatorError as exc:
                 return self._finish(item, Result(cmd.id, False, exc.summary), "failed")
             except Exception:  # never a traceback for the model; the log has it for us
@@ -190,7 +243,7 @@ class Operator:
             item.summary = item.proposal.summary
         else:
             item.summary = f"{cmd.action} waits for approval"
-        if self.policy.runs_without_asking(cmd.action):
+        if self.policy.runs_without_asking(cmd.action) and not item.builds_on:
             self._carry_out(item)
         return item
 

@@ -1,0 +1,201 @@
+"""The session: planning, decisions, policies, stale previews and results in block order."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from replies import b64, block, edits
+
+from jupyter_operator.engine import Operator, Policy
+
+REPLY = "\n".join([
+    "I will read, then change two files.",
+    block("r1", "fs.read", path="a.txt"),
+    block("w1", "fs.write", path="a.txt", content_b64=b64("alpha\nBETA\n")),
+    block("bad", "fs.write", path="a.txt"),
+    block("e1", "fs.applyEdits", path="b.txt",
+          edits_b64=edits({"op": "insertAfter", "anchor": "one", "text": "two"})),
+])  # fmt: skip
+
+
+@pytest.fixture
+def files(root: Path) -> Path:
+    (root / "a.txt").write_bytes(b"alpha\nbeta\n")
+    (root / "b.txt").write_bytes(b"one\r\nthree\r\n")
+    return root
+
+
+def test_reads_run_at_once_and_mutations_wait(files: Path, make_operator) -> None:
+    run = make_operator().run(REPLY)
+    kinds = [(i.id, i.kind, i.status) for i in run.items]
+    assert kinds == [
+        ("r1", "read", "done"),
+        ("w1", "mutation", "pending"),
+        ("bad", "error", "error"),
+        ("e1", "mutation", "pending"),
+    ]
+    assert run.items[2].error_code == "ERR_MISSING_WRITE_CONTENT"
+    assert [i.id for i in run.pending] == ["w1", "e1"] and not run.done
+    assert (files / "a.txt").read_bytes() == b"alpha\nbeta\n"
+    # Only decided items have results yet; the model never hears of a pending change.
+    assert "id: w1" not in run.results_text and "id: r1" in run.results_text
+
+
+def test_decisions_produce_results_in_block_order(files: Path, make_operator) -> None:
+    run = make_operator().run(REPLY)
+    run.reject("e1", reason="Keep b.txt as it is,\nplease.")
+    run.approve("w1")
+    assert run.done
+    assert (files / "a.txt").read_bytes() == b"alpha\nBETA\n"
+    assert (files / "b.txt").read_bytes() == b"one\r\nthree\r\n"
+    text = run.results_text
+    order = [line[4:] for line in text.splitlines() if line.startswith("id: ")]
+    assert order == ["r1", "w1", "bad", "e1"]
+    reason = "Reason: Keep b.txt as it is, please."
+    assert f"summary: Rejected (ERR_REJECTED): nothing was changed. {reason}" in text
+    with pytest.raises(ValueError):
+        run.approve("w1")
+    with pytest.raises(KeyError):
+        run.approve("nope")
+
+
+def test_edit_keeps_crlf_and_diff_matches(files: Path, make_operator) -> None:
+    run = make_operator().run(REPLY)
+    item = run.item("e1")
+    assert item.change == "modify" and (item.added, item.removed) == (1, 0)
+    assert "+two" in item.diff
+    run.approve("e1")
+    assert (files / "b.txt").read_bytes() == b"one\r\ntwo\r\nthree\r\n"
+
+
+def test_stale_preview_is_not_applied(files: Path, make_operator) -> None:
+    run = make_operator().run(REPLY)
+    (files / "a.txt").write_bytes(b"someone else's edit\n")
+    item = run.approve("w1")
+    assert item.status == "stale"
+    assert "(ERR_STALE_PREVIEW)" in item.result.summary
+    assert (files / "a.txt").read_bytes() == b"someone else's edit\n"
+
+
+def test_a_file_created_after_the_preview_is_stale(root: Path, make_operator) -> None:
+    run = make_operator().run(block("n1", "fs.write", path="new.txt", content="mine"))
+    (root / "new.txt").write_bytes(b"theirs")
+    assert run.approve("n1").status == "stale"
+    assert (root / "new.txt").read_bytes() == b"theirs"
+
+
+def test_double_approve_from_two_threads_applies_once(files: Path, make_operator) -> None:
+    op = make_operator()
+    run = op.run(REPLY)
+    outcomes: list[str] = []
+
+    def approve() -> None:
+        try:
+            run.approve("w1")
+            outcomes.append("applied")
+        except ValueError:
+            outcomes.append("refused")
+
+    threads = [threading.Thread(target=approve) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(outcomes) == ["applied"] + ["refused"] * 7
+    assert len(op.history()) == 1
+
+
+def test_policy_auto_and_deny(files: Path, make_operator) -> None:
+    op = make_operator(policy=Policy.parse("auto=reads,fs.write deny=fs.applyEdits"))
+    run = op.run(REPLY)
+    statuses = {i.id: i.status for i in run.items}
+    assert statuses == {"r1": "done", "w1": "applied", "bad": "error", "e1": "denied"}
+    assert (files / "a.txt").read_bytes() == b"alpha\nBETA\n"
+    assert "Denied (ERR_POLICY_DENIED)" in run.item("e1").result.summary
+    assert run.done
+
+
+def test_reads_can_require_approval(files: Path, make_operator) -> None:
+    run = make_operator(policy=Policy(auto=frozenset())).run(block("r1", "fs.read", path="a.txt"))
+    assert run.items[0].status == "pending" and run.results_text == ""
+    run.approve("r1")
+    assert run.items[0].status == "done" and "alpha" in run.items[0].details
+
+
+def test_policy_parse_errors_name_the_problem() -> None:
+    with pytest.raises(ValueError, match=r"fs\.wrte"):
+        Policy.parse("auto=fs.wrte")
+    with pytest.raises(ValueError, match="expected auto="):
+        Policy.parse("always")
+    assert Policy.parse("auto=none deny=deletes").describe() == "auto=none deny=deletes"
+
+
+def test_duplicate_ids_are_tracked_across_runs(files: Path, make_operator) -> None:
+    op = make_operator()
+    first = op.run(block("r1", "fs.read", path="a.txt"))
+    assert first.items[0].status == "done"
+    again = op.run(block("r1", "fs.read", path="a.txt"))
+    assert again.items == [] and again.skipped_duplicates == ("r1",)
+    changed = op.run(block("r1", "fs.read", path="b.txt"))
+    assert changed.items[0].error_code == "ERR_DUPLICATE_ID"
+
+
+def test_subscribers_hear_every_change(files: Path, make_operator) -> None:
+    run = make_operator().run(REPLY)
+    heard: list[tuple[str, str]] = []
+    run.subscribe(lambda item: heard.append((item.id, item.status)))
+    run.approve_all()
+    assert heard == [("w1", "applied"), ("e1", "applied")]
+
+
+def test_no_result_shows_the_host_path(files: Path, make_operator) -> None:
+    reply = "\n".join([
+        block("p1", "fs.read", path="missing.txt"),
+        block("p2", "fs.read", path="/etc/passwd"),
+        block("p3", "fs.write", path="../escape.txt", content="x"),
+        block("p4", "fs.delete", path="."),
+        block("p5", "fs.list", path="a.txt"),
+    ])  # fmt: skip
+    run = make_operator().run(reply)
+    run.approve_all()
+    assert all(item.ok is False for item in run.items), run.results_text
+    for item in run.items:
+        shown = item.result.summary + (item.details or "")
+        assert str(files) not in shown and "Traceback" not in shown and "Error:" not in shown
+
+
+def test_operator_requires_an_existing_root(tmp_path: Path) -> None:
+    with pytest.raises(NotADirectoryError):
+        Operator(tmp_path / "missing", journal_dir=tmp_path / "j")
+
+
+CHAIN = "\n".join([
+    block("w1", "fs.write", path="plan.txt", content_b64=b64("Alpha\nBeta")),
+    block("e1", "fs.applyEdits", path="plan.txt",
+          edits_b64=edits({"op": "insertAfter", "anchor": "Beta", "text": "Gamma"})),
+])  # fmt: skip
+
+
+def test_a_change_is_previewed_on_top_of_an_earlier_pending_one(root: Path, make_operator) -> None:
+    run = make_operator().run(CHAIN)
+    write, edit = run.items
+    assert edit.builds_on == "w1" and edit.status == "pending"
+    assert "+Gamma" in edit.diff
+    with pytest.raises(ValueError, match="decide w1 first"):
+        run.approve("e1")
+    run.approve_all()
+    assert (root / "plan.txt").read_bytes() == b"Alpha\nBeta\nGamma"
+    assert [write.status, edit.status] == ["applied", "applied"]
+
+
+def test_rejecting_the_base_replans_the_dependent_from_disk(root: Path, make_operator) -> None:
+    run = make_operator().run(CHAIN)
+    heard: list[str] = []
+    run.subscribe(lambda item: heard.append(f"{item.id}:{item.status}"))
+    run.reject("w1")
+    # plan.txt never came to exist, so the edit can no longer be computed: it fails, unasked.
+    assert heard == ["w1:rejected", "e1:failed"]
+    assert run.item("e1").error_code == "ERR_NOT_FOUND" and run.done
+    assert not (root / "plan.txt").exists()

@@ -1,0 +1,120 @@
+"""Undo restores the exact bytes an applied change replaced, for every kind of mutation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from replies import b64, block, edits
+
+from jupyter_operator.protocol import OperatorError
+
+# Byte-exact content with CRLF endings, a BOM and no final newline, so a lossy restore shows.
+ORIGINAL = (
+    "\ufeffimport os\r\n# OPERATOR_BEGIN r1\r\nx = 1\r\n# OPERATOR_END r1\r\nprint(x)"
+).encode()
+
+PATCH = (
+    "--- a/code.py\n+++ b/code.py\n@@ -1,2 +1,2 @@\n"
+    "-import os\n+import sys\n # OPERATOR_BEGIN r1\n"
+)
+
+MUTATIONS = {
+    "write": block("m1", "fs.write", path="code.py", content_b64=b64("replaced\n")),
+    "patch": block("m1", "fs.patch", path="code.py", patch_b64=b64(PATCH)),
+    "edits": block(
+        "m1", "fs.applyEdits", path="code.py",
+        edits_b64=edits({"op": "replaceAll", "find": "x", "text": "value"}),
+    ),
+    "replaceRegion": block(
+        "m1", "fs.replaceRegion", path="code.py", marker_id="r1", content_b64=b64("y = 2\n")
+    ),
+    "deleteRegion": block("m1", "fs.deleteRegion", path="code.py", marker_id="r1"),
+    "insertRegion": block(
+        "m1", "fs.insertRegion", path="code.py", marker_id="r2", anchor="print",
+        content_b64=b64("z = 3\n"),
+    ),
+    "delete": block("m1", "fs.delete", path="code.py"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", sorted(MUTATIONS))
+def test_undo_restores_exact_bytes(kind: str, root: Path, make_operator) -> None:
+    target = root / "code.py"
+    target.write_bytes(ORIGINAL)
+    op = make_operator()
+    run = op.run(MUTATIONS[kind])
+    item = run.approve("m1")
+    assert item.status == "applied", item.summary
+    changed = target.read_bytes() if target.exists() else None
+    assert changed != ORIGINAL
+    entry = op.undo()
+    assert entry.command_id == "m1" and entry.undone
+    assert target.read_bytes() == ORIGINAL
+    assert [e.undone for e in op.history()] == [True]
+
+
+def test_applied_bytes_are_exactly_the_previewed_diff(root: Path, make_operator) -> None:
+    (root / "code.py").write_bytes(ORIGINAL)
+    run = make_operator().run(MUTATIONS["patch"])
+    item = run.items[0]
+    assert item.status == "pending" and "+import sys" in item.diff
+    assert (root / "code.py").read_bytes() == ORIGINAL  # nothing written before approval
+    run.approve("m1")
+    assert (root / "code.py").read_bytes() == ORIGINAL.replace(b"import os", b"import sys")
+
+
+def test_undo_of_a_created_file_removes_it(root: Path, make_operator) -> None:
+    op = make_operator()
+    op.run(block("c1", "fs.write", path="new/file.txt", content="hello")).approve("c1")
+    assert (root / "new" / "file.txt").read_bytes() == b"hello"
+    op.undo()
+    assert not (root / "new" / "file.txt").exists()
+
+
+def test_undo_of_a_directory_delete(root: Path, make_operator) -> None:
+    (root / "sub" / "deep").mkdir(parents=True)
+    (root / "sub" / "deep" / "a.txt").write_bytes(b"a\r\n")
+    (root / "sub" / "b.txt").write_bytes(b"b")
+    op = make_operator()
+    run = op.run(block("d1", "fs.delete", path="sub"))
+    assert "sub/deep/a.txt" in run.items[0].diff
+    run.approve("d1")
+    assert not (root / "sub").exists()
+    op.undo()
+    assert (root / "sub" / "deep" / "a.txt").read_bytes() == b"a\r\n"
+    assert (root / "sub" / "b.txt").read_bytes() == b"b"
+
+
+def test_undo_refuses_when_the_file_changed_since(root: Path, make_operator) -> None:
+    (root / "a.txt").write_bytes(b"one\n")
+    op = make_operator()
+    op.run(block("w1", "fs.write", path="a.txt", content="two")).approve("w1")
+    (root / "a.txt").write_bytes(b"edited by hand\n")
+    with pytest.raises(OperatorError) as info:
+        op.undo()
+    assert info.value.code == "ERR_STALE_PREVIEW"
+    assert (root / "a.txt").read_bytes() == b"edited by hand\n"
+
+
+def test_undo_by_id_and_nothing_left(root: Path, make_operator) -> None:
+    op = make_operator()
+    op.run(block("w1", "fs.write", path="a.txt", content="1")).approve("w1")
+    op.run(block("w2", "fs.write", path="b.txt", content="2")).approve("w2")
+    first, second = op.history()
+    op.undo(first.entry_id)
+    assert not (root / "a.txt").exists() and (root / "b.txt").exists()
+    op.undo()
+    with pytest.raises(OperatorError) as info:
+        op.undo()
+    assert info.value.code == "ERR_NOT_FOUND"
+    with pytest.raises(OperatorError):
+        op.undo(second.entry_id)
+
+
+def test_history_is_shared_by_sessions_on_the_same_root(root: Path, make_operator) -> None:
+    make_operator().run(block("w1", "fs.write", path="a.txt", content="1")).approve("w1")
+    other = make_operator()
+    assert [e.command_id for e in other.history()] == ["w1"]
+    other.undo()
+    assert not (root / "a.txt").exists()
