@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Run the whole test suite: lint, the Python tests (protocol, workspace, engine, command line,
+# conformance, server, notebook, and the real-browser tests in headless chromium), the
+# TypeScript unit tests and the wheel packaging check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+echo "==> ruff"
+.venv/bin/ruff check .
+echo "==> pytest"
+.venv/bin/python -m pytest "$@"
