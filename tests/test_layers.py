@@ -1,0 +1,131 @@
+"""The layering of docs/architecture.md, checked on the source.
+
+- imports point down only: protocol <- workspace <- engine <- fronts;
+- only workspace/ touches the file system (security rule D17), with named exceptions;
+- the server never imports IPython or ipywidgets, the widgets never import the workspace;
+- ``import jupyter_operator`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "jupyter_operator"
+MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "labextension" not in p.parts)
+
+# What each part of the package may import from the package.
+ALLOWED: dict[str, set[str]] = {
+    "protocol": {"protocol"},
+    "workspace": {"protocol", "workspace"},
+    "engine": {"protocol", "workspace", "engine"},
+    "cli": {"protocol", "engine"},
+    "kernel": {"protocol", "engine", "widgets", "kernel"},
+    "widgets": {"protocol", "engine", "widgets"},
+    "server": {"protocol", "workspace", "engine", "server"},
+}
+# Calls that reach the file system or render raw HTML, allowed only where a reason is given.
+FORBIDDEN_CALLS = ("open(", "os.path.realpath", "shutil.rmtree", "expanduser", "HTMLMath(")
+EXCEPTIONS = {
+    # The reply file the person names on the command line, and the terminal for questions.
+    ("cli", "open("),
+    # Workspace roots typed by the person (%operator root ~/work) or set by the server's admin;
+    # model paths never reach these.
+    ("kernel", "expanduser"),
+    ("server", "expanduser"),
+}
+
+
+def part_of(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def package_imports(path: Path) -> set[str]:
+    """Top-level parts of jupyter_operator that a module imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    depth = len(path.relative_to(PACKAGE).parts) - 1
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 0 and (node.module or "").startswith("jupyter_operator."):
+                found.add(node.module.split(".")[1])
+            elif node.level > 0:
+                up = node.level - 1  # levels above the module's own package
+                if up < depth:
+                    own = path.relative_to(PACKAGE).parts[: depth - up]
+                    found.add(own[0])
+                elif node.module:
+                    found.add(node.module.split(".")[0])
+                else:
+                    found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("jupyter_operator."):
+                    found.add(alias.name.split(".")[1])
+    return found
+
+
+def third_party_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_imports_point_down(path: Path) -> None:
+    part = part_of(path)
+    if part not in ALLOWED:
+        return  # __init__, __main__: the package's own entry points
+    imported = package_imports(path) - {"labextension", "__version__"}
+    assert imported <= ALLOWED[part], f"{part} imports {sorted(imported - ALLOWED[part])}"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))
+def test_file_access_stays_in_the_workspace_layer(path: Path) -> None:
+    part = part_of(path)
+    if part == "workspace":
+        return
+    source = path.read_text(encoding="utf-8")
+    for call in FORBIDDEN_CALLS:
+        if (part, call) not in EXCEPTIONS:
+            assert call not in source.replace("urlopen(", ""), f"{call} in {part}"
+
+
+def test_the_checks_see_real_imports() -> None:
+    # Guard against a checker that finds nothing: the engine does import the workspace.
+    engine = PACKAGE / "engine" / "session.py"
+    assert {"protocol", "workspace"} <= package_imports(engine)
+    assert "engine" in package_imports(PACKAGE / "cli.py")
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "server"] or [None])
+def test_server_never_imports_the_kernel_side(path: Path | None) -> None:
+    assert path is not None, "the server extension has no modules"
+    assert not third_party_imports(path) & {"IPython", "ipywidgets", "ipykernel"}
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "widgets"] or [None])
+def test_widgets_never_touch_files(path: Path | None) -> None:
+    assert path is not None, "the widgets have no modules"
+    assert "workspace" not in package_imports(path)
+
+
+def test_importing_the_package_is_cheap() -> None:
+    code = (
+        "import sys, jupyter_operator;"
+        "heavy = [m for m in ('pydantic', 'IPython', 'ipywidgets', 'tornado', 'jupyter_server')"
+        " if m in sys.modules];"
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
