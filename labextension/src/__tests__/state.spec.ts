@@ -1,0 +1,92 @@
+import { isFinal, RunState } from '../state';
+import { IOperatorItem, IScanResponse } from '../types';
+
+function item(index: number, patch: Partial<IOperatorItem> = {}): IOperatorItem {
+  return {
+    index,
+    id: `c${index}`,
+    action: 'fs.write',
+    path: `f${index}.txt`,
+    line: index * 6 + 1,
+    kind: 'mutation',
+    status: 'pending',
+    needs_approval: true,
+    summary: '+1 -0 lines',
+    change: 'create',
+    diff: '@@ -0,0 +1 @@\n+x\n',
+    added: 1,
+    removed: 0,
+    sha256_before: null,
+    ok: null,
+    details: null,
+    error_code: null,
+    ...patch
+  };
+}
+
+function scan(items: IOperatorItem[], results = ''): IScanResponse {
+  return { session: 's1', workspace: 'default', items, results_text: results, truncated_chars: 0 };
+}
+
+describe('RunState', () => {
+  it('keeps items in block order and knows what is pending', () => {
+    const read = item(0, { kind: 'read', action: 'fs.read', status: 'done', ok: true, change: null });
+    const state = new RunState(scan([item(2), read, item(1)], 'R0'));
+    expect(state.items.map(i => i.index)).toEqual([0, 1, 2]);
+    expect(state.pending.map(i => i.id)).toEqual(['c1', 'c2']);
+    expect(state.done).toBe(false);
+    expect(state.resultsText).toBe('R0');
+  });
+
+  it('folds a decision in and reports only the cards that changed', () => {
+    const state = new RunState(scan([item(0), item(1)]));
+    const applied = item(0, { status: 'applied', ok: true, summary: 'Wrote f0.txt' });
+    const changed = state.update({ item: applied, items: [applied, item(1)], results_text: 'R1', done: false });
+    expect(changed).toEqual([0]);
+    expect(state.item(0)?.status).toBe('applied');
+    expect(state.pending.map(i => i.index)).toEqual([1]);
+    expect(state.resultsText).toBe('R1');
+  });
+
+  it('is done once every mutation is decided', () => {
+    const state = new RunState(scan([item(0), item(1)]));
+    const changed = state.update({
+      items: [
+        item(0, { status: 'applied', ok: true }),
+        item(1, { status: 'rejected', ok: false, summary: 'Rejected: nope' })
+      ],
+      results_text: 'R2',
+      done: true
+    });
+    expect(changed).toEqual([0, 1]);
+    expect(state.done).toBe(true);
+    expect(state.counts()).toEqual({ reads: 0, pending: 0, applied: 1, rejected: 1, errors: 0 });
+  });
+
+  it('ignores items the run never had', () => {
+    const state = new RunState(scan([item(0)]));
+    expect(state.update({ items: [item(7, { status: 'applied' })], results_text: '', done: false })).toEqual([]);
+    expect(state.items).toHaveLength(1);
+  });
+
+  it('counts errors, stale and failed items', () => {
+    const state = new RunState(
+      scan([
+        item(0, { kind: 'error', action: null, status: 'error', error_code: 'ERR_MISSING_END_MARKER' }),
+        item(1, { status: 'stale', error_code: 'ERR_STALE_PREVIEW' }),
+        item(2, { kind: 'read', status: 'failed' })
+      ])
+    );
+    expect(state.counts()).toEqual({ reads: 1, pending: 0, applied: 0, rejected: 0, errors: 3 });
+    expect(state.done).toBe(true);
+  });
+});
+
+describe('isFinal', () => {
+  it('is false only while pending', () => {
+    expect(isFinal(item(0))).toBe(false);
+    for (const status of ['done', 'failed', 'error', 'applied', 'rejected', 'denied', 'stale'] as const) {
+      expect(isFinal(item(0, { status }))).toBe(true);
+    }
+  });
+});

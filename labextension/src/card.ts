@@ -1,0 +1,167 @@
+/**
+ * One card per item of a run: a read with its result, an invalid block with its
+ * error, or a mutation with its diff and the decision buttons.
+ */
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+
+import { hasSuspiciousAdditions, visibleText } from './diff';
+import { DiffView } from './diffview';
+import { button, el } from './dom';
+import { isPending, STATUS_LABELS } from './state';
+import { Decision, IOperatorItem } from './types';
+
+/** What a card asks its panel to do. */
+export type DecideHandler = (item: IOperatorItem, decision: Decision, reason?: string) => void;
+
+const CHANGE_LABELS: Record<string, string> = {
+  create: 'new file',
+  modify: 'modify',
+  delete: 'delete'
+};
+
+/** The card of one item; `update` refreshes it in place (the diff view is kept). */
+export class ItemCard {
+  readonly node: HTMLElement;
+  private _item: IOperatorItem;
+  private _status: HTMLElement;
+  private _summary: HTMLElement;
+  private _details: HTMLElement;
+  private _actions: HTMLElement | null = null;
+  private _diff: DiffView | null = null;
+
+  constructor(
+    item: IOperatorItem,
+    private _onDecide: DecideHandler,
+    languages: IEditorLanguageRegistry | null
+  ) {
+    this._item = item;
+    const node = (this.node = el('section', 'jp-Operator-card'));
+    node.setAttribute('aria-label', `${item.action ?? 'invalid command'} ${item.id}`);
+
+    const header = el('header', 'jp-Operator-card-header');
+    header.append(
+      el('span', 'jp-Operator-card-action', item.action ?? 'invalid'),
+      el('span', 'jp-Operator-card-path', item.path === null ? '' : visibleText(item.path)),
+      el('span', 'jp-Operator-card-id', item.id)
+    );
+    if (item.change) {
+      header.append(el('span', 'jp-Operator-card-change', CHANGE_LABELS[item.change] ?? item.change));
+    }
+    this._status = el('span', 'jp-Operator-status');
+    header.append(this._status);
+    this._summary = el('p', 'jp-Operator-card-summary');
+    this._details = el('div', 'jp-Operator-card-details');
+    node.append(header, this._summary);
+
+    if (item.kind === 'mutation' && item.diff) {
+      const lines = el('p', 'jp-Operator-card-stats', `+${item.added} −${item.removed} lines`);
+      node.append(lines);
+      const host = el('div', 'jp-Operator-diff');
+      node.append(host);
+      this._diff = new DiffView(host, { diff: item.diff, path: item.path, languages });
+      if (hasSuspiciousAdditions(this._diff.layout.lines)) {
+        const warning = el(
+          'p',
+          'jp-Operator-warning',
+          'Warning: the new text holds invisible or direction-changing characters (marked in the diff).'
+        );
+        warning.setAttribute('role', 'note');
+        node.insertBefore(warning, host);
+      }
+    }
+    if (isPending(item)) {
+      node.append(this._buildActions());
+    }
+    node.append(this._details);
+    this._render();
+  }
+
+  /** The item as last shown. */
+  get item(): IOperatorItem {
+    return this._item;
+  }
+
+  /** Show a newer state of the same item. */
+  update(item: IOperatorItem): void {
+    this._item = item;
+    this._render();
+  }
+
+  /** Enable or disable the decision controls (while a request is in flight). */
+  setBusy(busy: boolean): void {
+    if (this._actions) {
+      for (const control of Array.from(this._actions.querySelectorAll('button, input'))) {
+        (control as HTMLButtonElement | HTMLInputElement).disabled = busy || !isPending(this._item);
+      }
+    }
+  }
+
+  /** Free the diff editor. */
+  dispose(): void {
+    this._diff?.dispose();
+    this._diff = null;
+  }
+
+  private _buildActions(): HTMLElement {
+    const actions = (this._actions = el('div', 'jp-Operator-card-actions'));
+    const reason = el('input', 'jp-Operator-reason');
+    reason.type = 'text';
+    reason.placeholder = 'Reason (optional)';
+    reason.setAttribute('aria-label', `Reason for rejecting ${this._item.id}`);
+    reason.addEventListener('keydown', event => {
+      if (event.key === 'Enter') {
+        event.preventDefault();
+        this._onDecide(this._item, 'reject', reason.value);
+      }
+    });
+    actions.append(
+      button('Approve', 'jp-mod-accept jp-Operator-approve', () =>
+        this._onDecide(this._item, 'approve')
+      ),
+      button('Reject', 'jp-mod-reject jp-Operator-reject', () =>
+        this._onDecide(this._item, 'reject', reason.value)
+      ),
+      reason,
+      button(
+        'Reject with reason',
+        'jp-mod-styled jp-Operator-reject-reason',
+        () => {
+          if (!reason.value.trim()) {
+            reason.focus();
+            return;
+          }
+          this._onDecide(this._item, 'reject', reason.value);
+        },
+        'Type a reason, then press Enter or this button'
+      )
+    );
+    return actions;
+  }
+
+  private _render(): void {
+    const item = this._item;
+    this.node.dataset.status = item.status;
+    this.node.dataset.kind = item.kind;
+    this.node.dataset.id = item.id;
+    this._status.textContent = STATUS_LABELS[item.status] ?? item.status;
+    this._status.className = `jp-Operator-status jp-Operator-status-${item.status}`;
+    this._summary.textContent = item.summary;
+    this._details.replaceChildren();
+    if (item.details) {
+      const pre = el('pre', 'jp-Operator-details-text', item.details);
+      if (item.kind === 'read') {
+        const details = el('details', 'jp-Operator-details');
+        details.open = item.details.length < 4000;
+        details.append(el('summary', '', 'Result'), pre);
+        this._details.append(details);
+      } else {
+        this._details.append(pre);
+      }
+    }
+    if (this._actions) {
+      const pending = isPending(item);
+      this._actions.hidden = !pending;
+      this.setBusy(false);
+    }
+  }
+}

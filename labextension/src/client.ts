@@ -1,0 +1,118 @@
+/**
+ * The jupyter-operator REST client used by the panel.
+ *
+ * Requests go through `ServerConnection.makeRequest`, so they carry the page's
+ * token and XSRF cookie and work behind a non-root `base_url`.
+ */
+import { ServerConnection } from '@jupyterlab/services';
+
+import {
+  buildRequest,
+  decisionBody,
+  describeHttpError,
+  IPanelError,
+  NETWORK_ERROR,
+  scanBody
+} from './request';
+import {
+  Decision,
+  IDecideResponse,
+  IHistoryResponse,
+  IOperatorItem,
+  IScanResponse,
+  IUndoResponse,
+  IWorkspacesResponse
+} from './types';
+
+/** A failed API call, carrying a code and a message fit for the panel. */
+export class OperatorRequestError extends Error implements IPanelError {
+  constructor(
+    readonly code: string,
+    message: string
+  ) {
+    super(message);
+  }
+}
+
+/** Typed calls to `{baseUrl}jupyter-operator/api/`. */
+export class OperatorClient {
+  constructor(
+    readonly settings: ServerConnection.ISettings = ServerConnection.makeSettings()
+  ) {}
+
+  /** Workspace names the server offers. */
+  async workspaces(): Promise<string[]> {
+    const data = await this._call<IWorkspacesResponse>(['workspaces']);
+    return (data.workspaces ?? []).map(w => w.name);
+  }
+
+  /** The interface specification text to give a model. */
+  async spec(): Promise<string> {
+    return (await this._call<{ spec: string }>(['spec'])).spec;
+  }
+
+  /** Scan a reply: reads run at once, mutations come back pending. */
+  scan(text: string, workspace?: string | null): Promise<IScanResponse> {
+    return this._call(['scan'], scanBody(text, workspace));
+  }
+
+  /** Approve or reject one pending item. */
+  decide(
+    session: string,
+    id: string,
+    decision: Decision,
+    reason?: string | null
+  ): Promise<IDecideResponse> {
+    return this._call(['sessions', session, 'decide'], decisionBody(decision, id, reason));
+  }
+
+  /** Approve or reject every pending item of a session. */
+  decideAll(session: string, decision: Decision, reason?: string | null): Promise<IDecideResponse> {
+    return this._call(
+      ['sessions', session, 'decide-all'],
+      decisionBody(decision, undefined, reason)
+    );
+  }
+
+  /** The current state of a session. */
+  session(session: string): Promise<{ items: IOperatorItem[]; results_text: string; done: boolean }> {
+    return this._call(['sessions', session]);
+  }
+
+  /** Undo the last applied change in a workspace (or a given history entry). */
+  undo(workspace: string, id?: string): Promise<IUndoResponse> {
+    return this._call(['undo'], id ? { workspace, id } : { workspace });
+  }
+
+  /** The undo history of a workspace. */
+  history(workspace: string): Promise<IHistoryResponse> {
+    return this._call(['history'], undefined, { workspace });
+  }
+
+  private async _call<T>(
+    segments: string[],
+    body?: unknown,
+    query?: Record<string, string | undefined>
+  ): Promise<T> {
+    const spec = buildRequest(this.settings.baseUrl, segments, body, query);
+    let response: Response;
+    try {
+      response = await ServerConnection.makeRequest(spec.url, spec.init, this.settings);
+    } catch {
+      throw new OperatorRequestError(NETWORK_ERROR.code, NETWORK_ERROR.message);
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      const error = describeHttpError(response.status, text);
+      throw new OperatorRequestError(error.code, error.message);
+    }
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new OperatorRequestError(
+        'BAD_RESPONSE',
+        'The server sent an answer the panel could not read.'
+      );
+    }
+  }
+}

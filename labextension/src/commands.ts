@@ -1,0 +1,97 @@
+/** Command ids and their registration. */
+import { JupyterFrontEnd } from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
+import { INotebookTracker } from '@jupyterlab/notebook';
+
+import { cellCommandText, ICellLike } from './celltext';
+import { operatorIcon } from './icon';
+import { OperatorPanel } from './panel';
+
+/** Every command the extension adds. */
+export namespace CommandIDs {
+  export const open = 'jupyter-operator:open';
+  export const runCell = 'jupyter-operator:run-cell';
+  export const runText = 'jupyter-operator:run-text';
+  export const approveAll = 'jupyter-operator:approve-all';
+  export const rejectAll = 'jupyter-operator:reject-all';
+  export const copyResults = 'jupyter-operator:copy-results';
+  export const undo = 'jupyter-operator:undo';
+}
+
+/** Register the commands (and palette entries when a palette exists). */
+export function addCommands(
+  app: JupyterFrontEnd,
+  panel: OperatorPanel,
+  tracker: INotebookTracker | null,
+  palette: ICommandPalette | null
+): void {
+  const { commands, shell } = app;
+  const reveal = (): void => {
+    shell.activateById(panel.id);
+  };
+
+  commands.addCommand(CommandIDs.open, {
+    label: 'Operator: Open panel',
+    caption: 'Open the Operator side panel',
+    icon: operatorIcon,
+    execute: reveal
+  });
+
+  commands.addCommand(CommandIDs.runCell, {
+    label: args => (args.toolbar ? '' : 'Operator: Run commands in active cell'),
+    caption: 'Run operator commands in this cell',
+    icon: operatorIcon,
+    isEnabled: () => !!tracker?.activeCell,
+    execute: async () => {
+      const cell = tracker?.activeCell;
+      if (!cell) {
+        return;
+      }
+      reveal();
+      const found = cellCommandText(cell.model.toJSON() as ICellLike);
+      if (!found) {
+        panel.showError('The active cell has no OPERATOR_CMD blocks in its source or outputs.');
+        return;
+      }
+      panel.setText(found.text, found.origin === 'source' ? 'From the cell source' : "From the cell's output");
+      await panel.run(found.text);
+    }
+  });
+
+  commands.addCommand(CommandIDs.runText, {
+    label: 'Operator: Run pasted reply',
+    execute: async () => {
+      reveal();
+      await panel.run();
+    }
+  });
+
+  commands.addCommand(CommandIDs.approveAll, {
+    label: 'Operator: Approve all',
+    isEnabled: () => panel.hasPending,
+    execute: () => panel.decideAll('approve')
+  });
+
+  commands.addCommand(CommandIDs.rejectAll, {
+    label: 'Operator: Reject all',
+    isEnabled: () => panel.hasPending,
+    execute: () => panel.decideAll('reject')
+  });
+
+  commands.addCommand(CommandIDs.copyResults, {
+    label: 'Operator: Copy results',
+    isEnabled: () => panel.hasResults,
+    execute: () => panel.copyResults()
+  });
+
+  commands.addCommand(CommandIDs.undo, {
+    label: 'Operator: Undo last change',
+    execute: () => panel.undoLast()
+  });
+
+  if (palette) {
+    for (const command of Object.values(CommandIDs)) {
+      palette.addItem({ command, category: 'Operator' });
+    }
+  }
+}

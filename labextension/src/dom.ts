@@ -1,0 +1,37 @@
+/**
+ * Tiny DOM helpers. Every string goes in through `textContent` or an
+ * attribute, never through `innerHTML` (file names, contents and model text
+ * are untrusted).
+ */
+
+/** Create an element with a class and, optionally, text. */
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className?: string,
+  text?: string
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) {
+    node.className = className;
+  }
+  if (text !== undefined) {
+    node.textContent = text;
+  }
+  return node;
+}
+
+/** Create a real `<button type="button">` with a label and a click handler. */
+export function button(
+  label: string,
+  className: string,
+  onClick: () => void,
+  title?: string
+): HTMLButtonElement {
+  const node = el('button', `jp-Button ${className}`, label);
+  node.type = 'button';
+  if (title) {
+    node.title = title;
+  }
+  node.addEventListener('click', () => onClick());
+  return node;
+}

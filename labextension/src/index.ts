@@ -1,0 +1,41 @@
+/**
+ * jupyter-operator JupyterLab / Notebook 7 extension: the Operator side panel.
+ *
+ * Only core application tokens are required; the palette, notebook tracker,
+ * layout restorer and language registry are optional so the plugin also loads
+ * in Notebook 7 (and in any shell without them).
+ */
+import {
+  ILayoutRestorer,
+  JupyterFrontEnd,
+  JupyterFrontEndPlugin
+} from '@jupyterlab/application';
+import { ICommandPalette } from '@jupyterlab/apputils';
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import { INotebookTracker } from '@jupyterlab/notebook';
+
+import { OperatorClient } from './client';
+import { addCommands } from './commands';
+import { OperatorPanel } from './panel';
+
+const plugin: JupyterFrontEndPlugin<void> = {
+  id: 'jupyter-operator:plugin',
+  description: 'Review, approve and apply file operations proposed by a language model.',
+  autoStart: true,
+  optional: [ICommandPalette, INotebookTracker, ILayoutRestorer, IEditorLanguageRegistry],
+  activate: (
+    app: JupyterFrontEnd,
+    palette: ICommandPalette | null,
+    tracker: INotebookTracker | null,
+    restorer: ILayoutRestorer | null,
+    languages: IEditorLanguageRegistry | null
+  ) => {
+    const client = new OperatorClient(app.serviceManager.serverSettings);
+    const panel = new OperatorPanel({ client, languages });
+    app.shell.add(panel, 'right', { rank: 600 });
+    restorer?.add(panel, 'jupyter-operator');
+    addCommands(app, panel, tracker, palette);
+  }
+};
+
+export default plugin;

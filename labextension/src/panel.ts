@@ -1,0 +1,349 @@
+/**
+ * The Operator side panel: paste a reply (or take the active cell's), run it,
+ * review every proposed change as a diff, decide, and copy the results back.
+ */
+import { Clipboard } from '@jupyterlab/apputils';
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import { Widget } from '@lumino/widgets';
+
+import { ItemCard } from './card';
+import { OperatorClient, OperatorRequestError } from './client';
+import { button, el } from './dom';
+import { operatorIcon } from './icon';
+import { RunState } from './state';
+import { Decision, IOperatorItem } from './types';
+
+/** The panel's DOM id (also used by commands and tests). */
+export const PANEL_ID = 'jupyter-operator-panel';
+
+/** Turn anything thrown into a sentence for the person. */
+function plainError(reason: unknown): string {
+  if (reason instanceof OperatorRequestError) {
+    return reason.code.startsWith('HTTP_') || reason.code === 'NETWORK'
+      ? reason.message
+      : `${reason.message} (${reason.code})`;
+  }
+  return 'Something went wrong in the Operator panel; see the browser console.';
+}
+
+/** The side panel widget. */
+export class OperatorPanel extends Widget {
+  private _client: OperatorClient;
+  private _languages: IEditorLanguageRegistry | null;
+  private _state: RunState | null = null;
+  private _cards = new Map<number, ItemCard>();
+  private _busy = false;
+
+  private _workspace: HTMLSelectElement;
+  private _input: HTMLTextAreaElement;
+  private _source: HTMLElement;
+  private _error: HTMLElement;
+  private _status: HTMLElement;
+  private _batch: HTMLElement;
+  private _cardsNode: HTMLElement;
+  private _results: HTMLElement;
+  private _resultsText: HTMLTextAreaElement;
+  private _copyNote: HTMLElement;
+  private _runButton: HTMLButtonElement;
+  private _undoButton: HTMLButtonElement;
+
+  constructor(options: { client: OperatorClient; languages?: IEditorLanguageRegistry | null }) {
+    super();
+    this._client = options.client;
+    this._languages = options.languages ?? null;
+    this.id = PANEL_ID;
+    this.addClass('jp-Operator-panel');
+    this.title.icon = operatorIcon;
+    this.title.caption = 'Operator: review and approve file operations';
+
+    const root = this.node;
+    root.append(el('h2', 'jp-Operator-title', 'Operator'));
+
+    const workspaceRow = el('label', 'jp-Operator-row');
+    workspaceRow.append(el('span', 'jp-Operator-label', 'Workspace'));
+    this._workspace = el('select', 'jp-mod-styled jp-Operator-workspace');
+    workspaceRow.append(this._workspace);
+    root.append(workspaceRow);
+
+    this._input = el('textarea', 'jp-Operator-input');
+    this._input.placeholder = "Paste a model's reply with OPERATOR_CMD blocks";
+    this._input.setAttribute('aria-label', 'Reply to run');
+    this._input.rows = 8;
+    this._input.spellcheck = false;
+    this._input.addEventListener('keydown', event => {
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        void this.run();
+      }
+    });
+    root.append(this._input);
+
+    const runRow = el('div', 'jp-Operator-row');
+    this._runButton = button('Run', 'jp-mod-accept jp-Operator-run', () => void this.run(), 'Run the reply (Ctrl+Enter)');
+    this._source = el('span', 'jp-Operator-source');
+    runRow.append(this._runButton, this._source);
+    root.append(runRow);
+
+    this._error = el('div', 'jp-Operator-error');
+    this._error.setAttribute('role', 'alert');
+    this._error.hidden = true;
+    root.append(this._error);
+
+    this._status = el('p', 'jp-Operator-run-status');
+    this._status.setAttribute('aria-live', 'polite');
+    root.append(this._status);
+
+    this._batch = el('div', 'jp-Operator-row jp-Operator-batch');
+    this._batch.append(
+      button('Approve all', 'jp-mod-accept jp-Operator-approve-all', () => void this.decideAll('approve')),
+      button('Reject all', 'jp-mod-reject jp-Operator-reject-all', () => void this.decideAll('reject'))
+    );
+    this._batch.hidden = true;
+    root.append(this._batch);
+
+    this._cardsNode = el('div', 'jp-Operator-cards');
+    root.append(this._cardsNode);
+
+    this._results = el('div', 'jp-Operator-results');
+    this._results.append(el('h3', 'jp-Operator-subtitle', 'Results for the model'));
+    this._resultsText = el('textarea', 'jp-Operator-results-text');
+    this._resultsText.readOnly = true;
+    this._resultsText.rows = 8;
+    this._resultsText.setAttribute('aria-label', 'OPERATOR_RESULT blocks');
+    this._copyNote = el('span', 'jp-Operator-copy-note');
+    this._copyNote.setAttribute('aria-live', 'polite');
+    const resultButtons = el('div', 'jp-Operator-row');
+    this._undoButton = button(
+      'Undo last change',
+      'jp-mod-styled jp-Operator-undo',
+      () => void this.undoLast(),
+      'Restore the file changed last in this workspace'
+    );
+    resultButtons.append(
+      button('Copy', 'jp-mod-accept jp-Operator-copy', () => void this.copyResults()),
+      this._undoButton,
+      this._copyNote
+    );
+    this._results.append(this._resultsText, resultButtons);
+    this._results.hidden = true;
+    root.append(this._results);
+
+    void this.refreshWorkspaces();
+  }
+
+  /** The run on display, if any. */
+  get state(): RunState | null {
+    return this._state;
+  }
+
+  /** Whether any item waits for a decision. */
+  get hasPending(): boolean {
+    return !!this._state && !this._state.done;
+  }
+
+  /** Whether there are results to copy. */
+  get hasResults(): boolean {
+    return !!this._state?.resultsText;
+  }
+
+  /** Put text in the input box; `origin` says where it came from. */
+  setText(text: string, origin?: string): void {
+    this._input.value = text;
+    this._source.textContent = origin ?? '';
+  }
+
+  /** Load the workspace names from the server. */
+  async refreshWorkspaces(): Promise<void> {
+    try {
+      const names = await this._client.workspaces();
+      const current = this._workspace.value;
+      this._workspace.replaceChildren();
+      for (const name of names) {
+        const option = el('option', '', name);
+        option.value = name;
+        this._workspace.append(option);
+      }
+      if (names.includes(current)) {
+        this._workspace.value = current;
+      }
+      this._workspace.disabled = names.length <= 1;
+    } catch (reason) {
+      this.showError(plainError(reason));
+    }
+  }
+
+  /** Scan the text in the input box (or the given text) and show its items. */
+  async run(text?: string): Promise<void> {
+    const reply = text ?? this._input.value;
+    if (text !== undefined) {
+      this._input.value = text;
+    }
+    if (!reply.trim()) {
+      this.showError('Paste a reply with OPERATOR_CMD blocks first.');
+      return;
+    }
+    await this._request(async () => {
+      const scan = await this._client.scan(reply, this._workspace.value || null);
+      this._clearCards();
+      this._state = new RunState(scan);
+      if (scan.workspace && this._workspace.value !== scan.workspace) {
+        this._workspace.value = scan.workspace;
+      }
+      const fragment = document.createDocumentFragment();
+      for (const item of this._state.items) {
+        const card = new ItemCard(item, (i, d, r) => void this.decide(i, d, r), this._languages);
+        this._cards.set(item.index, card);
+        fragment.append(card.node);
+      }
+      this._cardsNode.append(fragment);
+      this._renderRun();
+    });
+  }
+
+  /** Approve or reject one pending item. */
+  async decide(item: IOperatorItem, decision: Decision, reason?: string): Promise<void> {
+    const state = this._state;
+    if (!state) {
+      return;
+    }
+    await this._request(async () => {
+      const answer = await this._client.decide(state.session, item.id, decision, reason);
+      this._apply(state.update(answer));
+    });
+  }
+
+  /** Approve or reject everything still pending. */
+  async decideAll(decision: Decision, reason?: string): Promise<void> {
+    const state = this._state;
+    if (!state || state.done) {
+      return;
+    }
+    await this._request(async () => {
+      const answer = await this._client.decideAll(state.session, decision, reason);
+      this._apply(state.update(answer));
+    });
+  }
+
+  /** Copy the results text to the clipboard. */
+  async copyResults(): Promise<void> {
+    const text = this._resultsText.value;
+    if (!text) {
+      return;
+    }
+    try {
+      await navigator.clipboard.writeText(text);
+    } catch {
+      // No clipboard permission (or an insecure origin): JupyterLab's copy-event path.
+      Clipboard.copyToSystem(text);
+    }
+    this._copyNote.textContent = 'Copied.';
+  }
+
+  /** Undo the last applied change in the current workspace. */
+  async undoLast(): Promise<void> {
+    const workspace = this._state?.workspace ?? this._workspace.value;
+    await this._request(async () => {
+      const { entry } = await this._client.undo(workspace);
+      const where = entry.path ? ` of ${entry.path}` : '';
+      this._copyNote.textContent = `Undid ${entry.action}${where} (${entry.command_id}).`;
+    });
+  }
+
+  protected onActivateRequest(): void {
+    this._input.focus();
+  }
+
+  dispose(): void {
+    this._clearCards();
+    super.dispose();
+  }
+
+  private async _request(action: () => Promise<void>): Promise<void> {
+    if (this._busy) {
+      return;
+    }
+    this._busy = true;
+    this._setBusy(true);
+    this.showError('');
+    try {
+      await action();
+    } catch (reason) {
+      if (!(reason instanceof OperatorRequestError)) {
+        console.error('jupyter-operator:', reason);
+      }
+      this.showError(plainError(reason));
+    } finally {
+      this._busy = false;
+      this._setBusy(false);
+    }
+  }
+
+  private _setBusy(busy: boolean): void {
+    this.node.toggleAttribute('aria-busy', busy);
+    this._runButton.disabled = busy;
+    for (const b of Array.from(this._batch.querySelectorAll('button'))) {
+      b.disabled = busy;
+    }
+    for (const card of this._cards.values()) {
+      card.setBusy(busy);
+    }
+    this._undoButton.disabled = busy;
+  }
+
+  private _apply(changed: number[]): void {
+    const state = this._state;
+    if (!state) {
+      return;
+    }
+    for (const index of changed) {
+      const item = state.item(index);
+      if (item) {
+        this._cards.get(index)?.update(item);
+      }
+    }
+    this._renderRun();
+  }
+
+  private _renderRun(): void {
+    const state = this._state;
+    if (!state) {
+      return;
+    }
+    const c = state.counts();
+    const parts = [`${state.items.length} command${state.items.length === 1 ? '' : 's'}`];
+    if (c.pending) {
+      parts.push(`${c.pending} waiting for approval`);
+    }
+    if (c.applied) {
+      parts.push(`${c.applied} applied`);
+    }
+    if (c.rejected) {
+      parts.push(`${c.rejected} rejected`);
+    }
+    if (c.errors) {
+      parts.push(`${c.errors} with errors`);
+    }
+    if (state.truncatedChars) {
+      parts.push(`the first ${state.truncatedChars.toLocaleString()} characters were not scanned`);
+    }
+    this._status.textContent = parts.join(', ') + '.';
+    this._batch.hidden = state.pending.length < 1;
+    this._resultsText.value = state.resultsText;
+    this._results.hidden = !state.done || !state.resultsText;
+    this._copyNote.textContent = '';
+  }
+
+  private _clearCards(): void {
+    for (const card of this._cards.values()) {
+      card.dispose();
+    }
+    this._cards.clear();
+    this._cardsNode.replaceChildren();
+  }
+
+  /** Show a message in the panel's error area (an empty message hides it). */
+  showError(message: string): void {
+    this._error.textContent = message;
+    this._error.hidden = !message;
+  }
+}

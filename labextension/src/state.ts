@@ -1,0 +1,138 @@
+/**
+ * The panel's view of one scanned reply: its items and results, updated from
+ * server answers. Pure (no DOM, no Lab imports) so it can be unit tested.
+ */
+import { IDecideResponse, IOperatorItem, IScanResponse, ItemStatus } from './types';
+
+/** Statuses after which an item never changes again. */
+const FINAL: ReadonlySet<ItemStatus> = new Set([
+  'done',
+  'failed',
+  'error',
+  'applied',
+  'rejected',
+  'denied',
+  'stale'
+]);
+
+/** A short human label for each status. */
+export const STATUS_LABELS: Record<ItemStatus, string> = {
+  done: 'Done',
+  failed: 'Failed',
+  error: 'Invalid',
+  pending: 'Waiting for approval',
+  applied: 'Applied',
+  rejected: 'Rejected',
+  denied: 'Denied by policy',
+  stale: 'Not applied: the file changed after the preview'
+};
+
+/** Whether an item still waits for a person's decision. */
+export function isPending(item: IOperatorItem): boolean {
+  return item.status === 'pending';
+}
+
+/** Whether an item's outcome is final. */
+export function isFinal(item: IOperatorItem): boolean {
+  return FINAL.has(item.status);
+}
+
+/** Whether two snapshots of an item would render differently. */
+function differs(a: IOperatorItem, b: IOperatorItem): boolean {
+  return (
+    a.status !== b.status ||
+    a.summary !== b.summary ||
+    a.ok !== b.ok ||
+    a.details !== b.details ||
+    a.error_code !== b.error_code ||
+    a.diff !== b.diff
+  );
+}
+
+/** One run of the panel: the items of a scanned reply and its results text. */
+export class RunState {
+  readonly session: string;
+  readonly workspace: string;
+  readonly truncatedChars: number;
+  private _items: IOperatorItem[];
+  private _resultsText: string;
+
+  constructor(scan: IScanResponse) {
+    this.session = scan.session;
+    this.workspace = scan.workspace;
+    this.truncatedChars = scan.truncated_chars ?? 0;
+    this._items = [...scan.items].sort((a, b) => a.index - b.index);
+    this._resultsText = scan.results_text ?? '';
+  }
+
+  /** Items in block order. */
+  get items(): readonly IOperatorItem[] {
+    return this._items;
+  }
+
+  /** Items still waiting for a decision. */
+  get pending(): IOperatorItem[] {
+    return this._items.filter(isPending);
+  }
+
+  /** True when nothing waits for a decision. */
+  get done(): boolean {
+    return this.pending.length === 0;
+  }
+
+  /** `OPERATOR_RESULT` blocks of every decided item so far. */
+  get resultsText(): string {
+    return this._resultsText;
+  }
+
+  /** The item with a given index, if any. */
+  item(index: number): IOperatorItem | undefined {
+    return this._items.find(i => i.index === index);
+  }
+
+  /**
+   * Fold a decision answer in. Items are matched by index (ids can repeat
+   * across invalid blocks). Returns the indices whose rendering changed.
+   */
+  update(answer: IDecideResponse): number[] {
+    const incoming = [...(answer.items ?? [])];
+    if (answer.item) {
+      incoming.push(answer.item);
+    }
+    const changed = new Set<number>();
+    for (const next of incoming) {
+      const at = this._items.findIndex(i => i.index === next.index);
+      if (at < 0) {
+        continue; // the server never adds items to a run; ignore strays
+      }
+      if (differs(this._items[at], next)) {
+        this._items[at] = next;
+        changed.add(next.index);
+      }
+    }
+    if (typeof answer.results_text === 'string') {
+      this._resultsText = answer.results_text;
+    }
+    return [...changed].sort((a, b) => a - b);
+  }
+
+  /** Counts for the panel's summary line. */
+  counts(): { reads: number; pending: number; applied: number; rejected: number; errors: number } {
+    const c = { reads: 0, pending: 0, applied: 0, rejected: 0, errors: 0 };
+    for (const item of this._items) {
+      if (item.kind === 'read') {
+        c.reads++;
+      } else if (item.status === 'pending') {
+        c.pending++;
+      } else if (item.status === 'applied') {
+        c.applied++;
+      } else if (item.status === 'rejected' || item.status === 'denied') {
+        c.rejected++;
+      }
+      if (item.kind === 'error' || item.status === 'failed' || item.status === 'stale') {
+        c.errors++;
+      }
+    }
+    return c;
+  }
+}
