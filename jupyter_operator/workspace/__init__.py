@@ -1,0 +1,75 @@
+"""The workspace layer: every file-system call, and the pure text transforms.
+
+- :class:`Workspace` - the jail (lexical check, then descriptor walks from an open root),
+  bounded reads, the one atomic write path, tree search, moves to and from the trash.
+- Text transforms (str in, str out, raising ``OperatorError``): ``decode_text``/``encode_text``,
+  ``apply_edits``, ``apply_patch``, regions, ``search_lines``, ``unified_diff``, ``diff_stats``,
+  ``validate_notebook``.
+- ``Journal``/``HistoryEntry`` - the undo journal and trash (``journal.py``), loaded lazily.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .diff import diff_stats, unified_diff
+from .edits import apply_edits
+from .errors import FileTooLarge
+from .folder import Workspace
+from .notebook import ERR_INVALID_NOTEBOOK, validate_notebook
+from .patch import apply_patch
+from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, parse_path
+from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
+from .regions import (
+    Region,
+    delete_region,
+    insert_region,
+    list_regions,
+    read_region,
+    replace_region,
+)
+from .text import TextFile, decode_text, encode_text, search_lines, split_lines
+
+if TYPE_CHECKING:
+    from .journal import HistoryEntry, Journal
+
+__all__ = [
+    "DEFAULT_PROTECTED",
+    "ERR_INVALID_NOTEBOOK",
+    "TEMP_PREFIX",
+    "DirEntry",
+    "FileTooLarge",
+    "HistoryEntry",
+    "Journal",
+    "Limits",
+    "Region",
+    "Snapshot",
+    "StatInfo",
+    "TextFile",
+    "TreeSearch",
+    "Workspace",
+    "apply_edits",
+    "apply_patch",
+    "decode_text",
+    "delete_region",
+    "diff_stats",
+    "encode_text",
+    "insert_region",
+    "list_regions",
+    "parse_path",
+    "read_region",
+    "replace_region",
+    "search_lines",
+    "split_lines",
+    "unified_diff",
+    "validate_notebook",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # The journal module belongs with the engine's undo; it is loaded on first use.
+    if name in ("Journal", "HistoryEntry"):
+        from . import journal
+
+        return getattr(journal, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

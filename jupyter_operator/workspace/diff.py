@@ -1,0 +1,241 @@
+"""Unified diffs of exact file bytes, fast on big files.
+
+``difflib.SequenceMatcher`` alone has quadratic cases, so the line matching here first trims the
+common prefix and suffix, then anchors on lines that occur exactly once on each side (patience
+diff: the longest increasing run of such pairs), recursing into the gaps; only small gaps go to
+``SequenceMatcher``, and a large gap with no unique line is shown as one replaced block (a correct,
+if not minimal, diff). Lines are compared with their endings, so a CRLF to LF change shows.
+"""
+
+from __future__ import annotations
+
+import difflib
+from bisect import bisect_left
+from collections.abc import Iterator
+
+CONTEXT = 3
+_SMALL_GAP = 250_000  # largest (old lines x new lines) product handed to SequenceMatcher
+
+Opcode = tuple[str, int, int, int, int]
+
+
+def _lines(data: bytes | None) -> list[str] | None:
+    """Lines with their endings kept; None when the bytes are not UTF-8 text."""
+    if data is None:
+        return []
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    if "\0" in text:
+        return None
+    lines = text.split("\n")
+    tail = lines.pop()
+    out = [line + "\n" for line in lines]
+    if tail:
+        out.append(tail)
+    return out
+
+
+def _lis(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Longest run of pairs increasing in both coordinates (pairs are sorted by the first)."""
+    tails: list[int] = []  # smallest b-index ending a run of each length
+    tail_idx: list[int] = []
+    prev: list[int] = [-1] * len(pairs)
+    for k, (_, b) in enumerate(pairs):
+        pos = bisect_left(tails, b)
+        if pos == len(tails):
+            tails.append(b)
+            tail_idx.append(k)
+        else:
+            tails[pos] = b
+            tail_idx[pos] = k
+        prev[k] = tail_idx[pos - 1] if pos else -1
+    out: list[tuple[int, int]] = []
+    k = tail_idx[-1] if tail_idx else -1
+    while k >= 0:
+        out.append(pairs[k])
+        k = prev[k]
+    out.reverse()
+    return out
+
+
+def _unique_pairs(
+    a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int
+) -> list[tuple[int, int]]:
+    """``(i, j)`` for lines occurring exactly once in ``a[alo:ahi]`` and in ``b[blo:bhi]``."""
+    count_a: dict[str, int] = {}
+    for i in range(alo, ahi):
+        count_a[a[i]] = count_a.get(a[i], 0) + 1
+    where_b: dict[str, int] = {}
+    count_b: dict[str, int] = {}
+    for j in range(blo, bhi):
+        line = b[j]
+        if count_a.get(line) == 1:
+            count_b[line] = count_b.get(line, 0) + 1
+            where_b[line] = j
+    return [(i, where_b[a[i]]) for i in range(alo, ahi) if count_b.get(a[i]) == 1]
+
+
+def _match_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
+    """Matching blocks ``(i, j, n)`` with ``a[i:i+n] == b[j:j+n]``, in increasing order."""
+    blocks: list[tuple[int, int, int]] = []
+    # Tasks: ("r", alo, ahi, blo, bhi) a region to match, ("b", i, j, n) a block to emit.
+    # Pushed in reverse so they pop in file order, which keeps ``blocks`` sorted.
+    stack: list[tuple[str, int, int, int, int]] = [("r", 0, len(a), 0, len(b))]
+    while stack:
+        kind, alo, ahi, blo, bhi = stack.pop()
+        if kind == "b":
+            blocks.append((alo, ahi, blo))
+            continue
+        pre = 0
+        while alo + pre < ahi and blo + pre < bhi and a[alo + pre] == b[blo + pre]:
+            pre += 1
+        if pre:
+            blocks.append((alo, blo, pre))
+            alo += pre
+            blo += pre
+        suf = 0
+        while ahi - suf > alo and bhi - suf > blo and a[ahi - 1 - suf] == b[bhi - 1 - suf]:
+            suf += 1
+        if suf:
+            ahi -= suf
+            bhi -= suf
+            stack.append(("b", ahi, bhi, suf, 0))
+        if alo == ahi or blo == bhi:
+            continue
+        anchors = _lis(_unique_pairs(a, b, alo, ahi, blo, bhi))
+        if anchors:
+            tasks: list[tuple[str, int, int, int, int]] = []
+            pa, pb = alo, blo
+            for i, j in anchors:
+                tasks.append(("r", pa, i, pb, j))
+                tasks.append(("b", i, j, 1, 0))
+                pa, pb = i + 1, j + 1
+            tasks.append(("r", pa, ahi, pb, bhi))
+            stack.extend(reversed(tasks))
+        elif (ahi - alo) * (bhi - blo) <= _SMALL_GAP:
+            sm = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
+            blocks.extend((alo + i, blo + j, n) for i, j, n in sm.get_matching_blocks() if n)
+        # else: a large gap without a unique line stays one replaced block
+    return blocks
+
+
+def _merged(blocks: list[tuple[int, int, int]]) -> Iterator[tuple[int, int, int]]:
+    """Join blocks that touch (consecutive anchors)."""
+    cur: tuple[int, int, int] | None = None
+    for i, j, n in blocks:
+        if cur and cur[0] + cur[2] == i and cur[1] + cur[2] == j:
+            cur = (cur[0], cur[1], cur[2] + n)
+            continue
+        if cur:
+            yield cur
+        cur = (i, j, n)
+    if cur:
+        yield cur
+
+
+def opcodes(a: list[str], b: list[str]) -> list[Opcode]:
+    """``difflib``-style opcodes turning line list ``a`` into ``b``."""
+    ops: list[Opcode] = []
+    i = j = 0
+    for bi, bj, n in _merged(_match_blocks(a, b)):
+        if i < bi or j < bj:
+            tag = "replace" if i < bi and j < bj else ("delete" if i < bi else "insert")
+            ops.append((tag, i, bi, j, bj))
+        ops.append(("equal", bi, bi + n, bj, bj + n))
+        i, j = bi + n, bj + n
+    if i < len(a) or j < len(b):
+        tag = "replace" if i < len(a) and j < len(b) else ("delete" if i < len(a) else "insert")
+        ops.append((tag, i, len(a), j, len(b)))
+    return ops
+
+
+def _groups(ops: list[Opcode], n: int = CONTEXT) -> Iterator[list[Opcode]]:
+    """Hunks of opcodes with ``n`` lines of context (as ``SequenceMatcher.get_grouped_opcodes``)."""
+    if not ops or (len(ops) == 1 and ops[0][0] == "equal"):
+        return
+    ops = list(ops)
+    if ops[0][0] == "equal":
+        tag, i1, i2, j1, j2 = ops[0]
+        ops[0] = (tag, max(i1, i2 - n), i2, max(j1, j2 - n), j2)
+    if ops[-1][0] == "equal":
+        tag, i1, i2, j1, j2 = ops[-1]
+        ops[-1] = (tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n))
+    group: list[Opcode] = []
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal" and i2 - i1 > 2 * n:
+            group.append((tag, i1, min(i2, i1 + n), j1, min(j2, j1 + n)))
+            yield group
+            group = []
+            i1, j1 = max(i1, i2 - n), max(j1, j2 - n)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        yield group
+
+
+def _range(start: int, length: int) -> str:
+    beginning = start + 1
+    if length == 1:
+        return str(beginning)
+    if not length:
+        beginning -= 1
+    return f"{beginning},{length}"
+
+
+def _emit(out: list[str], prefix: str, line: str) -> None:
+    if line.endswith("\n"):
+        body = line[:-2] if line.endswith("\r\n") else line[:-1]
+        out.append(f"{prefix}{body}\n")
+    else:
+        out.append(f"{prefix}{line}\n\\ No newline at end of file\n")
+
+
+def unified_diff(old: bytes | None, new: bytes | None, path: str) -> str:
+    """A standard unified diff (``--- a/path``, ``+++ b/path``, 3 lines of context).
+
+    ``None`` means the file does not exist (``/dev/null`` header). Lines are shown without their
+    terminator; a last line without one is followed by ``\\ No newline at end of file``. Bytes
+    that are not UTF-8 text give a one-line ``Binary files ... differ``. Identical inputs give "".
+    """
+    name = path.replace("\\", "/")
+    while name.startswith("./"):
+        name = name[2:]
+    head_a = "/dev/null" if old is None else f"a/{name}"
+    head_b = "/dev/null" if new is None else f"b/{name}"
+    if old == new:
+        return ""
+    a, b = _lines(old), _lines(new)
+    if a is None or b is None:
+        return f"Binary files {head_a} and {head_b} differ\n"
+    out = [f"--- {head_a}\n", f"+++ {head_b}\n"]
+    for group in _groups(opcodes(a, b)):
+        i1, i2 = group[0][1], group[-1][2]
+        j1, j2 = group[0][3], group[-1][4]
+        out.append(f"@@ -{_range(i1, i2 - i1)} +{_range(j1, j2 - j1)} @@\n")
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                for line in a[a1:a2]:
+                    _emit(out, " ", line)
+                continue
+            for line in a[a1:a2]:
+                _emit(out, "-", line)
+            for line in b[b1:b2]:
+                _emit(out, "+", line)
+    return "".join(out)  # headers alone when an empty file is created or deleted
+
+
+def diff_stats(diff: str) -> tuple[int, int]:
+    """``(added, removed)`` line counts of a unified diff (headers are not counted)."""
+    added = removed = 0
+    in_hunk = False
+    for line in diff.split("\n"):
+        if line.startswith("@@"):
+            in_hunk = True
+        elif not in_hunk:
+            continue
+        elif line.startswith("+"):
+            added += 1
+        elif line.startswith("-"):
+            removed += 1
+    return added, removed

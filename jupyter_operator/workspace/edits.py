@@ -1,0 +1,166 @@
+"""``fs.applyEdits``: literal edits applied in order to the text in memory.
+
+All edits run against the result of the previous one; the first that fails aborts the whole
+command (nothing is written) and its 0-based index is named in the message. Error codes:
+
+- ``ERR_ANCHOR_NOT_FOUND``: an ``insertAfter``/``insertBefore`` anchor (or its requested
+  occurrence), or a ``replaceFirst``/``replaceAll`` find text, is not in the file.
+- ``ERR_INVALID_EDITS_JSON``: a ``replaceRange`` outside the file's lines, an empty anchor or
+  find text, an unknown op or a missing field.
+
+Semantics (byte-exact; untouched lines stay byte-identical):
+
+- ``insertAfter``: text goes right after the occurrence-th non-overlapping match. When the
+  anchor ends a line (or the file) and the text does not start with a newline, the file's own
+  newline is put first, so ``Alpha`` + ``X`` gives ``Alpha\\nX`` (``\\r\\n`` in a CRLF file).
+- ``insertBefore``: text goes right before the match.
+- ``replaceFirst``: replaces the first occurrence only (more occurrences are fine).
+- ``replaceAll``: replaces every occurrence; zero occurrences fail.
+- ``replaceRange``: replaces lines ``start_line``..``end_line`` (1-based, inclusive; the empty
+  phantom line after a final newline does not count). The new lines use the replaced lines'
+  ending, one trailing newline of ``text`` just ends its last line, and the last replaced line's
+  ending (none at end of file without a final newline) is kept. Empty text deletes the lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from jupyter_operator.protocol import OperatorError, codes
+
+from .text import newline_of, split_lines
+
+
+def _get(edit: Any, name: str, alt: str | None = None) -> Any:
+    """A field of an edit given as a protocol model or as a plain dict."""
+    if isinstance(edit, dict):
+        if name in edit:
+            return edit[name]
+        return edit.get(alt) if alt else None
+    value = getattr(edit, name, None)
+    if value is None and alt:
+        value = getattr(edit, alt, None)
+    return value
+
+
+def _find_nth(text: str, needle: str, occurrence: int) -> int:
+    """Start of the occurrence-th non-overlapping match, or -1."""
+    pos = -1
+    start = 0
+    for _ in range(max(occurrence, 1)):
+        pos = text.find(needle, start)
+        if pos < 0:
+            return -1
+        start = pos + len(needle)
+    return pos
+
+
+def _bad(i: int, message: str) -> OperatorError:
+    return OperatorError(codes.ERR_INVALID_EDITS_JSON, f"edit {i}: {message}")
+
+
+def _missing(i: int, message: str) -> OperatorError:
+    return OperatorError(codes.ERR_ANCHOR_NOT_FOUND, f"edit {i}: {message}")
+
+
+def _text_field(edit: Any, i: int, name: str) -> str:
+    value = _get(edit, name)
+    if not isinstance(value, str):
+        raise _bad(i, f"'{name}' must be a string")
+    return value
+
+
+def _insert(text: str, edit: Any, i: int, after: bool) -> str:
+    anchor = _text_field(edit, i, "anchor")
+    new = _text_field(edit, i, "text")
+    if not anchor:
+        raise _bad(i, "empty anchor")
+    occurrence = _get(edit, "occurrence") or 1
+    if not isinstance(occurrence, int) or occurrence < 1:
+        raise _bad(i, "occurrence must be an integer >= 1")
+    pos = _find_nth(text, anchor, occurrence)
+    if pos < 0:
+        what = "anchor" if occurrence == 1 else f"occurrence {occurrence} of the anchor"
+        raise _missing(i, f"{what} not found")
+    if not after:
+        return text[:pos] + new + text[pos:]
+    end = pos + len(anchor)
+    rest = text[end:]
+    if "\n" not in anchor and not new.startswith(("\n", "\r\n")):
+        if rest.startswith("\r\n"):
+            new = "\r\n" + new
+        elif rest.startswith("\n") or not rest:
+            new = (newline_of(text) if not rest else "\n") + new
+    return text[:end] + new + rest
+
+
+def _replace(text: str, edit: Any, i: int, every: bool) -> str:
+    find = _text_field(edit, i, "find")
+    new = _text_field(edit, i, "text")
+    if not find:
+        raise _bad(i, "empty find text")
+    pos = text.find(find)
+    if pos < 0:
+        raise _missing(i, "find text not found")
+    if every:
+        return text.replace(find, new)
+    return text[:pos] + new + text[pos + len(find) :]
+
+
+def _replace_range(text: str, edit: Any, i: int) -> str:
+    start = _get(edit, "start_line", "startLine")
+    end = _get(edit, "end_line", "endLine")
+    new = _text_field(edit, i, "text")
+    if not isinstance(start, int) or not isinstance(end, int) or isinstance(start, bool):
+        raise _bad(i, "start_line and end_line must be integers")
+    lines = split_lines(text)
+    if start < 1 or end < start:
+        raise _bad(i, f"invalid range {start}-{end}")
+    if end > len(lines):
+        raise _bad(i, f"range {start}-{end} is past the end of the file ({len(lines)} lines)")
+    nl = lines[start - 1][1] or newline_of(text)
+    last_ending = lines[end - 1][1]
+    if new.endswith("\r\n"):
+        new = new[:-2]
+    elif new.endswith("\n"):
+        new = new[:-1]
+    repl: list[tuple[str, str]] = []
+    if new or new_is_one_empty_line(edit):
+        parts = [p[:-1] if p.endswith("\r") else p for p in new.split("\n")]
+        repl = [(p, nl) for p in parts]
+        repl[-1] = (repl[-1][0], last_ending)
+    elif end == len(lines) and start > 1 and not last_ending:
+        # Deleting the last lines of a file without a final newline: keep it without one.
+        prev = lines[start - 2]
+        lines[start - 2] = (prev[0], "")
+    out = lines[: start - 1] + repl + lines[end:]
+    return "".join(c + e for c, e in out)
+
+
+def new_is_one_empty_line(edit: Any) -> bool:
+    """``text`` of exactly one newline means "one empty line", not "delete the lines"."""
+    value = _get(edit, "text")
+    return value in ("\n", "\r\n")
+
+
+def apply_edits(text: str, edits: Iterable[Any]) -> str:
+    """Apply edits (protocol edit models, or dicts with the same field names) in order.
+
+    Raises ``OperatorError`` naming the 0-based index of the first edit that fails.
+    """
+    for i, edit in enumerate(edits):
+        op = _get(edit, "op")
+        if op == "insertAfter":
+            text = _insert(text, edit, i, after=True)
+        elif op == "insertBefore":
+            text = _insert(text, edit, i, after=False)
+        elif op == "replaceFirst":
+            text = _replace(text, edit, i, every=False)
+        elif op == "replaceAll":
+            text = _replace(text, edit, i, every=True)
+        elif op == "replaceRange":
+            text = _replace_range(text, edit, i)
+        else:
+            raise _bad(i, f"unknown op {op!r}")
+    return text

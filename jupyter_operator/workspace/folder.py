@@ -1,0 +1,355 @@
+"""``Workspace``: every file-system call of the project, jailed to one root folder.
+
+Paths are the model's relative paths: checked lexically first (``paths.parse_path``), then
+reached by descriptor walks (``jail.Jail``). Protected paths are refused for every action,
+reads included. Mutations are only ever called by the engine with bytes a person approved, and
+apply only if the file is still in the state the preview was computed from.
+
+Policy on symbolic links: never followed, for any action - a link met on the way or as the
+target gives ``ERR_PATH_ESCAPE``; ``list_dir`` shows a link as a non-directory entry and
+``search_tree`` skips it. Hard-linked files (``st_nlink > 1``) may be read but not changed or
+deleted: a hard link can share its bytes with a file outside the workspace.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat as st
+import threading
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from jupyter_operator.protocol import OperatorError, codes
+
+from .atomic import write_replace
+from .errors import FileTooLarge, os_error
+from .jail import Jail, close_quietly, read_bounded
+from .moves import move
+from .paths import (
+    DEFAULT_PROTECTED,
+    TEMP_PREFIX,
+    ProtectedMatcher,
+    display_name,
+    display_path,
+    parse_path,
+)
+from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
+from .tree_search import search_tree as _search_tree
+
+_O_DIR_TRUSTED = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+
+
+def _stale(rel: str, why: str) -> OperatorError:
+    return OperatorError(
+        codes.ERR_STALE_PREVIEW, f"{rel} {why} after the preview; ask for a new preview"
+    )
+
+
+class Workspace:
+    """One workspace root and jailed access below it. Also a context manager."""
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        protected: Iterable[str] = DEFAULT_PROTECTED,
+        limits: Limits = Limits(),  # noqa: B008  (frozen dataclass: a shared default is safe)
+    ) -> None:
+        self._jail = Jail(root)
+        self.root = Path(self._jail.path)
+        self.limits = limits
+        self._protected = ProtectedMatcher(protected)
+        self._locks: dict[tuple[str, ...], threading.Lock] = {}
+        self._locks_guard = threading.Lock()
+
+    def close(self) -> None:
+        """Release the root descriptor."""
+        self._jail.close()
+
+    def __enter__(self) -> Workspace:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<Workspace {str(self.root)!r}>"
+
+    # -- checks ---------------------------------------------------------------------------
+
+    def _parse(self, path: str) -> tuple[str, ...]:
+        comps = parse_path(path)
+        if comps and self._protected.matches(comps):
+            raise OperatorError(
+                codes.ERR_PROTECTED_PATH, f"{display_path(comps)} is a protected path"
+            )
+        return comps
+
+    def _parse_target(self, path: str) -> tuple[str, ...]:
+        comps = self._parse(path)
+        if not comps:
+            raise OperatorError(codes.ERR_PROTECTED_PATH, "the workspace root cannot be changed")
+        return comps
+
+    def is_protected(self, path: str) -> bool:
+        """True when ``path`` (or a folder above it) is protected. Invalid paths raise."""
+        comps = parse_path(path)
+        return bool(comps) and self._protected.matches(comps)
+
+    @contextmanager
+    def _lock(self, comps: tuple[str, ...]) -> Iterator[None]:
+        key = tuple(c.casefold() for c in comps)
+        with self._locks_guard:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            yield
+
+    # -- reads ----------------------------------------------------------------------------
+
+    def list_dir(self, path: str) -> list[DirEntry]:
+        """Entries of a directory sorted by name (at most ``limits.max_list_entries``).
+
+        Our own temp files are hidden. Symbolic links are listed as non-directories with the
+        size of the link itself.
+        """
+        comps = self._parse(path)
+        rel = display_path(comps)
+        with self._jail.directory(comps) as fd:
+            try:
+                names = sorted(n for n in os.listdir(fd) if not n.startswith(TEMP_PREFIX))
+            except OSError as exc:
+                raise os_error(exc, rel) from None
+            out: list[DirEntry] = []
+            for name in names[: self.limits.max_list_entries]:
+                try:
+                    info = os.lstat(name, dir_fd=fd)
+                except OSError:
+                    continue  # vanished meanwhile
+                is_dir = st.S_ISDIR(info.st_mode)
+                out.append(DirEntry(display_name(name), is_dir, 0 if is_dir else info.st_size))
+        return out
+
+    def stat(self, path: str) -> StatInfo:
+        """Size, kind and times of a path; a final symbolic link is refused, not followed."""
+        comps = self._parse(path)
+        if not comps:
+            with self._jail.directory(comps) as fd:
+                info = os.fstat(fd)
+        else:
+            with self._jail.parent(comps) as pfd:
+                found = self._jail.lstat_in(pfd, comps)
+            if found is None:
+                raise OperatorError(codes.ERR_NOT_FOUND, f"{display_path(comps)} does not exist")
+            if st.S_ISLNK(found.st_mode):
+                raise OperatorError(
+                    codes.ERR_PATH_ESCAPE,
+                    f"{display_path(comps)} is a symbolic link; links are not followed",
+                )
+            info = found
+        return StatInfo(
+            size=info.st_size,
+            is_file=st.S_ISREG(info.st_mode),
+            is_dir=st.S_ISDIR(info.st_mode),
+            mtime_ms=info.st_mtime_ns / 1e6,
+            ctime_ms=info.st_ctime_ns / 1e6,
+        )
+
+    def read_bytes(self, path: str, *, limit: int) -> bytes:
+        """The bytes of a regular file; ``FileTooLarge`` (with ``.size``) over ``limit``.
+
+        The size comes from ``fstat`` of the opened file, so an oversized (even sparse) file is
+        refused without reading it; at most ``limit + 1`` bytes are ever read.
+        """
+        comps = self._parse(path)
+        rel = display_path(comps)
+        if not comps:
+            raise OperatorError(codes.ERR_NOT_A_FILE, ". is a directory")
+        with self._jail.parent(comps) as pfd:
+            fd, info = self._jail.open_regular(pfd, comps)
+        try:
+            return read_bounded(fd, info.st_size, limit, rel)
+        finally:
+            close_quietly(fd)
+
+    def search_tree(
+        self,
+        path: str,
+        query: str,
+        *,
+        max_matches: int = 200,
+        max_files: int = 300,
+        max_file_size: int = 500_000,
+    ) -> TreeSearch:
+        """Search a file or a directory tree for lines containing ``query`` (see tree_search)."""
+        comps = self._parse(path)
+        return _search_tree(
+            self._jail,
+            comps,
+            query,
+            self._protected,
+            max_matches=max_matches,
+            max_files=max_files,
+            max_file_size=max_file_size,
+            max_depth=self.limits.max_search_depth,
+        )
+
+    def snapshot(self, path: str, *, limit: int) -> Snapshot:
+        """The current state of ``path``, the base a preview is computed from.
+
+        A missing file (or missing parent folders) gives ``exists=False``. A regular file is
+        read whole (``FileTooLarge`` over ``limit``); a directory gives ``is_dir=True``.
+        Symbolic links and hard-linked files are refused.
+        """
+        comps = self._parse(path)
+        rel = display_path(comps)
+        if not comps:
+            with self._jail.directory(comps) as fd:
+                info = os.fstat(fd)
+            return Snapshot(rel, True, True, None, None, info.st_dev, info.st_ino)
+        try:
+            pfd = self._jail.open_dir(comps[:-1])
+        except OperatorError as exc:
+            if exc.code == codes.ERR_NOT_FOUND:
+                return Snapshot(rel, False, False, None, None)
+            raise
+        try:
+            return self._snapshot_in(pfd, comps, limit)
+        finally:
+            close_quietly(pfd)
+
+    def _snapshot_in(self, pfd: int, comps: tuple[str, ...], limit: int) -> Snapshot:
+        rel = display_path(comps)
+        info = self._jail.lstat_in(pfd, comps)
+        if info is None:
+            return Snapshot(rel, False, False, None, None)
+        if st.S_ISDIR(info.st_mode):
+            return Snapshot(rel, True, True, None, None, info.st_dev, info.st_ino)
+        fd, info = self._jail.open_regular(pfd, comps)
+        try:
+            if info.st_nlink > 1:
+                raise OperatorError(
+                    codes.ERR_PATH_ESCAPE,
+                    f"{rel} has other hard links; changing it could change a file outside "
+                    f"the workspace",
+                )
+            data = read_bounded(fd, info.st_size, limit, rel)
+        finally:
+            close_quietly(fd)
+        digest = hashlib.sha256(data).hexdigest()
+        return Snapshot(rel, True, False, data, digest, info.st_dev, info.st_ino)
+
+    # -- mutations ------------------------------------------------------------------------
+
+    def _check(self, pfd: int, comps: tuple[str, ...], expect: Snapshot) -> os.stat_result | None:
+        """Compare-and-swap: raise ``ERR_STALE_PREVIEW`` unless the path is as previewed."""
+        rel = display_path(comps)
+        info = self._jail.lstat_in(pfd, comps)
+        if not expect.exists:
+            if info is not None:
+                raise _stale(rel, "was created")
+            return None
+        if info is None:
+            raise _stale(rel, "was removed")
+        if expect.is_dir != st.S_ISDIR(info.st_mode) or st.S_ISLNK(info.st_mode):
+            raise _stale(rel, "changed kind")
+        if (expect.dev or expect.ino) and (info.st_dev, info.st_ino) != (expect.dev, expect.ino):
+            raise _stale(rel, "was replaced")
+        if expect.is_dir:
+            return info
+        if expect.data is not None and info.st_size != len(expect.data):
+            raise _stale(rel, "changed")
+        try:
+            current = self._snapshot_in(pfd, comps, info.st_size)
+        except FileTooLarge:  # grew since the lstat above
+            raise _stale(rel, "changed") from None
+        if current.sha256 != expect.sha256:
+            raise _stale(rel, "changed")
+        return info
+
+    def write(self, path: str, data: bytes, *, expect: Snapshot) -> None:
+        """Atomically replace (or create) a file with exactly ``data``.
+
+        Only if the path is still as ``expect`` describes (else ``ERR_STALE_PREVIEW``). Missing
+        parent folders are created. The file's mode is kept; new files get ``0o666 & ~umask``.
+        """
+        comps = self._parse_target(path)
+        if expect.is_dir:
+            raise OperatorError(codes.ERR_NOT_A_FILE, f"{display_path(comps)} is a directory")
+        with self._lock(comps):
+            try:
+                pfd = self._jail.open_dir(comps[:-1], create=not expect.exists)
+            except OperatorError as exc:
+                if exc.code == codes.ERR_NOT_FOUND:
+                    raise _stale(display_path(comps), "was removed") from None
+                raise
+            try:
+                current = self._check(pfd, comps, expect)
+                write_replace(pfd, comps, data, current, lambda: self._check(pfd, comps, expect))
+            finally:
+                close_quietly(pfd)
+
+    def move_out(self, path: str, dest: Path, *, expect: Snapshot) -> None:
+        """Move a file or directory out of the workspace into the folder ``dest`` (the trash).
+
+        The item keeps its name inside ``dest``, which the engine chose outside the workspace.
+        Never the root; only if the path is still as ``expect`` describes.
+        """
+        comps = self._parse_target(path)
+        rel = display_path(comps)
+        with self._lock(comps):
+            try:
+                pfd = self._jail.open_dir(comps[:-1])
+            except OperatorError as exc:
+                if exc.code == codes.ERR_NOT_FOUND and expect.exists:
+                    raise _stale(rel, "was removed") from None
+                raise
+            try:
+                if self._check(pfd, comps, expect) is None:
+                    raise OperatorError(codes.ERR_NOT_FOUND, f"{rel} does not exist")
+                dfd = os.open(os.fspath(dest), _O_DIR_TRUSTED)
+                try:
+                    move(pfd, comps[-1], dfd, comps[-1])
+                finally:
+                    close_quietly(dfd)
+            except OSError as exc:
+                raise os_error(exc, rel) from None
+            except RecursionError:
+                raise OperatorError(codes.ERR_IO, f"{rel} is nested too deeply to move") from None
+            finally:
+                close_quietly(pfd)
+
+    def move_in(self, src: Path, path: str, *, expect: Snapshot) -> None:
+        """Move ``src`` (an item in the trash, outside the workspace) back to ``path``.
+
+        ``path`` must still be absent, as in ``expect``; missing parent folders are created.
+        """
+        comps = self._parse_target(path)
+        rel = display_path(comps)
+        if expect.exists:
+            raise _stale(rel, "exists")
+        src = Path(src)
+        with self._lock(comps):
+            sfd = os.open(os.fspath(src.parent), _O_DIR_TRUSTED)
+            try:
+                try:
+                    os.lstat(src.name, dir_fd=sfd)
+                except FileNotFoundError:
+                    raise OperatorError(
+                        codes.ERR_NOT_FOUND, "the item is no longer in the trash"
+                    ) from None
+                pfd = self._jail.open_dir(comps[:-1], create=True)
+                try:
+                    self._check(pfd, comps, expect)
+                    move(sfd, src.name, pfd, comps[-1])
+                finally:
+                    close_quietly(pfd)
+            except FileExistsError:
+                raise _stale(rel, "was created") from None
+            except OSError as exc:
+                raise os_error(exc, rel) from None
+            except RecursionError:
+                raise OperatorError(codes.ERR_IO, f"{rel} is nested too deeply to move") from None
+            finally:
+                close_quietly(sfd)

@@ -1,0 +1,190 @@
+"""Descriptor walks from an open root directory (security rule D2).
+
+The root is resolved once and held open. Every access then walks from that descriptor one
+validated component at a time with ``O_DIRECTORY | O_NOFOLLOW``, so no symbolic link - present
+from the start or swapped in between a check and a use - and no ``..`` can lead out of the root.
+The final component is opened with ``O_NOFOLLOW | O_NONBLOCK`` (a FIFO can never block us) and
+checked with ``fstat``; writers and deleters ``lstat`` it relative to the parent descriptor.
+
+POSIX only: Windows has neither ``O_NOFOLLOW`` nor ``dir_fd``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat as st
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+
+from jupyter_operator.protocol import OperatorError, codes
+
+from .errors import FileTooLarge, link_refused, os_error
+from .paths import display_path
+
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
+O_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | _CLOEXEC
+
+
+def close_quietly(fd: int) -> None:
+    """Close a descriptor, ignoring errors (used on cleanup paths)."""
+    with suppress(OSError):
+        os.close(fd)
+
+
+class Jail:
+    """An open workspace root and the descriptor walks below it."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        # The host chose the root, so resolving it (once) is fine; nothing below it is resolved.
+        self.path = os.path.realpath(os.fspath(root))
+        self.fd = os.open(self.path, O_DIR)
+        info = os.fstat(self.fd)
+        self.dev, self.ino = info.st_dev, info.st_ino
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            close_quietly(self.fd)
+            self.fd = -1
+
+    def _step(self, fd: int, comp: str, done: tuple[str, ...], create: bool) -> int:
+        """Open directory ``comp`` below ``fd`` without following links."""
+        for _attempt in range(3):
+            try:
+                return os.open(comp, O_DIR, dir_fd=fd)
+            except FileNotFoundError:
+                if not create:
+                    raise OperatorError(
+                        codes.ERR_NOT_FOUND, f"{display_path(done)} does not exist"
+                    ) from None
+                try:
+                    os.mkdir(comp, 0o777, dir_fd=fd)
+                except FileExistsError:
+                    pass  # created concurrently; open it on the next attempt
+                except OSError as exc:
+                    raise os_error(exc, display_path(done)) from None
+            except OSError as exc:
+                raise self._walk_error(exc, fd, comp, done) from None
+        raise OperatorError(codes.ERR_IO, f"{display_path(done)} keeps changing")
+
+    def _walk_error(self, exc: OSError, fd: int, comp: str, done: tuple[str, ...]) -> OperatorError:
+        rel = display_path(done)
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            try:
+                mode = os.lstat(comp, dir_fd=fd).st_mode
+            except OSError:
+                mode = 0
+            if st.S_ISLNK(mode) or exc.errno != errno.ENOTDIR:
+                return link_refused(rel)
+            return OperatorError(codes.ERR_NOT_A_DIRECTORY, f"{rel} is not a directory")
+        return os_error(exc, rel)
+
+    def open_dir(self, comps: tuple[str, ...], *, create: bool = False) -> int:
+        """A new descriptor for the directory at ``comps`` (the root for ``()``).
+
+        With ``create`` missing directories are made (``mkdir`` relative to the parent
+        descriptor). The caller closes the descriptor.
+        """
+        fd = os.dup(self.fd)
+        try:
+            for i, comp in enumerate(comps):
+                nfd = self._step(fd, comp, comps[: i + 1], create)
+                os.close(fd)
+                fd = nfd
+        except BaseException:
+            close_quietly(fd)
+            raise
+        return fd
+
+    @contextmanager
+    def parent(self, comps: tuple[str, ...], *, create: bool = False) -> Iterator[int]:
+        """Descriptor of the directory holding the last component of ``comps``."""
+        fd = self.open_dir(comps[:-1], create=create)
+        try:
+            yield fd
+        finally:
+            close_quietly(fd)
+
+    @contextmanager
+    def directory(self, comps: tuple[str, ...]) -> Iterator[int]:
+        """Descriptor of the directory at ``comps``."""
+        fd = self.open_dir(comps)
+        try:
+            yield fd
+        finally:
+            close_quietly(fd)
+
+    def lstat_in(self, parent_fd: int, comps: tuple[str, ...]) -> os.stat_result | None:
+        """``lstat`` of the last component relative to its parent; None when it is absent."""
+        try:
+            return os.lstat(comps[-1], dir_fd=parent_fd)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise os_error(exc, display_path(comps)) from None
+
+    def open_regular(self, parent_fd: int, comps: tuple[str, ...]) -> tuple[int, os.stat_result]:
+        """Open the last component for reading; refuse anything but a regular file.
+
+        ``lstat`` first so devices and sockets are never opened, then open with
+        ``O_NOFOLLOW | O_NONBLOCK`` and check with ``fstat`` that the same regular file was
+        opened (a swap between the two calls is refused, never followed).
+        """
+        rel = display_path(comps)
+        pre = self.lstat_in(parent_fd, comps)
+        if pre is None:
+            raise OperatorError(codes.ERR_NOT_FOUND, f"{rel} does not exist")
+        check_regular(pre, rel)
+        try:
+            fd = os.open(comps[-1], O_READ, dir_fd=parent_fd)
+        except OSError as exc:
+            raise os_error(exc, rel) from None
+        try:
+            info = os.fstat(fd)
+            check_regular(info, rel)
+            if (info.st_dev, info.st_ino) != (pre.st_dev, pre.st_ino):
+                raise OperatorError(codes.ERR_IO, f"{rel} changed while it was being opened")
+        except BaseException:
+            close_quietly(fd)
+            raise
+        return fd, info
+
+
+def check_regular(info: os.stat_result, rel: str) -> None:
+    """Raise unless ``info`` describes a regular file."""
+    mode = info.st_mode
+    if st.S_ISREG(mode):
+        return
+    if st.S_ISLNK(mode):
+        raise link_refused(rel)
+    if st.S_ISDIR(mode):
+        raise OperatorError(codes.ERR_NOT_A_FILE, f"{rel} is a directory")
+    raise OperatorError(codes.ERR_NOT_A_FILE, f"{rel} is not a regular file")
+
+
+def read_bounded(fd: int, size: int, limit: int, rel: str) -> bytes:
+    """Read a whole regular file of ``fstat`` size ``size`` but never more than ``limit`` bytes.
+
+    Reads at most ``limit + 1`` bytes so a file growing after ``fstat`` is still caught.
+    """
+    if size > limit:
+        raise FileTooLarge(rel, size, limit)
+    chunks: list[bytes] = []
+    want = limit + 1
+    got = 0
+    try:
+        while got < want:
+            # Ask for the expected rest plus one byte; past the fstat size (a growing file)
+            # read what is left of the limit.
+            ask = want - got if got >= size else min(want - got, size - got + 1)
+            chunk = os.read(fd, min(ask, 1 << 26))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+    except OSError as exc:
+        raise os_error(exc, rel) from None
+    if got > limit:
+        raise FileTooLarge(rel, got, limit)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)

@@ -1,0 +1,205 @@
+"""``fs.searchTree``: a substring search over a directory tree, inside the jail.
+
+The walk is iterative (no recursion limit), sorted by name (deterministic), never follows a
+symbolic link, never crosses into another file system, and skips version-control and cache
+directories, protected paths, our own temp files, binary files (a NUL in the first 8 KiB, as
+git decides), files over the size limit, special files and unreadable files.
+
+Speed: a file is read whole and searched with ``bytes.find`` over the buffer; line numbers are
+computed only for hits, by counting newlines since the previous hit. Nothing is split into lines.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as st
+
+from jupyter_operator.protocol import OperatorError, codes
+
+from .jail import O_DIR, O_READ, Jail, check_regular, close_quietly, read_bounded
+from .paths import TEMP_PREFIX, ProtectedMatcher, display_name, display_path
+from .records import TreeSearch
+
+SKIP_DIRS = frozenset({".git", "node_modules", ".ipynb_checkpoints", "__pycache__"})
+BINARY_SNIFF = 8192
+MAX_MATCH_TEXT = 500  # characters of a matched line kept in a result
+
+
+class _Budget(Exception):
+    """Raised inside the walk when a limit is reached."""
+
+
+def _line_text(buf: bytes, start: int, end: int) -> str:
+    if end > start and buf[end - 1 : end] == b"\r":
+        end -= 1
+    if end - start > MAX_MATCH_TEXT * 4:
+        end = start + MAX_MATCH_TEXT * 4
+    text = buf[start:end].decode("utf-8", "replace")  # display only; files are never rewritten
+    return text if len(text) <= MAX_MATCH_TEXT else text[:MAX_MATCH_TEXT] + "..."
+
+
+def scan_buffer(buf: bytes, needle: bytes, rel: str, out: TreeSearch, max_matches: int) -> None:
+    """Append ``(rel, line, text)`` for each line of ``buf`` containing ``needle``.
+
+    Raises ``_Budget`` after flagging ``truncated_matches`` when one more match than
+    ``max_matches`` exists.
+    """
+    find, count, rfind = buf.find, buf.count, buf.rfind
+    pos = find(needle)
+    line_no = 1
+    counted_to = 0
+    while pos >= 0:
+        if len(out.matches) >= max_matches:
+            out.truncated_matches = True
+            raise _Budget
+        line_no += count(b"\n", counted_to, pos)
+        start = rfind(b"\n", 0, pos) + 1
+        end = find(b"\n", pos)
+        if end < 0:
+            end = len(buf)
+        out.matches.append((rel, line_no, _line_text(buf, start, end)))
+        counted_to = end
+        pos = find(needle, end)
+
+
+class _Walker:
+    def __init__(
+        self,
+        jail: Jail,
+        protected: ProtectedMatcher,
+        needle: bytes,
+        max_matches: int,
+        max_files: int,
+        max_file_size: int,
+        max_depth: int,
+    ) -> None:
+        self.jail = jail
+        self.protected = protected
+        self.needle = needle
+        self.max_matches = max_matches
+        self.max_files = max_files
+        self.max_file_size = max_file_size
+        self.max_depth = max_depth
+        self.out = TreeSearch()
+
+    def file(self, dir_fd: int, name: str, comps: tuple[str, ...]) -> None:
+        """Search one file given by name relative to ``dir_fd``."""
+        out = self.out
+        try:
+            pre = os.lstat(name, dir_fd=dir_fd)
+        except OSError:
+            out.files_skipped += 1
+            return
+        if not st.S_ISREG(pre.st_mode) or pre.st_size > self.max_file_size:
+            out.files_skipped += 1
+            return
+        if out.files_scanned >= self.max_files:
+            out.truncated_files = True
+            raise _Budget
+        try:
+            fd = os.open(name, O_READ, dir_fd=dir_fd)
+        except OSError:
+            out.files_skipped += 1
+            return
+        try:
+            info = os.fstat(fd)
+            if not st.S_ISREG(info.st_mode) or (info.st_dev, info.st_ino) != (
+                pre.st_dev,
+                pre.st_ino,
+            ):
+                out.files_skipped += 1
+                return
+            buf = read_bounded(fd, info.st_size, self.max_file_size, "")
+        except (OperatorError, OSError):  # unreadable, or grew past the limit meanwhile
+            out.files_skipped += 1
+            return
+        finally:
+            close_quietly(fd)
+        if b"\0" in buf[:BINARY_SNIFF]:
+            out.files_skipped += 1
+            return
+        out.files_scanned += 1
+        rel = "/".join(display_name(c) for c in comps)
+        scan_buffer(buf, self.needle, rel, out, self.max_matches)
+
+    def tree(self, start_fd: int, start: tuple[str, ...]) -> None:
+        """Depth-first, name-sorted walk below the open directory ``start_fd``."""
+        root_dev = os.fstat(start_fd).st_dev
+        # Each frame: (directory fd, its components, remaining names in reverse sorted order).
+        stack: list[tuple[int, tuple[str, ...], list[str]]] = []
+        try:
+            stack.append((os.dup(start_fd), start, self._names(start_fd)))
+            while stack:
+                fd, comps, names = stack[-1]
+                if not names:
+                    close_quietly(fd)
+                    stack.pop()
+                    continue
+                name = names.pop()
+                child = (*comps, name)
+                if name.startswith(TEMP_PREFIX) or self.protected.matches(child):
+                    continue
+                try:
+                    info = os.lstat(name, dir_fd=fd)
+                except OSError:
+                    continue
+                if st.S_ISDIR(info.st_mode):
+                    if name in SKIP_DIRS or info.st_dev != root_dev:
+                        continue
+                    if len(stack) > self.max_depth:
+                        self.out.files_skipped += 1
+                        continue
+                    try:
+                        cfd = os.open(name, O_DIR, dir_fd=fd)
+                    except OSError:
+                        continue
+                    try:
+                        names_below = self._names(cfd)
+                    except OSError:
+                        close_quietly(cfd)
+                        continue
+                    stack.append((cfd, child, names_below))
+                else:
+                    self.file(fd, name, child)
+        finally:
+            for fd, _, _ in stack:
+                close_quietly(fd)
+
+    @staticmethod
+    def _names(fd: int) -> list[str]:
+        return sorted(os.listdir(fd), reverse=True)
+
+
+def search_tree(
+    jail: Jail,
+    comps: tuple[str, ...],
+    query: str,
+    protected: ProtectedMatcher,
+    *,
+    max_matches: int,
+    max_files: int,
+    max_file_size: int,
+    max_depth: int,
+) -> TreeSearch:
+    """Search the file or directory at ``comps`` (already validated and not protected)."""
+    walker = _Walker(
+        jail, protected, query.encode("utf-8"), max_matches, max_files, max_file_size, max_depth
+    )
+    if not query:
+        return walker.out
+    try:
+        if comps:
+            with jail.parent(comps) as pfd:
+                rel = display_path(comps)
+                info = jail.lstat_in(pfd, comps)
+                if info is None:
+                    raise OperatorError(codes.ERR_NOT_FOUND, f"{rel} does not exist")
+                if not st.S_ISDIR(info.st_mode):
+                    check_regular(info, rel)
+                    walker.file(pfd, comps[-1], comps)
+                    return walker.out
+        with jail.directory(comps) as fd:
+            walker.tree(fd, comps)
+    except _Budget:
+        pass
+    return walker.out
