@@ -2,7 +2,7 @@
 
 A style comes from, in order: an explicit ``comment_line_prefix``, an explicit
 ``comment_block_start``/``comment_block_end`` pair, ``language``, the file name
-(``Dockerfile``), the file extension. The mapping keys are the reference implementation's 39;
+(``Dockerfile``), the file extension. The mapping keys are the reference implementation's;
 the aliases are the names models actually try (``python``, ``typescript``, ``c++`` ...).
 Formats without comments (``json``) have no style on purpose.
 """
@@ -127,7 +127,7 @@ def style_for_path(path: str) -> CommentStyle | None:
 
 
 def all_styles() -> list[CommentStyle]:
-    """Every default mapping (the 39 keys and ``dockerfile``), sorted by language."""
+    """Every default mapping (the reference keys and ``dockerfile``), sorted by language."""
     return [_STYLES[k] for k in sorted(_STYLES)]
 
 

@@ -10,18 +10,17 @@ Format (spec, "OPERATOR_RESULT FORMAT"), lines joined with ``\\n``, no trailing 
     END_OPERATOR_RESULT
 
 Several results are separated by one blank line. ``details_b64`` is left out when there are
-no details (``None``); empty details (an empty file) are written as ``details_b64:`` with an
-empty value so the model can tell the two apart and the round trip is exact.
+no details (``None``); empty details (an empty file) are written as ``details_b64: `` with
+an empty value, so the model can tell the two apart and the round trip is exact.
 """
 
 from __future__ import annotations
 
-import binascii
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ._base64 import encode_b64_text
+from ._base64 import decode_b64_text, encode_b64_text
 from ._models import ScanError
 
 _BEGIN, _END = "OPERATOR_RESULT", "END_OPERATOR_RESULT"
@@ -62,7 +61,7 @@ def format_result(result: Result) -> str:
         f"summary: {result.summary}",
     ]
     if result.details is not None:
-        lines.append(f"details_b64: {encode_b64_text(result.details)}".rstrip(" "))
+        lines.append(f"details_b64: {encode_b64_text(result.details)}")
     lines.append(_END)
     return "\n".join(lines)
 
@@ -117,10 +116,10 @@ def _parse_block(lines: list[str]) -> Result:
         raise ValueError("result block needs ok: true|false and summary")
     details = None
     if "details_b64" in fields:
-        try:
-            details = binascii.a2b_base64(fields["details_b64"]).decode("utf-8")
-        except (binascii.Error, UnicodeDecodeError):
-            raise ValueError("details_b64 is not base64 of UTF-8") from None
+        value = fields["details_b64"]
+        details = decode_b64_text(value) if value else ""
+        if details is None:
+            raise ValueError("details_b64 is not canonical base64 of UTF-8")
     return Result(fields.get("id", ""), fields["ok"] == "true", fields["summary"], details)
 
 
