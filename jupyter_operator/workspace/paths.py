@@ -18,7 +18,7 @@ MAX_PATH_BYTES = 4096
 MAX_COMPONENT_BYTES = 255
 
 #: Protected by default, for every action including reads. Entries without a ``/`` match a
-#: component at any depth (like ``.gitignore``); entries with one are anchored at the root.
+#: component at any depth; entries with one (even a trailing one) are anchored at the root.
 DEFAULT_PROTECTED: tuple[str, ...] = (
     ".git",
     ".jupyter",
@@ -109,9 +109,10 @@ class ProtectedMatcher:
     """Case-folded matcher for protected paths (``.git``, ``.jupyter`` ...).
 
     A pattern without ``/`` matches any component at any depth (``sub/.git/config`` is protected
-    too); a pattern with ``/`` is anchored at the root and protects that path and everything below
-    it. Components may use shell wildcards (``*.pth``). Matching is case-folded on every OS because
-    case-insensitive file systems alias ``.GIT`` to ``.git``.
+    too); a pattern with a ``/`` anywhere (``secrets/``, ``data/raw``) is anchored at the root and
+    protects that path and everything below it. Components may use shell wildcards (``*.pth``).
+    Matching is case-folded on every OS because case-insensitive file systems alias ``.GIT`` to
+    ``.git``.
     """
 
     def __init__(self, patterns: Iterable[str]) -> None:
@@ -122,7 +123,7 @@ class ProtectedMatcher:
             comps = tuple(c.casefold() for c in norm.split("/") if c not in ("", "."))
             if not comps:
                 continue
-            if len(comps) == 1 and "/" not in norm.strip("/"):
+            if len(comps) == 1 and "/" not in norm:
                 self.anywhere.append(comps[0])
             else:
                 self.anchored.append(comps)

@@ -1,0 +1,23 @@
+"""Fixtures for the workspace layer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from jupyter_operator.workspace import Workspace
+
+from .sandbox import Sandbox
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> Sandbox:
+    return Sandbox(tmp_path)
+
+
+@pytest.fixture
+def ws(sandbox: Sandbox) -> Iterator[Workspace]:
+    with Workspace(sandbox.root) as workspace:
+        yield workspace
