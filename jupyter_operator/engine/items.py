@@ -8,7 +8,9 @@ from typing import Any, Literal
 from ..protocol import Result
 
 Kind = Literal["read", "mutation", "error"]
-Status = Literal["done", "failed", "error", "pending", "applied", "rejected", "denied", "stale"]
+Status = Literal[
+    "done", "failed", "error", "pending", "waiting", "applied", "rejected", "denied", "stale"
+]
 Change = Literal["create", "modify", "delete"]
 
 
@@ -47,7 +49,9 @@ class Item:
     result: Result | None = None
     error_code: str | None = None
     proposal: Proposal | None = field(default=None, repr=False)
-    builds_on: str | None = None  # id of an earlier pending change to the same file
+    # The earlier pending change this item depends on: a change previewed on top of it, or a
+    # read (status "waiting") that runs once it is decided.
+    builds_on: str | None = None
     command: Any = field(default=None, repr=False)  # protocol.Command, None for scan errors
 
     @property

@@ -98,6 +98,11 @@ def path_key(path: str) -> str:
     return "/".join(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
 
 
+def overlaps(a: str, b: str) -> bool:
+    """True when one path key is the other or lies inside it (the root, "", holds all)."""
+    return a == b or not a or not b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
 def after(proposal: Proposal) -> Snapshot:
     """The state a file will have once ``proposal`` is applied (for previews built on it)."""
     data = proposal.new_bytes

@@ -102,9 +102,9 @@ def read_slice(ws: Workspace, cmd: Command) -> Result:
     if start > len(lines):
         header = (
             f"# {p.path}\n"
-            f"# lines: none (start {start} is past the end; the file has {len(lines)} lines)\n"
+            f"# lines: past the end (start {start}; the file has {len(lines)} lines)\n"
         )
-        return Result(cmd.id, True, f"Read slice (none; file has {len(lines)} lines)", header)
+        return Result(cmd.id, True, f"Read slice (past the end: {len(lines)} lines)", header)
     body = "\n".join(f"{n:6d}: {lines[n - 1]}" for n in range(start, end + 1))
     header = f"# {p.path}\n# lines {start}-{end} of {len(lines)}\n\n"
     return Result(cmd.id, True, f"Read slice ({start}-{end})", header + body)

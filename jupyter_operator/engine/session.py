@@ -67,8 +67,8 @@ class Run:
 
     @property
     def done(self) -> bool:
-        """True when nothing waits for a decision."""
-        return not self.pending
+        """True when nothing waits for a decision (or for a decision it depends on)."""
+        return not any(item.status in ("pending", "waiting") for item in self.items)
 
     @property
     def results_text(self) -> str:
@@ -97,7 +97,7 @@ class Run:
             if item.builds_on and self.item(item.builds_on).needs_approval:
                 raise ValueError(f"{id} builds on {item.builds_on}: decide {item.builds_on} first")
             self._operator._carry_out(item)
-            refreshed = self._refresh_dependents(item)
+            refreshed = self._refresh_dependents(item) + self._release_waiting()
         for changed in [item, *refreshed]:
             self._notify(changed)
         return item
@@ -113,7 +113,7 @@ class Run:
             item.error_code = codes.ERR_REJECTED
             item.summary = f"Rejected (ERR_REJECTED): {message}"
             item.result = Result(item.id, False, item.summary)
-            refreshed = self._refresh_dependents(item)
+            refreshed = self._refresh_dependents(item) + self._release_waiting()
         for changed in [item, *refreshed]:
             self._notify(changed)
         return item
@@ -143,6 +143,15 @@ class Run:
                 if item.needs_approval and item.proposal is not None:
                     bases[item.id] = mutations.after(item.proposal)
         return refreshed
+
+    def _release_waiting(self) -> list[Item]:
+        """Run the waiting reads whose earlier changes to their paths are all decided."""
+        released: list[Item] = []
+        for item in self.items:
+            if item.status == "waiting" and not self._operator._blockers(self.items, item):
+                self._operator._start(item)
+                released.append(item)
+        return released
 
     def _take(self, id: str) -> Item:
         item = self.item(id)
@@ -194,7 +203,7 @@ class Operator:
                 earlier = None
                 if isinstance(entry, Command) and entry.action not in READERS and entry.path:
                     earlier = waiting.get(mutations.path_key(entry.path))
-                item = self._plan(index, entry, earlier)
+                item = self._plan(index, entry, earlier, items)
                 if item.needs_approval and item.kind == "mutation":
                     waiting[mutations.path_key(entry.path)] = item
                 items.append(item)
@@ -219,7 +228,29 @@ class Operator:
             return
         item.summary = item.proposal.summary
 
-    def _plan(self, index: int, entry: Command | ScanError, earlier: Item | None = None) -> Item:
+    @staticmethod
+    def _blockers(items: list[Item], read: Item) -> list[Item]:
+        """Earlier pending changes in the run that a read of ``read.path`` would see."""
+        if not read.path:
+            return []
+        key = mutations.path_key(read.path)
+        return [
+            item for item in items[: read.index]
+            if item.kind == "mutation" and item.needs_approval
+            and mutations.overlaps(key, mutations.path_key(item.path or ""))
+        ]  # fmt: skip
+
+    def _start(self, item: Item) -> None:
+        """Run a read now, or leave it for approval when the policy asks for one."""
+        item.builds_on = None
+        if self.policy.runs_without_asking(item.action or ""):
+            self._carry_out(item)
+        else:
+            item.status = "pending"
+            item.summary = f"{item.action} waits for approval"
+
+    def _plan(self, index: int, entry: Command | ScanError, earlier: Item | None = None,
+              before: list[Item] | None = None) -> Item:  # fmt: skip
         if isinstance(entry, ScanError):
             result = error_result(entry, index + 1)
             return Item(index, result.id, None, None, entry.line, "error", "error",
@@ -242,6 +273,12 @@ class Operator:
                 return self._finish(item, Result(cmd.id, False, UNEXPECTED), "failed")
             item.summary = item.proposal.summary
         else:
+            # Commands are a sequence: a read after a pending change to its path sees that change.
+            blockers = self._blockers(before or [], item)
+            if blockers:
+                item.status, item.builds_on = "waiting", blockers[-1].id
+                item.summary = f"runs after {blockers[-1].id} is decided"
+                return item
             item.summary = f"{cmd.action} waits for approval"
         if self.policy.runs_without_asking(cmd.action) and not item.builds_on:
             self._carry_out(item)

@@ -199,3 +199,27 @@ def test_rejecting_the_base_replans_the_dependent_from_disk(root: Path, make_ope
     assert heard == ["w1:rejected", "e1:failed"]
     assert run.item("e1").error_code == "ERR_NOT_FOUND" and run.done
     assert not (root / "plan.txt").exists()
+
+
+def test_a_read_after_a_pending_change_to_its_path_waits(root: Path, make_operator) -> None:
+    (root / "other.txt").write_bytes(b"untouched\n")
+    reply = "\n".join([
+        block("w1", "fs.write", path="notes/s.txt", content="first"),
+        block("r1", "fs.read", path="notes/s.txt"),
+        block("l1", "fs.list", path="notes"),
+        block("r2", "fs.read", path="other.txt"),
+    ])  # fmt: skip
+    run = make_operator().run(reply)
+    assert [i.status for i in run.items] == ["pending", "waiting", "waiting", "done"]
+    assert not run.done and [i.id for i in run.pending] == ["w1"]
+    run.approve("w1")
+    assert run.item("r1").details == "first" and run.item("l1").details == "s.txt"
+    assert run.done
+
+
+def test_a_waiting_read_sees_the_disk_after_a_rejection(root: Path, make_operator) -> None:
+    (root / "s.txt").write_bytes(b"old")
+    write = block("w1", "fs.write", path="s.txt", content="new")
+    run = make_operator().run(write + "\n" + block("r1", "fs.read", path="s.txt"))
+    run.reject("w1")
+    assert run.item("r1").status == "done" and run.item("r1").details == "old"

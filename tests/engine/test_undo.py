@@ -58,7 +58,9 @@ def test_applied_bytes_are_exactly_the_previewed_diff(root: Path, make_operator)
     (root / "code.py").write_bytes(ORIGINAL)
     run = make_operator().run(MUTATIONS["patch"])
     item = run.items[0]
-    assert item.status == "pending" and "+import sys" in item.diff
+    assert item.status == "pending"
+    added = [line for line in item.diff.splitlines() if line.startswith("+") and "+++" not in line]
+    assert added == ["+\ufeffimport sys"]  # the BOM is part of the first line's bytes
     assert (root / "code.py").read_bytes() == ORIGINAL  # nothing written before approval
     run.approve("m1")
     assert (root / "code.py").read_bytes() == ORIGINAL.replace(b"import os", b"import sys")
