@@ -46,8 +46,8 @@ class CopyBox(w.VBox):
     """A titled, selectable, read-only ``Textarea`` and a Copy button."""
 
     def __init__(self, title: str, text: str = "", *, rows: int = 12) -> None:
-        self.title = w.Label(value=title)
-        self.title.add_class("jpo-results-title")
+        self.heading = w.Label(value=title)
+        self.heading.add_class("jpo-results-title")
         self.text = w.Textarea(value=text, rows=rows, layout=w.Layout(width="100%"))
         self.text.observe(self._keep_value, names="value")
         self._value = text
@@ -59,7 +59,7 @@ class CopyBox(w.VBox):
         # The JavaScript output goes here; it is never visible.
         self._sink = w.Output(layout=w.Layout(display="none"))
         super().__init__(
-            [self.title, self.text, w.HBox([self.copy_button, self.status]), self._sink]
+            [self.heading, self.text, w.HBox([self.copy_button, self.status]), self._sink]
         )
         self.add_class("jpo-copybox")
 
@@ -80,15 +80,19 @@ class CopyBox(w.VBox):
             self.text.value = self._value
 
     def _copy(self, _button: w.Button | None = None) -> None:
-        from IPython.display import Javascript
-
-        self._sink.clear_output()
-        self._sink.append_display_data(
-            Javascript(data=copy_script(self._value, clicked_ms=int(time.time() * 1000)))
+        # The output is set directly (not through IPython's display formatter, which may have
+        # JavaScript switched off, e.g. in a terminal shell) and replaces the previous one.
+        script = copy_script(self._value, clicked_ms=int(time.time() * 1000))
+        self._sink.outputs = (
+            {
+                "output_type": "display_data",
+                "data": {"application/javascript": script, "text/plain": ""},
+                "metadata": {},
+            },
         )
         self.status.value = (
             "Copied. If your browser blocked it, click in the box, press Ctrl+A, then Ctrl+C."
         )
 
     def __repr__(self) -> str:
-        return f"CopyBox({self.title.value!r}, {len(self._value)} characters)"
+        return f"CopyBox({self.heading.value!r}, {len(self._value)} characters)"

@@ -1,0 +1,1 @@
+"""The IPython side: the ``%operator`` / ``%%operator`` magics and the kernel's session."""

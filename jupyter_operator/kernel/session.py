@@ -1,0 +1,93 @@
+"""The kernel's operator session: one ``Operator`` per workspace root, the policy, the last run.
+
+Kept apart from the magics so the Python API (``jupyter_operator.last_run()``) and tests can
+use it without IPython's machinery.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..engine import Operator, Policy, Run
+
+#: The reason a dry run gives the model for every mutation it shows but does not write.
+DRY_RUN_REASON = "dry run: the person is only previewing, nothing is written."
+
+
+@dataclass
+class KernelSession:
+    """State shared by every ``%operator`` / ``%%operator`` call in one kernel.
+
+    Duplicate command ids are tracked per workspace root for the kernel's lifetime, because
+    each root keeps its own ``Operator``. ``root`` is None until set; the kernel's current
+    working directory is used then.
+    """
+
+    root: Path | None = None
+    policy: Policy | None = None
+    operators: dict[Path, Operator] = field(default_factory=dict)
+    last_run: Run | None = None
+    last_view: Any = None
+
+    def resolve_root(self, path: str | os.PathLike[str] | None = None) -> Path:
+        """The workspace root for a run: ``path``, else the set root, else the cwd.
+
+        Raises ValueError with a one-line message when it is not an existing folder.
+        """
+        candidate = Path(path).expanduser() if path is not None else (self.root or Path.cwd())
+        if not candidate.is_dir():
+            raise ValueError(f"not an existing folder: {os.fspath(path or candidate)}")
+        return candidate.resolve()
+
+    def current_policy(self) -> Policy:
+        """The session's policy (the engine default until someone sets one)."""
+        from ..engine import Policy
+
+        if self.policy is None:
+            self.policy = Policy()
+        return self.policy
+
+    def operator_for(self, root: Path) -> Operator:
+        """The session's ``Operator`` for ``root`` (created on first use)."""
+        from ..engine import Operator
+
+        op = self.operators.get(root)
+        if op is None:
+            op = Operator(root, policy=self.current_policy())
+            self.operators[root] = op
+        op.policy = self.current_policy()
+        return op
+
+    def run(self, text: str, *, root: str | None = None, dry_run: bool = False) -> Run:
+        """Plan one model reply; reads run at once, mutations wait for decisions."""
+        from ..engine import Operator, Policy
+
+        where = self.resolve_root(root)
+        if dry_run:
+            # A throwaway operator: a dry run must not mark ids as seen, or the real run of the
+            # same reply afterwards would skip every command as a duplicate. Reads run; every
+            # mutation is planned (so its diff is shown) and then refused. A policy ``deny``
+            # would refuse it before planning, and the person would see no diff.
+            policy = Policy(auto=frozenset({"reads"}), deny=self.current_policy().deny)
+            run = Operator(where, policy=policy).run(text)
+            run.reject_all(reason=DRY_RUN_REASON)
+        else:
+            run = self.operator_for(where).run(text)
+        self.last_run = run
+        return run
+
+    def current_operator(self) -> Operator:
+        """The ``Operator`` of the current root (for undo and history)."""
+        return self.operator_for(self.resolve_root())
+
+
+_SESSION = KernelSession()
+
+
+def session() -> KernelSession:
+    """This kernel's session."""
+    return _SESSION

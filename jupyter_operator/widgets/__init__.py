@@ -1,0 +1,13 @@
+"""ipywidgets approval display for runs: cards, diffs, Approve / Reject, results with Copy.
+
+The widgets never touch files; every decision goes through the engine's ``Run``.
+"""
+
+from __future__ import annotations
+
+from .cards import ItemCard
+from .copybox import CopyBox
+from .panel import RunView, text_listing
+from .render import escape, render_diff
+
+__all__ = ["CopyBox", "ItemCard", "RunView", "escape", "render_diff", "text_listing"]

@@ -1,0 +1,230 @@
+"""One card per item of a run: a read's result, a scan error, or a mutation to decide.
+
+A card only *shows* an item and forwards clicks to callables it was given; it never touches
+files. The HTML it builds comes from :mod:`.render`, which escapes every untrusted string.
+The decision buttons are separate widgets below the preview, never inside its HTML, so file
+content cannot overlay or restyle them (security rule D10).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from .render import (
+    DETAILS_OPEN_LINES,
+    escape,
+    has_invisible,
+    render_diff,
+    render_text_block,
+)
+
+if TYPE_CHECKING:
+    from ..engine import Item
+
+STATUS_LABELS = {
+    "pending": "waiting for you",
+    "done": "done",
+    "failed": "failed",
+    "error": "invalid",
+    "applied": "applied",
+    "rejected": "rejected",
+    "denied": "denied by policy",
+    "stale": "stale",
+}
+
+#: What the outcome line says after a decision (the result summary follows it).
+OUTCOME_NOTES = {
+    "applied": "Applied.",
+    "rejected": "Rejected; nothing was written.",
+    "denied": "Denied by the policy; nothing was written.",
+    "stale": "Not written: the file changed after this preview was made. Ask the model to read "
+    "it again.",
+    "failed": "Could not be applied; nothing was written.",
+}
+
+
+def header_html(item: Item) -> str:
+    """The card's first line: status, action, path, change summary, id and line."""
+    status = item.status
+    parts = [
+        f'<span class="jpo-badge jpo-s-{escape(status)}">'
+        f"{escape(STATUS_LABELS.get(status, status))}</span>",
+        f'<span class="jpo-action">{escape(item.action or "invalid command")}</span>',
+    ]
+    if item.path is not None:
+        parts.append(f'<span class="jpo-path">{escape(item.path)}</span>')
+    if item.kind == "mutation" and item.diff is not None:
+        stats = []
+        if item.change == "create":
+            stats.append('<span class="jpo-muted">new file</span>')
+        elif item.change == "delete":
+            stats.append('<span class="jpo-muted">delete</span>')
+        stats.append(f'<span class="jpo-stat-add">+{item.added}</span>')
+        stats.append(f'<span class="jpo-stat-del">&minus;{item.removed}</span>')
+        parts.append(" ".join(stats))
+    parts.append(f'<span class="jpo-id">id {escape(item.id)} &middot; line {int(item.line)}</span>')
+    return f'<div class="jpo-head">{"".join(parts)}</div>'
+
+
+def notes_html(item: Item) -> str:
+    """Warnings and the outcome, below the header."""
+    notes: list[str] = []
+    if item.path is not None and has_invisible(item.path):
+        notes.append(
+            '<div class="jpo-note jpo-warn">The path contains invisible or bidirectional '
+            f"characters: {escape(repr(item.path))}</div>"
+        )
+    if item.kind == "mutation" and item.diff and has_invisible(item.diff.replace("\r\n", "\n")):
+        notes.append(
+            '<div class="jpo-note jpo-warn">This change contains invisible, bidirectional or '
+            "control characters, marked &lt;U+....&gt; below. Check them before approving.</div>"
+        )
+    result = item.result
+    if item.kind == "error" or (item.kind == "mutation" and item.status != "pending"):
+        lead = OUTCOME_NOTES.get(item.status, "") if item.kind == "mutation" else ""
+        summary = result.summary if result is not None else item.summary
+        css = "jpo-note" if item.status in ("applied", "done") else "jpo-note jpo-warn"
+        text = " ".join(part for part in (lead, summary) if part)
+        notes.append(f'<div class="{css}">{escape(text)}</div>')
+    elif item.kind == "read" and result is not None:
+        css = "jpo-note" if result.ok else "jpo-note jpo-warn"
+        notes.append(f'<div class="{css}">{escape(result.summary)}</div>')
+    return "".join(notes)
+
+
+def details_html(item: Item) -> str:
+    """A read's result text, collapsed when long (plain ``<details>``: no script needed)."""
+    result = item.result
+    if item.kind != "read" or result is None or not result.details:
+        return ""
+    block, count = render_text_block(result.details)
+    is_open = " open" if count <= DETAILS_OPEN_LINES else ""
+    label = f"Result ({count} line{'s' * (count != 1)})"
+    return f"<details{is_open}><summary>{label}</summary>{block}</details>"
+
+
+class ItemCard(w.VBox):
+    """The card of one item.
+
+    ``approve(id)`` and ``reject(id, reason)`` are called on clicks; the owner (the run view)
+    applies the decision through the engine, and the card redraws from the item afterwards.
+    """
+
+    def __init__(
+        self,
+        item: Item,
+        *,
+        approve: Callable[[str], None] | None = None,
+        reject: Callable[[str, str | None], None] | None = None,
+    ) -> None:
+        self.item = item
+        self._approve = approve
+        self._reject = reject
+        self.header = w.HTML(value="")
+        children: list[w.Widget] = [self.header]
+        self.diff_view: w.HTML | None = None
+        self.toggle: w.Button | None = None
+        self._full_diff: str | None = None
+        self._short_diff = ""
+        if item.kind == "mutation" and item.diff is not None:
+            rendered = render_diff(item.diff)
+            self._short_diff = rendered.html
+            self.diff_view = w.HTML(value=rendered.html)
+            children.append(self.diff_view)
+            if rendered.truncated:
+                self._total = rendered.total
+                self._hidden = rendered.total - rendered.shown
+                self.toggle = w.Button(description=self._toggle_label(False), icon="expand")
+                self.toggle.on_click(self._toggle_diff)
+                children.append(self.toggle)
+        self.controls: w.HBox | None = None
+        self.approve_button: w.Button | None = None
+        self.reject_button: w.Button | None = None
+        self.reason_button: w.Button | None = None
+        self.reason: w.Text | None = None
+        if item.kind == "mutation" and item.status == "pending":
+            self.approve_button = w.Button(
+                description="Approve", button_style="success", icon="check",
+                tooltip="Write exactly the change shown above",
+            )  # fmt: skip
+            self.reject_button = w.Button(description="Reject", icon="times")
+            self.reason = w.Text(placeholder="Reason for the model (optional)")
+            self.reason_button = w.Button(
+                description="Reject with reason", icon="comment",
+                tooltip="Reject and send the reason typed on the left to the model",
+            )  # fmt: skip
+            self.approve_button.on_click(lambda _b: self._decide(approve=True))
+            self.reject_button.on_click(lambda _b: self._decide(approve=False, with_reason=False))
+            self.reason_button.on_click(lambda _b: self._decide(approve=False, with_reason=True))
+            self.controls = w.HBox(
+                [self.approve_button, self.reject_button, self.reason, self.reason_button]
+            )
+            self.controls.add_class("jpo-controls")
+            children.append(self.controls)
+        super().__init__(children)
+        self.add_class("jpo-card")
+        self.add_class(f"jpo-kind-{item.kind}")
+        self.refresh()
+
+    # -- display -------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Redraw from the item's current state; disables the buttons once it is decided."""
+        item = self.item
+        self.header.value = header_html(item) + notes_html(item) + details_html(item)
+        self.remove_class("jpo-pending")
+        if item.status == "pending":
+            self.add_class("jpo-pending")
+        elif self.controls is not None:
+            for button in self.buttons:
+                button.disabled = True
+            if self.reason is not None:
+                self.reason.disabled = True
+            self.controls.layout.display = "none"
+
+    @property
+    def buttons(self) -> list[w.Button]:
+        """The decision buttons (empty for reads and errors)."""
+        found = (self.approve_button, self.reject_button, self.reason_button)
+        return [b for b in found if b is not None]
+
+    def _toggle_label(self, expanded: bool) -> str:
+        if expanded:
+            return "Show less"
+        return f"Show all {self._total:,} lines ({self._hidden:,} more)"
+
+    def _toggle_diff(self, _button: w.Button | None = None) -> None:
+        if self.diff_view is None or self.toggle is None or self.item.diff is None:
+            return
+        expanded = self.diff_view.value != self._short_diff
+        if expanded:
+            self.diff_view.value = self._short_diff
+        else:
+            if self._full_diff is None:  # rendered on first request only
+                self._full_diff = render_diff(self.item.diff, max_lines=None).html
+            self.diff_view.value = self._full_diff
+        self.toggle.description = self._toggle_label(not expanded)
+        self.toggle.icon = "compress" if not expanded else "expand"
+
+    # -- decisions -----------------------------------------------------------------------------
+    def _decide(self, *, approve: bool, with_reason: bool = False) -> None:
+        if self.item.status != "pending":
+            self.refresh()
+            return
+        for button in self.buttons:  # one click is one decision
+            button.disabled = True
+        if approve:
+            if self._approve is not None:
+                self._approve(self.item.id)
+        elif self._reject is not None:
+            text = self.reason.value.strip() if (with_reason and self.reason) else ""
+            self._reject(self.item.id, text or None)
+        self.refresh()
+
+    def __repr__(self) -> str:
+        return f"ItemCard({self.item.id!r}, {self.item.status})"
+
+    def _repr_keys(self) -> Any:  # keep widget reprs short: they would embed file content
+        return iter(())

@@ -1,0 +1,182 @@
+"""The display of one run: its cards in reply order, the batch buttons and the results.
+
+The cell that displays this panel has already returned when anyone clicks (a cell cannot wait
+for a click: widget messages are not processed while it runs). Click handlers therefore apply
+the decision themselves through the engine's ``Run``, and the panel follows the run through
+``Run.subscribe``, so decisions made from Python (``run.approve(...)``) redraw it as well.
+Messages from handlers go to an ``Output`` widget; ``print`` in a handler would be lost.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import ipywidgets as w
+
+from .cards import ItemCard
+from .copybox import CopyBox
+from .render import STYLESHEET, escape
+
+if TYPE_CHECKING:
+    from ..engine import Item, Run
+
+RESULTS_TITLE = "OPERATOR_RESULT blocks for the model's next turn"
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for the person, never a traceback, an exception name or a host path."""
+    summary = getattr(exc, "summary", None)
+    if isinstance(summary, str):
+        return summary
+    if isinstance(exc, KeyError):
+        return "no such command id in this run"
+    if isinstance(exc, ValueError):
+        return "this command was already decided"
+    return "the decision could not be applied (internal error)"
+
+
+def run_summary(run: Run) -> str:
+    """``3 commands: 1 read ran, 2 waiting for approval`` (plain text)."""
+    counts: dict[str, int] = {}
+    for item in run.items:
+        counts[item.status] = counts.get(item.status, 0) + 1
+    words = {
+        "done": "ran", "failed": "failed", "error": "invalid", "pending": "waiting for approval",
+        "applied": "applied", "rejected": "rejected", "denied": "denied", "stale": "stale",
+    }  # fmt: skip
+    parts = [f"{n} {words.get(status, status)}" for status, n in counts.items()]
+    total = len(run.items)
+    head = f"{total} command{'s' * (total != 1)}"
+    return head + (": " + ", ".join(parts) if parts else "")
+
+
+def text_listing(run: Run) -> str:
+    """A short plain-text view of a run: one line per item, no file content."""
+    lines = [f"Operator run: {run_summary(run)}"]
+    for item in run.items:
+        where = f" {item.path}" if item.path is not None else ""
+        summary = item.result.summary if item.result is not None else item.summary
+        lines.append(f"  [{item.status}] {item.action or 'invalid'}{where} ({item.id}): {summary}")
+    return "\n".join(lines)
+
+
+class RunView(w.VBox):
+    """Cards for every item of ``run`` plus Approve all / Reject all and the results panel."""
+
+    def __init__(self, run: Run, *, title: str = "Operator") -> None:
+        self.run = run
+        self._title = title
+        self.heading = w.HTML(value="")
+        self.cards = [
+            ItemCard(item, approve=self._approve_one, reject=self._reject_one) for item in run.items
+        ]
+        self._cards_by_index = {card.item.index: card for card in self.cards}
+        self.approve_all_button = w.Button(
+            description="Approve all", button_style="success", icon="check-double"
+        )
+        self.reject_all_button = w.Button(description="Reject all", icon="ban")
+        self.approve_all_button.on_click(lambda _b: self._batch(approve=True))
+        self.reject_all_button.on_click(lambda _b: self._batch(approve=False))
+        self.batch = w.HBox([self.approve_all_button, self.reject_all_button])
+        self.batch.add_class("jpo-batch")
+        self.messages = w.Output()
+        self.results = CopyBox(RESULTS_TITLE)
+        self.results.add_class("jpo-results")
+        self.results.layout.display = "none"
+        super().__init__([self.heading, *self.cards, self.batch, self.messages, self.results])
+        self.add_class("jpo-run")
+        run.subscribe(self._on_item_changed)
+        self.refresh()
+
+    # -- display -------------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Redraw the heading, the batch bar and the results panel from the run."""
+        run = self.run
+        notes = []
+        if run.truncated_chars:
+            notes.append(
+                f"Only the last 200,000 characters were scanned "
+                f"({run.truncated_chars:,} characters cut from the start)."
+            )
+        if run.skipped_duplicates:
+            ids = ", ".join(run.skipped_duplicates)
+            notes.append(f"Already ran earlier in this session, skipped: {ids}.")
+        if not run.items and not run.skipped_duplicates:
+            notes.append("No OPERATOR_CMD blocks found.")
+        html = (
+            f'{STYLESHEET}<div class="jpo-head"><span class="jpo-action">{escape(self._title)}'
+            f'</span><span class="jpo-muted">{escape(run_summary(run))}</span></div>'
+        )
+        html += "".join(f'<div class="jpo-note jpo-muted">{escape(n)}</div>' for n in notes)
+        self.heading.value = html
+        pending = len(run.pending)
+        self.approve_all_button.disabled = self.reject_all_button.disabled = pending == 0
+        # The batch bar only makes sense for two or more waiting proposals.
+        self.batch.layout.display = None if pending >= 2 else "none"
+        if run.done:
+            self.results.value = run.results_text
+            self.results.layout.display = None
+
+    def card_for(self, item_id: str) -> ItemCard:
+        """The card showing the item with this id (KeyError if none)."""
+        for card in self.cards:
+            if card.item.id == item_id:
+                return card
+        raise KeyError(item_id)
+
+    def _on_item_changed(self, item: Item) -> None:
+        card = self._cards_by_index.get(item.index)
+        if card is not None:
+            card.item = item
+            card.refresh()
+        self.refresh()
+
+    # -- decisions (through the engine only) ---------------------------------------------------
+    def _report(self, exc: BaseException) -> None:
+        self.messages.append_stdout(f"operator: {describe_error(exc)}\n")
+
+    def _approve_one(self, item_id: str) -> None:
+        try:
+            self.run.approve(item_id)
+        except Exception as exc:  # shown as one line in the panel; a handler must not raise
+            self._report(exc)
+        self._resync()
+
+    def _reject_one(self, item_id: str, reason: str | None) -> None:
+        try:
+            self.run.reject(item_id, reason=reason)
+        except Exception as exc:
+            self._report(exc)
+        self._resync()
+
+    def _batch(self, *, approve: bool) -> None:
+        self.approve_all_button.disabled = self.reject_all_button.disabled = True
+        try:
+            if approve:
+                self.run.approve_all()
+            else:
+                self.run.reject_all()
+        except Exception as exc:
+            self._report(exc)
+        self._resync()
+
+    def _resync(self) -> None:
+        # The run notifies us item by item; this makes the display right even if a
+        # notification was missed (e.g. an exception half-way through a batch).
+        for card in self.cards:
+            card.refresh()
+        self.refresh()
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        bundle = super()._repr_mimebundle_(**kwargs)
+        if isinstance(bundle, dict):  # a plain-text listing for terminals and saved notebooks
+            bundle["text/plain"] = text_listing(self.run)
+        return bundle
+
+    def __repr__(self) -> str:
+        # Widget reprs embed every trait value (file content included) and land in the saved
+        # notebook as text/plain; keep it to a one-line summary.
+        return f"Operator run: {run_summary(self.run)}"
+
+    def _repr_keys(self) -> Any:
+        return iter(())

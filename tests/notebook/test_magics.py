@@ -1,0 +1,195 @@
+"""The magics in a real IPython shell."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from operator_replies import block, reply, write_block
+
+import jupyter_operator
+from jupyter_operator.kernel.magics import last_view
+from jupyter_operator.protocol import parse_results
+
+
+def run_cell(ip: Any, line: str, cell: str) -> Any:
+    ip.run_cell_magic("operator", line, cell)
+    return jupyter_operator.last_run()
+
+
+def test_cell_magic_plans_without_writing(ip: Any, workspace: Path) -> None:
+    (workspace / "hello.txt").write_text("hi\n")
+    text = reply(block("r1", "fs.read", "hello.txt"), write_block("w1", "new.txt", "made\n"))
+    run = run_cell(ip, f"--root {workspace}", text)
+    assert [(i.id, i.status) for i in run.items] == [("r1", "done"), ("w1", "pending")]
+    assert not (workspace / "new.txt").exists()
+    view = last_view()
+    assert view.run is run and len(view.cards) == 2
+    run.approve("w1")  # the Python API, as the notebooks use it
+    assert (workspace / "new.txt").read_text() == "made\n"
+    assert view.card_for("w1").item.status == "applied"
+    assert [r.id for r in parse_results(run.results_text)] == ["r1", "w1"]
+
+
+def test_root_defaults_to_the_working_directory(
+    ip: Any, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(workspace)
+    run = run_cell(ip, "", write_block("w1", "here.txt", "x"))
+    run.approve_all()
+    assert (workspace / "here.txt").read_text() == "x"
+
+
+def test_root_subcommand_sets_the_workspace(ip: Any, workspace: Path, capsys: Any) -> None:
+    ip.run_line_magic("operator", f"root {workspace}")
+    assert str(workspace.resolve()) in capsys.readouterr().out
+    run_cell(ip, "", write_block("w1", "a.txt", "A")).approve("w1")
+    assert (workspace / "a.txt").read_text() == "A"
+
+
+def test_duplicate_ids_are_tracked_across_cells(ip: Any, workspace: Path) -> None:
+    ip.run_line_magic("operator", f"root {workspace}")
+    first = run_cell(ip, "", write_block("w1", "a.txt", "A"))
+    assert len(first.items) == 1
+    second = run_cell(ip, "", write_block("w1", "a.txt", "A"))
+    assert second.items == [] and second.skipped_duplicates == ("w1",)
+    heading = last_view_for(ip, second)
+    assert "Already ran earlier in this session, skipped: w1." in heading
+    assert "No OPERATOR_CMD blocks found" not in heading
+    third = run_cell(ip, "", write_block("w1", "a.txt", "different"))
+    assert third.items[0].error_code == "ERR_DUPLICATE_ID"
+
+
+def last_view_for(ip: Any, run: Any) -> str:
+    view = last_view()
+    assert view.run is run
+    return view.heading.value
+
+
+def test_run_variable(ip: Any, workspace: Path) -> None:
+    ip.user_ns["answer"] = reply(write_block("w1", "v.txt", "from a variable"))
+    ip.run_line_magic("operator", f"run answer --root {workspace}")
+    run = jupyter_operator.last_run()
+    run.approve("w1")
+    assert (workspace / "v.txt").read_text() == "from a variable"
+
+
+def test_policy_show_and_set(ip: Any, workspace: Path, capsys: Any) -> None:
+    ip.run_line_magic("operator", "policy")
+    assert "policy: auto=reads deny=none" in capsys.readouterr().out
+    ip.run_line_magic("operator", "policy auto=reads deny=fs.delete")
+    assert "deny=fs.delete" in capsys.readouterr().out
+    (workspace / "b.txt").write_text("keep")
+    text = reply(block("d1", "fs.delete", "b.txt"), write_block("w1", "a.txt", "A"))
+    run = run_cell(ip, f"--root {workspace}", text)
+    assert [i.status for i in run.items] == ["denied", "pending"]
+    ip.run_line_magic("operator", "policy auto=reads,writes")
+    run = run_cell(ip, f"--root {workspace}", write_block("w2", "c.txt", "C"))
+    assert run.items[0].status == "applied" and (workspace / "c.txt").read_text() == "C"
+
+
+def test_dry_run_shows_diffs_and_writes_nothing(ip: Any, workspace: Path) -> None:
+    (workspace / "a.txt").write_text("old\n")
+    text = reply(block("r1", "fs.read", "a.txt"), write_block("w1", "a.txt", "new\n"))
+    run = run_cell(ip, f"--root {workspace} --dry-run", text)
+    assert [i.status for i in run.items] == ["done", "rejected"]
+    assert (workspace / "a.txt").read_text() == "old\n"
+    card = last_view().card_for("w1")
+    assert "+new" in card.diff_view.value  # shown ...
+    assert "dry run" in run.results_text  # ... and refused, with the reason for the model
+    assert "dry run" in last_view().heading.value
+    # A dry run does not use up the ids: the real run afterwards still asks.
+    real = run_cell(ip, f"--root {workspace}", text)
+    assert [i.status for i in real.items] == ["done", "pending"]
+
+
+def test_undo_and_history(ip: Any, workspace: Path, capsys: Any) -> None:
+    ip.run_line_magic("operator", f"root {workspace}")
+    (workspace / "a.txt").write_text("before\n")
+    run_cell(ip, "", write_block("w1", "a.txt", "after\n")).approve("w1")
+    capsys.readouterr()
+    ip.run_line_magic("operator", "history")
+    out = capsys.readouterr().out
+    assert "fs.write" in out and "a.txt" in out and "w1" in out
+    ip.run_line_magic("operator", "undo")
+    assert "Undone: fs.write a.txt" in capsys.readouterr().out
+    assert (workspace / "a.txt").read_text() == "before\n"
+    ip.run_line_magic("operator", "history")
+    assert "undone" in capsys.readouterr().out
+    with pytest.raises(UsageError, match="cannot undo: nothing to undo"):
+        ip.run_line_magic("operator", "undo")
+
+
+def test_results_prints_the_last_results(ip: Any, workspace: Path, capsys: Any) -> None:
+    run = run_cell(ip, f"--root {workspace}", write_block("w1", "a.txt", "A"))
+    run.reject("w1", reason="no")
+    capsys.readouterr()
+    ip.run_line_magic("operator", "results")
+    out = capsys.readouterr().out
+    assert out.strip() == run.results_text.strip()
+    assert "OPERATOR_RESULT" in out and "ERR_REJECTED" in out
+
+
+def test_spec_shows_the_interface_spec_in_a_copy_box(ip: Any, monkeypatch: Any) -> None:
+    shown: list[Any] = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
+    ip.run_line_magic("operator", "spec")
+    [box] = shown
+    assert box.value.startswith("Operator Interface Specification (version: 3)")
+    assert "assistant's normal message stream" in box.value
+    assert box.copy_button.description == "Copy"
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("frobnicate", "unknown subcommand 'frobnicate'"),
+        ("root /no/such/folder/here", "not an existing folder"),
+        ("policy auto=everything", "unknown action or group 'everything'"),
+        ("policy allow=reads", "expected auto=... or deny=..."),
+        ("run", "usage: %operator run VARIABLE"),
+        ("run missing_variable", "no variable named 'missing_variable'"),
+        ("results", "no %%operator run yet"),
+        ("undo a b", "usage: %operator undo [ID]"),
+        ("root 'unbalanced", "cannot read the options"),
+    ],
+)
+def test_usage_mistakes_are_one_line(ip: Any, line: str, message: str) -> None:
+    with pytest.raises(UsageError) as info:
+        ip.run_line_magic("operator", line)
+    assert message in str(info.value)
+    assert info.type is UsageError  # exactly UsageError: IPython shows it without a traceback
+
+
+def test_non_string_variable_is_refused(ip: Any) -> None:
+    ip.user_ns["number"] = 42
+    with pytest.raises(UsageError, match="number is a int, not a string"):
+        ip.run_line_magic("operator", "run number")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [("--frobnicate", "unknown option --frobnicate"), ("--root", "--root needs a folder"),
+     ("stray", "unexpected 'stray'")],
+)  # fmt: skip
+def test_cell_option_mistakes(ip: Any, line: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        ip.run_cell_magic("operator", line, "text")
+
+
+def test_usage_error_in_a_cell_prints_one_line(ip: Any, capsys: Any) -> None:
+    result = ip.run_cell("%operator frobnicate")
+    assert type(result.error_in_exec) is UsageError
+    err = capsys.readouterr().err
+    assert "UsageError: operator: unknown subcommand 'frobnicate'" in err
+    assert "Traceback" not in err
+
+
+def test_unload_removes_the_magics(ip: Any) -> None:
+    ip.run_line_magic("unload_ext", "jupyter_operator")
+    assert "operator" not in ip.magics_manager.magics["line"]
+    assert "operator" not in ip.magics_manager.magics["cell"]
+    ip.run_line_magic("load_ext", "jupyter_operator")
+    assert "operator" in ip.magics_manager.magics["cell"]

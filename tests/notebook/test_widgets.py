@@ -1,0 +1,260 @@
+"""The approval panel driven by Button.click() against the real engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from operator_replies import block, edits_block, reply, write_block
+
+from jupyter_operator.engine import Operator
+from jupyter_operator.protocol import parse_results
+from jupyter_operator.widgets import RunView
+
+
+def view_for(root: Path, text: str) -> RunView:
+    return RunView(Operator(root).run(text))
+
+
+def test_approve_writes_the_file_and_the_card_shows_it(workspace: Path) -> None:
+    view = view_for(workspace, reply(write_block("w1", "notes/plan.txt", "Alpha\nBeta\n")))
+    card = view.card_for("w1")
+    assert card.item.status == "pending"
+    assert "jpo-gi" in card.diff_view.value and "+Alpha" in card.diff_view.value
+    assert "new file" in card.header.value
+    assert not (workspace / "notes" / "plan.txt").exists()  # nothing before the click
+    assert view.results.layout.display == "none"
+
+    card.approve_button.click()
+
+    assert (workspace / "notes" / "plan.txt").read_bytes() == b"Alpha\nBeta\n"
+    assert card.item.status == "applied"
+    assert "jpo-s-applied" in card.header.value and "Applied." in card.header.value
+    assert all(button.disabled for button in card.buttons)
+    assert card.controls.layout.display == "none"
+    # Every proposal is decided: the results panel shows the text for the model.
+    assert view.results.layout.display is None
+    [result] = parse_results(view.results.text.value)
+    assert result.id == "w1" and result.ok
+
+
+def test_reject_with_reason_reaches_the_results(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("old\n")
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "new\n")))
+    card = view.card_for("w1")
+    card.reason.value = "keep the old wording"
+    card.reason_button.click()
+
+    assert (workspace / "a.txt").read_text() == "old\n"
+    assert card.item.status == "rejected"
+    assert "keep the old wording" in view.run.results_text
+    [result] = parse_results(view.results.value)
+    assert not result.ok and "ERR_REJECTED" in result.summary
+    assert "keep the old wording" in result.summary
+    assert all(button.disabled for button in card.buttons) and card.reason.disabled
+
+
+def test_plain_reject_ignores_the_reason_field(workspace: Path) -> None:
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "x\n")))
+    card = view.card_for("w1")
+    card.reason.value = "typed but not sent"
+    card.reject_button.click()
+    assert card.item.status == "rejected"
+    assert "typed but not sent" not in view.run.results_text
+
+
+def test_a_button_works_once(workspace: Path) -> None:
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "one\n")))
+    card = view.card_for("w1")
+    card.approve_button.click()
+    (workspace / "a.txt").write_text("changed by hand\n")
+    # A second click (e.g. a stale browser view) must not decide again or write again.
+    card.approve_button.click()
+    card.reject_button.click()
+    assert (workspace / "a.txt").read_text() == "changed by hand\n"
+    assert card.item.status == "applied"
+    assert view.messages.outputs == ()
+
+
+def test_stale_preview_is_shown_as_stale(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("v1\n")
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "v2\n")))
+    (workspace / "a.txt").write_text("edited meanwhile\n")
+    card = view.card_for("w1")
+    card.approve_button.click()
+    assert (workspace / "a.txt").read_text() == "edited meanwhile\n"
+    assert card.item.status == "stale"
+    assert "jpo-s-stale" in card.header.value and "changed after this preview" in card.header.value
+    assert "ERR_STALE_PREVIEW" in view.results.value
+
+
+def test_python_api_decisions_update_the_cards(workspace: Path) -> None:
+    (workspace / "b.txt").write_text("keep\n")
+    text = reply(write_block("w1", "a.txt", "A\n"), block("d1", "fs.delete", "b.txt"))
+    view = view_for(workspace, text)
+    assert view.batch.layout.display is None  # two waiting: the batch bar is offered
+    view.run.approve("w1")  # as a notebook cell would, after the panel was displayed
+    assert view.card_for("w1").item.status == "applied"
+    assert "jpo-s-applied" in view.card_for("w1").header.value
+    assert view.card_for("w1").approve_button.disabled
+    assert view.results.layout.display == "none"  # d1 still waits
+    view.run.reject("d1", reason="not now")
+    assert (workspace / "b.txt").exists()
+    assert view.results.layout.display is None
+    assert [r.id for r in parse_results(view.results.value)] == ["w1", "d1"]
+    assert view.approve_all_button.disabled and view.reject_all_button.disabled
+
+
+def test_approve_all_and_reject_all(workspace: Path) -> None:
+    text = reply(write_block("w1", "a.txt", "A\n"), write_block("w2", "b.txt", "B\n"))
+    view = view_for(workspace, text)
+    view.approve_all_button.click()
+    assert (workspace / "a.txt").read_text() == "A\n" and (workspace / "b.txt").read_text() == "B\n"
+    assert all(c.item.status == "applied" and c.approve_button.disabled for c in view.cards)
+    assert view.approve_all_button.disabled
+
+    other = tmp = workspace / "other"
+    tmp.mkdir()
+    view = view_for(
+        other, reply(write_block("w1", "a.txt", "A\n"), write_block("w2", "b.txt", "B"))
+    )
+    view.reject_all_button.click()
+    assert list(other.iterdir()) == []
+    assert [c.item.status for c in view.cards] == ["rejected", "rejected"]
+
+
+def test_reads_run_at_once_and_show_their_result(workspace: Path) -> None:
+    (workspace / "hello.txt").write_text("<img src=x onerror=alert(1)>\nsecond line\n")
+    view = view_for(workspace, reply(block("r1", "fs.read", "hello.txt")))
+    card = view.card_for("r1")
+    assert card.item.status == "done"
+    assert card.buttons == [] and card.controls is None
+    assert "&lt;img src=x onerror=alert(1)&gt;" in card.header.value
+    assert "<img" not in card.header.value
+    assert "<details open>" in card.header.value  # short results start open
+    # Nothing waits: the results are there at once.
+    assert view.results.layout.display is None
+    assert view.batch.layout.display == "none"
+
+
+def test_long_read_results_start_collapsed(workspace: Path) -> None:
+    (workspace / "long.txt").write_text("".join(f"line {i}\n" for i in range(100)))
+    view = view_for(workspace, reply(block("r1", "fs.read", "long.txt")))
+    html = view.card_for("r1").header.value
+    assert "<details>" in html and "Result (100 lines)" in html
+
+
+def test_scan_errors_show_code_and_line(workspace: Path) -> None:
+    bad = "OPERATOR_CMD\nversion: 1\nid: bad1\naction: fs.write\npath: a.txt\nEND_OPERATOR_CMD\n"
+    view = view_for(workspace, "prose\n" + bad)
+    [card] = view.cards
+    assert card.item.kind == "error"
+    assert "ERR_MISSING_WRITE_CONTENT" in card.header.value
+    assert "line 2" in card.header.value
+    assert "jpo-s-error" in card.header.value
+    assert card.buttons == []
+
+
+def test_file_content_with_markup_renders_as_text(workspace: Path) -> None:
+    (workspace / "page.html").write_text("<p>hello</p>\n")
+    hostile = "<script>alert(1)</script>\n<img src=x onerror=alert(1)>\n"
+    view = view_for(workspace, reply(write_block("w1", "page.html", hostile)))
+    card = view.card_for("w1")
+    html = card.diff_view.value + card.header.value
+    assert "<script>" not in html and "<img" not in html and "<p>" not in html
+    assert "+&lt;script&gt;alert(1)&lt;/script&gt;" in card.diff_view.value
+    assert "+&lt;img src=x onerror=alert(1)&gt;" in card.diff_view.value
+    # The buttons are widgets of their own, not HTML inside the preview.
+    assert card.approve_button in card.controls.children
+    assert "button" not in card.diff_view.value.lower()
+
+
+def test_hostile_file_name_is_escaped(workspace: Path) -> None:
+    name = "x'\"onmouseover=alert(1).txt"
+    view = view_for(workspace, reply(write_block("w1", name, "hi\n")))
+    header = view.card_for("w1").header.value
+    assert "onmouseover=alert(1)" in header  # shown, as text
+    assert "'\"onmouseover" not in header and "&#x27;&quot;onmouseover" in header
+
+
+def test_bidi_characters_in_a_write_are_marked_with_a_warning(workspace: Path) -> None:
+    view = view_for(
+        workspace, reply(write_block("w1", "a.py", "access = 'user\u202e \u2066admin'\n"))
+    )
+    card = view.card_for("w1")
+    assert "\u202e" not in card.diff_view.value
+    assert "&lt;U+202E&gt;" in card.diff_view.value and "&lt;U+2066&gt;" in card.diff_view.value
+    assert "invisible, bidirectional or control characters" in card.header.value
+
+
+def test_large_diff_is_truncated_with_show_all(workspace: Path) -> None:
+    content = "".join(f"row {i}\n" for i in range(3000))
+    view = view_for(workspace, reply(write_block("w1", "big.txt", content)))
+    card = view.card_for("w1")
+    assert card.toggle is not None and "Show all" in card.toggle.description
+    assert "row 2999" not in card.diff_view.value
+    card.toggle.click()
+    assert "row 2999" in card.diff_view.value and card.toggle.description == "Show less"
+    card.toggle.click()
+    assert "row 2999" not in card.diff_view.value
+    card.approve_button.click()  # approval applies the whole change, not the shown part
+    assert (workspace / "big.txt").read_text() == content
+
+
+def test_apply_edits_diff_and_summary(workspace: Path) -> None:
+    (workspace / "plan.txt").write_text("Alpha\nBeta\n")
+    edits = [{"op": "insertAfter", "anchor": "Beta", "text": "\nGamma"}]
+    view = view_for(workspace, reply(edits_block("e1", "plan.txt", edits)))
+    card = view.card_for("e1")
+    assert '<span class="jpo-stat-add">+1</span>' in card.header.value
+    assert "+Gamma" in card.diff_view.value
+    card.approve_button.click()
+    assert (workspace / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
+
+
+def test_handler_errors_go_to_the_output_widget(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "A\n")))
+
+    def broken(_id: str) -> None:
+        raise RuntimeError(f"disk failure at {workspace}/a.txt")
+
+    monkeypatch.setattr(view.run, "approve", broken)
+    view.card_for("w1").approve_button.click()
+    [output] = view.messages.outputs
+    # One line for the person: no traceback, no exception name, no host path.
+    assert output["text"] == "operator: the decision could not be applied (internal error)\n"
+    assert not (workspace / "a.txt").exists()
+
+
+def test_copy_button_puts_a_script_in_a_hidden_output(workspace: Path) -> None:
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "</script>\n")))
+    view.card_for("w1").approve_button.click()
+    view.results.copy_button.click()
+    [output] = view.results._sink.outputs
+    script = output["data"]["application/javascript"]
+    assert "navigator.clipboard.writeText" in script
+    assert "OPERATOR_RESULT" in script and "<" not in script
+    assert "Copied" in view.results.status.value
+
+
+def test_results_box_stays_read_only(workspace: Path) -> None:
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "A\n")))
+    view.run.approve("w1")
+    original = view.results.text.value
+    view.results.text.value = "tampered"
+    assert view.results.text.value == original
+
+
+@pytest.mark.parametrize("status", ["applied", "rejected"])
+def test_repr_is_a_short_summary_without_content(workspace: Path, status: str) -> None:
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "SECRET CONTENT\n")))
+    if status == "applied":
+        view.run.approve("w1")
+    else:
+        view.run.reject("w1")
+    bundle = view._repr_mimebundle_()
+    assert "SECRET" not in repr(view) and "SECRET" not in bundle["text/plain"]
+    assert f"[{status}] fs.write a.txt (w1)" in bundle["text/plain"]
+    assert "application/vnd.jupyter.widget-view+json" in bundle
