@@ -76,15 +76,17 @@ def _show_diff(diff: str, out: IO[str]) -> None:
         out.write(diff if diff.endswith("\n") else diff + "\n")
 
 
-def _ask(run: object, tty: IO[str]) -> None:
-    """Show each pending diff and read y / n / a reason to reject."""
+def _ask(run: object, answers: IO[str], tty: IO[str]) -> None:
+    """Show each pending diff on ``tty`` and read y / n / a reason to reject from ``answers``."""
     for item in list(run.pending):  # type: ignore[attr-defined]
+        if not item.needs_approval:
+            continue  # settled by an earlier decision
         tty.write(f"\n{item.action} {item.path}  ({item.summary})\n")
         if item.diff:
             _show_diff(item.diff, tty)
         tty.write("Apply? [y]es, [n]o, or type a reason to reject: ")
         tty.flush()
-        answer = tty.readline().strip()
+        answer = answers.readline().strip()
         if answer.lower() in ("y", "yes"):
             run.approve(item.id)  # type: ignore[attr-defined]
             tty.write(f"  -> {item.status}: {item.result.summary}\n")
@@ -118,8 +120,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(f"jupyter-operator: cannot read {args.file}: {exc}", file=sys.stderr)
             return EXIT_USAGE
     mode = args.approve
-    tty = None
+    tty: IO[str] | None = None
     if mode in (None, "ask"):
+        # Answers come from stdin when it is a terminal and not the reply, else from /dev/tty.
         tty = sys.stdin if args.file != "-" and sys.stdin.isatty() else _terminal()
         if tty is None and mode == "ask":
             print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
@@ -136,10 +139,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
     elif mode == "none":
         run.reject_all()
     else:
+        assert tty is not None
         with contextlib.ExitStack() as stack:
             if tty is not sys.stdin:
                 stack.callback(tty.close)
-            _ask(run, tty)
+            _ask(run, tty, sys.stderr if tty is sys.stdin else tty)
     if not run.items:
         print("jupyter-operator: no OPERATOR_CMD blocks found.", file=sys.stderr)
         return EXIT_OK

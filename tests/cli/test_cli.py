@@ -1,0 +1,131 @@
+"""The command line: exit codes, spec, undo and history, and interactive approval on a terminal."""
+
+from __future__ import annotations
+
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from replies import b64, block
+
+REPLY = "\n".join([
+    "Here is my plan.",
+    block("r1", "fs.read", path="a.txt"),
+    block("w1", "fs.write", path="a.txt", content_b64=b64("alpha\nBETA\n")),
+    block("w2", "fs.write", path="b.txt", content="new file"),
+])  # fmt: skip
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return dict(os.environ, JUPYTER_OPERATOR_JOURNAL_DIR=str(tmp_path / "journal"))
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    (folder / "a.txt").write_bytes(b"alpha\nbeta\n")
+    return folder
+
+
+def cli(*args: str, env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "jupyter_operator", *args],
+        input=stdin, capture_output=True, text=True, env=env, timeout=60,
+    )  # fmt: skip
+
+
+def test_run_prints_only_results_and_applies(root: Path, env: dict[str, str]) -> None:
+    proc = cli("run", "--root", str(root), "--approve", "all", env=env, stdin=REPLY)
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("OPERATOR_RESULT\nid: r1\nok: true\nsummary: Read file\n")
+    assert proc.stdout.splitlines().count("OPERATOR_RESULT") == 3 and proc.stderr == ""
+    assert (root / "a.txt").read_bytes() == b"alpha\nBETA\n"
+    assert (root / "b.txt").read_bytes() == b"new file"
+
+
+def test_dry_run_rejects_every_change(root: Path, env: dict[str, str]) -> None:
+    proc = cli("run", "--root", str(root), "--approve", "none", env=env, stdin=REPLY)
+    assert proc.stdout.count("Rejected (ERR_REJECTED)") == 2
+    assert (root / "a.txt").read_bytes() == b"alpha\nbeta\n" and not (root / "b.txt").exists()
+
+
+def test_history_and_undo(root: Path, env: dict[str, str]) -> None:
+    cli("run", "--root", str(root), "--approve", "all", env=env, stdin=REPLY)
+    history = cli("history", "--root", str(root), env=env).stdout
+    assert "j1" in history and "fs.write" in history and "[w2]" in history
+    undone = cli("undo", "--root", str(root), env=env)
+    assert undone.returncode == 0 and undone.stdout.startswith("Undid j2: fs.write b.txt")
+    assert not (root / "b.txt").exists()
+    cli("undo", "--root", str(root), "j1", env=env)
+    assert (root / "a.txt").read_bytes() == b"alpha\nbeta\n"
+    nothing = cli("undo", "--root", str(root), env=env)
+    assert nothing.returncode == 1 and "ERR_NOT_FOUND" in nothing.stderr
+    assert "(undone)" in cli("history", "--root", str(root), env=env).stdout
+
+
+def test_spec_prints_the_interface_spec(env: dict[str, str]) -> None:
+    out = cli("spec", env=env).stdout
+    assert out.startswith("Operator Interface Specification (version: 3)")
+    assert "assistant's normal message stream" in out and "â€" not in out
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["run", "--approve", "maybe"], ["frobnicate"], [], ["run", "--policy", "auto=nonsense"]],
+)
+def test_usage_errors_exit_2(args: list[str], env: dict[str, str]) -> None:
+    proc = cli(*args, env=env)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+
+
+def test_missing_root_is_a_usage_error(tmp_path: Path, env: dict[str, str]) -> None:
+    proc = cli("run", "--root", str(tmp_path / "nope"), "--approve", "all", env=env, stdin=REPLY)
+    assert proc.returncode == 2 and "not a directory" in proc.stderr
+
+
+def test_no_blocks_is_said_on_stderr(root: Path, env: dict[str, str]) -> None:
+    proc = cli("run", "--root", str(root), "--approve", "all", env=env, stdin="Just prose.\n")
+    assert proc.returncode == 0 and proc.stdout == "" and "no OPERATOR_CMD" in proc.stderr
+
+
+def test_ask_shows_each_diff_and_reads_the_answer(root: Path, tmp_path: Path,
+                                                  env: dict[str, str]) -> None:  # fmt: skip
+    reply_file = tmp_path / "reply.txt"
+    reply_file.write_text(REPLY, encoding="utf-8")
+    out_file = tmp_path / "results.txt"
+    master, slave = pty.openpty()
+    with out_file.open("w") as results:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jupyter_operator", "run", "--root", str(root),
+             "--approve", "ask", str(reply_file)],
+            stdin=slave, stdout=results, stderr=slave, env=env,
+        )  # fmt: skip
+        os.close(slave)
+        screen = b""
+        answers = [b"y\n", b"not this one\n"]
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    screen += os.read(master, 4096)
+                except OSError:
+                    break
+            if answers and screen.count(b"Apply?") > 2 - len(answers):
+                os.write(master, answers.pop(0))
+        proc.wait(timeout=30)
+        os.close(master)
+    text = screen.decode("utf-8", "replace")
+    assert "fs.write a.txt" in text and "BETA" in text  # the diff was shown before asking
+    assert proc.returncode == 0
+    results_text = out_file.read_text()
+    assert "id: w1\nok: true" in results_text
+    assert "Rejected (ERR_REJECTED): nothing was changed. Reason: not this one" in results_text
+    assert (root / "a.txt").read_bytes() == b"alpha\nBETA\n" and not (root / "b.txt").exists()
