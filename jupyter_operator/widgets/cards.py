@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 STATUS_LABELS = {
     "pending": "waiting for you",
+    "waiting": "waiting for an earlier change",
     "done": "done",
     "failed": "failed",
     "error": "invalid",
@@ -69,9 +70,19 @@ def header_html(item: Item) -> str:
     return f'<div class="jpo-head">{"".join(parts)}</div>'
 
 
-def notes_html(item: Item) -> str:
-    """Warnings and the outcome, below the header."""
+def notes_html(item: Item, blocked_by: str | None = None) -> str:
+    """Warnings, dependencies and the outcome, below the header."""
     notes: list[str] = []
+    if item.status == "waiting":
+        notes.append(
+            f'<div class="jpo-note jpo-muted">Runs by itself once {escape(item.builds_on or "")} '
+            "is decided (it reads what that change would write).</div>"
+        )
+    elif blocked_by is not None:
+        notes.append(
+            '<div class="jpo-note jpo-muted">Previewed on top of '
+            f"{escape(blocked_by)}, which is not decided yet: decide that one first.</div>"
+        )
     if item.path is not None and has_invisible(item.path):
         notes.append(
             '<div class="jpo-note jpo-warn">The path contains invisible or bidirectional '
@@ -89,6 +100,8 @@ def notes_html(item: Item) -> str:
         css = "jpo-note" if item.status in ("applied", "done") else "jpo-note jpo-warn"
         text = " ".join(part for part in (lead, summary) if part)
         notes.append(f'<div class="{css}">{escape(text)}</div>')
+    elif item.kind == "read" and item.status == "pending":
+        notes.append('<div class="jpo-note">This read needs your approval (policy).</div>')
     elif item.kind == "read" and result is not None:
         css = "jpo-note" if result.ok else "jpo-note jpo-warn"
         notes.append(f'<div class="{css}">{escape(result.summary)}</div>')
@@ -110,7 +123,9 @@ class ItemCard(w.VBox):
     """The card of one item.
 
     ``approve(id)`` and ``reject(id, reason)`` are called on clicks; the owner (the run view)
-    applies the decision through the engine, and the card redraws from the item afterwards.
+    applies the decision through the engine and calls :meth:`refresh` when the run reports a
+    change. ``blocker(item)`` names an undecided earlier change the item depends on (its
+    Approve button stays disabled until that one is decided).
     """
 
     def __init__(
@@ -119,52 +134,25 @@ class ItemCard(w.VBox):
         *,
         approve: Callable[[str], None] | None = None,
         reject: Callable[[str, str | None], None] | None = None,
+        blocker: Callable[[Item], str | None] | None = None,
     ) -> None:
         self.item = item
         self._approve = approve
         self._reject = reject
+        self._blocker = blocker or (lambda _item: None)
         self.header = w.HTML(value="")
-        children: list[w.Widget] = [self.header]
         self.diff_view: w.HTML | None = None
         self.toggle: w.Button | None = None
-        self._full_diff: str | None = None
-        self._short_diff = ""
-        if item.kind == "mutation" and item.diff is not None:
-            rendered = render_diff(item.diff)
-            self._short_diff = rendered.html
-            self.diff_view = w.HTML(value=rendered.html)
-            children.append(self.diff_view)
-            if rendered.truncated:
-                self._total = rendered.total
-                self._hidden = rendered.total - rendered.shown
-                self.toggle = w.Button(description=self._toggle_label(False), icon="expand")
-                self.toggle.on_click(self._toggle_diff)
-                children.append(self.toggle)
         self.controls: w.HBox | None = None
         self.approve_button: w.Button | None = None
         self.reject_button: w.Button | None = None
         self.reason_button: w.Button | None = None
         self.reason: w.Text | None = None
-        if item.kind == "mutation" and item.status == "pending":
-            self.approve_button = w.Button(
-                description="Approve", button_style="success", icon="check",
-                tooltip="Write exactly the change shown above",
-            )  # fmt: skip
-            self.reject_button = w.Button(description="Reject", icon="times")
-            self.reason = w.Text(placeholder="Reason for the model (optional)")
-            self.reason_button = w.Button(
-                description="Reject with reason", icon="comment",
-                tooltip="Reject and send the reason typed on the left to the model",
-            )  # fmt: skip
-            self.approve_button.on_click(lambda _b: self._decide(approve=True))
-            self.reject_button.on_click(lambda _b: self._decide(approve=False, with_reason=False))
-            self.reason_button.on_click(lambda _b: self._decide(approve=False, with_reason=True))
-            self.controls = w.HBox(
-                [self.approve_button, self.reject_button, self.reason, self.reason_button]
-            )
-            self.controls.add_class("jpo-controls")
-            children.append(self.controls)
-        super().__init__(children)
+        self._diff_source: str | None = None  # the diff text the view was rendered from
+        self._short_diff = ""
+        self._full_diff: str | None = None
+        self._details: tuple[object, str] = (None, "")
+        super().__init__([self.header])
         self.add_class("jpo-card")
         self.add_class(f"jpo-kind-{item.kind}")
         self.refresh()
@@ -173,20 +161,76 @@ class ItemCard(w.VBox):
     def refresh(self) -> None:
         """Redraw from the item's current state; disables the buttons once it is decided."""
         item = self.item
-        self.header.value = header_html(item) + notes_html(item) + details_html(item)
-        self.remove_class("jpo-pending")
+        blocked_by = self._blocker(item) if item.status == "pending" else None
+        self.header.value = header_html(item) + notes_html(item, blocked_by) + self._details_html()
+        self._sync_diff()
         if item.status == "pending":
+            self._ensure_controls()
             self.add_class("jpo-pending")
-        elif self.controls is not None:
+        else:
+            self.remove_class("jpo-pending")
+        if self.controls is not None:
+            decided = item.status != "pending"
             for button in self.buttons:
-                button.disabled = True
+                button.disabled = decided
+            if self.approve_button is not None and blocked_by is not None:
+                self.approve_button.disabled = True
+                self.approve_button.tooltip = f"Decide {blocked_by} first"
             if self.reason is not None:
-                self.reason.disabled = True
-            self.controls.layout.display = "none"
+                self.reason.disabled = decided
+            self.controls.layout.display = "none" if decided else None
+
+    def _details_html(self) -> str:
+        # A read's result does not change once it ran; render it once.
+        if self._details[0] is not self.item.result:
+            self._details = (self.item.result, details_html(self.item))
+        return self._details[1]
+
+    def _sync_diff(self) -> None:
+        """Show the item's current diff (it is computed again when an earlier change it
+        was previewed on top of is rejected)."""
+        diff = self.item.diff if self.item.kind == "mutation" else None
+        if diff is None or diff == self._diff_source:
+            return
+        rendered = render_diff(diff)
+        self._diff_source, self._short_diff, self._full_diff = diff, rendered.html, None
+        self._total, self._hidden = rendered.total, rendered.total - rendered.shown
+        if self.diff_view is None:
+            self.diff_view = w.HTML()
+            self.toggle = w.Button(icon="expand")
+            self.toggle.on_click(self._toggle_diff)
+            self.children = (self.header, self.diff_view, self.toggle, *self.children[1:])
+        assert self.toggle is not None
+        self.diff_view.value = rendered.html
+        self.toggle.description = self._toggle_label(False)
+        self.toggle.icon = "expand"
+        self.toggle.layout.display = None if rendered.truncated else "none"
+
+    def _ensure_controls(self) -> None:
+        if self.controls is not None:
+            return
+        self.approve_button = w.Button(
+            description="Approve", button_style="success", icon="check",
+            tooltip="Carry out exactly what is shown above",
+        )  # fmt: skip
+        self.reject_button = w.Button(description="Reject", icon="times")
+        self.reason = w.Text(placeholder="Reason for the model (optional)")
+        self.reason_button = w.Button(
+            description="Reject with reason", icon="comment",
+            tooltip="Reject and send the reason typed on the left to the model",
+        )  # fmt: skip
+        self.approve_button.on_click(lambda _b: self._decide(approve=True))
+        self.reject_button.on_click(lambda _b: self._decide(approve=False, with_reason=False))
+        self.reason_button.on_click(lambda _b: self._decide(approve=False, with_reason=True))
+        self.controls = w.HBox(
+            [self.approve_button, self.reject_button, self.reason, self.reason_button]
+        )
+        self.controls.add_class("jpo-controls")
+        self.children = (*self.children, self.controls)
 
     @property
     def buttons(self) -> list[w.Button]:
-        """The decision buttons (empty for reads and errors)."""
+        """The decision buttons (empty for items that were never asked about)."""
         found = (self.approve_button, self.reject_button, self.reason_button)
         return [b for b in found if b is not None]
 
@@ -196,14 +240,14 @@ class ItemCard(w.VBox):
         return f"Show all {self._total:,} lines ({self._hidden:,} more)"
 
     def _toggle_diff(self, _button: w.Button | None = None) -> None:
-        if self.diff_view is None or self.toggle is None or self.item.diff is None:
+        if self.diff_view is None or self.toggle is None or self._diff_source is None:
             return
         expanded = self.diff_view.value != self._short_diff
         if expanded:
             self.diff_view.value = self._short_diff
         else:
             if self._full_diff is None:  # rendered on first request only
-                self._full_diff = render_diff(self.item.diff, max_lines=None).html
+                self._full_diff = render_diff(self._diff_source, max_lines=None).html
             self.diff_view.value = self._full_diff
         self.toggle.description = self._toggle_label(not expanded)
         self.toggle.icon = "compress" if not expanded else "expand"

@@ -30,8 +30,8 @@ def describe_error(exc: BaseException) -> str:
         return summary
     if isinstance(exc, KeyError):
         return "no such command id in this run"
-    if isinstance(exc, ValueError):
-        return "this command was already decided"
+    if isinstance(exc, ValueError):  # the engine's messages name only command ids and states
+        return str(exc)
     return "the decision could not be applied (internal error)"
 
 
@@ -42,6 +42,7 @@ def run_summary(run: Run) -> str:
         counts[item.status] = counts.get(item.status, 0) + 1
     words = {
         "done": "ran", "failed": "failed", "error": "invalid", "pending": "waiting for approval",
+        "waiting": "waiting for an earlier change",
         "applied": "applied", "rejected": "rejected", "denied": "denied", "stale": "stale",
     }  # fmt: skip
     parts = [f"{n} {words.get(status, status)}" for status, n in counts.items()]
@@ -68,7 +69,10 @@ class RunView(w.VBox):
         self._title = title
         self.heading = w.HTML(value="")
         self.cards = [
-            ItemCard(item, approve=self._approve_one, reject=self._reject_one) for item in run.items
+            ItemCard(
+                item, approve=self._approve_one, reject=self._reject_one, blocker=self._blocker
+            )
+            for item in run.items
         ]
         self._cards_by_index = {card.item.index: card for card in self.cards}
         self.approve_all_button = w.Button(
@@ -124,11 +128,24 @@ class RunView(w.VBox):
                 return card
         raise KeyError(item_id)
 
+    def _blocker(self, item: Item) -> str | None:
+        """The undecided earlier change ``item`` was previewed on top of, if any."""
+        if not item.builds_on:
+            return None
+        try:
+            earlier = self.run.item(item.builds_on)
+        except KeyError:
+            return None
+        return earlier.id if earlier.needs_approval else None
+
     def _on_item_changed(self, item: Item) -> None:
         card = self._cards_by_index.get(item.index)
         if card is not None:
             card.item = item
-            card.refresh()
+        # One decision can change other cards too: a change previewed on top of this one, or
+        # a read waiting for it. Refreshing is cheap when nothing changed.
+        for other in self.cards:
+            other.refresh()
         self.refresh()
 
     # -- decisions (through the engine only) ---------------------------------------------------

@@ -158,6 +158,7 @@ STYLESHEET = """<style>
 .jpo-badge{border-radius:9px;padding:0 8px;font-size:0.85em;font-weight:600;
  color:var(--jp-ui-inverse-font-color1,#fff);background:var(--jp-inverse-layout-color3,#757575)}
 .jpo-s-pending{background:var(--jp-warn-color1,#ef6c00)}
+.jpo-s-waiting{background:var(--jp-warn-color2,#f0a040)}
 .jpo-s-applied,.jpo-s-done{background:var(--jp-success-color1,#2e7d32)}
 .jpo-s-rejected,.jpo-s-denied{background:var(--jp-inverse-layout-color3,#616161)}
 .jpo-s-failed,.jpo-s-error,.jpo-s-stale{background:var(--jp-error-color1,#c62828)}

@@ -258,3 +258,69 @@ def test_repr_is_a_short_summary_without_content(workspace: Path, status: str) -
     assert "SECRET" not in repr(view) and "SECRET" not in bundle["text/plain"]
     assert f"[{status}] fs.write a.txt (w1)" in bundle["text/plain"]
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_change_on_top_of_an_undecided_change_waits_for_it(workspace: Path) -> None:
+    (workspace / "plan.txt").write_text("Alpha\n")
+    first = [{"op": "replaceFirst", "find": "Alpha", "text": "Alpha\nBeta"}]
+    second = [{"op": "replaceFirst", "find": "Beta", "text": "Gamma"}]
+    view = view_for(
+        workspace,
+        reply(edits_block("e1", "plan.txt", first), edits_block("e2", "plan.txt", second)),
+    )
+    card1, card2 = view.card_for("e1"), view.card_for("e2")
+    assert card2.item.builds_on == "e1"
+    assert card2.approve_button.disabled and not card2.reject_button.disabled
+    assert "Previewed on top of e1" in card2.header.value
+    card1.approve_button.click()
+    assert not card2.approve_button.disabled
+    assert "Previewed on top of" not in card2.header.value
+    card2.approve_button.click()
+    assert (workspace / "plan.txt").read_text() == "Alpha\nGamma\n"
+
+
+def test_rejecting_the_base_change_shows_the_recomputed_diff(workspace: Path) -> None:
+    (workspace / "plan.txt").write_text("Alpha\nBeta\n")
+    first = [{"op": "replaceFirst", "find": "Alpha", "text": "One"}]
+    second = [{"op": "replaceFirst", "find": "Beta", "text": "Two"}]
+    view = view_for(
+        workspace,
+        reply(edits_block("e1", "plan.txt", first), edits_block("e2", "plan.txt", second)),
+    )
+    card2 = view.card_for("e2")
+    assert "One" in card2.diff_view.value  # context from e1's preview
+    view.card_for("e1").reject_button.click()
+    # e2 is now previewed from the disk: the diff shown is what approving would write.
+    assert card2.item.status == "pending" and "One" not in card2.diff_view.value
+    assert "-Beta" in card2.diff_view.value and "+Two" in card2.diff_view.value
+    card2.approve_button.click()
+    assert (workspace / "plan.txt").read_text() == "Alpha\nTwo\n"
+
+
+def test_read_after_a_pending_write_runs_once_it_is_decided(workspace: Path) -> None:
+    text = reply(write_block("w1", "a.txt", "fresh\n"), block("r1", "fs.read", "a.txt"))
+    view = view_for(workspace, text)
+    read = view.card_for("r1")
+    assert read.item.status == "waiting"
+    assert "waiting for an earlier change" in read.header.value
+    assert read.buttons == []
+    view.card_for("w1").approve_button.click()
+    assert read.item.status == "done"
+    assert "fresh" in read.header.value
+    assert view.results.layout.display is None
+
+
+def test_reads_that_need_approval_get_buttons(workspace: Path) -> None:
+    from jupyter_operator.engine import Policy
+
+    (workspace / "a.txt").write_text("secret-ish\n")
+    run = Operator(workspace, policy=Policy.parse("auto=none")).run(
+        reply(block("r1", "fs.read", "a.txt"))
+    )
+    view = RunView(run)
+    card = view.card_for("r1")
+    assert card.item.status == "pending" and card.approve_button is not None
+    assert "needs your approval" in card.header.value
+    card.approve_button.click()
+    assert card.item.status == "done" and "secret-ish" in card.header.value
+    assert card.approve_button.disabled
