@@ -86,7 +86,7 @@ def _edit(index: int, raw: Any) -> Edit:
         values[_SNAKE.get(key, key)] = value
     if op == "replaceRange" and values["end_line"] < values["start_line"]:
         raise _fail(f"{where} (replaceRange): endLine must be >= startLine.")
-    return model.model_construct(**values)  # type: ignore[no-any-return]
+    return model(**values)  # type: ignore[no-any-return]
 
 
 def parse_edits(payload: str) -> tuple[Edit, ...]:

@@ -1,17 +1,16 @@
 """The typed results of a scan: commands with their action parameters, edits, scan errors.
 
-Everything here is immutable. Parameter models are built by the validator with
-``model_construct`` after it has checked every value itself (pydantic validation would only
-repeat those checks, at several times the cost on large replies), so the field types below
-are guaranteed by ``_validate``, not re-checked at construction.
+Everything here is immutable and validated on construction. ``Command.params`` is the one
+field pydantic does not re-check: it is always a parameter model built (and validated) just
+before, and checking a 17-member union again would cost more than the rest of the scan.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 from ._comments import StyleOverride
 from ._errors import fault_summary
@@ -68,7 +67,10 @@ class ReplaceRange(BaseModel):
     text: str
 
 
-Edit = InsertAfter | InsertBefore | ReplaceFirst | ReplaceAll | ReplaceRange
+Edit = Annotated[
+    InsertAfter | InsertBefore | ReplaceFirst | ReplaceAll | ReplaceRange,
+    Field(discriminator="op"),
+]
 
 
 # --- Action parameters -------------------------------------------------------------------------
@@ -258,7 +260,7 @@ class Command(BaseModel):
     path: str | None
     line: int
     fields: dict[str, str]
-    params: ActionParams
+    params: SkipValidation[ActionParams]
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,12 +48,19 @@ from ._spec import MAX_BLOCK_CHARS, MAX_BLOCK_LINES, MAX_SCAN_CHARS
 from ._validate import validate_fields
 
 _TOKEN = "OPERATOR_CMD"
+_TOKEN_LEN = len(_TOKEN)
 _END_PREFIX = "END_"
 _WS = " \t"
 _KEY_VALUE = re.compile(r"([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*)")
+# Whole-chunk forms of the per-line rules, so a well-formed block costs a few C calls. Any
+# chunk they do not clear takes the exact per-line path, which finds and words the error.
+# Used only on chunks without CR. The value is greedy up to its last non-blank character:
+# a lazy value, or a [^\r\n] class, is 5-50 times slower on a long base64 line.
+_KV_LINES = re.compile(r"^[ \t]*([A-Za-z0-9_.-]+)[ \t]*:[ \t]*((?:.*[^ \t])?)[ \t]*$", re.M)
 
 START, END = "START", "END"
 OUTSIDE, INSIDE = "outside", "inside"
+_CONTENT_NL = "content contains newline; use content_b64."
 
 
 def _quote(line: str, limit: int = 60) -> str:
@@ -71,6 +78,11 @@ def _clean_id(value: str | None) -> str | None:
     return None
 
 
+def _lines(chunk: str) -> list[str]:
+    """Content lines: split on LF, one CR before it dropped, spaces and tabs trimmed."""
+    return [(raw[:-1] if raw.endswith("\r") else raw).strip(_WS) for raw in chunk.split("\n")]
+
+
 def _recover_id(lines: list[str]) -> str | None:
     """The value of the first ``id:`` line, for errors in blocks that never parsed."""
     for line in lines:
@@ -79,6 +91,12 @@ def _recover_id(lines: list[str]) -> str | None:
             if match and match.group(1) == "id":
                 return _clean_id(match.group(2))
     return None
+
+
+def _not_alone(line: str) -> str:
+    line = line.rstrip("\r").strip(_WS)
+    token = "END_OPERATOR_CMD" if line.startswith(_END_PREFIX) else _TOKEN
+    return f"line '{_quote(line)}' must be only {token}."
 
 
 def _markers(text: str) -> list[tuple[int, int, str, bool]]:
@@ -91,20 +109,20 @@ def _markers(text: str) -> list[tuple[int, int, str, bool]]:
         if i < 0:
             return found
         line_start = rfind("\n", 0, i) + 1
-        lead = text[line_start:i]
         kind = START
-        if lead.endswith(_END_PREFIX):
-            kind, lead = END, lead[: -len(_END_PREFIX)]
-        line_end = find("\n", i)
+        if line_start != i:  # something before the token: END_ and/or indentation, or prose
+            lead = text[line_start:i]
+            if lead.endswith(_END_PREFIX):
+                kind, lead = END, lead[:-4]
+            if lead.strip(_WS):
+                pos = i + _TOKEN_LEN  # mentioned in prose, not a marker line
+                continue
+        after = i + _TOKEN_LEN
+        line_end = find("\n", after)
         if line_end < 0:
             line_end = len(text)
-        if lead.strip(_WS):
-            pos = i + len(_TOKEN)  # mentioned in prose, not a marker line
-            continue
-        rest = text[i + len(_TOKEN) : line_end]
-        if rest.endswith("\r"):
-            rest = rest[:-1]
-        found.append((line_start, line_end, kind, not rest.strip(_WS)))
+        alone = line_end == after or not text[after:line_end].removesuffix("\r").strip(_WS)
+        found.append((line_start, line_end, kind, alone))
         pos = line_end
 
 
@@ -118,40 +136,51 @@ class _Scan:
         self.skipped: list[str] = []
         self.state = OUTSIDE
         self.block_line = 0  # line number of the open block's START marker
-        self.block_lines: list[str] = []
-        self.block_chars = 0
+        self.block_chunk = ""  # the block's content lines, as they are in the text
+        self.block_has_lines = False
+        self.block_pairs: list[tuple[str, str]] | None = None  # set when every line is key: value
 
     # --- content lines ---------------------------------------------------------------------
-    def feed_lines(self, chunk: str) -> None:
-        """Content lines of the open block (``chunk`` has no marker lines)."""
-        lines = self.block_lines
-        for raw in chunk.split("\n"):
-            line = raw[:-1] if raw.endswith("\r") else raw
-            line = line.strip(_WS)
+    def feed(self, chunk: str) -> None:
+        """The open block's content: every line between its START and the next marker."""
+        n_lines = chunk.count("\n") + 1
+        # Untrimmed length bounds the trimmed one; a key: value line is never blank.
+        flat = chunk.replace("\r\n", "\n") if "\r" in chunk else chunk
+        if n_lines <= MAX_BLOCK_LINES and len(chunk) < MAX_BLOCK_CHARS and "\r" not in flat:
+            pairs = _KV_LINES.findall(flat)
+            if len(pairs) == n_lines:
+                self.block_chunk, self.block_has_lines, self.block_pairs = chunk, True, pairs
+                return
+        chars = 0
+        lines = _lines(chunk)
+        for count, line in enumerate(lines, 1):
             if not line:
-                self.block_error(codes.ERR_EMPTY_LINE_IN_CMD, "empty line inside OPERATOR_CMD.")
+                message = "empty line inside OPERATOR_CMD."
+                self.block_error(codes.ERR_EMPTY_LINE_IN_CMD, message, lines[: count - 1])
                 return
-            self.block_chars += len(line) + 1
-            lines.append(line)
-            if len(lines) > MAX_BLOCK_LINES:
-                self.block_error(codes.ERR_BLOCK_TOO_LARGE, f"too many lines (>{MAX_BLOCK_LINES}).")
+            chars += len(line) + 1
+            if count > MAX_BLOCK_LINES:
+                message = f"too many lines (>{MAX_BLOCK_LINES})."
+                self.block_error(codes.ERR_BLOCK_TOO_LARGE, message, lines[:count])
                 return
-            if self.block_chars > MAX_BLOCK_CHARS:
-                self.block_error(
-                    codes.ERR_BLOCK_TOO_LARGE, f"too many characters (>{MAX_BLOCK_CHARS})."
-                )
+            if chars > MAX_BLOCK_CHARS:
+                message = f"too many characters (>{MAX_BLOCK_CHARS})."
+                self.block_error(codes.ERR_BLOCK_TOO_LARGE, message, lines[:count])
                 return
+        self.block_chunk, self.block_has_lines = chunk, True
 
-    def block_error(self, code: str, message: str) -> None:
-        self.items.append(ScanError(code, message, _recover_id(self.block_lines), self.block_line))
+    def block_error(self, code: str, message: str, lines: list[str] | None = None) -> None:
+        """Discard the open block; its id comes from ``lines`` (default: all lines read)."""
+        self.items.append(self._error(code, message, lines))
         self.state = OUTSIDE
 
     # --- transitions -----------------------------------------------------------------------
     def open_block(self, line_no: int, line: str) -> None:
         self.state = INSIDE
         self.block_line = line_no
-        self.block_lines = []
-        self.block_chars = 0
+        self.block_chunk = ""
+        self.block_has_lines = False
+        self.block_pairs = None
 
     def not_alone_outside(self, line_no: int, line: str) -> None:
         self.items.append(ScanError(codes.ERR_MARKER_NOT_ALONE, _not_alone(line), None, line_no))
@@ -168,67 +197,81 @@ class _Scan:
 
     def finish(self, line_no: int, line: str) -> None:
         self.state = OUTSIDE
-        self.items.extend(self.finalize())
+        item = self.finalize()
+        if item is not None:
+            self.items.append(item)
 
     # --- a complete block ------------------------------------------------------------------
-    def finalize(self) -> list[Command | ScanError]:
-        lines, line_no = self.block_lines, self.block_line
-        if not all(line.isascii() for line in lines):
+    def finalize(self) -> Command | ScanError | None:
+        chunk = self.block_chunk if self.block_has_lines else ""
+        if not chunk.isascii():
             message = "non-ASCII character detected in command block."
-            return [ScanError(codes.ERR_NON_ASCII_IN_CMD, message, _recover_id(lines), line_no)]
-        fields: dict[str, str] = {}
-        duplicate: str | None = None
-        previous_key = ""
-        for line in lines:
-            match = _KEY_VALUE.fullmatch(line)
-            if match is None:
-                if previous_key == "content":
-                    return [self._error(codes.ERR_CONTENT_HAS_NEWLINES, _CONTENT_NL, lines)]
-                message = f"line '{_quote(line)}' is not key: value."
-                return [self._error(codes.ERR_NON_KEY_VALUE_LINE, message, lines)]
-            key, value = match.groups()
-            if "\r" in value:
-                message = _CONTENT_NL if key == "content" else f"{key} contains a line break."
-                return [self._error(codes.ERR_CONTENT_HAS_NEWLINES, message, lines)]
-            old = fields.setdefault(key, value)
-            if old != value and duplicate is None:
-                duplicate = key
-            previous_key = key
-        if duplicate is not None:
-            message = f"key '{duplicate}' appears twice with different values."
-            return [self._error(codes.ERR_DUPLICATE_KEY, message, lines)]
+            return self._error(codes.ERR_NON_ASCII_IN_CMD, message)
+        pairs = self.block_pairs
+        if pairs is None and not self.block_has_lines:
+            pairs = []
+        if pairs is None or len(dict(pairs)) != len(pairs):
+            lines = _lines(chunk)
+            fault = _line_fault(lines)
+            if fault is not None:
+                return self._error(*fault, lines)
+            pairs = [m.groups() for m in map(_KEY_VALUE.fullmatch, lines) if m]
+        fields = dict(pairs)
         try:
             command_id, action, path, params = validate_fields(fields)
         except OperatorError as exc:
-            return [ScanError(exc.code, exc.message, _clean_id(fields.get("id")), line_no)]
-        canonical = "\n".join(f"{k}: {v}" for k, v in sorted(fields.items()))
+            return ScanError(exc.code, exc.message, _clean_id(fields.get("id")), self.block_line)
+        canonical = "\n".join(sorted(map(": ".join, fields.items())))
         claimed = self.seen.get(command_id)
         if claimed is None:
             self.seen[command_id] = canonical
         elif claimed == canonical:
             self.skipped.append(command_id)
-            return []
+            return None
         else:
             message = (
                 f"duplicate id with differing content: {_quote(command_id)}; "
                 "use a new id for a new command."
             )
-            return [ScanError(codes.ERR_DUPLICATE_ID, message, _clean_id(command_id), line_no)]
-        command = Command.model_construct(
-            id=command_id, action=action, path=path, line=line_no, fields=fields, params=params
+            return ScanError(
+                codes.ERR_DUPLICATE_ID, message, _clean_id(command_id), self.block_line
+            )
+        return Command(
+            id=command_id,
+            action=action,
+            path=path,
+            line=self.block_line,
+            fields=fields,
+            params=params,
         )
-        return [command]
 
-    def _error(self, code: str, message: str, lines: list[str]) -> ScanError:
+    def _error(self, code: str, message: str, lines: list[str] | None = None) -> ScanError:
+        if lines is None:
+            lines = _lines(self.block_chunk) if self.block_has_lines else []
         return ScanError(code, message, _recover_id(lines), self.block_line)
 
 
-_CONTENT_NL = "content contains newline; use content_b64."
-
-
-def _not_alone(line: str) -> str:
-    token = "END_OPERATOR_CMD" if line.lstrip(_WS).startswith(_END_PREFIX) else _TOKEN
-    return f"line '{_quote(line.rstrip(chr(13)).strip(_WS))}' must be only {token}."
+def _line_fault(lines: list[str]) -> tuple[str, str] | None:
+    """The first line-level fault of a block, in line order, after the per-key faults."""
+    seen: dict[str, str] = {}
+    duplicate: str | None = None
+    previous_key = ""
+    for line in lines:
+        match = _KEY_VALUE.fullmatch(line)
+        if match is None:
+            if previous_key == "content":
+                return codes.ERR_CONTENT_HAS_NEWLINES, _CONTENT_NL
+            return codes.ERR_NON_KEY_VALUE_LINE, f"line '{_quote(line)}' is not key: value."
+        key, value = match.groups()
+        if "\r" in value:
+            message = _CONTENT_NL if key == "content" else f"{key} contains a line break."
+            return codes.ERR_CONTENT_HAS_NEWLINES, message
+        if seen.setdefault(key, value) != value and duplicate is None:
+            duplicate = key
+        previous_key = key
+    if duplicate is not None:
+        return codes.ERR_DUPLICATE_KEY, f"key '{duplicate}' appears twice with different values."
+    return None
 
 
 _Handler = Callable[[_Scan, int, str], None]
@@ -275,7 +318,7 @@ def scan(
         line_no += text.count("\n", counted_to, line_start)
         counted_to = line_start
         if state.state == INSIDE and line_start > content_from:
-            state.feed_lines(text[content_from : line_start - 1])
+            state.feed(text[content_from : line_start - 1])
         line = text[line_start:line_end]
         _TRANSITIONS[state.state, kind, alone](state, line_no, line)
         content_from = line_end + 1
@@ -283,8 +326,8 @@ def scan(
         rest = text[content_from:]
         if rest.endswith("\n"):
             rest = rest[:-1]  # the final line terminator is not an empty line
-        if rest and content_from <= len(text):
-            state.feed_lines(rest)
+        if rest:
+            state.feed(rest)
         if state.state == INSIDE:
             state.block_error(
                 codes.ERR_MISSING_END_MARKER, "reached end of text without END_OPERATOR_CMD."

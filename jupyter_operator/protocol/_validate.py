@@ -111,9 +111,7 @@ def _style(f: Fields) -> StyleOverride:
         )
     if language and not (prefix or start) and style_for_language(language) is None:
         raise _fail(codes.ERR_UNKNOWN_LANGUAGE, unknown_language(language))
-    return StyleOverride.model_construct(
-        line_prefix=prefix, block_start=start, block_end=end, language=language
-    )
+    return StyleOverride(line_prefix=prefix, block_start=start, block_end=end, language=language)
 
 
 def _marker_id(f: Fields) -> str:
@@ -254,5 +252,5 @@ def validate_fields(f: Fields) -> tuple[str, str, str | None, _Params]:
     for name, key in payloads.items():
         if key in decoded:
             values[name] = parse_edits(decoded[key]) if name == "edits" else decoded[key]
-    params = PARAMS_BY_ACTION[action].model_construct(**values)
+    params = PARAMS_BY_ACTION[action](**values)
     return command_id, action, path, params
