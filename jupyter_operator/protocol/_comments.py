@@ -160,13 +160,16 @@ def resolve_style(override: StyleOverride | None, path: str) -> CommentStyle:
     return style
 
 
-def unknown_language(name: str) -> str:
+_OVERRIDE_HINT = (
+    "use operator.getCommentStyle to list languages, or set comment_line_prefix or "
+    "comment_block_start/comment_block_end."
+)
+
+
+def unknown_language(name: str, hint: str = _OVERRIDE_HINT) -> str:
     """The message for an unknown ``language`` value."""
     shown = name if len(name) <= 40 else name[:40] + "..."
-    return (
-        f"unknown language '{shown}'; use operator.getCommentStyle to list languages, or set "
-        "comment_line_prefix or comment_block_start/comment_block_end."
-    )
+    return f"unknown language '{shown}'; {hint}"
 
 
 def style_list_json() -> dict[str, Any]:

@@ -261,7 +261,10 @@ def _line_fault(lines: list[str]) -> tuple[str, str] | None:
         if match is None:
             if previous_key == "content":
                 return codes.ERR_CONTENT_HAS_NEWLINES, _CONTENT_NL
-            return codes.ERR_NON_KEY_VALUE_LINE, f"line '{_quote(line)}' is not key: value."
+            message = f"line '{_quote(line)}' is not key: value."
+            if previous_key.endswith("_b64"):
+                message = message[:-1] + f" ({previous_key} must be one line, without breaks)."
+            return codes.ERR_NON_KEY_VALUE_LINE, message
         key, value = match.groups()
         if "\r" in value:
             message = _CONTENT_NL if key == "content" else f"{key} contains a line break."

@@ -67,7 +67,8 @@ def _path_only(f: Fields, path: str | None) -> dict[str, Any]:
 def _comment_style(f: Fields, path: str | None) -> dict[str, Any]:
     language = f.get("language") or None
     if language is not None and style_for_language(language) is None:
-        raise _fail(codes.ERR_UNKNOWN_LANGUAGE, unknown_language(language))
+        message = unknown_language(language, hint="omit language to list every style.")
+        raise _fail(codes.ERR_UNKNOWN_LANGUAGE, message)
     return {"language": language}
 
 
@@ -209,6 +210,9 @@ def _header(f: Fields) -> tuple[str, str, str | None]:
     missing = [key for key in ("version", "id", "action") if not f.get(key)]
     if missing:
         raise _fail(codes.ERR_MISSING_REQUIRED_FIELDS, f"missing {', '.join(missing)}.")
+    if not (f["id"].isascii() and f["id"].isprintable()):
+        # The id is echoed in a result line; control characters would corrupt it.
+        raise _fail(codes.ERR_MISSING_REQUIRED_FIELDS, "id must be printable ASCII text.")
     action = f["action"]
     path = f.get("path") or None
     if action.startswith("fs."):

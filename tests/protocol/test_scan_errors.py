@@ -325,3 +325,28 @@ def test_every_scan_code_is_covered_by_the_table() -> None:
     }
     assert set(codes.SPEC_CODES) - runtime_only <= scan_codes
     assert codes.ERR_DUPLICATE_KEY in scan_codes
+
+
+def test_wrapped_base64_names_the_field() -> None:
+    (err,) = scan(cmd("w-2", "fs.write", "content_b64: QUJD", "REVG", path="a.txt")).items
+    assert isinstance(err, ScanError)
+    assert err.summary == (
+        "Invalid OPERATOR_CMD (ERR_NON_KEY_VALUE_LINE): line 'REVG' is not key: value"
+        " (content_b64 must be one line, without breaks)."
+    )
+
+
+def test_ids_with_control_characters_are_refused() -> None:
+    (err,) = scan(cmd("a\tb", "fs.read", path="a.txt")).items
+    assert isinstance(err, ScanError)
+    assert (err.code, err.id) == (codes.ERR_MISSING_REQUIRED_FIELDS, None)
+    assert err.message == "id must be printable ASCII text."
+
+
+def test_unknown_language_for_get_comment_style() -> None:
+    (err,) = scan(cmd("g-1", "operator.getCommentStyle", "language: cobol")).items
+    assert isinstance(err, ScanError)
+    assert err.summary == (
+        "Invalid OPERATOR_CMD (ERR_UNKNOWN_LANGUAGE): unknown language 'cobol'; omit language to"
+        " list every style."
+    )

@@ -183,7 +183,10 @@ def test_error_ids_only_from_lines_read_so_far() -> None:
 def test_control_character_ids_are_not_echoed_in_errors() -> None:
     item = only(block("version: 1", "id: a\x07b", "action: fs.list"))
     assert isinstance(item, ScanError)
-    assert (item.code, item.id) == (codes.ERR_ACTION_REQUIRES_PATH, None)
+    assert (item.code, item.id) == (codes.ERR_MISSING_REQUIRED_FIELDS, None)
+    item = only(block("version: 1", "id: a\x07b", "action: fs.list", "", "path: ."))
+    assert isinstance(item, ScanError)
+    assert (item.code, item.id) == (codes.ERR_EMPTY_LINE_IN_CMD, None)
 
 
 def test_truncation_keeps_the_tail_and_cuts_blocks_in_half() -> None:
