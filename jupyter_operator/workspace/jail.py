@@ -70,15 +70,21 @@ class Jail:
 
     def _walk_error(self, exc: OSError, fd: int, comp: str, done: tuple[str, ...]) -> OperatorError:
         rel = display_path(done)
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
-            try:
-                mode = os.lstat(comp, dir_fd=fd).st_mode
-            except OSError:
-                mode = 0
-            if st.S_ISLNK(mode) or exc.errno != errno.ENOTDIR:
-                return link_refused(rel)
-            return OperatorError(codes.ERR_NOT_A_DIRECTORY, f"{rel} is not a directory")
-        return os_error(exc, rel)
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            return os_error(exc, rel)
+        # O_NOFOLLOW refused a link (ELOOP; some systems say ENOTDIR or EMLINK), or the
+        # component is not a directory. Look again to say which; it may have changed meanwhile.
+        try:
+            mode = os.lstat(comp, dir_fd=fd).st_mode
+        except FileNotFoundError:
+            return OperatorError(codes.ERR_NOT_FOUND, f"{rel} does not exist")
+        except OSError:
+            mode = 0
+        if st.S_ISLNK(mode) or (exc.errno != errno.ENOTDIR and not st.S_ISDIR(mode)):
+            return link_refused(rel)
+        if st.S_ISDIR(mode):
+            return OperatorError(codes.ERR_IO, f"{rel} changed while it was being opened")
+        return OperatorError(codes.ERR_NOT_A_DIRECTORY, f"{rel} is not a directory")
 
     def open_dir(self, comps: tuple[str, ...], *, create: bool = False) -> int:
         """A new descriptor for the directory at ``comps`` (the root for ``()``).
