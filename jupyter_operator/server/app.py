@@ -1,0 +1,132 @@
+"""``OperatorExtension``: the jupyter-server extension app, its configuration and its routes.
+
+Configuration (``jupyter_server_config.py`` or the command line)::
+
+    c.OperatorExtension.workspaces = {"default": "~/project", "scratch": "/tmp/scratch"}
+    c.OperatorExtension.policy = "auto=reads deny=fs.delete"
+    c.OperatorExtension.protected_paths = [".git", ".env"]
+    c.OperatorExtension.max_body_size = 1_572_864
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jupyter_server.extension.application import ExtensionApp
+from traitlets import Dict, Float, Integer, List, TraitError, Unicode, validate
+
+from .. import __version__
+from .fileapi import MAX_B64_CHARS, FileApi
+from .handlers import rest_handlers
+from .sessions import SessionService
+from .websocket import FileSocketHandler
+from .workspaces import WorkspaceRegistry, resolve_roots
+
+#: About 1.5 MB: a 1 MiB file in base64 (1,398,104 characters) plus the JSON around it.
+DEFAULT_MESSAGE_LIMIT = 1_572_864
+
+
+class OperatorExtension(ExtensionApp):
+    """Serves the operator REST API and the WebSocket file API."""
+
+    name = "jupyter_operator"
+    version = __version__
+    description = "Run the file operations a language model proposes, with approval, in Jupyter."
+    load_other_extensions = True
+
+    workspaces = Dict(
+        key_trait=Unicode(),
+        value_trait=Unicode(),
+        help="""Workspace name -> root folder. Clients only ever send a name.
+        Relative roots are taken from the server's root_dir. Default: one workspace named
+        'default' at the server's root_dir.""",
+    ).tag(config=True)
+
+    policy = Unicode(
+        "",
+        help="""What runs without asking and what is refused, e.g. 'auto=reads,writes deny=deletes'.
+        Empty: reads run at once, every mutation waits for approval.""",
+    ).tag(config=True)
+
+    protected_paths = List(
+        Unicode(),
+        default_value=None,
+        allow_none=True,
+        help="Paths no command may change (glob patterns). None: the workspace layer's defaults.",
+    ).tag(config=True)
+
+    journal_dir = Unicode(
+        "",
+        help="Folder for the undo journal and trash (outside every workspace). Empty: the default.",
+    ).tag(config=True)
+
+    max_body_size = Integer(
+        DEFAULT_MESSAGE_LIMIT,
+        help="Largest REST request body in bytes; larger requests get 413.",
+    ).tag(config=True)
+
+    max_message_size = Integer(
+        DEFAULT_MESSAGE_LIMIT,
+        help="Largest WebSocket frame in bytes; a larger frame closes the connection (1009).",
+    ).tag(config=True)
+
+    max_sessions = Integer(
+        100, help="Sessions kept in memory; the least recently used go first."
+    ).tag(config=True)
+
+    session_idle_seconds = Float(3600.0, help="A session unused for this long is forgotten.").tag(
+        config=True
+    )
+
+    @validate("max_message_size")
+    def _check_message_size(self, proposal: dict[str, Any]) -> int:
+        value = int(proposal["value"])
+        if value < MAX_B64_CHARS:
+            raise TraitError(f"max_message_size must be at least {MAX_B64_CHARS} (a 1 MiB file)")
+        return value
+
+    @validate("max_body_size", "max_sessions")
+    def _check_positive(self, proposal: dict[str, Any]) -> int:
+        value = int(proposal["value"])
+        if value < 1:
+            raise TraitError(f"{proposal['trait'].name} must be positive")
+        return value
+
+    def initialize_settings(self) -> None:
+        """Resolve workspaces and build the services the handlers use."""
+        assert self.serverapp is not None
+        from ..engine import Policy
+
+        configured = dict(self.workspaces) or {"default": self.serverapp.root_dir}
+        try:
+            roots = resolve_roots(configured, self.serverapp.root_dir)
+            policy = Policy.parse(self.policy) if self.policy.strip() else None
+        except ValueError as exc:
+            raise TraitError(f"OperatorExtension: {exc}") from None
+        self.registry = WorkspaceRegistry(
+            roots,
+            policy=policy,
+            protected=self.protected_paths,
+            journal_dir=self.journal_dir or None,
+        )
+        self.sessions = SessionService(
+            self.registry,
+            max_sessions=self.max_sessions,
+            idle_seconds=self.session_idle_seconds,
+        )
+        self.file_api = FileApi(self.registry)
+        self.log.info("jupyter_operator: workspaces %s", ", ".join(roots))
+
+    def initialize_handlers(self) -> None:
+        """Register the REST routes and the file API socket (base_url is prefixed for us)."""
+        self.handlers.extend(rest_handlers())
+        self.handlers.append((r"/jupyter-operator/files", FileSocketHandler))
+
+    async def stop_extension(self) -> None:
+        """Forget sessions and close open workspace descriptors."""
+        sessions = getattr(self, "sessions", None)
+        if sessions is not None:
+            sessions.close()
+        registry = getattr(self, "registry", None)
+        if registry is not None:
+            registry.close()

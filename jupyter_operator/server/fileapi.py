@@ -1,0 +1,209 @@
+"""The WebSocket file API (Editor File API v1.3): ``file_list``, ``file_read``, ``file_write``.
+
+Messages are JSON objects validated strictly (unknown fields, wrong types and unknown ``type``
+values are ``bad_request``). Every file access goes through the workspace layer's jail, so a
+path with ``..``, an absolute path or a symlink leading out of the root is ``path_escape``.
+Contents travel as base64 and must be UTF-8 text of at most 1 MiB, for reads and writes alike.
+Writes are atomic (the workspace layer's one write path) and serial per workspace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import json
+import logging
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+from ..protocol import OperatorError
+from .errors import (
+    BAD_REQUEST,
+    FILE_TOO_LARGE,
+    INVALID_UTF8,
+    IO_ERROR,
+    WORKSPACE_NOT_FOUND,
+    FileApiError,
+    file_api_error,
+)
+from .workspaces import WorkspaceRegistry
+
+log = logging.getLogger(__name__)
+
+#: Largest file content the API reads or writes (the protocol's 1 MB).
+MAX_FILE_SIZE = 1_048_576
+#: Longest base64 text that can decode to at most MAX_FILE_SIZE bytes; checked before decoding.
+MAX_B64_CHARS = 4 * -(-MAX_FILE_SIZE // 3)
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    project: str = ""
+    workspace: str = "default"
+
+
+class FileList(_Message):
+    """List a directory (the workspace root by default)."""
+
+    type: Literal["file_list"]
+    path: str = "."
+
+
+class FileRead(_Message):
+    """Read one UTF-8 text file."""
+
+    type: Literal["file_read"]
+    path: str
+
+
+class FileWrite(_Message):
+    """Replace (or create) one UTF-8 text file with base64-encoded content."""
+
+    type: Literal["file_write"]
+    path: str
+    content_b64: str
+
+
+Request = Annotated[FileList | FileRead | FileWrite, Field(discriminator="type")]
+_REQUEST = TypeAdapter(Request)
+
+
+def parse(raw: str | bytes) -> FileList | FileRead | FileWrite:
+    """Validate one incoming text frame; raises :class:`FileApiError` (``bad_request``)."""
+    if isinstance(raw, bytes):
+        raise FileApiError(BAD_REQUEST, "Binary frames are not supported; send JSON text")
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise FileApiError(BAD_REQUEST, "Message is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise FileApiError(BAD_REQUEST, "Message must be a JSON object")
+    try:
+        return _REQUEST.validate_python(data)
+    except ValidationError as exc:
+        raise FileApiError(BAD_REQUEST, _describe(exc)) from None
+
+
+def echo(raw_or_request: Any) -> dict[str, Any]:
+    """The request fields an error reply repeats so a client can match it to its request."""
+    if isinstance(raw_or_request, _Message):
+        fields = {"project": raw_or_request.project, "workspace": raw_or_request.workspace}
+        path = getattr(raw_or_request, "path", None)
+        if path is not None:
+            fields["path"] = path
+        return fields
+    return {}
+
+
+def error_message(error: FileApiError, request: Any = None) -> dict[str, Any]:
+    """An ``error`` reply."""
+    return {"type": "error", "code": error.code, "message": error.message, **echo(request)}
+
+
+class FileApi:
+    """Carries out validated file API requests against the configured workspaces."""
+
+    def __init__(self, registry: WorkspaceRegistry, *, max_file_size: int = MAX_FILE_SIZE) -> None:
+        self.registry = registry
+        self.max_file_size = max_file_size
+
+    async def handle(self, request: FileList | FileRead | FileWrite) -> dict[str, Any]:
+        """Run one request and return its ``*_result`` reply (FileApiError on failure)."""
+        if request.workspace not in self.registry:
+            raise FileApiError(WORKSPACE_NOT_FOUND, "No workspace with this name")
+        _check_path(request.path)
+        lock = self.registry.lock(request.workspace)
+        if isinstance(request, FileWrite):
+            data = self._decode_content(request.content_b64)
+            async with lock.write():
+                return await self._call(self._store, request, data)
+        async with lock.read():
+            if isinstance(request, FileRead):
+                return await self._call(self._read, request)
+            return await self._call(self._list, request)
+
+    async def _call(self, func: Any, *args: Any) -> dict[str, Any]:
+        request = args[0]
+        try:
+            # Off the event loop: a slow disk must not stall every other connection.
+            return await asyncio.to_thread(func, *args)
+        except OperatorError as exc:
+            raise file_api_error(exc) from None
+        except FileApiError:
+            raise
+        except Exception as exc:
+            # Log the kind of failure and the relative path only, never contents.
+            log.error(
+                "file API %s on %r failed: %s", request.type, request.path, type(exc).__name__
+            )
+            raise FileApiError(IO_ERROR, "The operation failed on the server") from None
+
+    def _list(self, request: FileList) -> dict[str, Any]:
+        entries = self.registry.workspace(request.workspace).list_dir(request.path)
+        items = [
+            {"name": e.name, "is_dir": e.is_dir, "size": 0 if e.is_dir else e.size} for e in entries
+        ]
+        return {"type": "file_list_result", **echo(request), "items": items}
+
+    def _read(self, request: FileRead) -> dict[str, Any]:
+        workspace = self.registry.workspace(request.workspace)
+        data = workspace.read_bytes(request.path, limit=self.max_file_size)
+        _check_utf8(data)
+        return {
+            "type": "file_read_result",
+            **echo(request),
+            "content_b64": base64.b64encode(data).decode("ascii"),
+            "size": len(data),
+        }
+
+    def _store(self, request: FileWrite, data: bytes) -> dict[str, Any]:
+        workspace = self.registry.workspace(request.workspace)
+        # The snapshot is what the atomic write checks against; under the workspace lock only
+        # a process outside this server can change the file in between (then: io_error).
+        before = workspace.snapshot(request.path, limit=self.max_file_size)
+        workspace.write(request.path, data, expect=before)
+        return {"type": "file_write_result", **echo(request), "success": True, "size": len(data)}
+
+    def _decode_content(self, text: str) -> bytes:
+        if len(text) > MAX_B64_CHARS:
+            raise FileApiError(FILE_TOO_LARGE, "File exceeds the 1 MiB limit")
+        try:
+            data = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            raise FileApiError(BAD_REQUEST, "content_b64 is not valid base64") from None
+        if len(data) > self.max_file_size:
+            raise FileApiError(FILE_TOO_LARGE, "File exceeds the 1 MiB limit")
+        _check_utf8(data)
+        return data
+
+
+def _check_path(path: str) -> None:
+    # JSON can carry lone surrogates, which no file name can hold.
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise FileApiError(INVALID_UTF8, "path is not valid UTF-8") from None
+
+
+def _check_utf8(data: bytes) -> None:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FileApiError(INVALID_UTF8, "File content is not valid UTF-8 text") from None
+
+
+def _describe(exc: ValidationError) -> str:
+    """A short, input-free description of what is wrong with a message."""
+    first = exc.errors(include_url=False, include_input=False)[0]
+    where = str(first["loc"][-1])[:64] if first["loc"] else "message"
+    kind = first["type"]
+    if kind == "missing":
+        return f"missing field {where!r}"
+    if kind == "extra_forbidden":
+        return f"unknown field {where!r}"
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        return "type must be one of 'file_list', 'file_read', 'file_write'"
+    return f"field {where!r}: {first['msg']}"[:200]

@@ -1,0 +1,274 @@
+"""REST handlers under ``{base_url}jupyter-operator/api/``: JSON in, JSON out.
+
+Handlers only parse the request, call :class:`~.sessions.SessionService` and serialise the
+answer. Every verb carries ``@web.authenticated`` and ``@authorized`` (resource ``contents``:
+reads need ``read``, anything that can change files needs ``write``). Errors are always
+``{"error": {"code", "message"}}``, never an HTML page or a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable
+from http.client import responses
+from typing import Any, Literal, TypeVar
+
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler
+from jupyter_server.extension.handler import ExtensionHandlerMixin
+from pydantic import BaseModel, ConfigDict, ValidationError
+from tornado import web
+
+from .errors import ApiError
+from .sessions import SessionService
+
+AUTH_RESOURCE = "contents"
+SESSION_ID = r"(?P<session_id>[A-Za-z0-9_-]{1,64})"
+
+#: Codes for errors raised by jupyter-server or tornado rather than by this package.
+HTTP_CODES = {
+    400: "bad_request",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "too_large",
+}
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ScanBody(_Body):
+    """``POST scan``."""
+
+    text: str
+    workspace: str = "default"
+
+
+class DecideBody(_Body):
+    """``POST sessions/{session}/decide``."""
+
+    id: str
+    decision: Literal["approve", "reject"]
+    reason: str | None = None
+
+
+class DecideAllBody(_Body):
+    """``POST sessions/{session}/decide-all``."""
+
+    decision: Literal["approve", "reject"]
+    reason: str | None = None
+
+
+class UndoBody(_Body):
+    """``POST undo``."""
+
+    workspace: str = "default"
+    id: str | None = None
+
+
+class OperatorApiHandler(ExtensionHandlerMixin, APIHandler):
+    """Shared plumbing: the service, JSON replies, JSON errors."""
+
+    auth_resource = AUTH_RESOURCE
+
+    @property
+    def service(self) -> SessionService:
+        """The extension's session service."""
+        return self.extensionapp.sessions  # type: ignore[attr-defined,no-any-return]
+
+    async def respond(self, result: Awaitable[dict[str, Any]]) -> None:
+        """Finish with the awaited result, or with the error it raised."""
+        try:
+            body = await result
+        except ApiError as exc:
+            self.set_status(exc.status)
+            body = exc.to_dict()
+        self.finish(json.dumps(body))
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Errors raised outside our code (auth, routing, tornado) in our JSON shape."""
+        code = HTTP_CODES.get(status_code, "internal_error" if status_code >= 500 else "http_error")
+        message = responses.get(status_code, "Error")
+        exc = kwargs.get("exc_info", (None, None, None))[1]
+        if isinstance(exc, web.HTTPError) and exc.log_message and status_code < 500:
+            # jupyter-server's and our own messages (auth, limits); they name no host path.
+            message = exc.log_message % exc.args if exc.args else exc.log_message
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"error": {"code": code, "message": message}}))
+
+
+@web.stream_request_body
+class OperatorPostHandler(OperatorApiHandler):
+    """A handler with a JSON body of bounded size (checked while it arrives, not after)."""
+
+    _chunks: list[bytes]
+    _received: int
+
+    @property
+    def body_limit(self) -> int:
+        """Largest accepted request body in bytes (``OperatorExtension.max_body_size``)."""
+        return int(self.extensionapp.max_body_size)  # type: ignore[attr-defined]
+
+    async def prepare(self) -> None:  # type: ignore[override]
+        """Refuse an oversized body from its Content-Length before reading any of it."""
+        await super().prepare()
+        self._chunks, self._received = [], 0
+        declared = self.request.headers.get("Content-Length", "0")
+        if not declared.isdigit() or int(declared) > self.body_limit:
+            raise web.HTTPError(413, f"Request body exceeds {self.body_limit} bytes")
+        # A chunked body that outgrows the limit makes tornado drop the connection.
+        self.request.connection.set_max_body_size(self.body_limit)  # type: ignore[union-attr]
+
+    def data_received(self, chunk: bytes) -> None:
+        """Collect the body (never more than ``body_limit`` bytes, see ``prepare``)."""
+        self._received += len(chunk)
+        if self._received <= self.body_limit:
+            self._chunks.append(chunk)
+
+    def parse(self, model: type[M]) -> M:
+        """The body validated against ``model``; ApiError(400) when it does not fit."""
+        if self._received > self.body_limit:
+            raise ApiError(413, "too_large", f"Request body exceeds {self.body_limit} bytes")
+        try:
+            data = json.loads(b"".join(self._chunks) or b"{}")
+        except (ValueError, RecursionError):
+            raise ApiError(400, "bad_request", "Body is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise ApiError(400, "bad_request", "Body must be a JSON object")
+        try:
+            # JSON can carry lone surrogates; nothing downstream can encode them.
+            json.dumps(data, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ApiError(
+                400, "invalid_utf8", "Body contains text that is not valid UTF-8"
+            ) from None
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False, include_input=False)[0]
+            field = str(first["loc"][-1])[:64] if first["loc"] else "body"
+            raise ApiError(400, "bad_request", f"{field}: {first['msg']}") from None
+
+
+class WorkspacesHandler(OperatorApiHandler):
+    """``GET workspaces``: the configured workspace names (never their roots)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        """List workspace names."""
+        names = self.service.registry.names()
+        self.finish(json.dumps({"workspaces": [{"name": name} for name in names]}))
+
+
+class SpecHandler(OperatorApiHandler):
+    """``GET spec``: the interface specification text a model should be given."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        """Return the spec text."""
+        from ..protocol import interface_spec
+
+        self.finish(json.dumps({"spec": interface_spec()}))
+
+
+class ScanHandler(OperatorPostHandler):
+    """``POST scan``: create a session from a reply's text."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        """Scan, run reads, plan mutations."""
+
+        async def work() -> dict[str, Any]:
+            body = self.parse(ScanBody)
+            return await self.service.scan(body.text, body.workspace)
+
+        await self.respond(work())
+
+
+class SessionHandler(OperatorApiHandler):
+    """``GET sessions/{session}``."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, session_id: str) -> None:
+        """The session's items and results so far."""
+        await self.respond(self.service.get(session_id))
+
+
+class DecideHandler(OperatorPostHandler):
+    """``POST sessions/{session}/decide``: approve or reject one item."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, session_id: str) -> None:
+        """Decide one item."""
+
+        async def work() -> dict[str, Any]:
+            body = self.parse(DecideBody)
+            return await self.service.decide(session_id, body.id, body.decision, body.reason)
+
+        await self.respond(work())
+
+
+class DecideAllHandler(OperatorPostHandler):
+    """``POST sessions/{session}/decide-all``: approve or reject every pending item."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, session_id: str) -> None:
+        """Decide every pending item."""
+
+        async def work() -> dict[str, Any]:
+            body = self.parse(DecideAllBody)
+            return await self.service.decide_all(session_id, body.decision, body.reason)
+
+        await self.respond(work())
+
+
+class UndoHandler(OperatorPostHandler):
+    """``POST undo``: undo one applied change in a workspace."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        """Undo the given (or the latest) change."""
+
+        async def work() -> dict[str, Any]:
+            body = self.parse(UndoBody)
+            return await self.service.undo(body.workspace, body.id)
+
+        await self.respond(work())
+
+
+class HistoryHandler(OperatorApiHandler):
+    """``GET history?workspace=``: the changes applied in a workspace."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        """List applied changes, oldest first."""
+        workspace = self.get_query_argument("workspace", "default")
+        await self.respond(self.service.history(workspace))
+
+
+def rest_handlers(
+    prefix: str = "jupyter-operator/api",
+) -> list[tuple[str, type[web.RequestHandler]]]:
+    """The REST routes, relative to the server's ``base_url``."""
+    return [
+        (f"/{prefix}/workspaces", WorkspacesHandler),
+        (f"/{prefix}/spec", SpecHandler),
+        (f"/{prefix}/scan", ScanHandler),
+        (f"/{prefix}/sessions/{SESSION_ID}", SessionHandler),
+        (f"/{prefix}/sessions/{SESSION_ID}/decide", DecideHandler),
+        (f"/{prefix}/sessions/{SESSION_ID}/decide-all", DecideAllHandler),
+        (f"/{prefix}/undo", UndoHandler),
+        (f"/{prefix}/history", HistoryHandler),
+    ]

@@ -1,0 +1,183 @@
+"""The configured workspaces: a name for clients, a root folder for the host, one write lock each.
+
+Clients only ever send a workspace *name*; the mapping to a folder is server configuration
+(``c.OperatorExtension.workspaces``), so no request can choose a root.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+from collections.abc import AsyncIterator, Iterable, Mapping
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..engine import Operator, Policy
+    from ..workspace import Workspace
+
+#: What a workspace name may look like (it appears in URLs, messages and logs).
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+def resolve_roots(configured: Mapping[str, str], base: str) -> dict[str, Path]:
+    """Check configured names and roots; relative roots are taken from ``base``.
+
+    Raises ValueError on a bad name or a root that is not an existing directory, so a
+    misconfigured server says so at start instead of failing on the first request.
+    """
+    roots: dict[str, Path] = {}
+    for name, root in configured.items():
+        if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+            raise ValueError(f"workspace name {name!r} must match {NAME_PATTERN.pattern}")
+        path = Path(os.path.expanduser(str(root)))
+        if not path.is_absolute():
+            path = Path(base) / path
+        if not path.is_dir():
+            raise ValueError(f"workspace {name!r}: root {str(path)!r} is not a directory")
+        roots[name] = path.resolve()
+    return roots
+
+
+class ReadWriteLock:
+    """Many readers or one writer, for the requests of one workspace.
+
+    Writers (file API writes, approvals, undo) run one at a time and never while a read runs:
+    the workspace layer refuses to read a file that is swapped while it opens it, so a read
+    racing an atomic replace would fail for no fault of the client. A waiting writer holds
+    back new readers, so a stream of reads cannot starve it.
+    """
+
+    def __init__(self) -> None:
+        self._cond = asyncio.Condition()
+        self._readers = 0
+        self._writing = False
+        self._writers_waiting = 0
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[None]:
+        """Hold the lock shared."""
+        async with self._cond:
+            await self._cond.wait_for(lambda: not self._writing and not self._writers_waiting)
+            self._readers += 1
+        try:
+            yield
+        finally:
+            async with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @asynccontextmanager
+    async def write(self) -> AsyncIterator[None]:
+        """Hold the lock exclusively."""
+        async with self._cond:
+            self._writers_waiting += 1
+            try:
+                await self._cond.wait_for(lambda: not self._writing and not self._readers)
+            finally:
+                self._writers_waiting -= 1
+                self._cond.notify_all()  # a cancelled writer must release waiting readers
+            self._writing = True
+        try:
+            yield
+        finally:
+            async with self._cond:
+                self._writing = False
+                self._cond.notify_all()
+
+
+class WorkspaceRegistry:
+    """Per configured workspace: its :class:`Workspace`, its lock and its ``Operator`` factory.
+
+    The lock serialises every change a server request makes in one workspace (file API writes,
+    approvals, undo), so two writes never interleave and a preview is never applied while
+    another request is writing the same tree.
+    """
+
+    def __init__(
+        self,
+        roots: Mapping[str, Path],
+        *,
+        policy: Policy | None = None,
+        protected: Iterable[str] | None = None,
+        journal_dir: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self._roots = dict(roots)
+        self._policy = policy
+        self._protected = None if protected is None else tuple(protected)
+        self._journal_dir = journal_dir
+        self._file_protected = self._protected_for_files()
+        self._locks = {name: ReadWriteLock() for name in self._roots}
+        self._workspaces: dict[str, Workspace] = {}
+        self._history: dict[str, Operator] = {}
+
+    def names(self) -> list[str]:
+        """Configured workspace names, in configuration order."""
+        return list(self._roots)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._roots
+
+    def lock(self, name: str) -> ReadWriteLock:
+        """The lock of workspace ``name`` (KeyError if unknown)."""
+        return self._locks[name]
+
+    def workspace(self, name: str) -> Workspace:
+        """The jailed file access of workspace ``name``, opened on first use."""
+        found = self._workspaces.get(name)
+        if found is None:
+            from ..workspace import Workspace
+
+            protected = [*self._file_protected, *self._inside(self._roots[name])]
+            found = self._workspaces[name] = Workspace(self._roots[name], protected=protected)
+        return found
+
+    def _protected_for_files(self) -> tuple[str, ...]:
+        from ..workspace import DEFAULT_PROTECTED
+
+        return tuple(DEFAULT_PROTECTED if self._protected is None else self._protected)
+
+    def _inside(self, root: Path) -> list[str]:
+        """The journal folder, when configured inside this root (the engine guards it too)."""
+        if self._journal_dir is None:
+            return []
+        try:
+            return [Path(self._journal_dir).resolve().relative_to(root).as_posix() + "/"]
+        except ValueError:
+            return []
+
+    def new_operator(self, name: str) -> Operator:
+        """A fresh engine session on workspace ``name`` (duplicate ids are tracked per session)."""
+        from ..engine import Operator
+
+        return Operator(
+            self._roots[name],
+            policy=self._policy,
+            journal_dir=self._journal_dir,
+            protected=self._protected,
+        )
+
+    def history_operator(self, name: str) -> Operator:
+        """The long-lived session used for undo and history (the journal is shared on disk)."""
+        found = self._history.get(name)
+        if found is None:
+            found = self._history[name] = self.new_operator(name)
+        return found
+
+    def close(self) -> None:
+        """Release open directory descriptors."""
+        for workspace in self._workspaces.values():
+            workspace.close()
+        self._workspaces.clear()
+        for operator in self._history.values():
+            close_operator(operator)
+        self._history.clear()
+
+
+def close_operator(operator: Operator) -> None:
+    """Close an engine session if it holds resources (the contract does not require it)."""
+    close = getattr(operator, "close", None)
+    if callable(close):
+        close()

@@ -1,0 +1,247 @@
+"""The REST API end to end: scan, decide, stale previews, undo, history and every error shape."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from server_helpers import Api, cmd, write_cmd
+
+from jupyter_operator.protocol import parse_results
+
+
+async def test_workspaces_lists_names_only(api: Api, root: Path) -> None:
+    status, body = await api("workspaces")
+    assert status == 200
+    assert body == {"workspaces": [{"name": "default"}]}
+    assert str(root) not in json.dumps(body)
+
+
+async def test_spec_is_the_interface_spec(api: Api) -> None:
+    status, body = await api("spec")
+    assert status == 200
+    assert body["spec"].startswith("Operator Interface Specification (version: 3)")
+    assert "OPERATOR_CMD" in body["spec"]
+
+
+async def test_scan_runs_reads_and_plans_writes(api: Api, root: Path) -> None:
+    (root / "notes.txt").write_text("hello\n")
+    reply = (
+        "Some prose.\n"
+        + cmd("r1", "fs.read", path="notes.txt")
+        + write_cmd("w1", "out.txt", "new\n")
+    )
+    status, body = await api("scan", body={"text": reply})
+    assert status == 200
+    assert body["workspace"] == "default" and body["truncated_chars"] == 0
+    read, write = body["items"]
+    assert (read["id"], read["status"], read["ok"]) == ("r1", "done", True)
+    assert (write["id"], write["status"], write["needs_approval"]) == ("w1", "pending", True)
+    assert write["change"] == "create" and "+new" in write["diff"]
+    assert not (root / "out.txt").exists(), "nothing is written before approval"
+    results = parse_results(body["results_text"])
+    assert [r.id for r in results] == ["r1"]
+    assert "hello" in results[0].details or "hello" in results[0].summary
+
+
+async def test_approve_writes_previewed_bytes_and_reports(api: Api, root: Path) -> None:
+    _, scanned = await api("scan", body={"text": write_cmd("w1", "out.txt", "one\ntwo\n")})
+    session = scanned["session"]
+    status, body = await api(
+        "sessions", session, "decide", body={"id": "w1", "decision": "approve"}
+    )
+    assert status == 200
+    assert body["item"]["status"] == "applied" and body["done"] is True
+    assert (root / "out.txt").read_bytes() == b"one\ntwo\n"
+    [result] = parse_results(body["results_text"])
+    assert result.id == "w1" and result.ok
+    # The session view agrees with the decision's answer.
+    status, view = await api("sessions", session)
+    assert status == 200 and view["items"] == body["items"] and view["done"] is True
+
+
+async def test_reject_with_reason_leaves_disk_alone(api: Api, root: Path) -> None:
+    (root / "keep.txt").write_text("old\n")
+    _, scanned = await api("scan", body={"text": write_cmd("w1", "keep.txt", "new\n")})
+    status, body = await api(
+        "sessions",
+        scanned["session"],
+        "decide",
+        body={"id": "w1", "decision": "reject", "reason": "not now"},
+    )
+    assert status == 200 and body["item"]["status"] == "rejected"
+    assert (root / "keep.txt").read_text() == "old\n"
+    [result] = parse_results(body["results_text"])
+    assert not result.ok and "ERR_REJECTED" in result.summary and "not now" in result.summary
+
+
+async def test_second_decision_is_409(api: Api, root: Path) -> None:
+    _, scanned = await api("scan", body={"text": write_cmd("w1", "a.txt", "x\n")})
+    path = ("sessions", scanned["session"], "decide")
+    assert (await api(*path, body={"id": "w1", "decision": "approve"}))[0] == 200
+    status, body = await api(*path, body={"id": "w1", "decision": "reject"})
+    assert status == 409 and body["error"]["code"] == "already_decided"
+    assert (root / "a.txt").read_text() == "x\n"
+
+
+async def test_stale_preview_is_not_applied(api: Api, root: Path) -> None:
+    target = root / "doc.txt"
+    target.write_text("version 1\n")
+    _, scanned = await api("scan", body={"text": write_cmd("w1", "doc.txt", "from model\n")})
+    target.write_text("edited by a person meanwhile\n")
+    status, body = await api(
+        "sessions", scanned["session"], "decide", body={"id": "w1", "decision": "approve"}
+    )
+    assert status == 200
+    assert body["item"]["status"] == "stale" and body["item"]["error_code"] == "ERR_STALE_PREVIEW"
+    assert target.read_text() == "edited by a person meanwhile\n"
+    [result] = parse_results(body["results_text"])
+    assert not result.ok and "ERR_STALE_PREVIEW" in result.summary
+
+
+async def test_decide_all_in_block_order(api: Api, root: Path) -> None:
+    reply = write_cmd("a", "a.txt", "A\n") + write_cmd("b", "b.txt", "B\n")
+    _, scanned = await api("scan", body={"text": reply})
+    status, body = await api(
+        "sessions", scanned["session"], "decide-all", body={"decision": "approve"}
+    )
+    assert status == 200 and body["done"] is True
+    assert [item["id"] for item in body["decided"]] == ["a", "b"]
+    assert (root / "a.txt").read_text() == "A\n" and (root / "b.txt").read_text() == "B\n"
+    assert [r.id for r in parse_results(body["results_text"])] == ["a", "b"]
+
+
+async def test_reject_all_passes_the_reason(api: Api, root: Path) -> None:
+    reply = write_cmd("a", "a.txt", "A\n") + write_cmd("b", "b.txt", "B\n")
+    _, scanned = await api("scan", body={"text": reply})
+    status, body = await api(
+        "sessions", scanned["session"], "decide-all", body={"decision": "reject", "reason": "no"}
+    )
+    assert status == 200 and {i["status"] for i in body["items"]} == {"rejected"}
+    assert not any(root.iterdir())
+
+
+async def test_undo_and_history(api: Api, root: Path) -> None:
+    (root / "f.txt").write_text("before\n")
+    _, scanned = await api("scan", body={"text": write_cmd("w1", "f.txt", "after\n")})
+    await api("sessions", scanned["session"], "decide", body={"id": "w1", "decision": "approve"})
+    assert (root / "f.txt").read_text() == "after\n"
+
+    status, history = await api("history", params={"workspace": "default"})
+    assert status == 200
+    [entry] = history["history"]
+    assert (entry["command_id"], entry["path"], entry["undone"]) == ("w1", "f.txt", False)
+
+    status, undone = await api("undo", body={"workspace": "default", "id": entry["entry_id"]})
+    assert status == 200 and undone["entry"]["entry_id"] == entry["entry_id"]
+    assert undone["entry"]["undone"] is True
+    assert (root / "f.txt").read_text() == "before\n"
+
+    _, history = await api("history")
+    assert history["history"][0]["undone"] is True
+    status, body = await api("undo", body={"workspace": "default"})
+    assert status == 404 and body["error"]["code"] == "ERR_NOT_FOUND"
+
+
+async def test_undo_refuses_when_file_changed_since(api: Api, root: Path) -> None:
+    _, scanned = await api("scan", body={"text": write_cmd("w1", "g.txt", "model\n")})
+    await api("sessions", scanned["session"], "decide", body={"id": "w1", "decision": "approve"})
+    (root / "g.txt").write_text("person\n")
+    status, body = await api("undo", body={})
+    assert status == 409 and body["error"]["code"] == "ERR_STALE_PREVIEW"
+    assert (root / "g.txt").read_text() == "person\n"
+    assert str(root) not in body["error"]["message"]
+
+
+async def test_duplicate_ids_are_tracked_per_session(api: Api, root: Path) -> None:
+    first = write_cmd("same", "x.txt", "1\n")
+    _, one = await api("scan", body={"text": first + write_cmd("same", "x.txt", "2\n")})
+    assert [i["status"] for i in one["items"]] == ["pending", "error"]
+    assert one["items"][1]["error_code"] == "ERR_DUPLICATE_ID"
+    # A new session starts with no ids claimed.
+    _, two = await api("scan", body={"text": first})
+    assert [i["status"] for i in two["items"]] == ["pending"]
+    assert two["session"] != one["session"]
+
+
+@pytest.mark.parametrize(
+    ("parts", "body", "status", "code"),
+    [
+        (("scan",), {"text": "x", "workspace": "nope"}, 404, "workspace_not_found"),
+        (("scan",), {"text": "x", "workspace": "/etc"}, 404, "workspace_not_found"),
+        (("scan",), {"workspace": "default"}, 400, "bad_request"),
+        (("scan",), {"text": 5}, 400, "bad_request"),
+        (("scan",), {"text": "x", "root": "/"}, 400, "bad_request"),
+        (("scan",), "[1, 2]", 400, "bad_request"),
+        (("scan",), "{not json", 400, "bad_request"),
+        (("scan",), '{"text": "\\ud800"}', 400, "invalid_utf8"),
+        (("sessions", "missing", "decide"), {"id": "a", "decision": "approve"}, 404, None),
+        (("undo",), {"workspace": "nope"}, 404, "workspace_not_found"),
+    ],
+)
+async def test_bad_requests(
+    api: Api, parts: tuple[str, ...], body: object, status: int, code: str | None
+) -> None:
+    got, answer = await api(*parts, body=body)
+    assert got == status
+    assert set(answer) == {"error"} and set(answer["error"]) == {"code", "message"}
+    assert answer["error"]["code"] == (code or "session_not_found")
+    assert "Traceback" not in answer["error"]["message"]
+
+
+async def test_decision_errors(api: Api, root: Path) -> None:
+    _, scanned = await api("scan", body={"text": write_cmd("w1", "a.txt", "x\n")})
+    path = ("sessions", scanned["session"], "decide")
+    status, body = await api(*path, body={"id": "nope", "decision": "approve"})
+    assert status == 404 and body["error"]["code"] == "item_not_found"
+    status, body = await api(*path, body={"id": "w1", "decision": "maybe"})
+    assert status == 400 and body["error"]["code"] == "bad_request"
+    status, body = await api("sessions", "not-a-session")
+    assert status == 404 and body["error"]["code"] == "session_not_found"
+    assert not (root / "a.txt").exists()
+
+
+async def test_history_of_unknown_workspace(api: Api) -> None:
+    status, body = await api("history", params={"workspace": "elsewhere"})
+    assert status == 404 and body["error"]["code"] == "workspace_not_found"
+
+
+async def test_too_large_body_is_413(api: Api, root: Path) -> None:
+    text = "x" * 1_600_000
+    status, body = await api("scan", body={"text": text})
+    assert status == 413 and body["error"]["code"] == "too_large"
+    # Just under the limit is accepted (the scanner keeps the last 200,000 characters).
+    status, body = await api("scan", body={"text": "y" * 1_500_000})
+    assert status == 200 and body["truncated_chars"] == 1_300_000
+
+
+async def test_scan_error_items_are_results(api: Api) -> None:
+    reply = "OPERATOR_CMD\nversion: 2\nid: v\naction: fs.read\npath: a\nEND_OPERATOR_CMD\n"
+    status, body = await api("scan", body={"text": reply})
+    assert status == 200
+    [item] = body["items"]
+    assert item["status"] == "error" and item["error_code"] == "ERR_UNSUPPORTED_VERSION"
+    assert body["done"] is True
+    assert parse_results(body["results_text"])[0].id == "v"
+
+
+async def test_path_escape_in_a_command_is_a_result(api: Api, root: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    outside.write_text("secret\n")
+    (root / "link").symlink_to(outside)
+    reply = cmd("r1", "fs.read", path="../outside.txt") + cmd("r2", "fs.read", path="link")
+    reply += write_cmd("w1", "link", "pwned\n")
+    status, body = await api("scan", body={"text": reply})
+    assert status == 200
+    assert [i["error_code"] for i in body["items"]] == ["ERR_PATH_ESCAPE"] * 3
+    assert "secret" not in json.dumps(body)
+    assert str(tmp_path) not in json.dumps(body)
+    assert outside.read_text() == "secret\n"
+
+
+async def test_crlf_and_non_ascii_content_round_trip(api: Api, root: Path) -> None:
+    text = "line 1\r\nline 2\n\u00e9\n"
+    _, scanned = await api("scan", body={"text": write_cmd("w", "crlf.txt", text)})
+    await api("sessions", scanned["session"], "decide", body={"id": "w", "decision": "approve"})
+    assert (root / "crlf.txt").read_bytes() == text.encode("utf-8")
