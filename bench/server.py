@@ -1,0 +1,237 @@
+"""Server round trips against jupyter-server's own contents API, measured in the same run.
+
+Starts a real ``jupyter server`` on loopback with the extension enabled, then measures:
+
+- ``file_read`` of a 100 KB file over the file API WebSocket (one persistent connection);
+- ``GET /api/contents/<file>`` of the same file (one persistent keep-alive connection), the
+  baseline: jupyter-server's own way to read a file;
+- ``POST scan`` + ``POST sessions/<id>/decide`` for one ``fs.write`` (a new 1 KB file each time).
+
+Each measurement alternates between the kinds in several rounds, so drift on a shared machine
+hits both alike. It prints median and p99 per kind and the ratio file_read / contents (target
+<= 1.5), per round and the best round. Absolute timings depend on the machine; the ratio is
+the figure to compare.
+
+Usage: ``python bench/server.py [--rounds 5] [--requests 40]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import http.client
+import json
+import os
+import secrets
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from tornado.httpclient import HTTPRequest
+from tornado.websocket import websocket_connect
+
+REPO = Path(__file__).resolve().parents[1]
+FILE_SIZE = 100_000
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def start_server(work: Path, port: int, token: str) -> subprocess.Popen[bytes]:
+    """``jupyter server`` with only this extension, an isolated config and a temp journal."""
+    config = work / "config"
+    config.mkdir()
+    (config / "jupyter_server_config.json").write_text(
+        json.dumps(
+            {
+                "ServerApp": {"jpserver_extensions": {"jupyter_operator": True}},
+                "OperatorExtension": {"journal_dir": str(work / "journal")},
+            }
+        )
+    )
+    env = dict(os.environ)
+    env.update(
+        JUPYTER_CONFIG_DIR=str(config),
+        JUPYTER_CONFIG_PATH=str(config),
+        JUPYTER_DATA_DIR=str(work / "data"),
+        JUPYTER_RUNTIME_DIR=str(work / "runtime"),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")])),
+    )
+    args = [
+        sys.executable,
+        "-m",
+        "jupyter_server",
+        "--no-browser",
+        "--allow-root",
+        f"--port={port}",
+        "--ServerApp.ip=127.0.0.1",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={work / 'root'}",
+        "--ServerApp.log_level=WARN",
+    ]
+    return subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def wait_ready(port: int, token: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/jupyter-operator/api/workspaces",
+        headers={"Authorization": f"token {token}"},
+    )
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit(f"server exited: {process.stderr.read().decode()[-2000:]}")
+        try:
+            with urllib.request.urlopen(request, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit("server did not become ready in 60 s")
+
+
+class Rest:
+    """A keep-alive HTTP/1.1 connection with the token header."""
+
+    def __init__(self, port: int, token: str) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        self.headers = {"Authorization": f"token {token}", "Content-Type": "application/json"}
+
+    def call(self, method: str, path: str, body: object = None) -> dict:
+        data = None if body is None else json.dumps(body)
+        self.connection.request(method, path, body=data, headers=self.headers)
+        response = self.connection.getresponse()
+        payload = response.read()
+        if response.status != 200:
+            raise SystemExit(f"{method} {path}: {response.status} {payload[:300]!r}")
+        return json.loads(payload)
+
+
+def percentile(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def fmt(label: str, samples: list[float]) -> str:
+    median, p99 = statistics.median(samples) * 1e3, percentile(samples, 0.99) * 1e3
+    return f"{label:38s} n={len(samples):4d}  median {median:7.2f} ms  p99 {p99:7.2f} ms"
+
+
+async def measure(port: int, token: str, rounds: int, requests: int) -> None:
+    rest = Rest(port, token)
+    ws = await websocket_connect(
+        HTTPRequest(
+            f"ws://127.0.0.1:{port}/jupyter-operator/files",
+            headers={"Authorization": f"token {token}"},
+        )
+    )
+    read_msg = json.dumps({"type": "file_read", "workspace": "default", "path": "big.txt"})
+
+    async def file_read() -> None:
+        await ws.write_message(read_msg)
+        reply = json.loads(await ws.read_message())
+        assert reply["type"] == "file_read_result" and reply["size"] == FILE_SIZE, reply
+
+    def contents() -> None:
+        model = rest.call("GET", "/api/contents/big.txt?type=file&format=text&content=1")
+        assert len(model["content"]) == FILE_SIZE
+
+    counter = iter(range(1_000_000))
+
+    def scan_decide() -> None:
+        n = next(counter)
+        content = base64.b64encode(f"line {n}\n".encode() * 128).decode()
+        text = (
+            f"OPERATOR_CMD\nversion: 1\nid: w{n}\naction: fs.write\npath: out/f{n}.txt\n"
+            f"content_b64: {content}\nEND_OPERATOR_CMD\n"
+        )
+        session = rest.call("POST", "/jupyter-operator/api/scan", {"text": text})
+        done = rest.call(
+            "POST",
+            f"/jupyter-operator/api/sessions/{session['session']}/decide",
+            {"id": f"w{n}", "decision": "approve"},
+        )
+        assert done["item"]["status"] == "applied", done["item"]
+
+    # Warm up every path (imports, caches, connection setup) before timing.
+    for _ in range(5):
+        await file_read()
+        contents()
+        scan_decide()
+
+    samples: dict[str, list[float]] = {"file_read": [], "contents": [], "scan_decide": []}
+    ratios = []
+    for r in range(rounds):
+        this_round: dict[str, list[float]] = {k: [] for k in samples}
+        for _ in range(requests):
+            start = time.perf_counter()
+            await file_read()
+            this_round["file_read"].append(time.perf_counter() - start)
+            start = time.perf_counter()
+            contents()
+            this_round["contents"].append(time.perf_counter() - start)
+        for _ in range(max(1, requests // 4)):
+            start = time.perf_counter()
+            scan_decide()
+            this_round["scan_decide"].append(time.perf_counter() - start)
+        ratio = statistics.median(this_round["file_read"]) / statistics.median(
+            this_round["contents"]
+        )
+        ratios.append(ratio)
+        print(f"round {r + 1}: file_read/contents median ratio {ratio:.2f}")
+        for key, values in this_round.items():
+            samples[key].extend(values)
+    ws.close()
+    rest.connection.close()
+
+    print()
+    print(fmt("file_read over WebSocket (100 KB)", samples["file_read"]))
+    print(fmt("GET /api/contents (100 KB, baseline)", samples["contents"]))
+    print(fmt("scan + decide (one 1 KB fs.write)", samples["scan_decide"]))
+    overall = statistics.median(samples["file_read"]) / statistics.median(samples["contents"])
+    print()
+    print(
+        f"ratio file_read / contents: overall {overall:.2f}, best round {min(ratios):.2f} "
+        f"(target <= 1.5)"
+    )
+    scan_ratio = statistics.median(samples["scan_decide"]) / statistics.median(samples["contents"])
+    print(f"ratio scan+decide / contents: {scan_ratio:.2f} (no target: two requests, one write)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--requests", type=int, default=40, help="per kind and round")
+    args = parser.parse_args()
+    token = secrets.token_hex(16)
+    with tempfile.TemporaryDirectory(prefix="operator-bench-") as tmp:
+        work = Path(tmp)
+        (work / "root").mkdir()
+        line = "x" * 99 + "\n"
+        (work / "root" / "big.txt").write_text(line * (FILE_SIZE // len(line)))
+        port = free_port()
+        process = start_server(work, port, token)
+        try:
+            wait_ready(port, token, process)
+            asyncio.run(measure(port, token, args.rounds, args.requests))
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+if __name__ == "__main__":
+    main()
