@@ -96,7 +96,10 @@ class OperatorApiHandler(ExtensionHandlerMixin, APIHandler):
         exc = kwargs.get("exc_info", (None, None, None))[1]
         if isinstance(exc, web.HTTPError) and exc.log_message and status_code < 500:
             # jupyter-server's and our own messages (auth, limits); they name no host path.
-            message = exc.log_message % exc.args if exc.args else exc.log_message
+            try:
+                message = exc.log_message % exc.args
+            except (TypeError, ValueError):
+                message = exc.log_message
         self.set_header("Content-Type", "application/json")
         self.finish(json.dumps({"error": {"code": code, "message": message}}))
 

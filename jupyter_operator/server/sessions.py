@@ -69,6 +69,7 @@ class SessionService:
         self.idle_seconds = idle_seconds
         self._clock = clock
         self._sessions: OrderedDict[str, Session] = OrderedDict()  # least recently used first
+        self._closing: set[asyncio.Task[None]] = set()
 
     # -- sessions ---------------------------------------------------------------------------
 
@@ -207,7 +208,21 @@ class SessionService:
 
     def _drop(self, session_id: str) -> None:
         session = self._sessions.pop(session_id)
-        close_operator(session.operator)
+        # A request may still be working with this session in a thread: close it only once
+        # the workspace lock says nobody is (closing a descriptor in use could let the
+        # number be reused under the jail's feet).
+        task = asyncio.get_running_loop().create_task(self._close_when_idle(session))
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+
+    async def _close_when_idle(self, session: Session) -> None:
+        async with self.registry.lock(session.workspace).write():
+            close_operator(session.operator)
+
+    async def drain(self) -> None:
+        """Wait until forgotten sessions have released their resources."""
+        while self._closing:
+            await asyncio.gather(*list(self._closing))
 
 
 def _check_decision(decision: str) -> None:

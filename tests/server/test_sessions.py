@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import pytest
@@ -24,11 +25,21 @@ class Clock:
 
 
 @pytest.fixture
-def service(tmp_path: Path) -> SessionService:
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def ws_root(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     root.mkdir()
-    registry = WorkspaceRegistry({"default": root}, journal_dir=tmp_path / "journal")
-    service = SessionService(registry, max_sessions=3, idle_seconds=60, clock=Clock())
+    return root
+
+
+@pytest.fixture
+def service(tmp_path: Path, ws_root: Path, clock: Clock) -> SessionService:
+    registry = WorkspaceRegistry({"default": ws_root}, journal_dir=tmp_path / "journal")
+    service = SessionService(registry, max_sessions=3, idle_seconds=60, clock=clock)
     yield service
     service.close()
     registry.close()
@@ -46,9 +57,7 @@ async def test_least_recently_used_session_goes_first(service: SessionService) -
     assert (info.value.status, info.value.code) == (404, "session_not_found")
 
 
-async def test_idle_sessions_expire(service: SessionService) -> None:
-    clock = service._clock
-    assert isinstance(clock, Clock)
+async def test_idle_sessions_expire(service: SessionService, clock: Clock) -> None:
     old = (await service.scan(write_cmd("w", "a.txt", "x\n")))["session"]
     clock.now += 30
     fresh = (await service.scan(write_cmd("w", "b.txt", "x\n")))["session"]
@@ -59,10 +68,11 @@ async def test_idle_sessions_expire(service: SessionService) -> None:
     assert len(service) == 1
 
 
-async def test_decisions_in_one_workspace_are_serialised(service: SessionService) -> None:
+async def test_decisions_in_one_workspace_are_serialised(
+    service: SessionService, ws_root: Path
+) -> None:
     # Two sessions write the same file; the lock makes the second one see the first's bytes
     # and fail as stale instead of silently overwriting them.
-    root = Path(service.registry._roots["default"])
     one = await service.scan(write_cmd("w", "same.txt", "one\n"))
     two = await service.scan(write_cmd("w", "same.txt", "two\n"))
     results = await asyncio.gather(
@@ -71,7 +81,22 @@ async def test_decisions_in_one_workspace_are_serialised(service: SessionService
     )
     statuses = sorted(r["item"]["status"] for r in results)
     assert statuses == ["applied", "stale"]
-    assert (root / "same.txt").read_text() in ("one\n", "two\n")
+    assert (ws_root / "same.txt").read_text() in ("one\n", "two\n")
+
+
+async def test_forgotten_sessions_release_their_descriptors(service: SessionService) -> None:
+    def open_fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    await service.scan(write_cmd("w", "warm.txt", "x\n"))
+    await service.drain()
+    before = open_fds()
+    for n in range(30):
+        await service.scan(write_cmd("w", f"{n}.txt", "x\n"))
+    await service.drain()
+    assert len(service) == 3
+    # Three live sessions may hold a descriptor each (one was already live before).
+    assert open_fds() - before <= 2
 
 
 def test_resolve_roots_checks_names_and_folders(tmp_path: Path) -> None:
