@@ -100,15 +100,22 @@ def _not_alone(line: str) -> str:
 
 
 def _markers(text: str) -> list[tuple[int, int, str, bool]]:
-    """Every marker line: (line start offset, line end offset, START|END, alone)."""
+    """Every marker line: (line start offset, line end offset, START|END, alone).
+
+    Linear in the text: each line's lead is looked at once, for the first token on it.
+    """
     found: list[tuple[int, int, str, bool]] = []
     find, rfind = text.find, text.rfind
-    pos = 0
+    pos = 0  # where the next search starts: after a prose token, or at a marker line's end
     while True:
         i = find(_TOKEN, pos)
         if i < 0:
             return found
-        line_start = rfind("\n", 0, i) + 1
+        newline = rfind("\n", pos, i)
+        if newline < 0 and pos > 0:
+            pos = i + _TOKEN_LEN  # a second token on a prose line
+            continue
+        line_start = newline + 1
         kind = START
         if line_start != i:  # something before the token: END_ and/or indentation, or prose
             lead = text[line_start:i]
@@ -327,10 +334,8 @@ def scan(
         content_from = line_end + 1
     if state.state == INSIDE:
         rest = text[content_from:]
-        if rest.endswith("\n"):
-            rest = rest[:-1]  # the final line terminator is not an empty line
-        if rest:
-            state.feed(rest)
+        if rest:  # at least one line; the final line terminator is not an empty line
+            state.feed(rest[:-1] if rest.endswith("\n") else rest)
         if state.state == INSIDE:
             state.block_error(
                 codes.ERR_MISSING_END_MARKER, "reached end of text without END_OPERATOR_CMD."

@@ -1,0 +1,168 @@
+"""The scanner against a plain per-line reference implementation written from the rules.
+
+The scanner takes shortcuts for speed (``str.find`` for markers, whole-chunk regexes for
+well-formed blocks); this reference walks every line with the rules as PROTOCOL.md states
+them. Both must agree on every item: kind, code, id and line.
+"""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from jupyter_operator.protocol import Command, OperatorError, scan
+from jupyter_operator.protocol._validate import validate_fields
+
+KV = re.compile(r"([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*)")
+
+
+def _id(lines: list[str]) -> str | None:
+    for line in lines:
+        m = KV.fullmatch(line)
+        if m and m.group(1) == "id":
+            v = m.group(2)
+            return v if v and v.isascii() and v.isprintable() else None
+    return None
+
+
+def reference(text: str) -> list[tuple[str, str | None, str | None, int]]:
+    """(kind, code, id, line) per item, from a line-by-line reading of the rules."""
+    raw_lines = text.split("\n")
+    if text.endswith("\n"):
+        raw_lines.pop()  # the final terminator is not an empty line
+    out: list[tuple[str, str | None, str | None, int]] = []
+    seen: dict[str, str] = {}
+    block: list[str] | None = None
+    start = 0
+    for n, raw in enumerate(raw_lines, 1):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        t = line.strip(" \t")
+        kind = None
+        if t.startswith("END_OPERATOR_CMD"):
+            kind = ("END", t == "END_OPERATOR_CMD")
+        elif t.startswith("OPERATOR_CMD"):
+            kind = ("START", t == "OPERATOR_CMD")
+        if block is None:
+            if kind == ("START", True):
+                block, start = [], n
+            elif kind is not None and not kind[1]:
+                out.append(("error", "ERR_MARKER_NOT_ALONE", None, n))
+            continue
+        if kind is not None:
+            if not kind[1]:
+                out.append(("error", "ERR_MARKER_NOT_ALONE", _id(block), start))
+                block = None
+            elif kind[0] == "START":
+                out.append(("error", "ERR_NESTED_BLOCK", _id(block), start))
+                block, start = [], n
+            else:
+                out.extend(_finish(block, start, seen))
+                block = None
+            continue
+        if not t:
+            out.append(("error", "ERR_EMPTY_LINE_IN_CMD", _id(block), start))
+            block = None
+            continue
+        block.append(t)
+        if len(block) > 200 or sum(len(x) + 1 for x in block) > 50_000:
+            out.append(("error", "ERR_BLOCK_TOO_LARGE", _id(block), start))
+            block = None
+    if block is not None:
+        out.append(("error", "ERR_MISSING_END_MARKER", _id(block), start))
+    return out
+
+
+def _finish(block: list[str], start: int, seen: dict[str, str]) -> list[tuple]:
+    if not all(x.isascii() for x in block):
+        return [("error", "ERR_NON_ASCII_IN_CMD", _id(block), start)]
+    fields: dict[str, str] = {}
+    dup = False
+    prev = ""
+    for x in block:
+        m = KV.fullmatch(x)
+        if not m:
+            code = "ERR_CONTENT_HAS_NEWLINES" if prev == "content" else "ERR_NON_KEY_VALUE_LINE"
+            return [("error", code, _id(block), start)]
+        k, v = m.groups()
+        if "\r" in v:
+            return [("error", "ERR_CONTENT_HAS_NEWLINES", _id(block), start)]
+        dup = dup or fields.setdefault(k, v) != v
+        prev = k
+    if dup:
+        return [("error", "ERR_DUPLICATE_KEY", _id(block), start)]
+    try:
+        cid, _, _, _ = validate_fields(fields)
+    except OperatorError as exc:
+        good = fields.get("id")
+        good = good if good and good.isascii() and good.isprintable() else None
+        return [("error", exc.code, good, start)]
+    canon = repr(sorted(fields.items()))
+    if cid not in seen:
+        seen[cid] = canon
+        return [("command", None, cid, start)]
+    if seen[cid] == canon:
+        return []
+    return [("error", "ERR_DUPLICATE_ID", cid, start)]
+
+
+def actual(text: str) -> list[tuple[str, str | None, str | None, int]]:
+    return [
+        ("command", None, i.id, i.line)
+        if isinstance(i, Command)
+        else ("error", i.code, i.id, i.line)
+        for i in scan(text).items
+    ]
+
+
+PIECES = [
+    "OPERATOR_CMD",
+    "END_OPERATOR_CMD",
+    "  OPERATOR_CMD\t",
+    "OPERATOR_CMD x",
+    "END_OPERATOR_CMD!",
+    "> OPERATOR_CMD",
+    "x OPERATOR_CMD y OPERATOR_CMD",
+    "version: 1",
+    "version:1 ",
+    "id: a",
+    "id: b",
+    " id : a",
+    "action: fs.read",
+    "action: operator.getInterfaceSpec",
+    "action: fs.write",
+    "path: x",
+    "path: y",
+    "content: hi",
+    "content: a\rb",
+    "content_b64: QQ==",
+    "content_b64: QR==",
+    "more text",
+    "",
+    " \t",
+    "caf\u00e9: 1",
+    "\r",
+]
+
+
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=8)), max_size=30),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+)
+def test_scanner_agrees_with_the_reference(pieces: list[str], nl: str, final: bool) -> None:
+    text = nl.join(pieces) + (nl if final else "")
+    assert actual(text) == reference(text)
+
+
+def test_reference_agrees_on_large_blocks() -> None:
+    for n in (199, 200, 201):
+        text = "OPERATOR_CMD\nversion: 1\nid: a\naction: fs.list\npath: .\n"
+        text += "".join(f"k{i}: v\n" for i in range(n - 4)) + "END_OPERATOR_CMD\n"
+        assert actual(text) == reference(text)
+    for pad in (-1, 0, 1):
+        body = "version: 1\nid: a\naction: fs.list\npath: .\nx: "
+        text = "OPERATOR_CMD\n" + body + "a" * (50_000 - len(body) - 1 + pad) + "\nEND_OPERATOR_CMD"
+        assert actual(text) == reference(text)
