@@ -80,9 +80,10 @@ class OperatorExtension(ExtensionApp):
 
     @validate("max_message_size")
     def _check_message_size(self, proposal: dict[str, Any]) -> int:
-        value = int(proposal["value"])
-        if value < MAX_B64_CHARS:
-            raise TraitError(f"max_message_size must be at least {MAX_B64_CHARS} (a 1 MiB file)")
+        # A 1 MiB file in base64 plus room for the path and the other fields.
+        value, least = int(proposal["value"]), MAX_B64_CHARS + 32_768
+        if value < least:
+            raise TraitError(f"max_message_size must be at least {least} (a 1 MiB file write)")
         return value
 
     @validate("max_body_size", "max_sessions")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -269,26 +270,27 @@ def test_server_reports_no_unauthenticated_endpoint(tmp_path: Path) -> None:
 
 
 def test_config_file_enables_the_extension(tmp_path: Path) -> None:
-    """``jupyter server extension list`` with our config file: enabled and OK."""
+    """``jupyter server extension list`` reads our config file: enabled, and validates OK."""
     env = _isolated_env(tmp_path)
-    conf_d = Path(env["JUPYTER_CONFIG_PATH"]) / "jupyter_server_config.d"
+    conf_d = Path(env["JUPYTER_CONFIG_DIR"]) / "jupyter_server_config.d"
     conf_d.mkdir(parents=True)
     source = REPO / "jupyter-config" / "server-config" / "jupyter_operator.json"
     (conf_d / source.name).write_text(source.read_text())
     jupyter = str(Path(sys.executable).with_name("jupyter"))
     done = subprocess.run(
         [jupyter, "server", "extension", "list"],
-        env=env,
+        env={**env, "NO_COLOR": "1"},
         cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=120,
     )
-    out = done.stdout + done.stderr
+    out = re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
     assert done.returncode == 0, out[-2000:]
-    lines = [line for line in out.splitlines() if "jupyter_operator" in line]
-    assert any("enabled" in line for line in lines), out[-2000:]
-    assert any("OK" in line for line in lines), out[-2000:]
+    # Only the section of our temporary config dir counts (the environment may enable it too).
+    section = out.split(f"Config dir: {conf_d.parent}", 1)[1].split("Config dir:", 1)[0]
+    assert "jupyter_operator enabled" in section, out[-2000:]
+    assert re.search(r"jupyter_operator \S+ OK", section), out[-2000:]
 
 
 def _isolated_env(tmp_path: Path) -> dict[str, str]:
@@ -303,3 +305,21 @@ def _isolated_env(tmp_path: Path) -> dict[str, str]:
     env["JUPYTER_OPERATOR_JOURNAL_DIR"] = str(tmp_path / "journal")
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")]))
     return env
+
+
+async def test_foreign_host_header_is_refused(jp_fetch: Any, jp_http_port: int, root: Path) -> None:
+    """DNS rebinding: jupyter-server's host check applies to our routes too."""
+    with pytest.raises(HTTPClientError) as info:
+        await jp_fetch(*API, "workspaces", headers={"Host": f"evil.example:{jp_http_port}"})
+    assert info.value.code == 403
+    response = await jp_fetch(*API, "workspaces", headers={"Host": f"localhost:{jp_http_port}"})
+    assert response.code == 200
+
+
+async def test_json_answers_are_not_sniffable(jp_fetch: Any, root: Path) -> None:
+    """Cross-site script inclusion: JSON objects, JSON content type, nosniff, strict CSP."""
+    response = await jp_fetch(*API, "history")
+    assert response.headers["Content-Type"].startswith("application/json")
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert "default-src 'none'" in response.headers["Content-Security-Policy"]
+    assert response.body.startswith(b"{")
