@@ -48,7 +48,7 @@ class CopyBox(w.VBox):
     def __init__(self, title: str, text: str = "", *, rows: int = 12) -> None:
         self.heading = w.Label(value=title)
         self.heading.add_class("jpo-results-title")
-        self.text = w.Textarea(value=text, rows=rows, layout=w.Layout(width="100%"))
+        self.text = w.Textarea(value=text, rows=rows, layout=w.Layout(width="calc(100% - 8px)"))
         self.text.observe(self._keep_value, names="value")
         self._value = text
         self.copy_button = w.Button(

@@ -1,0 +1,139 @@
+"""The approval card in a real JupyterLab: run %%operator, see the diff, click Approve."""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BROWSER_CONFTEST = Path(__file__).resolve().parent / "conftest.py"
+CONTENT = 'hello from the browser\n<img src=x onerror="window.__operatorPwned = 1">\n'
+
+
+def _notebook(journal: Path) -> dict:
+    payload = base64.b64encode(CONTENT.encode()).decode()
+    reply = (
+        "I will create the file.\n\nOPERATOR_CMD\nversion: 1\nid: browser-1\n"
+        f"action: fs.write\npath: browser-test.txt\ncontent_b64: {payload}\nEND_OPERATOR_CMD"
+    )
+    setup = (
+        "import os, sys\n"
+        # The kernel imports the code under test, installed or not.
+        f"sys.path.insert(0, {str(REPO)!r})\n"
+        f"os.environ['JUPYTER_OPERATOR_JOURNAL_DIR'] = {str(journal)!r}\n"
+        "%load_ext jupyter_operator"
+    )
+    cells = [setup, "%%operator\n" + reply]
+    return {
+        "cells": [
+            {
+                "cell_type": "code",
+                "id": f"c{i}",
+                "metadata": {},
+                "source": src,
+                "outputs": [],
+                "execution_count": None,
+            }
+            for i, src in enumerate(cells)
+        ],
+        "metadata": {
+            "kernelspec": {
+                "name": "python3",
+                "display_name": "Python 3 (ipykernel)",
+                "language": "python",
+            },
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(autouse=True)
+def jp_asyncio_loop() -> None:
+    """Replace pytest-jupyter's autouse event-loop fixture for this test.
+
+    Playwright's sync API runs its own event loop in this thread, and pytest-jupyter's fixture
+    would try to close that loop while it runs. No jupyter-server fixture is used here.
+    """
+    return None
+
+
+@pytest.fixture(autouse=True)
+def jp_server_cleanup() -> None:
+    """pytest-jupyter's in-process server cleanup needs that loop; no such server runs here."""
+    return None
+
+
+@pytest.fixture
+def screenshot(request: pytest.FixtureRequest) -> Callable[[Any, str], Path]:
+    """``screenshot(page, name)`` from this folder's conftest.
+
+    Several test folders have a ``conftest.py``; importing ``conftest`` by name would pick
+    whichever was loaded last, so the function is taken from the registered plugin instead.
+    """
+    for plugin in request.config.pluginmanager.get_plugins():
+        if Path(getattr(plugin, "__file__", None) or "").resolve() == BROWSER_CONFTEST:
+            return plugin.screenshot
+    raise LookupError("tests/browser/conftest.py is not loaded")
+
+
+def _wait_for_file(path: Path, timeout: float = 30) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists():
+            return path.read_text()
+        time.sleep(0.2)
+    raise AssertionError(f"{path.name} was not written within {timeout} s")
+
+
+def test_approve_in_jupyterlab(
+    lab_server: Any, page: Any, tmp_path: Path, screenshot: Callable[[Any, str], Path]
+) -> None:
+    journal = tmp_path / "journal"
+    journal.mkdir()
+    (lab_server.root / "operator-card.ipynb").write_text(json.dumps(_notebook(journal)))
+    target = lab_server.root / "browser-test.txt"
+
+    page.goto(lab_server.page_url("lab/tree/operator-card.ipynb"))
+    # Typing before the kernel is connected loses the keystrokes: wait for "| Idle" first.
+    status = page.locator("#jp-main-statusbar")
+    status.get_by_text("Idle").wait_for(timeout=60_000)
+    page.locator(".jp-Notebook .jp-Cell").first.click()
+    page.keyboard.press("Shift+Enter")
+    page.locator(".jp-InputPrompt", has_text="[1]:").wait_for(timeout=60_000)
+    page.keyboard.press("Shift+Enter")
+
+    card = page.locator(".jpo-card.jpo-kind-mutation")
+    card.wait_for(timeout=60_000)
+    diff = card.locator(".jpo-diff")
+    diff.get_by_text("+hello from the browser").wait_for()
+    # The file's markup is shown as text, never as an element.
+    assert "+<img src=x onerror=" in diff.inner_text()
+    assert diff.locator("img").count() == 0
+    assert card.locator(".jpo-badge").inner_text() == "waiting for you"
+    assert not target.exists()
+    screenshot(page, "notebook-card")
+
+    # Text match, not the accessible name: the icon's CSS glyph is part of that name.
+    approve = card.locator("button.jupyter-button", has_text=re.compile(r"^\s*Approve\s*$"))
+    approve.click()
+
+    assert _wait_for_file(target) == CONTENT
+    card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+    assert card.locator(".jpo-badge").inner_text() == "applied"
+    assert approve.is_hidden()
+    results = page.locator(".jpo-results textarea")
+    results.wait_for(timeout=30_000)
+    assert "id: browser-1\nok: true" in results.input_value()
+    assert page.evaluate("window.__operatorPwned === undefined")
+    screenshot(page, "notebook-card-applied")
