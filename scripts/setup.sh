@@ -5,6 +5,8 @@
 # with jlpm, so Node.js and npm must be present).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Tools such as `jupyter labextension develop` call other console scripts by name.
+export PATH="$PWD/.venv/bin:$PATH"
 
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then

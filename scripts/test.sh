@@ -4,6 +4,8 @@
 # TypeScript unit tests and the wheel packaging check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Tools such as `jupyter labextension develop` call other console scripts by name.
+export PATH="$PWD/.venv/bin:$PATH"
 bash scripts/setup.sh
 
 echo "==> ruff"
