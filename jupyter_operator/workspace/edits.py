@@ -19,7 +19,8 @@ Semantics (byte-exact; untouched lines stay byte-identical):
 - ``replaceRange``: replaces lines ``start_line``..``end_line`` (1-based, inclusive; the empty
   phantom line after a final newline does not count). The new lines use the replaced lines'
   ending, one trailing newline of ``text`` just ends its last line, and the last replaced line's
-  ending (none at end of file without a final newline) is kept. Empty text deletes the lines.
+  ending (none at end of file without a final newline) is kept. Empty text deletes the lines
+  (the line before keeps its own ending).
 """
 
 from __future__ import annotations
@@ -130,10 +131,6 @@ def _replace_range(text: str, edit: Any, i: int) -> str:
         parts = [p[:-1] if p.endswith("\r") else p for p in new.split("\n")]
         repl = [(p, nl) for p in parts]
         repl[-1] = (repl[-1][0], last_ending)
-    elif end == len(lines) and start > 1 and not last_ending:
-        # Deleting the last lines of a file without a final newline: keep it without one.
-        prev = lines[start - 2]
-        lines[start - 2] = (prev[0], "")
     out = lines[: start - 1] + repl + lines[end:]
     return "".join(c + e for c, e in out)
 
