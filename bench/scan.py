@@ -140,6 +140,28 @@ def main() -> None:
     print(row("  base64-decoding the payloads", times["decode"]))
     print(f"ratio scan/split: {times['scan'] / split:.2f} (target <= 3.0)")
     print(f"peak memory of one scan (tracemalloc): {peak / 1024:,.0f} KiB")
+    hostile_inputs()
+
+
+def hostile_inputs() -> None:
+    """Replies built to be slow: each must stay linear (ratio to its own split, best of 5)."""
+    small = "OPERATOR_CMD\nversion: 1\nid: i{}\naction: fs.read\npath: a.txt\nEND_OPERATOR_CMD\n"
+    cases = {
+        "token mentioned 13k times, one line": "x OPERATOR_CMD " * 13_400,
+        "15k nested START markers": "OPERATOR_CMD\n" * 15_400,
+        "13k markers not alone": "OPERATOR_CMD x\n" * 13_400,
+        "2.7k small valid blocks": "".join(small.format(i) for i in range(2_800)),
+        "one 200-line block, CRLF": "OPERATOR_CMD\r\n" + "k: v\r\n" * 199 + "END_OPERATOR_CMD",
+    }
+    print("hostile inputs (200,000 chars each; time per call, ratio to split):")
+    for name, text in cases.items():
+        text = text[:TARGET_CHARS]
+        times = interleaved_best(
+            {"split": lambda t=text: t.split("\n"), "scan": lambda t=text: scan(t)},
+            rounds=5,
+            number=1,
+        )
+        print(f"  {name:<38}{times['scan'] * 1e3:8.1f} ms  {times['scan'] / times['split']:7.1f}")
 
 
 if __name__ == "__main__":

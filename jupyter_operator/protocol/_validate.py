@@ -3,7 +3,8 @@
 Order of checks (the conformance cases depend on it; it follows the reference
 implementation, plus the checks it only made at execution time):
 
-1. ``version``, ``id``, ``action`` present and non-empty (``ERR_MISSING_REQUIRED_FIELDS``).
+1. ``version``, ``id``, ``action`` present and non-empty, the id printable ASCII
+   (``ERR_MISSING_REQUIRED_FIELDS``).
 2. ``fs.*`` actions need a path, all others must not have one.
 3. ``operator.error`` is reserved; ``version`` must be exactly the text ``1``.
 4. The action is one of the spec's (``ERR_UNKNOWN_ACTION``, here at scan time).
@@ -207,8 +208,8 @@ def _short(value: str, limit: int = 40) -> str:
 
 
 def _header(f: Fields) -> tuple[str, str, str | None]:
-    missing = [key for key in ("version", "id", "action") if not f.get(key)]
-    if missing:
+    if not (f.get("version") and f.get("id") and f.get("action")):
+        missing = [key for key in ("version", "id", "action") if not f.get(key)]
         raise _fail(codes.ERR_MISSING_REQUIRED_FIELDS, f"missing {', '.join(missing)}.")
     if not (f["id"].isascii() and f["id"].isprintable()):
         # The id is echoed in a result line; control characters would corrupt it.
