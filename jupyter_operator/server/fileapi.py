@@ -142,7 +142,8 @@ class FileApi:
             raise FileApiError(IO_ERROR, "The operation failed on the server") from None
 
     def _list(self, request: FileList) -> dict[str, Any]:
-        entries = self.registry.workspace(request.workspace).list_dir(request.path)
+        # An empty path means the root, as an omitted one does.
+        entries = self.registry.workspace(request.workspace).list_dir(request.path or ".")
         items = [
             {"name": e.name, "is_dir": e.is_dir, "size": 0 if e.is_dir else e.size} for e in entries
         ]

@@ -30,6 +30,8 @@ async def test_file_list(files, root: Path) -> None:
             {"name": "b.txt", "is_dir": False, "size": 5},
         ],
     }
+    root_again = await client.request("file_list", path="")
+    assert root_again["items"] == reply["items"] and root_again["path"] == ""
     inner = await client.request("file_list", project="p1", path="a_dir")
     assert inner["path"] == "a_dir"
     assert inner["items"] == [{"name": "inner.txt", "is_dir": False, "size": 1}]
@@ -89,7 +91,11 @@ async def test_write_then_read_round_trip_exact_bytes(files, root: Path) -> None
         ("big.txt", "file_too_large"),
         ("binary.bin", "invalid_utf8"),
         ("a_dir", "io_error"),
+        ("a" * 5000, "path_escape"),
+        ("a\x00b", "path_escape"),
+        ("", "path_escape"),
     ],
+    ids=lambda value: value[:20] if isinstance(value, str) else value,
 )
 async def test_file_read_errors(files, root: Path, tmp_path: Path, path: str, code: str) -> None:
     outside = tmp_path / "outside"
