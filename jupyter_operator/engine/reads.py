@@ -159,7 +159,7 @@ def _region_text(ws: Workspace, cmd: Command) -> tuple[str, Any]:
 
 def list_regions_action(ws: Workspace, cmd: Command) -> Result:
     text, style = _region_text(ws, cmd)
-    regions = [r.to_dict() if hasattr(r, "to_dict") else dict(r) for r in list_regions(text, style)]
+    regions = [region.to_dict() for region in list_regions(text, style)]
     return Result(cmd.id, True, f"Listed {len(regions)} regions", _json({"regions": regions}))
 
 
