@@ -15,7 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from . import codes
-from ._errors import OperatorError
+from ._errors import OperatorError, shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,8 +168,7 @@ _OVERRIDE_HINT = (
 
 def unknown_language(name: str, hint: str = _OVERRIDE_HINT) -> str:
     """The message for an unknown ``language`` value."""
-    shown = name if len(name) <= 40 else name[:40] + "..."
-    return f"unknown language '{shown}'; {hint}"
+    return f"unknown language '{shown(name)}'; {hint}"
 
 
 def style_list_json() -> dict[str, Any]:

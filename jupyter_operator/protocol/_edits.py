@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 from . import codes
-from ._errors import OperatorError
+from ._errors import OperatorError, shown
 from ._models import Edit, InsertAfter, InsertBefore, ReplaceAll, ReplaceFirst, ReplaceRange
 
 
@@ -25,7 +25,7 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj: dict[str, Any] = {}
     for key, value in pairs:
         if key in obj:
-            raise _JSONShapeError(f"duplicate key '{key[:40]}'")
+            raise _JSONShapeError(f"duplicate key '{shown(key)}'")
         obj[key] = value
     return obj
 
@@ -66,7 +66,7 @@ def _edit(index: int, raw: Any) -> Edit:
     allowed = {"op", "text", *strings, *ints, *optional_ints}
     extra = sorted(k for k in raw if k not in allowed)
     if extra:
-        raise _fail(f"{where} ({op}): unknown key '{extra[0][:40]}'.")
+        raise _fail(f"{where} ({op}): unknown key '{shown(extra[0])}'.")
     values: dict[str, Any] = {"op": op}
     for key in strings:
         value = raw.get(key)

@@ -5,6 +5,14 @@ from __future__ import annotations
 SUMMARY_PREFIX = "Invalid OPERATOR_CMD"
 
 
+def shown(value: str, limit: int = 40) -> str:
+    """Model-supplied text for an error message: printable ASCII only, at most ``limit`` chars."""
+    text = value if len(value) <= limit else value[:limit] + "..."
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(ch if ch.isascii() and ch.isprintable() else "?" for ch in text)
+
+
 def fault_summary(code: str, message: str) -> str:
     """The spec's summary for an invalid command: ``Invalid OPERATOR_CMD (CODE): message``."""
     return f"{SUMMARY_PREFIX} ({code}): {message}"

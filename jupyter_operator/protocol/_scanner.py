@@ -47,7 +47,7 @@ import re
 from collections.abc import Callable
 
 from . import codes
-from ._errors import OperatorError
+from ._errors import OperatorError, shown
 from ._models import Command, ScanError, ScanResult
 from ._spec import MAX_BLOCK_CHARS, MAX_BLOCK_LINES, MAX_SCAN_CHARS
 from ._validate import validate_fields
@@ -68,12 +68,9 @@ OUTSIDE, INSIDE = "outside", "inside"
 _CONTENT_NL = "content contains newline; use content_b64."
 
 
-def _quote(line: str, limit: int = 60) -> str:
+def _quote(line: str) -> str:
     """A line for an error message: printable ASCII only, shortened."""
-    shown = line if len(line) <= limit else line[:limit] + "..."
-    if shown.isascii() and shown.isprintable():
-        return shown
-    return "".join(ch if ch.isascii() and ch.isprintable() else "?" for ch in shown)
+    return shown(line, 60)
 
 
 def _clean_id(value: str | None) -> str | None:

@@ -26,7 +26,7 @@ from . import codes
 from ._base64 import b64_problem, decode_b64_text
 from ._comments import StyleOverride, style_for_language, unknown_language
 from ._edits import parse_edits
-from ._errors import OperatorError
+from ._errors import OperatorError, shown
 from ._models import PARAMS_BY_ACTION, _Params
 from ._spec import READSLICE_MAX_LINES, RESERVED_ACTIONS
 
@@ -203,8 +203,7 @@ _ACTIONS: dict[str, tuple[Callable[[Fields, str | None], dict[str, Any]], dict[s
 }
 
 
-def _short(value: str, limit: int = 40) -> str:
-    return value if len(value) <= limit else value[:limit] + "..."
+_short = shown
 
 
 def _header(f: Fields) -> tuple[str, str, str | None]:

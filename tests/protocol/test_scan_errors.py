@@ -350,3 +350,26 @@ def test_unknown_language_for_get_comment_style() -> None:
         "Invalid OPERATOR_CMD (ERR_UNKNOWN_LANGUAGE): unknown language 'cobol'; omit language to"
         " list every style."
     )
+
+
+@pytest.mark.parametrize(
+    ("extra", "action", "shown"),
+    [
+        ((), "fs.\x07bell", "Unknown action: fs.?bell."),
+        (("start: 1\x0b2",), "fs.readSlice", "(got '1?2')"),
+        (("language: c\x00bol",), "fs.listRegions", "unknown language 'c?bol'"),
+    ],
+)
+def test_control_characters_never_reach_a_summary(
+    extra: tuple[str, ...], action: str, shown: str
+) -> None:
+    (err,) = scan(cmd("cc", action, *extra, path="a.txt")).items
+    assert isinstance(err, ScanError)
+    assert shown in err.summary
+    assert err.summary.isprintable()
+
+
+def test_long_values_are_shortened_in_messages() -> None:
+    (err,) = scan(cmd("ln", "fs." + "x" * 500, path="a.txt")).items
+    assert isinstance(err, ScanError)
+    assert err.message == f"Unknown action: fs.{'x' * 37}.... Use one of the spec's actions."
