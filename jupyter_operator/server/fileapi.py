@@ -14,6 +14,7 @@ import base64
 import binascii
 import json
 import logging
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -87,11 +88,11 @@ def parse(raw: str | bytes) -> FileList | FileRead | FileWrite:
         raise FileApiError(BAD_REQUEST, _describe(exc)) from None
 
 
-def echo(raw_or_request: Any) -> dict[str, Any]:
-    """The request fields an error reply repeats so a client can match it to its request."""
-    if isinstance(raw_or_request, _Message):
-        fields = {"project": raw_or_request.project, "workspace": raw_or_request.workspace}
-        path = getattr(raw_or_request, "path", None)
+def echo(request: object) -> dict[str, Any]:
+    """The request fields a reply repeats so a client can match it to its request."""
+    if isinstance(request, _Message):
+        fields = {"project": request.project, "workspace": request.workspace}
+        path = getattr(request, "path", None)
         if path is not None:
             fields["path"] = path
         return fields
@@ -109,6 +110,7 @@ class FileApi:
     def __init__(self, registry: WorkspaceRegistry, *, max_file_size: int = MAX_FILE_SIZE) -> None:
         self.registry = registry
         self.max_file_size = max_file_size
+        self._max_b64 = 4 * -(-max_file_size // 3)
 
     async def handle(self, request: FileList | FileRead | FileWrite) -> dict[str, Any]:
         """Run one request and return its ``*_result`` reply (FileApiError on failure)."""
@@ -125,7 +127,10 @@ class FileApi:
                 return await self._call(self._read, request)
             return await self._call(self._list, request)
 
-    async def _call(self, func: Any, *args: Any) -> dict[str, Any]:
+    def _too_large(self) -> FileApiError:
+        return FileApiError(FILE_TOO_LARGE, f"File exceeds the limit of {self.max_file_size} bytes")
+
+    async def _call(self, func: Callable[..., dict[str, Any]], *args: Any) -> dict[str, Any]:
         request = args[0]
         try:
             # Off the event loop: a slow disk must not stall every other connection.
@@ -169,14 +174,14 @@ class FileApi:
         return {"type": "file_write_result", **echo(request), "success": True, "size": len(data)}
 
     def _decode_content(self, text: str) -> bytes:
-        if len(text) > MAX_B64_CHARS:
-            raise FileApiError(FILE_TOO_LARGE, "File exceeds the 1 MiB limit")
+        if len(text) > self._max_b64:  # refuse before decoding anything
+            raise self._too_large()
         try:
             data = base64.b64decode(text, validate=True)
         except (binascii.Error, ValueError):
             raise FileApiError(BAD_REQUEST, "content_b64 is not valid base64") from None
         if len(data) > self.max_file_size:
-            raise FileApiError(FILE_TOO_LARGE, "File exceeds the 1 MiB limit")
+            raise self._too_large()
         _check_utf8(data)
         return data
 

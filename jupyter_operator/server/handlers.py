@@ -1,9 +1,29 @@
 """REST handlers under ``{base_url}jupyter-operator/api/``: JSON in, JSON out.
 
+==========================================  ========================================================
+``GET workspaces``                          ``{"workspaces": [{"name"}]}`` (names only, never roots)
+``GET spec``                                ``{"spec"}``: the interface spec a model is given
+``POST scan`` ``{"text", "workspace"?}``    a new session: ``{"session", "workspace", "items",
+                                            "results_text", "truncated_chars", "skipped_duplicates",
+                                            "done"}``; reads have already run
+``GET sessions/{id}``                       the same view of a session, as it is now
+``POST sessions/{id}/decide``               ``{"id", "decision": "approve"|"reject", "reason"?}``
+                                            -> ``{"item", "items", "results_text", "done"}``
+``POST sessions/{id}/decide-all``           ``{"decision", "reason"?}``
+                                            -> ``{"decided", "items", "results_text", "done"}``
+``POST undo`` ``{"workspace"?, "id"?}``     ``{"workspace", "entry"}``: the undone history entry
+``GET history?workspace=``                  ``{"workspace", "history": [entry...]}``, oldest first
+==========================================  ========================================================
+
+``workspace`` defaults to ``default``. Items are ``Item.to_dict()`` of the engine.
+
 Handlers only parse the request, call :class:`~.sessions.SessionService` and serialise the
 answer. Every verb carries ``@web.authenticated`` and ``@authorized`` (resource ``contents``:
 reads need ``read``, anything that can change files needs ``write``). Errors are always
-``{"error": {"code", "message"}}``, never an HTML page or a traceback.
+``{"error": {"code", "message"}}`` with 400 (bad request), 403, 404 (unknown session,
+workspace, item or history entry), 409 (already decided; undo refused because the file
+changed since), 413 (body over ``OperatorExtension.max_body_size``) or 500, never an HTML page
+or a traceback.
 """
 
 from __future__ import annotations
