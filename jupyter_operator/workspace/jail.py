@@ -181,14 +181,15 @@ def read_bounded(fd: int, size: int, limit: int, rel: str) -> bytes:
     got = 0
     try:
         while got < want:
-            # Ask for the expected rest plus one byte; past the fstat size (a growing file)
-            # read what is left of the limit.
-            ask = want - got if got >= size else min(want - got, size - got + 1)
-            chunk = os.read(fd, min(ask, 1 << 26))
-            if not chunk:
-                break
+            # Ask for the expected rest plus one byte (one call for a quiet file). Past the
+            # fstat size (a growing file) go on in small steps: os.read allocates what it is
+            # asked for, so never ask for the whole remaining limit.
+            ask = min(size - got + 1 if got < size else 1 << 16, want - got, 1 << 26)
+            chunk = os.read(fd, ask)
             chunks.append(chunk)
             got += len(chunk)
+            if len(chunk) < ask:
+                break  # a regular file reads short only at its end: no extra call needed
     except OSError as exc:
         raise os_error(exc, rel) from None
     if got > limit:

@@ -9,6 +9,7 @@ ever re-joins and re-parses a string. Containment itself is enforced later by wa
 from __future__ import annotations
 
 import fnmatch
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -116,30 +117,49 @@ class ProtectedMatcher:
     """
 
     def __init__(self, patterns: Iterable[str]) -> None:
-        self.anywhere: list[str] = []
-        self.anchored: list[tuple[str, ...]] = []
+        self._exact: set[str] = set()  # literal component names, matched by set lookup
+        self._globs: list[re.Pattern[str]] = []  # component names with wildcards
+        self._anchored: list[tuple[re.Pattern[str], ...]] = []
         for pat in patterns:
             norm = pat.replace("\\", "/")
             comps = tuple(c.casefold() for c in norm.split("/") if c not in ("", "."))
             if not comps:
                 continue
             if len(comps) == 1 and "/" not in norm:
-                self.anywhere.append(comps[0])
+                if any(ch in comps[0] for ch in "*?["):
+                    self._globs.append(re.compile(fnmatch.translate(comps[0])))
+                else:
+                    self._exact.add(comps[0])
             else:
-                self.anchored.append(comps)
+                self._anchored.append(tuple(re.compile(fnmatch.translate(c)) for c in comps))
+        self.anchored_depth = max((len(p) for p in self._anchored), default=0)
 
-    def matches(self, components: tuple[str, ...]) -> bool:
-        """True when the path or any of its parents is protected."""
-        folded = [c.casefold() for c in components]
-        for comp in folded:
-            # A trailing dot or space is ignored by Windows and some network file systems.
-            bare = comp.rstrip(". ") or comp
-            for pat in self.anywhere:
-                if fnmatch.fnmatchcase(comp, pat) or fnmatch.fnmatchcase(bare, pat):
-                    return True
-        for pat in self.anchored:
-            if len(folded) >= len(pat) and all(
-                fnmatch.fnmatchcase(c, p) for c, p in zip(folded, pat, strict=False)
+    def component_matches(self, comp: str) -> bool:
+        """True when one component matches a pattern that applies at any depth."""
+        comp = comp.casefold()
+        # A trailing dot or space is ignored by Windows and some network file systems.
+        bare = comp.rstrip(". ") or comp
+        if comp in self._exact or bare in self._exact:
+            return True
+        return any(g.match(comp) or g.match(bare) for g in self._globs)
+
+    def anchored_matches(self, components: tuple[str, ...]) -> bool:
+        """True when the path is, or is below, a root-anchored pattern."""
+        for pat in self._anchored:
+            if len(components) >= len(pat) and all(
+                p.match(c.casefold()) for c, p in zip(components, pat, strict=False)
             ):
                 return True
         return False
+
+    def matches(self, components: tuple[str, ...]) -> bool:
+        """True when the path or any of its parents is protected."""
+        return any(self.component_matches(c) for c in components) or self.anchored_matches(
+            components
+        )
+
+    def child_matches(self, components: tuple[str, ...]) -> bool:
+        """``matches`` for a path whose parent is already known not to be protected."""
+        if self.component_matches(components[-1]):
+            return True
+        return len(components) <= self.anchored_depth and self.anchored_matches(components)

@@ -83,19 +83,12 @@ class _Walker:
         self.out = TreeSearch()
 
     def file(self, dir_fd: int, name: str, comps: tuple[str, ...]) -> None:
-        """Search one file given by name relative to ``dir_fd``."""
+        """Search one file given by name relative to ``dir_fd``.
+
+        Only names the directory listing reported as regular files get here, so devices are
+        never opened; ``O_NOFOLLOW | O_NONBLOCK`` and ``fstat`` catch a swap since then.
+        """
         out = self.out
-        try:
-            pre = os.lstat(name, dir_fd=dir_fd)
-        except OSError:
-            out.files_skipped += 1
-            return
-        if not st.S_ISREG(pre.st_mode) or pre.st_size > self.max_file_size:
-            out.files_skipped += 1
-            return
-        if out.files_scanned >= self.max_files:
-            out.truncated_files = True
-            raise _Budget
         try:
             fd = os.open(name, O_READ, dir_fd=dir_fd)
         except OSError:
@@ -103,12 +96,12 @@ class _Walker:
             return
         try:
             info = os.fstat(fd)
-            if not st.S_ISREG(info.st_mode) or (info.st_dev, info.st_ino) != (
-                pre.st_dev,
-                pre.st_ino,
-            ):
+            if not st.S_ISREG(info.st_mode) or info.st_size > self.max_file_size:
                 out.files_skipped += 1
                 return
+            if out.files_scanned >= self.max_files:
+                out.truncated_files = True
+                raise _Budget
             buf = read_bounded(fd, info.st_size, self.max_file_size, "")
         except (OperatorError, OSError):  # unreadable, or grew past the limit meanwhile
             out.files_skipped += 1
@@ -119,55 +112,68 @@ class _Walker:
             out.files_skipped += 1
             return
         out.files_scanned += 1
-        rel = "/".join(display_name(c) for c in comps)
-        scan_buffer(buf, self.needle, rel, out, self.max_matches)
+        if self.needle in buf:
+            rel = "/".join(display_name(c) for c in comps)
+            scan_buffer(buf, self.needle, rel, out, self.max_matches)
 
     def tree(self, start_fd: int, start: tuple[str, ...]) -> None:
         """Depth-first, name-sorted walk below the open directory ``start_fd``."""
         root_dev = os.fstat(start_fd).st_dev
-        # Each frame: (directory fd, its components, remaining names in reverse sorted order).
-        stack: list[tuple[int, tuple[str, ...], list[str]]] = []
+        # Frames: (directory fd, its components, entries left as (name, kind), reverse sorted).
+        stack: list[tuple[int, tuple[str, ...], list[tuple[str, str]]]] = []
         try:
-            stack.append((os.dup(start_fd), start, self._names(start_fd)))
+            stack.append((os.dup(start_fd), start, self._entries(start_fd)))
             while stack:
-                fd, comps, names = stack[-1]
-                if not names:
+                fd, comps, entries = stack[-1]
+                if not entries:
                     close_quietly(fd)
                     stack.pop()
                     continue
-                name = names.pop()
+                name, kind = entries.pop()
                 child = (*comps, name)
-                if name.startswith(TEMP_PREFIX) or self.protected.matches(child):
+                if name.startswith(TEMP_PREFIX) or self.protected.child_matches(child):
                     continue
-                try:
-                    info = os.lstat(name, dir_fd=fd)
-                except OSError:
-                    continue
-                if st.S_ISDIR(info.st_mode):
-                    if name in SKIP_DIRS or info.st_dev != root_dev:
-                        continue
-                    if len(stack) > self.max_depth:
-                        self.out.files_skipped += 1
-                        continue
-                    try:
-                        cfd = os.open(name, O_DIR, dir_fd=fd)
-                    except OSError:
-                        continue
-                    try:
-                        names_below = self._names(cfd)
-                    except OSError:
-                        close_quietly(cfd)
-                        continue
-                    stack.append((cfd, child, names_below))
-                else:
+                if kind == "file":
                     self.file(fd, name, child)
+                elif kind == "other":  # symbolic links, FIFOs, sockets, devices
+                    self.out.files_skipped += 1
+                elif name not in SKIP_DIRS:
+                    self._enter(stack, fd, name, child, root_dev)
         finally:
             for fd, _, _ in stack:
                 close_quietly(fd)
 
+    def _enter(self, stack: list, fd: int, name: str, child: tuple[str, ...], dev: int) -> None:
+        if len(stack) > self.max_depth:
+            self.out.files_skipped += 1
+            return
+        try:
+            cfd = os.open(name, O_DIR, dir_fd=fd)
+        except OSError:  # a link swapped in (refused by O_NOFOLLOW), vanished, unreadable
+            return
+        try:
+            if os.fstat(cfd).st_dev != dev:  # another file system mounted here: not crossed
+                close_quietly(cfd)
+                return
+            stack.append((cfd, child, self._entries(cfd)))
+        except OSError:
+            close_quietly(cfd)
+
     @staticmethod
-    def _names(fd: int) -> list[str]:
-        return sorted(os.listdir(fd), reverse=True)
+    def _entries(fd: int) -> list[tuple[str, str]]:
+        """Names and kinds from the directory listing itself (``d_type``), no ``lstat`` each."""
+        out = []
+        with os.scandir(fd) as it:
+            for entry in it:
+                if entry.is_dir(follow_symlinks=False):
+                    kind = "dir"
+                elif entry.is_file(follow_symlinks=False):
+                    kind = "file"
+                else:
+                    kind = "other"
+                out.append((entry.name, kind))
+        out.sort(reverse=True)
+        return out
 
 
 def search_tree(
