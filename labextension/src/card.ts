@@ -54,12 +54,15 @@ export class ItemCard {
     node.append(header, this._summary);
 
     if (item.kind === 'mutation' && item.diff) {
-      const lines = el('p', 'jp-Operator-card-stats', `+${item.added} −${item.removed} lines`);
-      node.append(lines);
       const host = el('div', 'jp-Operator-diff');
       node.append(host);
       this._diff = new DiffView(host, { diff: item.diff, path: item.path, languages });
-      if (hasSuspiciousAdditions(this._diff.layout.lines)) {
+      if (this._diff.layout.lines.length === 0) {
+        // No text hunks (e.g. "Binary files a/x and b/x differ"): show the diff's own words.
+        this._diff.dispose();
+        this._diff = null;
+        host.replaceWith(el('pre', 'jp-Operator-details-text', item.diff));
+      } else if (hasSuspiciousAdditions(this._diff.layout.lines)) {
         const warning = el(
           'p',
           'jp-Operator-warning',

@@ -62,8 +62,8 @@ export interface ILayoutOptions {
 export const DEFAULT_LAYOUT: ILayoutOptions = {
   context: 3,
   minFold: 6,
-  maxChangeRun: 400,
-  keepChange: 200
+  maxChangeRun: 200,
+  keepChange: 100
 };
 
 const HUNK_HEADER = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;

@@ -27,7 +27,7 @@ export function button(
   onClick: () => void,
   title?: string
 ): HTMLButtonElement {
-  const node = el('button', `jp-Button ${className}`, label);
+  const node = el('button', `jp-Button jp-mod-styled ${className}`, label);
   node.type = 'button';
   if (title) {
     node.title = title;
