@@ -15,6 +15,7 @@ import ipywidgets as w
 
 from .render import (
     DETAILS_OPEN_LINES,
+    diff_has_invisible,
     escape,
     has_invisible,
     render_diff,
@@ -70,7 +71,7 @@ def header_html(item: Item) -> str:
     return f'<div class="jpo-head">{"".join(parts)}</div>'
 
 
-def notes_html(item: Item, blocked_by: str | None = None) -> str:
+def notes_html(item: Item, blocked_by: str | None = None, *, diff_invisible: bool = False) -> str:
     """Warnings, dependencies and the outcome, below the header."""
     notes: list[str] = []
     if item.status == "waiting":
@@ -88,7 +89,7 @@ def notes_html(item: Item, blocked_by: str | None = None) -> str:
             '<div class="jpo-note jpo-warn">The path contains invisible or bidirectional '
             f"characters: {escape(repr(item.path))}</div>"
         )
-    if item.kind == "mutation" and item.diff and has_invisible(item.diff.replace("\r\n", "\n")):
+    if item.kind == "mutation" and diff_invisible:
         notes.append(
             '<div class="jpo-note jpo-warn">This change contains invisible, bidirectional or '
             "control characters, marked &lt;U+....&gt; below. Check them before approving.</div>"
@@ -119,6 +120,32 @@ def details_html(item: Item) -> str:
     return f"<details{is_open}><summary>{label}</summary>{block}</details>"
 
 
+class Shared:
+    """Layout and style models shared by the widgets of one panel.
+
+    ipywidgets gives every widget its own ``Layout`` and style model unless one is passed, so a
+    panel of 20 cards would create hundreds of identical models: most of its build time, and
+    as many comm messages. These models are never changed after creation; anything that must
+    change (a hidden button row) is added to or removed from ``children`` instead.
+    """
+
+    def __init__(self) -> None:
+        from ipywidgets.widgets.widget_string import HTMLStyle, TextStyle
+
+        self.layout = w.Layout()
+        self.auto_width = w.Layout(width="auto")
+        self.html = HTMLStyle()
+        self.text = TextStyle()
+        self.button = w.ButtonStyle()
+
+    def html_widget(self, value: str = "") -> w.HTML:
+        return w.HTML(value=value, layout=self.layout, style=self.html)
+
+    def button_widget(self, description: str, *, wide: bool = False, **kwargs: Any) -> w.Button:
+        layout = self.auto_width if wide else self.layout
+        return w.Button(description=description, layout=layout, style=self.button, **kwargs)
+
+
 class ItemCard(w.VBox):
     """The card of one item.
 
@@ -135,13 +162,16 @@ class ItemCard(w.VBox):
         approve: Callable[[str], None] | None = None,
         reject: Callable[[str, str | None], None] | None = None,
         blocker: Callable[[Item], str | None] | None = None,
+        shared: Shared | None = None,
     ) -> None:
         self.item = item
         self._approve = approve
         self._reject = reject
         self._blocker = blocker or (lambda _item: None)
-        self.header = w.HTML(value="")
-        self.diff_view: w.HTML | None = None
+        self._shared = shared or Shared()
+        # One HTML widget holds the header, notes, a read's result and the diff: fewer widgets
+        # make a long reply display faster. The buttons stay separate widgets below it.
+        self.header = self._shared.html_widget()
         self.toggle: w.Button | None = None
         self.controls: w.HBox | None = None
         self.approve_button: w.Button | None = None
@@ -149,36 +179,62 @@ class ItemCard(w.VBox):
         self.reason_button: w.Button | None = None
         self.reason: w.Text | None = None
         self._diff_source: str | None = None  # the diff text the view was rendered from
+        self._truncated = False
+        self._diff_invisible = False
         self._short_diff = ""
         self._full_diff: str | None = None
+        self._expanded = False
         self._details: tuple[object, str] = (None, "")
-        super().__init__([self.header])
-        self.add_class("jpo-card")
-        self.add_class(f"jpo-kind-{item.kind}")
+        super().__init__(
+            [self.header],
+            layout=self._shared.layout,
+            _dom_classes=("jpo-card", f"jpo-kind-{item.kind}"),
+        )
         self.refresh()
+
+    @property
+    def diff_view(self) -> w.HTML | None:
+        """The widget showing the diff (None for items without one)."""
+        return self.header if self._diff_source is not None else None
+
+    def _diff_html(self) -> str:
+        if self._diff_source is None:
+            return ""
+        if not self._expanded:
+            return self._short_diff
+        if self._full_diff is None:  # rendered on first request only
+            self._full_diff = render_diff(self._diff_source, max_lines=None).html
+        return self._full_diff
 
     # -- display -------------------------------------------------------------------------------
     def refresh(self) -> None:
         """Redraw from the item's current state; disables the buttons once it is decided."""
         item = self.item
-        blocked_by = self._blocker(item) if item.status == "pending" else None
-        self.header.value = header_html(item) + notes_html(item, blocked_by) + self._details_html()
+        pending = item.status == "pending"
+        blocked_by = self._blocker(item) if pending else None
         self._sync_diff()
-        if item.status == "pending":
+        notes = notes_html(item, blocked_by, diff_invisible=self._diff_invisible)
+        self.header.value = header_html(item) + notes + self._details_html() + self._diff_html()
+        if pending:
             self._ensure_controls()
             self.add_class("jpo-pending")
         else:
             self.remove_class("jpo-pending")
         if self.controls is not None:
-            decided = item.status != "pending"
             for button in self.buttons:
-                button.disabled = decided
+                button.disabled = not pending
             if self.approve_button is not None and blocked_by is not None:
                 self.approve_button.disabled = True
                 self.approve_button.tooltip = f"Decide {blocked_by} first"
             if self.reason is not None:
-                self.reason.disabled = decided
-            self.controls.layout.display = "none" if decided else None
+                self.reason.disabled = not pending
+        wanted = [self.header]
+        if self._truncated and self.toggle is not None:
+            wanted.append(self.toggle)
+        if pending and self.controls is not None:
+            wanted.append(self.controls)  # decided: the button row goes away
+        if list(self.children) != wanted:
+            self.children = tuple(wanted)
 
     def _details_html(self) -> str:
         # A read's result does not change once it ran; render it once.
@@ -195,38 +251,39 @@ class ItemCard(w.VBox):
         rendered = render_diff(diff)
         self._diff_source, self._short_diff, self._full_diff = diff, rendered.html, None
         self._total, self._hidden = rendered.total, rendered.total - rendered.shown
-        if self.diff_view is None:
-            self.diff_view = w.HTML()
-            self.toggle = w.Button(icon="expand")
-            self.toggle.on_click(self._toggle_diff)
-            self.children = (self.header, self.diff_view, self.toggle, *self.children[1:])
-        assert self.toggle is not None
-        self.diff_view.value = rendered.html
-        self.toggle.description = self._toggle_label(False)
-        self.toggle.icon = "expand"
-        self.toggle.layout.display = None if rendered.truncated else "none"
+        self._truncated, self._expanded = rendered.truncated, False
+        self._diff_invisible = diff_has_invisible(diff)  # the whole diff, not just what is shown
+        if rendered.truncated:
+            if self.toggle is None:  # only long diffs get the button
+                self.toggle = self._shared.button_widget("", wide=True, icon="expand")
+                self.toggle.on_click(self._toggle_diff)
+            self.toggle.description = self._toggle_label(False)
+            self.toggle.icon = "expand"
 
     def _ensure_controls(self) -> None:
         if self.controls is not None:
             return
-        self.approve_button = w.Button(
-            description="Approve", button_style="success", icon="check",
+        shared = self._shared
+        self.approve_button = shared.button_widget(
+            "Approve", button_style="success", icon="check",
             tooltip="Carry out exactly what is shown above",
         )  # fmt: skip
-        self.reject_button = w.Button(description="Reject", icon="times")
-        self.reason = w.Text(placeholder="Reason for the model (optional)")
-        self.reason_button = w.Button(
-            description="Reject with reason", icon="comment",
+        self.reject_button = shared.button_widget("Reject", icon="times")
+        self.reason = w.Text(
+            placeholder="Reason for the model (optional)", layout=shared.layout, style=shared.text
+        )
+        self.reason_button = shared.button_widget(
+            "Reject with reason", wide=True, icon="comment",
             tooltip="Reject and send the reason typed on the left to the model",
         )  # fmt: skip
         self.approve_button.on_click(lambda _b: self._decide(approve=True))
         self.reject_button.on_click(lambda _b: self._decide(approve=False, with_reason=False))
         self.reason_button.on_click(lambda _b: self._decide(approve=False, with_reason=True))
         self.controls = w.HBox(
-            [self.approve_button, self.reject_button, self.reason, self.reason_button]
+            [self.approve_button, self.reject_button, self.reason, self.reason_button],
+            layout=shared.layout,
         )
         self.controls.add_class("jpo-controls")
-        self.children = (*self.children, self.controls)
 
     @property
     def buttons(self) -> list[w.Button]:
@@ -240,17 +297,12 @@ class ItemCard(w.VBox):
         return f"Show all {self._total:,} lines ({self._hidden:,} more)"
 
     def _toggle_diff(self, _button: w.Button | None = None) -> None:
-        if self.diff_view is None or self.toggle is None or self._diff_source is None:
+        if self.toggle is None or self._diff_source is None:
             return
-        expanded = self.diff_view.value != self._short_diff
-        if expanded:
-            self.diff_view.value = self._short_diff
-        else:
-            if self._full_diff is None:  # rendered on first request only
-                self._full_diff = render_diff(self._diff_source, max_lines=None).html
-            self.diff_view.value = self._full_diff
-        self.toggle.description = self._toggle_label(not expanded)
-        self.toggle.icon = "compress" if not expanded else "expand"
+        self._expanded = not self._expanded
+        self.toggle.description = self._toggle_label(self._expanded)
+        self.toggle.icon = "compress" if self._expanded else "expand"
+        self.refresh()
 
     # -- decisions -----------------------------------------------------------------------------
     def _decide(self, *, approve: bool, with_reason: bool = False) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from .cards import ItemCard
+from .cards import ItemCard, Shared
 from .copybox import CopyBox
 from .render import STYLESHEET, escape
 
@@ -67,28 +67,33 @@ class RunView(w.VBox):
     def __init__(self, run: Run, *, title: str = "Operator") -> None:
         self.run = run
         self._title = title
-        self.heading = w.HTML(value="")
+        shared = self._shared = Shared()
+        self.heading = shared.html_widget()
         self.cards = [
             ItemCard(
-                item, approve=self._approve_one, reject=self._reject_one, blocker=self._blocker
+                item,
+                approve=self._approve_one,
+                reject=self._reject_one,
+                blocker=self._blocker,
+                shared=shared,
             )
             for item in run.items
         ]
         self._cards_by_index = {card.item.index: card for card in self.cards}
-        self.approve_all_button = w.Button(
-            description="Approve all", button_style="success", icon="check-double"
+        self.approve_all_button = shared.button_widget(
+            "Approve all", button_style="success", icon="check-double"
         )
-        self.reject_all_button = w.Button(description="Reject all", icon="ban")
+        self.reject_all_button = shared.button_widget("Reject all", icon="ban")
         self.approve_all_button.on_click(lambda _b: self._batch(approve=True))
         self.reject_all_button.on_click(lambda _b: self._batch(approve=False))
-        self.batch = w.HBox([self.approve_all_button, self.reject_all_button])
+        self.batch = w.HBox([self.approve_all_button, self.reject_all_button], layout=shared.layout)
         self.batch.add_class("jpo-batch")
-        self.messages = w.Output()
-        self.results = CopyBox(RESULTS_TITLE)
-        self.results.add_class("jpo-results")
-        self.results.layout.display = "none"
-        super().__init__([self.heading, *self.cards, self.batch, self.messages, self.results])
-        self.add_class("jpo-run")
+        self.messages = w.Output(layout=shared.layout)
+        #: The results for the model, created once nothing waits for a decision.
+        self.results: CopyBox | None = None
+        super().__init__(
+            [self.heading, *self.cards], layout=shared.layout, _dom_classes=("jpo-run",)
+        )
         run.subscribe(self._on_item_changed)
         self.refresh()
 
@@ -115,11 +120,20 @@ class RunView(w.VBox):
         self.heading.value = html
         pending = len(run.pending)
         self.approve_all_button.disabled = self.reject_all_button.disabled = pending == 0
-        # The batch bar only makes sense for two or more waiting proposals.
-        self.batch.layout.display = None if pending >= 2 else "none"
         if run.done:
+            if self.results is None:
+                self.results = CopyBox(RESULTS_TITLE)
+                self.results.add_class("jpo-results")
             self.results.value = run.results_text
-            self.results.layout.display = None
+        wanted: list[w.Widget] = [self.heading, *self.cards]
+        if pending >= 2:  # the batch bar only makes sense for two or more waiting proposals
+            wanted.append(self.batch)
+        if self.messages.outputs:
+            wanted.append(self.messages)
+        if self.results is not None:
+            wanted.append(self.results)
+        if list(self.children) != wanted:
+            self.children = tuple(wanted)
 
     def card_for(self, item_id: str) -> ItemCard:
         """The card showing the item with this id (KeyError if none)."""
@@ -151,6 +165,7 @@ class RunView(w.VBox):
     # -- decisions (through the engine only) ---------------------------------------------------
     def _report(self, exc: BaseException) -> None:
         self.messages.append_stdout(f"operator: {describe_error(exc)}\n")
+        self.refresh()
 
     def _approve_one(self, item_id: str) -> None:
         try:

@@ -11,6 +11,7 @@ import html
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 # Characters that change how text reads without being visible (Trojan Source, CVE-2021-42574),
 # plus C0/C1 controls other than tab and newline. They are shown as ``<U+XXXX>`` marks.
@@ -41,9 +42,22 @@ def _mark(match: re.Match[str]) -> str:
     return f'<span class="jpo-invisible" title="invisible character {code}">&lt;{code}&gt;</span>'
 
 
+#: Printable ASCII plus tab and newline: what needs no mark.
+_PLAIN_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n"
+
+
 def has_invisible(text: str) -> bool:
     """True when ``text`` holds a bidi, zero-width or control character."""
+    if text.isascii():  # the common case, ~50x faster than the regular expression
+        return bool(text.encode("ascii").translate(None, _PLAIN_ASCII))
     return INVISIBLE.search(text) is not None
+
+
+def diff_has_invisible(diff: str) -> bool:
+    """Like :func:`has_invisible`, but the CR of CRLF line endings does not count."""
+    if "\r" in diff:
+        diff = diff.replace("\r\n", "\n")
+    return has_invisible(diff)
 
 
 def mark_invisible(escaped: str) -> str:
@@ -60,14 +74,21 @@ def escape(text: object) -> str:
 
 
 @lru_cache(maxsize=1)
-def _diff_lexer_and_formatter() -> tuple[object, object]:
-    # pygments loads its lexer tables lazily; keep the import off `import jupyter_operator`.
-    from pygments.formatters import HtmlFormatter
+def _diff_lexer() -> tuple[Any, dict[Any, str]]:
+    """pygments' ``DiffLexer`` and our CSS class for each token type it produces."""
+    # Imported on first use: pygments loads its tables lazily and `import jupyter_operator`
+    # must stay cheap.
     from pygments.lexers import DiffLexer
+    from pygments.token import Generic
 
-    # Scoped classes (``jpo-gi`` ...) instead of a pygments style: the colours come from our
-    # stylesheet, which follows the JupyterLab theme (light or dark).
-    return DiffLexer(stripnl=False, ensurenl=True), HtmlFormatter(nowrap=True, classprefix="jpo-")
+    classes = {
+        Generic.Inserted: "jpo-gi",
+        Generic.Deleted: "jpo-gd",
+        Generic.Subheading: "jpo-gu",
+        Generic.Heading: "jpo-gh",
+        Generic.Strong: "jpo-gs",
+    }
+    return DiffLexer(stripnl=False, ensurenl=True), classes
 
 
 @dataclass(frozen=True)
@@ -114,19 +135,25 @@ def render_diff(diff: str, *, max_lines: int | None = DIFF_PREVIEW_LINES) -> Dif
     Only the first ``max_lines`` lines are lexed, so the cost of a card does not grow with
     the size of the diff (the full diff renders only when the person asks for it).
     """
-    from pygments import highlight
-
-    lines = split_lines(diff)
-    shown = [strip_cr(line) for line in (lines if max_lines is None else lines[:max_lines])]
-    lexer, formatter = _diff_lexer_and_formatter()
-    # pygments turns a lone CR into a newline and would hide other controls inside its spans,
-    # so invisible characters become private-use placeholders first and marks afterwards.
-    # pygments itself escapes <, >, &, " and '.
+    # Split off only the lines shown: a 10,000-line diff costs no more than a 200-line one.
+    total = diff.count("\n") + (1 if diff and not diff.endswith("\n") else 0)
+    head = diff.split("\n") if max_lines is None else diff.split("\n", max_lines)[:max_lines]
+    shown = [strip_cr(line) for line in head[:total]]
+    lexer, classes = _diff_lexer()
+    # pygments turns a lone CR into a newline, so invisible characters become private-use
+    # placeholders before lexing and visible marks after escaping. The tokens are wrapped in
+    # our own scoped spans rather than through HtmlFormatter, so that one escaping rule
+    # (html.escape with quote=True) applies to every piece of content we show.
     text = INVISIBLE.sub(_to_placeholder, "\n".join(shown) + "\n")
-    body = _PLACEHOLDER.sub(_from_placeholder, highlight(text, lexer, formatter)) if shown else ""
+    parts = []
+    for token_type, value in lexer.get_tokens(text):
+        escaped = _PLACEHOLDER.sub(_from_placeholder, html.escape(value, quote=True))
+        css = classes.get(token_type)
+        parts.append(f'<span class="{css}">{escaped}</span>' if css else escaped)
+    body = "".join(parts)
     if not shown:
         body = '<span class="jpo-muted">(no textual change)</span>'
-    return DiffHTML(html=f'<pre class="jpo-diff">{body}</pre>', shown=len(shown), total=len(lines))
+    return DiffHTML(html=f'<pre class="jpo-diff">{body}</pre>', shown=len(shown), total=total)
 
 
 def render_text_block(text: str, *, max_lines: int = DETAILS_PREVIEW_LINES) -> tuple[str, int]:

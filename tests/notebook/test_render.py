@@ -110,3 +110,28 @@ def test_copy_script_cannot_close_the_script_element() -> None:
     assert payload.startswith('"\\u003c/script\\u003e')
     assert "<" not in script
     assert "Date.now() - 5 > 60000" in script
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("plain ascii\twith tab\n", False), ("bell\x07", True), ("esc\x1b[31m", True),
+     ("del\x7f", True), ("lone\rcr", True), ("caf\u00e9", False), ("rlo\u202e", True),
+     ("zwsp\u200b", True)],
+)  # fmt: skip
+def test_has_invisible_ascii_fast_path_agrees_with_the_pattern(text: str, expected: bool) -> None:
+    from jupyter_operator.widgets.render import INVISIBLE
+
+    assert has_invisible(text) is expected
+    assert (INVISIBLE.search(text) is not None) is expected
+
+
+def test_diff_invisible_ignores_crlf_but_not_a_lone_cr() -> None:
+    from jupyter_operator.widgets.render import diff_has_invisible
+
+    assert not diff_has_invisible("@@ -1 +1 @@\r\n-a\r\n+b\r\n")
+    assert diff_has_invisible("@@ -1 +1 @@\r\n+a\rb\r\n")
+
+
+def test_truncation_counts_lines_without_a_final_newline() -> None:
+    assert render_diff("+a\n+b", max_lines=1).total == 2
+    assert render_diff("+a\n+b\n", max_lines=5).shown == 2

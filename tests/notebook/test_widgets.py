@@ -23,7 +23,7 @@ def test_approve_writes_the_file_and_the_card_shows_it(workspace: Path) -> None:
     assert "jpo-gi" in card.diff_view.value and "+Alpha" in card.diff_view.value
     assert "new file" in card.header.value
     assert not (workspace / "notes" / "plan.txt").exists()  # nothing before the click
-    assert view.results.layout.display == "none"
+    assert view.results is None
 
     card.approve_button.click()
 
@@ -31,9 +31,9 @@ def test_approve_writes_the_file_and_the_card_shows_it(workspace: Path) -> None:
     assert card.item.status == "applied"
     assert "jpo-s-applied" in card.header.value and "Applied." in card.header.value
     assert all(button.disabled for button in card.buttons)
-    assert card.controls.layout.display == "none"
+    assert card.controls not in card.children
     # Every proposal is decided: the results panel shows the text for the model.
-    assert view.results.layout.display is None
+    assert view.results in view.children
     [result] = parse_results(view.results.text.value)
     assert result.id == "w1" and result.ok
 
@@ -92,15 +92,15 @@ def test_python_api_decisions_update_the_cards(workspace: Path) -> None:
     (workspace / "b.txt").write_text("keep\n")
     text = reply(write_block("w1", "a.txt", "A\n"), block("d1", "fs.delete", "b.txt"))
     view = view_for(workspace, text)
-    assert view.batch.layout.display is None  # two waiting: the batch bar is offered
+    assert view.batch in view.children  # two waiting: the batch bar is offered
     view.run.approve("w1")  # as a notebook cell would, after the panel was displayed
     assert view.card_for("w1").item.status == "applied"
     assert "jpo-s-applied" in view.card_for("w1").header.value
     assert view.card_for("w1").approve_button.disabled
-    assert view.results.layout.display == "none"  # d1 still waits
+    assert view.results is None  # d1 still waits
     view.run.reject("d1", reason="not now")
     assert (workspace / "b.txt").exists()
-    assert view.results.layout.display is None
+    assert view.results in view.children
     assert [r.id for r in parse_results(view.results.value)] == ["w1", "d1"]
     assert view.approve_all_button.disabled and view.reject_all_button.disabled
 
@@ -133,8 +133,8 @@ def test_reads_run_at_once_and_show_their_result(workspace: Path) -> None:
     assert "<img" not in card.header.value
     assert "<details open>" in card.header.value  # short results start open
     # Nothing waits: the results are there at once.
-    assert view.results.layout.display is None
-    assert view.batch.layout.display == "none"
+    assert view.results in view.children
+    assert view.batch not in view.children
 
 
 def test_long_read_results_start_collapsed(workspace: Path) -> None:
@@ -307,7 +307,7 @@ def test_read_after_a_pending_write_runs_once_it_is_decided(workspace: Path) -> 
     view.card_for("w1").approve_button.click()
     assert read.item.status == "done"
     assert "fresh" in read.header.value
-    assert view.results.layout.display is None
+    assert view.results in view.children
 
 
 def test_reads_that_need_approval_get_buttons(workspace: Path) -> None:
@@ -324,3 +324,11 @@ def test_reads_that_need_approval_get_buttons(workspace: Path) -> None:
     card.approve_button.click()
     assert card.item.status == "done" and "secret-ish" in card.header.value
     assert card.approve_button.disabled
+
+
+def test_invisible_characters_beyond_the_preview_still_warn(workspace: Path) -> None:
+    content = "".join(f"row {i}\n" for i in range(1000)) + "tail\u202e\n"
+    view = view_for(workspace, reply(write_block("w1", "big.txt", content)))
+    card = view.card_for("w1")
+    assert card.toggle is not None and "U+202E" not in card.diff_view.value  # not shown yet
+    assert "invisible, bidirectional or control characters" in card.header.value
