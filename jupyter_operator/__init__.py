@@ -50,6 +50,7 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 
 def _jupyter_server_extension_points() -> list[dict[str, Any]]:
+    """The jupyter-server extension (imported only when a server asks for it)."""
     from .server.app import OperatorExtension
 
     return [{"module": "jupyter_operator", "app": OperatorExtension}]
