@@ -138,8 +138,7 @@ def _markers(text: str) -> list[tuple[int, int, str, bool]]:
 class _Scan:
     """One pass over one text; see the module docstring."""
 
-    def __init__(self, text: str, seen: dict[str, str]) -> None:
-        self.text = text
+    def __init__(self, seen: dict[str, str]) -> None:
         self.seen = seen
         self.items: list[Command | ScanError] = []
         self.skipped: list[str] = []
@@ -153,8 +152,10 @@ class _Scan:
     def feed(self, chunk: str) -> None:
         """The open block's content: every line between its START and the next marker."""
         n_lines = chunk.count("\n") + 1
-        # Untrimmed length bounds the trimmed one; a key: value line is never blank.
-        flat = chunk.replace("\r\n", "\n") if "\r" in chunk else chunk
+        flat = chunk
+        if "\r" in chunk:  # CRLF lines (the last one has no LF here); a lone CR stays
+            flat = chunk.replace("\r\n", "\n").removesuffix("\r")
+        # The untrimmed length bounds the trimmed one; a key: value line is never blank.
         if n_lines <= MAX_BLOCK_LINES and len(chunk) < MAX_BLOCK_CHARS and "\r" not in flat:
             pairs = _KV_LINES.findall(flat)
             if len(pairs) == n_lines:
@@ -323,7 +324,7 @@ def scan(
     truncated = max(0, len(text) - max(0, max_chars))
     if truncated:
         text = text[truncated:]
-    state = _Scan(text, {} if seen is None else seen)
+    state = _Scan({} if seen is None else seen)
     line_no, counted_to, content_from = 1, 0, 0
     for line_start, line_end, kind, alone in _markers(text):
         line_no += text.count("\n", counted_to, line_start)
