@@ -1,16 +1,18 @@
 """Unified diffs of exact file bytes, fast on big files.
 
 ``difflib.SequenceMatcher`` alone has quadratic cases, so the line matching here first trims the
-common prefix and suffix, then anchors on lines that occur exactly once on each side (patience
-diff: the longest increasing run of such pairs), recursing into the gaps; only small gaps go to
-``SequenceMatcher``, and a large gap with no unique line is shown as one replaced block (a correct,
-if not minimal, diff). Lines are compared with their endings, so a CRLF to LF change shows.
+common prefix and suffix; small regions then go to ``SequenceMatcher``, large ones are anchored
+on lines that occur exactly once on each side (patience diff: the longest increasing run of such
+pairs), and the gaps between anchors are matched the same way. A large gap with no unique line
+is shown as one replaced block (a correct, if not minimal, diff). Lines are compared with their
+endings, so a CRLF to LF change shows.
 """
 
 from __future__ import annotations
 
 import difflib
 from bisect import bisect_left
+from collections import Counter
 from collections.abc import Iterator
 
 CONTEXT = 3
@@ -19,36 +21,43 @@ _SMALL_GAP = 250_000  # largest (old lines x new lines) product handed to Sequen
 Opcode = tuple[str, int, int, int, int]
 
 
+_NO_EOL = "\0"  # marks a last line without a newline (text with NUL is binary, never diffed)
+
+
 def _lines(data: bytes | None) -> list[str] | None:
-    """Lines with their endings kept; None when the bytes are not UTF-8 text."""
+    """Lines split on ``\n`` (a ``\r`` stays part of its line, so CRLF vs LF shows); a last
+    line without a newline carries ``_NO_EOL``. None when the bytes are not UTF-8 text."""
     if data is None:
         return []
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    if "\0" in text:
+    if _NO_EOL in text:
         return None
     lines = text.split("\n")
-    tail = lines.pop()
-    out = [line + "\n" for line in lines]
-    if tail:
-        out.append(tail)
-    return out
+    if lines[-1]:
+        lines[-1] += _NO_EOL
+    else:
+        lines.pop()
+    return lines
 
 
 def _lis(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Longest run of pairs increasing in both coordinates (pairs are sorted by the first)."""
+    js = [j for _, j in pairs]
+    if js == sorted(js):  # the usual case (no moved lines): every pair is kept, O(n)
+        return pairs
     tails: list[int] = []  # smallest b-index ending a run of each length
     tail_idx: list[int] = []
     prev: list[int] = [-1] * len(pairs)
-    for k, (_, b) in enumerate(pairs):
-        pos = bisect_left(tails, b)
+    for k, j in enumerate(js):
+        pos = bisect_left(tails, j)
         if pos == len(tails):
-            tails.append(b)
+            tails.append(j)
             tail_idx.append(k)
         else:
-            tails[pos] = b
+            tails[pos] = j
             tail_idx[pos] = k
         prev[k] = tail_idx[pos - 1] if pos else -1
     out: list[tuple[int, int]] = []
@@ -64,25 +73,48 @@ def _unique_pairs(
     a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int
 ) -> list[tuple[int, int]]:
     """``(i, j)`` for lines occurring exactly once in ``a[alo:ahi]`` and in ``b[blo:bhi]``."""
-    count_a: dict[str, int] = {}
-    for i in range(alo, ahi):
-        count_a[a[i]] = count_a.get(a[i], 0) + 1
-    where_b: dict[str, int] = {}
-    count_b: dict[str, int] = {}
-    for j in range(blo, bhi):
-        line = b[j]
-        if count_a.get(line) == 1:
-            count_b[line] = count_b.get(line, 0) + 1
-            where_b[line] = j
-    return [(i, where_b[a[i]]) for i in range(alo, ahi) if count_b.get(a[i]) == 1]
+    count_a = Counter(a[alo:ahi])  # Counter counts in C
+    count_b = Counter(b[blo:bhi])
+    both = {x for x, n in count_a.items() if n == 1}
+    both.intersection_update(x for x, n in count_b.items() if n == 1)
+    where_b = {line: j for j, line in enumerate(b[blo:bhi], blo) if line in both}
+    return [(i, where_b[line]) for i, line in enumerate(a[alo:ahi], alo) if line in both]
+
+
+Task = tuple[str, int, int, int, int]
+
+
+def _anchor_tasks(
+    anchors: list[tuple[int, int]], alo: int, ahi: int, blo: int, bhi: int
+) -> list[Task]:
+    """Blocks for runs of consecutive anchors and regions for the non-empty gaps between."""
+    tasks: list[Task] = []
+    pa, pb = alo, blo
+    run_i = run_j = run_n = 0
+    for i, j in anchors:
+        if run_n and i == run_i + run_n and j == run_j + run_n:
+            run_n += 1
+            continue
+        if run_n:
+            tasks.append(("b", run_i, run_j, run_n, 0))
+            pa, pb = run_i + run_n, run_j + run_n
+        if pa < i or pb < j:
+            tasks.append(("r", pa, i, pb, j))
+        run_i, run_j, run_n = i, j, 1
+    if run_n:
+        tasks.append(("b", run_i, run_j, run_n, 0))
+        pa, pb = run_i + run_n, run_j + run_n
+    if pa < ahi or pb < bhi:
+        tasks.append(("r", pa, ahi, pb, bhi))
+    return tasks
 
 
 def _match_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
     """Matching blocks ``(i, j, n)`` with ``a[i:i+n] == b[j:j+n]``, in increasing order."""
     blocks: list[tuple[int, int, int]] = []
-    # Tasks: ("r", alo, ahi, blo, bhi) a region to match, ("b", i, j, n) a block to emit.
+    # Tasks: ("r", alo, ahi, blo, bhi) a region to match, ("b", i, j, n, 0) a block to emit.
     # Pushed in reverse so they pop in file order, which keeps ``blocks`` sorted.
-    stack: list[tuple[str, int, int, int, int]] = [("r", 0, len(a), 0, len(b))]
+    stack: list[Task] = [("r", 0, len(a), 0, len(b))]
     while stack:
         kind, alo, ahi, blo, bhi = stack.pop()
         if kind == "b":
@@ -104,19 +136,13 @@ def _match_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
             stack.append(("b", ahi, bhi, suf, 0))
         if alo == ahi or blo == bhi:
             continue
-        anchors = _lis(_unique_pairs(a, b, alo, ahi, blo, bhi))
-        if anchors:
-            tasks: list[tuple[str, int, int, int, int]] = []
-            pa, pb = alo, blo
-            for i, j in anchors:
-                tasks.append(("r", pa, i, pb, j))
-                tasks.append(("b", i, j, 1, 0))
-                pa, pb = i + 1, j + 1
-            tasks.append(("r", pa, ahi, pb, bhi))
-            stack.extend(reversed(tasks))
-        elif (ahi - alo) * (bhi - blo) <= _SMALL_GAP:
+        if (ahi - alo) * (bhi - blo) <= _SMALL_GAP:
             sm = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
             blocks.extend((alo + i, blo + j, n) for i, j, n in sm.get_matching_blocks() if n)
+            continue
+        anchors = _lis(_unique_pairs(a, b, alo, ahi, blo, bhi))
+        if anchors:
+            stack.extend(reversed(_anchor_tasks(anchors, alo, ahi, blo, bhi)))
         # else: a large gap without a unique line stays one replaced block
     return blocks
 
@@ -184,11 +210,10 @@ def _range(start: int, length: int) -> str:
 
 
 def _emit(out: list[str], prefix: str, line: str) -> None:
-    if line.endswith("\n"):
-        body = line[:-2] if line.endswith("\r\n") else line[:-1]
-        out.append(f"{prefix}{body}\n")
+    if line.endswith(_NO_EOL):
+        out.append(f"{prefix}{line[:-1]}\n\\ No newline at end of file\n")
     else:
-        out.append(f"{prefix}{line}\n\\ No newline at end of file\n")
+        out.append(f"{prefix}{line[:-1] if line.endswith(chr(13)) else line}\n")
 
 
 def unified_diff(old: bytes | None, new: bytes | None, path: str) -> str:
