@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from jupyter_server.extension.application import ExtensionApp
+from tornado.ioloop import PeriodicCallback
 from traitlets import Dict, Float, Integer, List, TraitError, Unicode, validate
 
 from .. import __version__
@@ -123,8 +124,16 @@ class OperatorExtension(ExtensionApp):
         self.handlers.extend(rest_handlers())
         self.handlers.append((r"/jupyter-operator/files", FileSocketHandler))
 
+    async def _start_jupyter_server_extension(self, serverapp: Any) -> None:
+        """Sweep idle sessions once a minute, so an idle server releases them too."""
+        self._sweeper = PeriodicCallback(self.sessions.sweep, 60_000)
+        self._sweeper.start()
+
     async def stop_extension(self) -> None:
         """Forget sessions and close open workspace descriptors."""
+        sweeper = getattr(self, "_sweeper", None)
+        if sweeper is not None:
+            sweeper.stop()
         sessions = getattr(self, "sessions", None)
         if sessions is not None:
             sessions.close()

@@ -159,6 +159,10 @@ class SessionService:
 
         return await self._locked(workspace, work, write=False)
 
+    def sweep(self) -> None:
+        """Forget sessions idle for too long (also done on every request)."""
+        self._expire()
+
     def close(self) -> None:
         """Forget every session."""
         while self._sessions:

@@ -68,6 +68,19 @@ async def test_idle_sessions_expire(service: SessionService, clock: Clock) -> No
     assert len(service) == 1
 
 
+async def test_sweep_forgets_idle_sessions_without_a_request(
+    service: SessionService, clock: Clock
+) -> None:
+    await service.scan(write_cmd("w", "a.txt", "x\n"))
+    clock.now += 59
+    service.sweep()
+    assert len(service) == 1
+    clock.now += 2
+    service.sweep()
+    assert len(service) == 0
+    await service.drain()
+
+
 async def test_decisions_in_one_workspace_are_serialised(
     service: SessionService, ws_root: Path
 ) -> None:
