@@ -330,6 +330,7 @@ export class OperatorPanel extends Widget {
     this._batch.hidden = state.pending.length < 1;
     this._resultsText.value = state.resultsText;
     this._results.hidden = !state.done || !state.resultsText;
+    this._undoButton.hidden = c.applied === 0;
     this._copyNote.textContent = '';
   }
 
