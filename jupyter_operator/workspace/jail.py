@@ -186,10 +186,12 @@ def read_bounded(fd: int, size: int, limit: int, rel: str) -> bytes:
             # asked for, so never ask for the whole remaining limit.
             ask = min(size - got + 1 if got < size else 1 << 16, want - got, 1 << 26)
             chunk = os.read(fd, ask)
+            if not chunk:
+                break
             chunks.append(chunk)
             got += len(chunk)
-            if len(chunk) < ask:
-                break  # a regular file reads short only at its end: no extra call needed
+            if len(chunk) < ask and got >= size:
+                break  # short past the fstat size: the end, without one more call
     except OSError as exc:
         raise os_error(exc, rel) from None
     if got > limit:

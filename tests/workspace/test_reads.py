@@ -189,3 +189,15 @@ def test_fs_read_and_search_refuse_sparse_2gb_through_the_engine(
     assert f"({TWO_GB} bytes)" in read_item.result.summary
     assert "ERR_FILE_TOO_LARGE" in search_item.result.summary
     assert reads == []
+
+
+def test_short_reads_mid_file_are_continued(
+    sandbox: Sandbox, ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Network and FUSE file systems may return short reads before the end: never truncate."""
+    data = bytes(range(256)) * 40
+    sandbox.write("net.bin", data)
+    real_read = os.read
+    monkeypatch.setattr(jail_module.os, "read", lambda fd, n: real_read(fd, min(n, 1000)))
+    assert ws.read_bytes("net.bin", limit=100_000) == data
+    assert ws.snapshot("net.bin", limit=100_000).data == data
