@@ -308,7 +308,13 @@ class Workspace:
             try:
                 if self._check(pfd, comps, expect) is None:
                     raise OperatorError(codes.ERR_NOT_FOUND, f"{rel} does not exist")
-                dfd = os.open(os.fspath(dest), _O_DIR_TRUSTED)
+                try:
+                    dfd = os.open(os.fspath(dest), _O_DIR_TRUSTED)
+                except OSError:
+                    # Never fall back to a permanent delete (D12): no trash, no delete.
+                    raise OperatorError(
+                        codes.ERR_IO, f"the trash is not available; {rel} was not deleted"
+                    ) from None
                 try:
                     move(pfd, comps[-1], dfd, comps[-1])
                 finally:

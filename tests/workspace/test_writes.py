@@ -280,3 +280,10 @@ def test_temp_names_are_hidden_and_recognisable() -> None:
     name = atomic_module.temp_name()
     assert name.startswith(TEMP_PREFIX) and name.startswith(".") and name.endswith(".tmp")
     assert atomic_module.temp_name() != name
+
+
+def test_missing_trash_never_deletes(sandbox: Sandbox, ws: Workspace, tmp_path: Path) -> None:
+    with pytest.raises(OperatorError) as info:
+        ws.move_out("a.txt", tmp_path / "no-trash", expect=ws.snapshot("a.txt", limit=100))
+    assert info.value.code == codes.ERR_IO and "not deleted" in info.value.message
+    assert (sandbox.root / "a.txt").read_text() == "alpha\n"
