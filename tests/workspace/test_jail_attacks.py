@@ -255,9 +255,12 @@ def test_racing_symlink_swaps_never_leak(sandbox: Sandbox, ws: Workspace) -> Non
     thread = threading.Thread(target=swapper)
     thread.start()
     good = refusals = 0
-    deadline = time.monotonic() + 1.5
+    start = time.monotonic()
     try:
-        while time.monotonic() < deadline:
+        # At least 1.5 s, and on until both outcomes were seen (a loaded machine may starve one).
+        while time.monotonic() - start < 1.5 or (
+            (good == 0 or refusals == 0) and time.monotonic() - start < 20
+        ):
             for path in ("real/inner.txt", "f.txt"):
                 try:
                     data = ws.read_bytes(path, limit=100)

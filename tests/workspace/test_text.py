@@ -62,3 +62,15 @@ def test_decode_is_strict_and_exact(data: bytes) -> None:
         return
     assert encode_text(tf) == data
     assert "\ufffd" not in tf.text or "\ufffd".encode() in data
+
+
+def test_bom_crlf_and_missing_final_newline_survive_an_edit() -> None:
+    from jupyter_operator.protocol import ReplaceFirst
+    from jupyter_operator.workspace import apply_edits, apply_patch
+
+    data = b"\xef\xbb\xbfone\r\ntwo\r\nthree"
+    tf = decode_text(data)
+    edited = apply_edits(tf.text, [ReplaceFirst(find="two", text="TWO")])
+    assert encode_text(TextFile(edited, tf.bom)) == b"\xef\xbb\xbfone\r\nTWO\r\nthree"
+    patched = apply_patch(tf.text, "@@ -2,2 +2,3 @@\n two\n+2.5\n three\n", path="f")
+    assert encode_text(TextFile(patched, tf.bom)) == b"\xef\xbb\xbfone\r\ntwo\r\n2.5\r\nthree"
