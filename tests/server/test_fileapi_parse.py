@@ -1,0 +1,65 @@
+"""Any frame a client can send is either a valid request or a ``bad_request``, never a crash."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from jupyter_operator.server.errors import BAD_REQUEST, FileApiError
+from jupyter_operator.server.fileapi import FileList, FileRead, FileWrite, parse
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+KEYS = st.sampled_from(["type", "path", "project", "workspace", "content_b64", "extra"])
+TYPES = st.sampled_from(["file_list", "file_read", "file_write", "file_delete", ""])
+MESSAGES = st.dictionaries(KEYS, JSON | TYPES, max_size=6)
+
+
+def _outcome(frame: str | bytes) -> object:
+    try:
+        return parse(frame)
+    except FileApiError as exc:
+        assert exc.code == BAD_REQUEST
+        assert "Traceback" not in exc.message and len(exc.message) <= 200
+        return exc
+
+
+@settings(max_examples=300, deadline=None)
+@given(MESSAGES)
+def test_message_objects(message: dict) -> None:
+    result = _outcome(json.dumps(message))
+    if not isinstance(result, FileApiError):
+        assert isinstance(result, FileList | FileRead | FileWrite)
+        assert message["type"] == result.type
+        assert set(message) <= {"type", "path", "project", "workspace", "content_b64"}
+        assert all(isinstance(v, str) for v in message.values())
+
+
+@settings(max_examples=200, deadline=None)
+@given(JSON)
+def test_any_json_value(value: object) -> None:
+    _outcome(json.dumps(value))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text() | st.binary())
+def test_any_frame(frame: str | bytes) -> None:
+    _outcome(frame)
+
+
+def test_valid_examples_parse() -> None:
+    assert parse('{"type": "file_list"}') == FileList(type="file_list")
+    read = parse('{"type": "file_read", "path": "a.txt", "project": "p", "workspace": "w"}')
+    assert read == FileRead(type="file_read", path="a.txt", project="p", workspace="w")
+
+
+def test_deep_nesting_is_a_bad_request_not_a_crash() -> None:
+    deep = _outcome("[" * 200_000 + "]" * 200_000)
+    assert isinstance(deep, FileApiError)
+    nested = _outcome('{"type": "file_read", "path": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    assert isinstance(nested, FileApiError)
