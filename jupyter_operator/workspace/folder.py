@@ -337,14 +337,16 @@ class Workspace:
             raise _stale(rel, "exists")
         src = Path(src)
         with self._lock(comps):
-            sfd = os.open(os.fspath(src.parent), _O_DIR_TRUSTED)
+            gone = OperatorError(codes.ERR_NOT_FOUND, "the item is no longer in the trash")
+            try:
+                sfd = os.open(os.fspath(src.parent), _O_DIR_TRUSTED)
+            except OSError:
+                raise gone from None
             try:
                 try:
                     os.lstat(src.name, dir_fd=sfd)
                 except FileNotFoundError:
-                    raise OperatorError(
-                        codes.ERR_NOT_FOUND, "the item is no longer in the trash"
-                    ) from None
+                    raise gone from None
                 pfd = self._jail.open_dir(comps[:-1], create=True)
                 try:
                     self._check(pfd, comps, expect)

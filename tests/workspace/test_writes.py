@@ -287,3 +287,13 @@ def test_missing_trash_never_deletes(sandbox: Sandbox, ws: Workspace, tmp_path: 
         ws.move_out("a.txt", tmp_path / "no-trash", expect=ws.snapshot("a.txt", limit=100))
     assert info.value.code == codes.ERR_IO and "not deleted" in info.value.message
     assert (sandbox.root / "a.txt").read_text() == "alpha\n"
+
+
+def test_undo_of_a_delete_whose_trash_item_is_gone(ws: Workspace, tmp_path: Path) -> None:
+    absent = ws.snapshot("gone.txt", limit=10)
+    for src in (tmp_path / "trash" / "gone.txt", tmp_path / "no-such-dir" / "gone.txt"):
+        (tmp_path / "trash").mkdir(exist_ok=True)
+        with pytest.raises(OperatorError) as info:
+            ws.move_in(src, "gone.txt", expect=absent)
+        assert info.value.code == codes.ERR_NOT_FOUND
+        assert str(tmp_path) not in info.value.summary
