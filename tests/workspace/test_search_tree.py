@@ -117,3 +117,24 @@ def test_search_lines_matches_a_naive_scan(lines: list[str], query: str) -> None
     matches, truncated = search_lines(text, query, limit=10)
     assert matches == expected[:10]
     assert truncated == (len(expected) > 10)
+
+
+def test_unreadable_files_are_skipped_not_fatal(
+    sandbox: Sandbox, ws: Workspace, monkeypatch
+) -> None:
+    import errno
+
+    from jupyter_operator.workspace import tree_search
+
+    sandbox.write("locked.txt", "alpha\n")
+    real_open = os.open
+
+    def deny_locked(path, flags, *args, **kwargs):
+        if path == "locked.txt":
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(tree_search.os, "open", deny_locked)
+    found = ws.search_tree(".", "alpha")
+    assert [m[0] for m in found.matches] == ["a.txt"]
+    assert found.files_skipped == 1
