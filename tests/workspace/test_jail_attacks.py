@@ -279,3 +279,26 @@ def test_racing_symlink_swaps_never_leak(sandbox: Sandbox, ws: Workspace) -> Non
         thread.join()
     assert good > 0 and refusals > 0
     sandbox.assert_outside_untouched()
+
+
+def test_target_swapped_for_a_symlink_right_before_the_rename(
+    sandbox: Sandbox, ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The last window of a write (after the compare-and-swap, before ``os.replace``): a link
+    swapped in there is replaced itself; its outside target is never written."""
+    from jupyter_operator.workspace import atomic as atomic_module
+
+    snap = ws.snapshot("a.txt", limit=100)
+    real_replace = os.replace
+
+    def swap_then_replace(src, dst, **kwargs):
+        (sandbox.root / "a.txt").unlink()
+        (sandbox.root / "a.txt").symlink_to(sandbox.outside / "secret.txt")
+        return real_replace(src, dst, **kwargs)
+
+    monkeypatch.setattr(atomic_module.os, "replace", swap_then_replace)
+    ws.write("a.txt", b"new\n", expect=snap)
+    monkeypatch.undo()
+    sandbox.assert_outside_untouched()
+    assert not (sandbox.root / "a.txt").is_symlink()
+    assert (sandbox.root / "a.txt").read_bytes() == b"new\n"
