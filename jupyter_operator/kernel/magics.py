@@ -217,8 +217,9 @@ class OperatorMagics(Magics):
 
         if args:
             raise UsageError("operator: usage: %operator spec")
-        box = CopyBox("Operator Interface Specification: paste it into your chat", interface_spec())
-        box.text.rows = 16
+        box = CopyBox(
+            "Operator Interface Specification: paste it into your chat", interface_spec(), rows=16
+        )
         display(box)
 
     def _cmd_results(self, args: list[str]) -> None:

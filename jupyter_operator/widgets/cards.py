@@ -120,6 +120,12 @@ def details_html(item: Item) -> str:
     return f"<details{is_open}><summary>{label}</summary>{block}</details>"
 
 
+def _approve_tooltip(blocked_by: str | None) -> str:
+    if blocked_by is not None:
+        return f"Decide {blocked_by} first"
+    return "Carry out exactly what is shown above"
+
+
 class Shared:
     """Layout and style models shared by the widgets of one panel.
 
@@ -130,23 +136,35 @@ class Shared:
     """
 
     def __init__(self) -> None:
-        from ipywidgets.widgets.widget_string import HTMLStyle, TextStyle
+        from ipywidgets.widgets.widget_string import HTMLStyle
 
         self.layout = w.Layout()
         self.auto_width = w.Layout(width="auto")
+        self.full_width = w.Layout(width="100%")
+        self.card_layout = w.Layout(flex_flow="row wrap", align_items="center")
         self.html = HTMLStyle()
-        self.text = TextStyle()
+        self._text: w.Widget | None = None
         self.button = w.ButtonStyle()
 
-    def html_widget(self, value: str = "") -> w.HTML:
-        return w.HTML(value=value, layout=self.layout, style=self.html)
+    @property
+    def text(self) -> w.Widget:
+        """The style of reason fields (created with the first one)."""
+        if self._text is None:
+            from ipywidgets.widgets.widget_string import TextStyle
+
+            self._text = TextStyle()
+        return self._text
+
+    def html_widget(self, value: str = "", *, full_width: bool = False) -> w.HTML:
+        layout = self.full_width if full_width else self.layout
+        return w.HTML(value=value, layout=layout, style=self.html)
 
     def button_widget(self, description: str, *, wide: bool = False, **kwargs: Any) -> w.Button:
         layout = self.auto_width if wide else self.layout
         return w.Button(description=description, layout=layout, style=self.button, **kwargs)
 
 
-class ItemCard(w.VBox):
+class ItemCard(w.Box):
     """The card of one item.
 
     ``approve(id)`` and ``reject(id, reason)`` are called on clicks; the owner (the run view)
@@ -169,11 +187,9 @@ class ItemCard(w.VBox):
         self._reject = reject
         self._blocker = blocker or (lambda _item: None)
         self._shared = shared or Shared()
-        # One HTML widget holds the header, notes, a read's result and the diff: fewer widgets
-        # make a long reply display faster. The buttons stay separate widgets below it.
-        self.header = self._shared.html_widget()
         self.toggle: w.Button | None = None
-        self.controls: w.HBox | None = None
+        #: The decision widgets (buttons, reason field) in display order, once asked for.
+        self.controls: list[w.Widget] | None = None
         self.approve_button: w.Button | None = None
         self.reject_button: w.Button | None = None
         self.reason_button: w.Button | None = None
@@ -185,12 +201,20 @@ class ItemCard(w.VBox):
         self._full_diff: str | None = None
         self._expanded = False
         self._details: tuple[object, str] = (None, "")
+        # Every widget is created with its final state: a trait changed after creation is one
+        # more state message, and those dominated the cost of displaying a long reply.
+        pending, blocked_by, value = self._compute()
+        # One HTML widget holds the header, notes, a read's result and the diff (fewer widgets
+        # display faster); the buttons are separate widgets below it.
+        self.header = self._shared.html_widget(value, full_width=True)
+        if pending:
+            self._ensure_controls(blocked_by)
+        classes = ("jpo-card", f"jpo-kind-{item.kind}", *(("jpo-pending",) if pending else ()))
+        # A wrapping row: the HTML spans the full width and the buttons flow below it, with
+        # no extra box around them (one widget fewer per card).
         super().__init__(
-            [self.header],
-            layout=self._shared.layout,
-            _dom_classes=("jpo-card", f"jpo-kind-{item.kind}"),
+            self._wanted_children(pending), layout=self._shared.card_layout, _dom_classes=classes
         )
-        self.refresh()
 
     @property
     def diff_view(self) -> w.HTML | None:
@@ -207,32 +231,45 @@ class ItemCard(w.VBox):
         return self._full_diff
 
     # -- display -------------------------------------------------------------------------------
-    def refresh(self) -> None:
-        """Redraw from the item's current state; disables the buttons once it is decided."""
+    def _compute(self) -> tuple[bool, str | None, str]:
+        """Whether the item waits for a decision, what blocks it, and the card's HTML."""
         item = self.item
         pending = item.status == "pending"
         blocked_by = self._blocker(item) if pending else None
         self._sync_diff()
         notes = notes_html(item, blocked_by, diff_invisible=self._diff_invisible)
-        self.header.value = header_html(item) + notes + self._details_html() + self._diff_html()
+        return (
+            pending,
+            blocked_by,
+            header_html(item) + notes + self._details_html() + self._diff_html(),
+        )
+
+    def _wanted_children(self, pending: bool) -> list[w.Widget]:
+        wanted: list[w.Widget] = [self.header]
+        if self._truncated and self.toggle is not None:
+            wanted.append(self.toggle)
+        if pending and self.controls is not None:
+            wanted.extend(self.controls)  # decided: the buttons go away
+        return wanted
+
+    def refresh(self) -> None:
+        """Redraw from the item's current state; disables the buttons once it is decided."""
+        pending, blocked_by, value = self._compute()
+        self.header.value = value
         if pending:
-            self._ensure_controls()
+            self._ensure_controls(blocked_by)
             self.add_class("jpo-pending")
         else:
             self.remove_class("jpo-pending")
         if self.controls is not None:
             for button in self.buttons:
                 button.disabled = not pending
-            if self.approve_button is not None and blocked_by is not None:
-                self.approve_button.disabled = True
-                self.approve_button.tooltip = f"Decide {blocked_by} first"
+            if self.approve_button is not None:
+                self.approve_button.disabled = not pending or blocked_by is not None
+                self.approve_button.tooltip = _approve_tooltip(blocked_by)
             if self.reason is not None:
                 self.reason.disabled = not pending
-        wanted = [self.header]
-        if self._truncated and self.toggle is not None:
-            wanted.append(self.toggle)
-        if pending and self.controls is not None:
-            wanted.append(self.controls)  # decided: the button row goes away
+        wanted = self._wanted_children(pending)
         if list(self.children) != wanted:
             self.children = tuple(wanted)
 
@@ -255,35 +292,53 @@ class ItemCard(w.VBox):
         self._diff_invisible = diff_has_invisible(diff)  # the whole diff, not just what is shown
         if rendered.truncated:
             if self.toggle is None:  # only long diffs get the button
-                self.toggle = self._shared.button_widget("", wide=True, icon="expand")
+                self.toggle = self._shared.button_widget(
+                    self._toggle_label(False), wide=True, icon="expand"
+                )
                 self.toggle.on_click(self._toggle_diff)
-            self.toggle.description = self._toggle_label(False)
-            self.toggle.icon = "expand"
+            else:
+                self.toggle.description = self._toggle_label(False)
+                self.toggle.icon = "expand"
 
-    def _ensure_controls(self) -> None:
+    def _ensure_controls(self, blocked_by: str | None) -> None:
         if self.controls is not None:
             return
         shared = self._shared
         self.approve_button = shared.button_widget(
             "Approve", button_style="success", icon="check",
-            tooltip="Carry out exactly what is shown above",
+            tooltip=_approve_tooltip(blocked_by), disabled=blocked_by is not None,
         )  # fmt: skip
         self.reject_button = shared.button_widget("Reject", icon="times")
-        self.reason = w.Text(
-            placeholder="Reason for the model (optional)", layout=shared.layout, style=shared.text
-        )
+        # The reason field appears when asked for: most proposals are approved or rejected
+        # without one, and every widget costs display time.
         self.reason_button = shared.button_widget(
-            "Reject with reason", wide=True, icon="comment",
-            tooltip="Reject and send the reason typed on the left to the model",
+            "Reject with reason...", wide=True, icon="comment",
+            tooltip="Type a reason for the model, then send the rejection",
         )  # fmt: skip
         self.approve_button.on_click(lambda _b: self._decide(approve=True))
-        self.reject_button.on_click(lambda _b: self._decide(approve=False, with_reason=False))
-        self.reason_button.on_click(lambda _b: self._decide(approve=False, with_reason=True))
-        self.controls = w.HBox(
-            [self.approve_button, self.reject_button, self.reason, self.reason_button],
-            layout=shared.layout,
-        )
-        self.controls.add_class("jpo-controls")
+        self.reject_button.on_click(lambda _b: self._decide(approve=False))
+        self.reason_button.on_click(self._reason_clicked)
+        self.controls = [self.approve_button, self.reject_button, self.reason_button]
+
+    def _reason_clicked(self, _button: w.Button | None = None) -> None:
+        """First click: show the reason field. Then: reject with the typed reason."""
+        if self.controls is None or self.reason_button is None:
+            return
+        if self.reason is None:
+            self.reason = w.Text(
+                placeholder="Reason for the model",
+                layout=self._shared.layout,
+                style=self._shared.text,
+            )
+            self.controls.insert(2, self.reason)
+            self.children = tuple(self._wanted_children(True))
+            self.reason_button.description = "Send rejection"
+            self.reason_button.tooltip = "Reject and send the reason typed on the left to the model"
+            return
+        if not self.reason.value.strip():  # e.g. a double click: wait for the reason
+            self.reason.placeholder = "Type the reason for the model first"
+            return
+        self._decide(approve=False, with_reason=True)
 
     @property
     def buttons(self) -> list[w.Button]:
@@ -323,4 +378,49 @@ class ItemCard(w.VBox):
         return f"ItemCard({self.item.id!r}, {self.item.status})"
 
     def _repr_keys(self) -> Any:  # keep widget reprs short: they would embed file content
+        return iter(())
+
+
+#: States in which an item can no longer change.
+FINAL_STATES = frozenset({"done", "failed", "error", "denied", "applied", "rejected", "stale"})
+
+
+class StaticCard(w.HTML):
+    """The card of a read or scan error that was already final when the run was displayed.
+
+    Such an item never changes again, so one HTML widget is enough (half the widgets of an
+    ``ItemCard``; long replies are mostly reads). Same interface as ``ItemCard``.
+    """
+
+    def __init__(self, item: Item, *, shared: Shared | None = None) -> None:
+        self.item = item
+        shared = shared or Shared()
+        super().__init__(
+            value=header_html(item) + notes_html(item) + details_html(item),
+            layout=shared.layout,
+            style=shared.html,
+            _dom_classes=("jpo-card", f"jpo-kind-{item.kind}"),
+        )
+
+    @staticmethod
+    def can_show(item: Item) -> bool:
+        """True for items a static card can show for good."""
+        return item.kind in ("read", "error") and item.status in FINAL_STATES
+
+    @property
+    def header(self) -> w.HTML:
+        return self
+
+    diff_view = None
+    toggle = None
+    controls = None
+    buttons: list[w.Button] = []  # noqa: RUF012 (never mutated; mirrors ItemCard.buttons)
+
+    def refresh(self) -> None:
+        """Nothing to do: the item is final."""
+
+    def __repr__(self) -> str:
+        return f"StaticCard({self.item.id!r}, {self.item.status})"
+
+    def _repr_keys(self) -> Any:
         return iter(())

@@ -42,13 +42,21 @@ def copy_script(text: str, *, clicked_ms: int) -> str:
     return _COPY_JS.format(clicked_ms=int(clicked_ms), payload=payload)
 
 
+def _fit_rows(text: str) -> int:
+    return max(3, min(16, text.count("\n") + 1))
+
+
 class CopyBox(w.VBox):
     """A titled, selectable, read-only ``Textarea`` and a Copy button."""
 
-    def __init__(self, title: str, text: str = "", *, rows: int = 12) -> None:
+    def __init__(self, title: str, text: str = "", *, rows: int | None = None) -> None:
         self.heading = w.Label(value=title)
         self.heading.add_class("jpo-results-title")
-        self.text = w.Textarea(value=text, rows=rows, layout=w.Layout(width="calc(100% - 8px)"))
+        self.text = w.Textarea(
+            value=text,
+            rows=rows or _fit_rows(text),
+            layout=w.Layout(width="calc(100% - 8px)"),
+        )
         self.text.observe(self._keep_value, names="value")
         self._value = text
         self.copy_button = w.Button(
@@ -72,7 +80,7 @@ class CopyBox(w.VBox):
     def value(self, text: str) -> None:
         self._value = text
         self.text.value = text
-        self.text.rows = max(3, min(16, text.count("\n") + 1))
+        self.text.rows = _fit_rows(text)
 
     def _keep_value(self, change: dict[str, object]) -> None:
         # Undo typing in the box: it shows exactly what the model will get.

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from .cards import ItemCard, Shared
+from .cards import ItemCard, Shared, StaticCard
 from .copybox import CopyBox
 from .render import STYLESHEET, escape
 
@@ -68,9 +68,12 @@ class RunView(w.VBox):
         self.run = run
         self._title = title
         shared = self._shared = Shared()
-        self.heading = shared.html_widget()
-        self.cards = [
-            ItemCard(
+        # Widgets are created with their final state (see ItemCard): no change messages.
+        self.heading = shared.html_widget(self._heading_html())
+        self.cards: list[ItemCard | StaticCard] = [
+            StaticCard(item, shared=shared)
+            if StaticCard.can_show(item)
+            else ItemCard(
                 item,
                 approve=self._approve_one,
                 reject=self._reject_one,
@@ -80,26 +83,29 @@ class RunView(w.VBox):
             for item in run.items
         ]
         self._cards_by_index = {card.item.index: card for card in self.cards}
+        nothing_pending = not run.pending
         self.approve_all_button = shared.button_widget(
-            "Approve all", button_style="success", icon="check-double"
+            "Approve all", button_style="success", icon="check-double", disabled=nothing_pending
         )
-        self.reject_all_button = shared.button_widget("Reject all", icon="ban")
+        self.reject_all_button = shared.button_widget(
+            "Reject all", icon="ban", disabled=nothing_pending
+        )
         self.approve_all_button.on_click(lambda _b: self._batch(approve=True))
         self.reject_all_button.on_click(lambda _b: self._batch(approve=False))
-        self.batch = w.HBox([self.approve_all_button, self.reject_all_button], layout=shared.layout)
-        self.batch.add_class("jpo-batch")
-        self.messages = w.Output(layout=shared.layout)
+        self.batch = w.HBox(
+            [self.approve_all_button, self.reject_all_button],
+            layout=shared.layout,
+            _dom_classes=("jpo-batch",),
+        )
+        self._messages: w.Output | None = None
         #: The results for the model, created once nothing waits for a decision.
         self.results: CopyBox | None = None
-        super().__init__(
-            [self.heading, *self.cards], layout=shared.layout, _dom_classes=("jpo-run",)
-        )
+        self._sync_results()
+        super().__init__(self._wanted_children(), layout=shared.layout, _dom_classes=("jpo-run",))
         run.subscribe(self._on_item_changed)
-        self.refresh()
 
     # -- display -------------------------------------------------------------------------------
-    def refresh(self) -> None:
-        """Redraw the heading, the batch bar and the results panel from the run."""
+    def _heading_html(self) -> str:
         run = self.run
         notes = []
         if run.truncated_chars:
@@ -116,26 +122,45 @@ class RunView(w.VBox):
             f'{STYLESHEET}<div class="jpo-head"><span class="jpo-action">{escape(self._title)}'
             f'</span><span class="jpo-muted">{escape(run_summary(run))}</span></div>'
         )
-        html += "".join(f'<div class="jpo-note jpo-muted">{escape(n)}</div>' for n in notes)
-        self.heading.value = html
-        pending = len(run.pending)
-        self.approve_all_button.disabled = self.reject_all_button.disabled = pending == 0
-        if run.done:
-            if self.results is None:
-                self.results = CopyBox(RESULTS_TITLE)
-                self.results.add_class("jpo-results")
-            self.results.value = run.results_text
+        return html + "".join(f'<div class="jpo-note jpo-muted">{escape(n)}</div>' for n in notes)
+
+    def _sync_results(self) -> None:
+        if not self.run.done:
+            return
+        if self.results is None:
+            self.results = CopyBox(RESULTS_TITLE, self.run.results_text)
+            self.results.add_class("jpo-results")
+        else:
+            self.results.value = self.run.results_text
+
+    def _wanted_children(self) -> list[w.Widget]:
         wanted: list[w.Widget] = [self.heading, *self.cards]
-        if pending >= 2:  # the batch bar only makes sense for two or more waiting proposals
+        if len(self.run.pending) >= 2:  # a batch bar only helps with two or more proposals
             wanted.append(self.batch)
-        if self.messages.outputs:
-            wanted.append(self.messages)
+        if self._messages is not None and self._messages.outputs:
+            wanted.append(self._messages)
         if self.results is not None:
             wanted.append(self.results)
+        return wanted
+
+    def refresh(self) -> None:
+        """Redraw the heading, the batch bar and the results panel from the run."""
+        self.heading.value = self._heading_html()
+        nothing_pending = not self.run.pending
+        self.approve_all_button.disabled = self.reject_all_button.disabled = nothing_pending
+        self._sync_results()
+        wanted = self._wanted_children()
         if list(self.children) != wanted:
             self.children = tuple(wanted)
 
-    def card_for(self, item_id: str) -> ItemCard:
+    @property
+    def messages(self) -> w.Output:
+        """Where click handlers report problems (created with the first message)."""
+        if self._messages is None:
+            self._messages = w.Output(layout=self._shared.layout)
+        return self._messages
+
+    def card_for(self, item_id: str) -> ItemCard | StaticCard:
         """The card showing the item with this id (KeyError if none)."""
         for card in self.cards:
             if card.item.id == item_id:

@@ -31,7 +31,7 @@ def test_approve_writes_the_file_and_the_card_shows_it(workspace: Path) -> None:
     assert card.item.status == "applied"
     assert "jpo-s-applied" in card.header.value and "Applied." in card.header.value
     assert all(button.disabled for button in card.buttons)
-    assert card.controls not in card.children
+    assert not set(card.controls) & set(card.children)  # the buttons are gone
     # Every proposal is decided: the results panel shows the text for the model.
     assert view.results in view.children
     [result] = parse_results(view.results.text.value)
@@ -42,6 +42,12 @@ def test_reject_with_reason_reaches_the_results(workspace: Path) -> None:
     (workspace / "a.txt").write_text("old\n")
     view = view_for(workspace, reply(write_block("w1", "a.txt", "new\n")))
     card = view.card_for("w1")
+    assert card.reason is None  # the field appears when asked for
+    card.reason_button.click()
+    card.reason_button.click()  # a double click does not reject without the reason
+    assert card.item.status == "pending" and "first" in card.reason.placeholder
+    assert card.reason in card.children
+    assert card.reason_button.description == "Send rejection"
     card.reason.value = "keep the old wording"
     card.reason_button.click()
 
@@ -57,6 +63,7 @@ def test_reject_with_reason_reaches_the_results(workspace: Path) -> None:
 def test_plain_reject_ignores_the_reason_field(workspace: Path) -> None:
     view = view_for(workspace, reply(write_block("w1", "a.txt", "x\n")))
     card = view.card_for("w1")
+    card.reason_button.click()
     card.reason.value = "typed but not sent"
     card.reject_button.click()
     assert card.item.status == "rejected"
@@ -165,7 +172,7 @@ def test_file_content_with_markup_renders_as_text(workspace: Path) -> None:
     assert "+&lt;script&gt;alert(1)&lt;/script&gt;" in card.diff_view.value
     assert "+&lt;img src=x onerror=alert(1)&gt;" in card.diff_view.value
     # The buttons are widgets of their own, not HTML inside the preview.
-    assert card.approve_button in card.controls.children
+    assert card.approve_button in card.children
     assert "button" not in card.diff_view.value.lower()
 
 
