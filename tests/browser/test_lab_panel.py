@@ -347,3 +347,49 @@ def test_large_diff_opens_collapsed_and_fast(lab_server: LabServer, page) -> Non
         arg=big_card.element_handle(),
     )
     assert not Path(root / "big0.txt").exists()
+
+
+def test_reject_all_approve_all_and_dark_theme(lab_server: LabServer, page) -> None:
+    root = lab_server.root
+    open_lab(page, lab_server)
+    light = page.locator(PANEL).evaluate("el => getComputedStyle(el).backgroundColor")
+    two = "\n".join(
+        [
+            command("all-1", "fs.write", "all1.txt", content="one"),
+            command("all-2", "fs.write", "all2.txt", content="two"),
+        ]
+    )
+    run_reply(page, two)
+    wait_status(page, "all-1", "pending")
+    page.locator(f"{PANEL} .jp-Operator-reject-all").click()
+    wait_status(page, "all-1", "rejected")
+    wait_status(page, "all-2", "rejected")
+    assert not (root / "all1.txt").exists() and not (root / "all2.txt").exists()
+    assert page.locator(f"{PANEL} .jp-Operator-reject-all").is_hidden()
+
+    run_reply(page, two.replace("all-", "again-"))
+    wait_status(page, "again-1", "pending")
+    # The theme follows JupyterLab's: switch to the dark theme through the palette.
+    page.keyboard.press("Control+Shift+C")
+    palette = page.locator(".lm-CommandPalette-input")
+    palette.wait_for(state="visible")
+    palette.fill("Use Theme: JupyterLab Dark")
+    page.locator(".lm-CommandPalette-item", has_text="JupyterLab Dark").first.wait_for()
+    palette.press("Enter")
+    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
+    page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=30_000)
+    dark = page.locator(PANEL).evaluate("el => getComputedStyle(el).backgroundColor")
+    assert dark != light
+    screenshot(page, "lab-panel-dark")
+    page.locator(f"{PANEL} .jp-Operator-approve-all").click()
+    wait_status(page, "again-1", "applied")
+    wait_status(page, "again-2", "applied")
+    assert (root / "all1.txt").read_text() == "one"
+    assert (root / "all2.txt").read_text() == "two"
+    # Back to the light theme for the other tests sharing this server's settings.
+    page.keyboard.press("Control+Shift+C")
+    palette.wait_for(state="visible")
+    palette.fill("Use Theme: JupyterLab Light")
+    page.locator(".lm-CommandPalette-item", has_text="JupyterLab Light").first.wait_for()
+    palette.press("Enter")
+    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
