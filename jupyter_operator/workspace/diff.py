@@ -73,12 +73,24 @@ def _unique_pairs(
     a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int
 ) -> list[tuple[int, int]]:
     """``(i, j)`` for lines occurring exactly once in ``a[alo:ahi]`` and in ``b[blo:bhi]``."""
-    count_a = Counter(a[alo:ahi])  # Counter counts in C
-    count_b = Counter(b[blo:bhi])
-    both = {x for x, n in count_a.items() if n == 1}
-    both.intersection_update(x for x, n in count_b.items() if n == 1)
-    where_b = {line: j for j, line in enumerate(b[blo:bhi], blo) if line in both}
-    return [(i, where_b[line]) for i, line in enumerate(a[alo:ahi], alo) if line in both]
+    side_a, side_b = a[alo:ahi], b[blo:bhi]
+    pos_a = _unique_positions(side_a, alo)
+    pos_b = _unique_positions(side_b, blo)
+    js = list(map(pos_b.get, side_a))  # runs in C; None where the line is not unique in b
+    numbered = zip(range(alo, ahi), js, strict=True)
+    if len(pos_a) == len(side_a):  # every line of a is unique (the usual case for code)
+        return [(i, j) for i, j in numbered if j is not None]
+    return [(i, j) for i, j in numbered if j is not None and pos_a.get(a[i]) == i]
+
+
+def _unique_positions(lines: list[str], offset: int) -> dict[str, int]:
+    """Index of each line that occurs exactly once (built with C-level dict/Counter calls)."""
+    pos = dict(zip(lines, range(offset, offset + len(lines)), strict=True))
+    if len(pos) != len(lines):  # some lines repeat: drop them
+        for line, n in Counter(lines).items():
+            if n > 1:
+                del pos[line]
+    return pos
 
 
 Task = tuple[str, int, int, int, int]

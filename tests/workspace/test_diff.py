@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import difflib
+import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
@@ -91,3 +93,35 @@ def test_repeated_lines_without_unique_anchors_still_diff_correctly() -> None:
     assert apply_patch(old, diff, path="f") == new
     added, removed = diff_stats(diff)
     assert added == removed > 0
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_anchored_path_on_big_inputs_with_repeats(seed: int) -> None:
+    """Inputs big enough to take the unique-line anchoring path (not SequenceMatcher alone),
+    with repeated lines, moved blocks, insertions and deletions."""
+    rnd = random.Random(seed)
+    vocab = [f"line {k}" for k in range(rnd.choice([50, 400, 5000]))]
+    a = [rnd.choice(vocab) for _ in range(rnd.randint(600, 1500))]
+    b = list(a)
+    for _ in range(rnd.randint(1, 40)):
+        op = rnd.random()
+        if op < 0.3:
+            del b[rnd.randrange(len(b))]
+        elif op < 0.6:
+            b.insert(rnd.randrange(len(b) + 1), rnd.choice([*vocab, "new"]))
+        else:  # move a block of up to 50 lines elsewhere
+            i = rnd.randrange(len(b))
+            block = b[i : i + rnd.randint(1, 50)]
+            del b[i : i + len(block)]
+            pos = rnd.randrange(len(b) + 1)
+            b[pos:pos] = block
+    rebuilt: list[str] = []
+    for tag, i1, i2, j1, j2 in opcodes(a, b):
+        if tag == "equal":
+            assert a[i1:i2] == b[j1:j2]
+        rebuilt += a[i1:i2] if tag == "equal" else b[j1:j2]
+    assert rebuilt == b
+    old = "".join(x + "\n" for x in a)
+    new = "".join(x + "\n" for x in b)
+    if old != new:
+        assert apply_patch(old, unified_diff(old.encode(), new.encode(), "f"), path="f") == new
