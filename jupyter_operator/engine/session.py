@@ -189,6 +189,16 @@ class Operator:
     def __repr__(self) -> str:
         return f"<Operator root={str(self.root)!r} policy={self.policy.describe()!r}>"
 
+    def close(self) -> None:
+        """Release the workspace's open root descriptor (long-running hosts hold many sessions)."""
+        self.workspace.close()
+
+    def __enter__(self) -> Operator:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def run(self, text: str) -> Run:
         """Scan and plan one reply. Reads run now; mutations wait for decisions (policy aside).
 

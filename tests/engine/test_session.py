@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -223,3 +224,11 @@ def test_a_waiting_read_sees_the_disk_after_a_rejection(root: Path, make_operato
     run = make_operator().run(write + "\n" + block("r1", "fs.read", path="s.txt"))
     run.reject("w1")
     assert run.item("r1").status == "done" and run.item("r1").details == "old"
+
+
+def test_close_releases_the_root_descriptor(root: Path, tmp_path: Path) -> None:
+    fds_before = len(os.listdir("/proc/self/fd"))
+    for _ in range(50):
+        with Operator(root, journal_dir=tmp_path / "j") as op:
+            op.run(block("r", "fs.list", path="."))
+    assert len(os.listdir("/proc/self/fd")) <= fds_before + 2
