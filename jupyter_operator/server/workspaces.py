@@ -179,12 +179,6 @@ class WorkspaceRegistry:
 def close_operator(operator: Operator) -> None:
     """Release the directory descriptor an engine session holds.
 
-    The engine contract has no ``Operator.close``; its jailed ``workspace`` holds the open root
-    descriptor, and a server that forgot it would run out of descriptors after enough sessions.
     Callers make sure no request is using the session any more.
     """
-    close = getattr(operator, "close", None)
-    if not callable(close):
-        close = getattr(getattr(operator, "workspace", None), "close", None)
-    if callable(close):
-        close()
+    operator.close()
