@@ -137,3 +137,17 @@ def test_approve_in_jupyterlab(
     assert "id: browser-1\nok: true" in results.input_value()
     assert page.evaluate("window.__operatorPwned === undefined")
     screenshot(page, "notebook-card-applied")
+
+    # The same card in the dark theme (the colours come from JupyterLab's theme variables).
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Theme$")).hover()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^JupyterLab Dark$")).click()
+    page.locator("body[data-jp-theme-light='false']").wait_for(state="attached", timeout=30_000)
+    card_background = card.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert card_background not in ("rgb(255, 255, 255)", "rgba(0, 0, 0, 0)")
+    screenshot(page, "notebook-card-dark")
+    # The server (and its settings) is shared with other browser tests: back to the default.
+    page.locator(".lm-MenuBar-itemLabel", has_text="Settings").click()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Theme$")).hover()
+    page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^JupyterLab Light$")).click()
+    page.locator("body[data-jp-theme-light='true']").wait_for(state="attached", timeout=30_000)
