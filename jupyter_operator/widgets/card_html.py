@@ -1,0 +1,104 @@
+"""The HTML inside a card: header line, notes and a read's result, all escaped.
+
+Pure functions of an engine ``Item``; no widgets here.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .render import DETAILS_OPEN_LINES, escape, has_invisible, render_text_block
+
+if TYPE_CHECKING:
+    from ..engine import Item
+
+STATUS_LABELS = {
+    "pending": "waiting for you",
+    "waiting": "waiting for an earlier change",
+    "done": "done",
+    "failed": "failed",
+    "error": "invalid",
+    "applied": "applied",
+    "rejected": "rejected",
+    "denied": "denied by policy",
+    "stale": "stale",
+}
+
+#: What the outcome line says before the result summary (which carries the code and reason).
+OUTCOME_NOTES = {
+    "applied": "Applied.",
+    "stale": "Not written: the file changed after this preview was made.",
+    "failed": "Could not be applied; nothing was written.",
+}
+
+
+def header_html(item: Item) -> str:
+    """The card's first line: status, action, path, change summary, id and line."""
+    status = item.status
+    parts = [
+        f'<span class="jpo-badge jpo-s-{escape(status)}">'
+        f"{escape(STATUS_LABELS.get(status, status))}</span>",
+        f'<span class="jpo-action">{escape(item.action or "invalid command")}</span>',
+    ]
+    if item.path is not None:
+        parts.append(f'<span class="jpo-path">{escape(item.path)}</span>')
+    if item.kind == "mutation" and item.diff is not None:
+        stats = []
+        if item.change == "create":
+            stats.append('<span class="jpo-muted">new file</span>')
+        elif item.change == "delete":
+            stats.append('<span class="jpo-muted">delete</span>')
+        stats.append(f'<span class="jpo-stat-add">+{item.added}</span>')
+        stats.append(f'<span class="jpo-stat-del">&minus;{item.removed}</span>')
+        parts.append(" ".join(stats))
+    parts.append(f'<span class="jpo-id">id {escape(item.id)} &middot; line {int(item.line)}</span>')
+    return f'<div class="jpo-head">{"".join(parts)}</div>'
+
+
+def notes_html(item: Item, blocked_by: str | None = None, *, diff_invisible: bool = False) -> str:
+    """Warnings, dependencies and the outcome, below the header."""
+    notes: list[str] = []
+    if item.status == "waiting":
+        notes.append(
+            f'<div class="jpo-note jpo-muted">Runs by itself once {escape(item.builds_on or "")} '
+            "is decided (it reads what that change would write).</div>"
+        )
+    elif blocked_by is not None:
+        notes.append(
+            '<div class="jpo-note jpo-muted">Previewed on top of '
+            f"{escape(blocked_by)}, which is not decided yet: decide that one first.</div>"
+        )
+    if item.path is not None and has_invisible(item.path):
+        notes.append(
+            '<div class="jpo-note jpo-warn">The path contains invisible or bidirectional '
+            f"characters: {escape(repr(item.path))}</div>"
+        )
+    if item.kind == "mutation" and diff_invisible:
+        notes.append(
+            '<div class="jpo-note jpo-warn">This change contains invisible, bidirectional or '
+            "control characters, marked &lt;U+....&gt; below. Check them before approving.</div>"
+        )
+    result = item.result
+    if item.kind == "error" or (item.kind == "mutation" and item.status != "pending"):
+        lead = OUTCOME_NOTES.get(item.status, "") if item.kind == "mutation" else ""
+        summary = result.summary if result is not None else item.summary
+        css = "jpo-note" if item.status in ("applied", "done") else "jpo-note jpo-warn"
+        text = " ".join(part for part in (lead, summary) if part)
+        notes.append(f'<div class="{css}">{escape(text)}</div>')
+    elif item.kind == "read" and item.status == "pending":
+        notes.append('<div class="jpo-note">This read needs your approval (policy).</div>')
+    elif item.kind == "read" and result is not None:
+        css = "jpo-note" if result.ok else "jpo-note jpo-warn"
+        notes.append(f'<div class="{css}">{escape(result.summary)}</div>')
+    return "".join(notes)
+
+
+def details_html(item: Item) -> str:
+    """A read's result text, collapsed when long (plain ``<details>``: no script needed)."""
+    result = item.result
+    if item.kind != "read" or result is None or not result.details:
+        return ""
+    block, count = render_text_block(result.details)
+    is_open = " open" if count <= DETAILS_OPEN_LINES else ""
+    label = f"Result ({count} line{'s' * (count != 1)})"
+    return f"<details{is_open}><summary>{label}</summary>{block}</details>"
