@@ -125,7 +125,7 @@ class RunView(w.VBox):
         return html + "".join(f'<div class="jpo-note jpo-muted">{escape(n)}</div>' for n in notes)
 
     def _sync_results(self) -> None:
-        if not self.run.done:
+        if not self.run.done or not self.run.items:  # nothing to tell the model yet
             return
         if self.results is None:
             self.results = CopyBox(RESULTS_TITLE, self.run.results_text)

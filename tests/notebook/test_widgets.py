@@ -339,3 +339,16 @@ def test_invisible_characters_beyond_the_preview_still_warn(workspace: Path) -> 
     card = view.card_for("w1")
     assert card.toggle is not None and "U+202E" not in card.diff_view.value  # not shown yet
     assert "invisible, bidirectional or control characters" in card.header.value
+
+
+def test_long_replies_say_what_was_not_scanned(workspace: Path) -> None:
+    text = "x" * 250_000 + "\n" + write_block("w1", "a.txt", "A\n")
+    view = view_for(workspace, text)
+    assert "Only the last 200,000 characters were scanned" in view.heading.value
+    assert [card.item.id for card in view.cards] == ["w1"]
+
+
+def test_a_reply_without_blocks_says_so(workspace: Path) -> None:
+    view = view_for(workspace, "Just prose, no commands.")
+    assert view.cards == [] and "No OPERATOR_CMD blocks found." in view.heading.value
+    assert view.results is None
