@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as st
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
@@ -42,10 +43,13 @@ class Jail:
         self.fd = os.open(self.path, O_DIR)
         info = os.fstat(self.fd)
         self.dev, self.ino = info.st_dev, info.st_ino
+        # A workspace that is dropped without close() still gives its descriptor back.
+        self._finalizer = weakref.finalize(self, close_quietly, self.fd)
 
     def close(self) -> None:
+        """Release the root descriptor (idempotent)."""
         if self.fd >= 0:
-            close_quietly(self.fd)
+            self._finalizer()
             self.fd = -1
 
     def _step(self, fd: int, comp: str, done: tuple[str, ...], create: bool) -> int:

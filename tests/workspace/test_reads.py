@@ -201,3 +201,20 @@ def test_short_reads_mid_file_are_continued(
     monkeypatch.setattr(jail_module.os, "read", lambda fd, n: real_read(fd, min(n, 1000)))
     assert ws.read_bytes("net.bin", limit=100_000) == data
     assert ws.snapshot("net.bin", limit=100_000).data == data
+
+
+def test_root_descriptor_released_on_close_and_when_dropped(sandbox: Sandbox) -> None:
+    import gc
+
+    def open_fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    before = open_fds()
+    for _ in range(20):
+        with Workspace(sandbox.root) as ws:
+            ws.list_dir(".")
+            ws.read_bytes("a.txt", limit=10)
+    for _ in range(20):
+        Workspace(sandbox.root).search_tree(".", "alpha")  # never closed
+    gc.collect()
+    assert open_fds() <= before
