@@ -136,6 +136,14 @@ def test_approve_in_jupyterlab(
     results.wait_for(timeout=30_000)
     assert "id: browser-1\nok: true" in results.input_value()
     assert page.evaluate("window.__operatorPwned === undefined")
+    # Copy goes through the browser's Clipboard API (see widgets/copybox.py).
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.locator(".jpo-results button.jupyter-button", has_text="Copy").click()
+    deadline = time.monotonic() + 15
+    while "id: browser-1" not in page.evaluate("navigator.clipboard.readText()"):
+        assert time.monotonic() < deadline, "Copy did not reach the clipboard"
+        time.sleep(0.2)
+    assert page.evaluate("navigator.clipboard.readText()") == results.input_value()
     screenshot(page, "notebook-card-applied")
 
     # The same card in the dark theme (the colours come from JupyterLab's theme variables).
