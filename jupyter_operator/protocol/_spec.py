@@ -98,6 +98,8 @@ _EXTENSION_DOCS: dict[str, str] = {
     codes.ERR_INVALID_PATCH: "patch_b64 is not a single-file unified diff with correct hunk "
     "counts.",
     codes.ERR_NOT_UTF8: "the file is not UTF-8 text, so it cannot be read or edited as text.",
+    codes.ERR_INVALID_NOTEBOOK: "the change would leave a .ipynb file that is not a valid "
+    "notebook; nothing was written.",
     codes.ERR_IO: "the operating system refused the operation; nothing was changed.",
 }
 

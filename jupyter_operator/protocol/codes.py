@@ -62,6 +62,7 @@ ERR_DUPLICATE_KEY = "ERR_DUPLICATE_KEY"
 ERR_PATCH_DOES_NOT_APPLY = "ERR_PATCH_DOES_NOT_APPLY"
 ERR_INVALID_PATCH = "ERR_INVALID_PATCH"
 ERR_NOT_UTF8 = "ERR_NOT_UTF8"
+ERR_INVALID_NOTEBOOK = "ERR_INVALID_NOTEBOOK"
 ERR_IO = "ERR_IO"
 
 SPEC_CODES: tuple[str, ...] = (
@@ -119,6 +120,7 @@ EXTENSION_CODES: tuple[str, ...] = (
     ERR_PATCH_DOES_NOT_APPLY,
     ERR_INVALID_PATCH,
     ERR_NOT_UTF8,
+    ERR_INVALID_NOTEBOOK,
     ERR_IO,
 )
 """Codes this host adds beyond the spec; each is explained in the spec appendix."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from jupyter_operator.protocol import OperatorError, codes
 
 # Not (yet) one of the protocol's extension codes; codes are plain strings equal to their name.
-ERR_INVALID_NOTEBOOK: str = getattr(codes, "ERR_INVALID_NOTEBOOK", "ERR_INVALID_NOTEBOOK")
+ERR_INVALID_NOTEBOOK = codes.ERR_INVALID_NOTEBOOK
 
 
 def _first_line(text: str, limit: int = 200) -> str:
