@@ -227,8 +227,11 @@ def test_a_waiting_read_sees_the_disk_after_a_rejection(root: Path, make_operato
 
 
 def test_close_releases_the_root_descriptor(root: Path, tmp_path: Path) -> None:
+    kept = []  # kept alive, so only close() (not garbage collection) can release descriptors
     fds_before = len(os.listdir("/proc/self/fd"))
     for _ in range(50):
         with Operator(root, journal_dir=tmp_path / "j") as op:
             op.run(block("r", "fs.list", path="."))
-    assert len(os.listdir("/proc/self/fd")) <= fds_before + 2
+        kept.append(op)
+    # A wide margin: other threads of a combined test run may open descriptors meanwhile.
+    assert len(os.listdir("/proc/self/fd")) < fds_before + 25
