@@ -4,8 +4,9 @@
 # virtual environment, and check with Node off the PATH that JupyterLab and jupyter-server
 # both see jupyter-operator as enabled and OK.
 #
-# Usage: .ci/check_wheel.sh            (uses .venv/bin/python, which needs the `build` module)
-#        PYTHON=/path/to/python .ci/check_wheel.sh
+# Usage: .ci/check_wheel.sh            build the wheel with .venv/bin/python (needs `build`), check it
+#        .ci/check_wheel.sh WHEEL      check an already built wheel instead
+#        PYTHON=/path/to/python .ci/check_wheel.sh   build and check with another interpreter
 # Needs Node.js and npm for the build step only. Exit status 0 means every check passed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,23 +14,31 @@ ROOT="$PWD"
 PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
+[ -z "${KEEP_WORK:-}" ] || trap - EXIT  # KEEP_WORK=1 keeps the scratch folder for debugging
 
 fail() { echo "check_wheel: FAIL: $*" >&2; exit 1; }
 strip_colours() { sed -e 's/\x1b\[[0-9;]*m//g'; }
 
-echo "==> copying the source tree (tracked and unignored files only)"
-mkdir -p "$WORK/src"
-git ls-files -z --cached --others --exclude-standard \
-  | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done \
-  | tar --null -T - -cf - | tar -xf - -C "$WORK/src"
-[ ! -e "$WORK/src/jupyter_operator/labextension" ] || fail "build output was copied into the clean tree"
+if [ -n "${1:-}" ]; then
+  WHEEL="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
+  [ -f "$WHEEL" ] || fail "no such wheel: $1"
+else
+  echo "==> copying the source tree (tracked and unignored files only)"
+  mkdir -p "$WORK/src"
+  git ls-files -z --cached --others --exclude-standard \
+    | while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done \
+    | tar --null -T - -cf - | tar -xf - -C "$WORK/src"
+  [ ! -e "$WORK/src/jupyter_operator/labextension" ] || fail "build output was copied into the clean tree"
 
-echo "==> building the wheel (the hook runs jlpm install and build:prod)"
-start=$SECONDS
-(cd "$WORK/src" && "$PYTHON" -m build --wheel --outdir "$WORK/dist" . >"$WORK/build.log" 2>&1) \
-  || { tail -40 "$WORK/build.log" >&2; fail "wheel build failed"; }
-WHEEL="$(ls "$WORK"/dist/jupyter_operator-*.whl)"
-echo "    $(basename "$WHEEL") in $((SECONDS - start)) s"
+  echo "==> building the wheel (the hook runs jlpm install and build:prod)"
+  start=$SECONDS
+  (cd "$WORK/src" && "$PYTHON" -m build --wheel --outdir "$WORK/dist" . >"$WORK/build.log" 2>&1) \
+    || { tail -40 "$WORK/build.log" >&2; fail "wheel build failed"; }
+  WHEEL="$(ls "$WORK"/dist/jupyter_operator-*.whl)"
+  echo "    $(basename "$WHEEL") in $((SECONDS - start)) s"
+  mkdir -p "$ROOT/dist"
+  cp "$WHEEL" "$ROOT/dist/"
+fi
 
 echo "==> checking the wheel's contents"
 "$PYTHON" - "$WHEEL" <<'PY' || fail "the wheel is missing labextension or config files"
@@ -47,9 +56,11 @@ if not any(x.startswith(("jupyter_operator/", )) and x.endswith("__init__.py") f
     sys.exit("the Python package is missing")
 PY
 
-echo "==> installing it into a fresh virtual environment"
+echo "==> installing it (and JupyterLab) into a fresh virtual environment"
 "$PYTHON" -m venv "$WORK/venv"
-"$WORK/venv/bin/python" -m pip install -q "$WHEEL" >"$WORK/pip.log" 2>&1 \
+# JupyterLab is not a dependency of the package (it also serves Notebook 7 and plain
+# jupyter-server), so install it beside the wheel as a user would, from PyPI wheels only.
+"$WORK/venv/bin/python" -m pip install -q "$WHEEL" "jupyterlab>=4,<5" >"$WORK/pip.log" 2>&1 \
   || { tail -20 "$WORK/pip.log" >&2; fail "pip install of the wheel failed"; }
 
 # No Node on the PATH: the installed extension must be prebuilt. Jupyter's user-level
@@ -61,13 +72,14 @@ no_node() {
 if no_node /bin/sh -c 'command -v node' >/dev/null 2>&1; then fail "node is still on the PATH"; fi
 
 echo "==> jupyter labextension list"
-labs="$(no_node "$WORK/venv/bin/jupyter" labextension list 2>&1 | strip_colours)"
+# `|| true`: the listing is judged by its text below, not by its exit status.
+labs="$(no_node "$WORK/venv/bin/jupyter" labextension list 2>&1 | strip_colours || true)"
 echo "$labs" | grep -i "jupyter-operator" || true
 echo "$labs" | grep -Eq "jupyter-operator v[0-9.]+ enabled +OK" \
   || { echo "$labs" >&2; fail "jupyter-operator is not listed as an enabled, OK labextension"; }
 
 echo "==> jupyter server extension list"
-servers="$(no_node "$WORK/venv/bin/jupyter" server extension list 2>&1 | strip_colours)"
+servers="$(no_node "$WORK/venv/bin/jupyter" server extension list 2>&1 | strip_colours || true)"
 echo "$servers" | grep -i "jupyter_operator" || true
 echo "$servers" | grep -Eq "jupyter_operator +enabled" \
   || { echo "$servers" >&2; fail "jupyter_operator is not an enabled server extension"; }

@@ -17,8 +17,6 @@ import {
 import {
   Decision,
   IDecideResponse,
-  IHistoryResponse,
-  IOperatorItem,
   IScanResponse,
   IUndoResponse,
   IWorkspacesResponse
@@ -74,19 +72,9 @@ export class OperatorClient {
     );
   }
 
-  /** The current state of a session. */
-  session(session: string): Promise<{ items: IOperatorItem[]; results_text: string; done: boolean }> {
-    return this._call(['sessions', session]);
-  }
-
   /** Undo the last applied change in a workspace (or a given history entry). */
   undo(workspace: string, id?: string): Promise<IUndoResponse> {
     return this._call(['undo'], id ? { workspace, id } : { workspace });
-  }
-
-  /** The undo history of a workspace. */
-  history(workspace: string): Promise<IHistoryResponse> {
-    return this._call(['history'], undefined, { workspace });
   }
 
   private async _call<T>(

@@ -16,6 +16,7 @@ export namespace CommandIDs {
   export const rejectAll = 'jupyter-operator:reject-all';
   export const copyResults = 'jupyter-operator:copy-results';
   export const undo = 'jupyter-operator:undo';
+  export const copySpec = 'jupyter-operator:copy-spec';
 }
 
 /** Register the commands (and palette entries when a palette exists). */
@@ -87,6 +88,11 @@ export function addCommands(
   commands.addCommand(CommandIDs.undo, {
     label: 'Operator: Undo last change',
     execute: () => panel.undoLast()
+  });
+
+  commands.addCommand(CommandIDs.copySpec, {
+    label: 'Operator: Copy interface specification',
+    execute: () => panel.copySpec()
   });
 
   if (palette) {

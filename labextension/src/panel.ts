@@ -16,6 +16,16 @@ import { Decision, IOperatorItem } from './types';
 /** The panel's DOM id (also used by commands and tests). */
 export const PANEL_ID = 'jupyter-operator-panel';
 
+/** Put text on the clipboard. */
+async function copyText(text: string): Promise<void> {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // No clipboard permission (or an insecure origin): JupyterLab's copy-event path.
+    Clipboard.copyToSystem(text);
+  }
+}
+
 /** Turn anything thrown into a sentence for the person. */
 function plainError(reason: unknown): string {
   if (reason instanceof OperatorRequestError) {
@@ -57,7 +67,17 @@ export class OperatorPanel extends Widget {
     this.title.caption = 'Operator: review and approve file operations';
 
     const root = this.node;
-    root.append(el('h2', 'jp-Operator-title', 'Operator'));
+    const header = el('div', 'jp-Operator-row jp-Operator-header');
+    header.append(
+      el('h2', 'jp-Operator-title', 'Operator'),
+      button(
+        'Copy spec',
+        'jp-Operator-copy-spec',
+        () => void this.copySpec(),
+        'Copy the Operator Interface Specification to give to a model'
+      )
+    );
+    root.append(header);
 
     const workspaceRow = el('label', 'jp-Operator-row');
     workspaceRow.append(el('span', 'jp-Operator-label', 'Workspace'));
@@ -230,13 +250,16 @@ export class OperatorPanel extends Widget {
     if (!text) {
       return;
     }
-    try {
-      await navigator.clipboard.writeText(text);
-    } catch {
-      // No clipboard permission (or an insecure origin): JupyterLab's copy-event path.
-      Clipboard.copyToSystem(text);
-    }
+    await copyText(text);
     this._copyNote.textContent = 'Copied.';
+  }
+
+  /** Copy the interface specification (what a model needs to write commands). */
+  async copySpec(): Promise<void> {
+    await this._request(async () => {
+      await copyText(await this._client.spec());
+      this._status.textContent = 'Interface specification copied.';
+    });
   }
 
   /** Undo the last applied change in the current workspace. */

@@ -74,11 +74,5 @@ export interface IUndoResponse {
   entry: IHistoryEntry;
 }
 
-/** `GET history?workspace=`. */
-export interface IHistoryResponse {
-  entries?: IHistoryEntry[];
-  history?: IHistoryEntry[];
-}
-
 /** A person's decision on a pending mutation. */
 export type Decision = 'approve' | 'reject';

@@ -393,3 +393,11 @@ def test_reject_all_approve_all_and_dark_theme(lab_server: LabServer, page) -> N
     page.locator(".lm-CommandPalette-item", has_text="JupyterLab Light").first.wait_for()
     palette.press("Enter")
     page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
+
+
+def test_copy_spec(lab_server: LabServer, page) -> None:
+    open_lab(page, lab_server)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.locator(f"{PANEL} .jp-Operator-copy-spec").click()
+    page.locator(f"{PANEL} .jp-Operator-run-status", has_text="specification copied").wait_for()
+    assert "Operator Interface Specification" in page.evaluate("navigator.clipboard.readText()")
