@@ -183,6 +183,7 @@ def test_markup_in_files_is_shown_as_text(lab_server: LabServer, page) -> None:
     payload = "<img src=x onerror=alert(1)>"
     root = lab_server.root
     (root / "evil.html").write_text(payload + "\n")
+    (root / f"{payload}.txt").write_text("named with markup\n")
     dialogs: list[str] = []
 
     def on_dialog(dialog) -> None:
@@ -193,6 +194,7 @@ def test_markup_in_files_is_shown_as_text(lab_server: LabServer, page) -> None:
     reply = "\n".join(
         [
             command("x-read", "fs.read", "evil.html"),
+            command("x-name", "fs.read", f"{payload}.txt"),
             command(
                 "x-write",
                 "fs.write",
@@ -205,6 +207,8 @@ def test_markup_in_files_is_shown_as_text(lab_server: LabServer, page) -> None:
     run_reply(page, reply)
     wait_status(page, "x-read", "done")
     wait_status(page, "x-write", "pending")
+    wait_status(page, "x-name", "done")
+    assert card(page, "x-name").locator(".jp-Operator-card-path").text_content() == f"{payload}.txt"
     details = card(page, "x-read").locator(".jp-Operator-details-text")
     assert payload in details.text_content()
     assert details.is_visible()
