@@ -75,16 +75,54 @@ def jp_server_cleanup() -> None:
 
 
 @pytest.fixture
-def screenshot(request: pytest.FixtureRequest) -> Callable[[Any, str], Path]:
-    """``screenshot(page, name)`` from this folder's conftest.
+def browser_conftest(request: pytest.FixtureRequest) -> Any:
+    """This folder's conftest module.
 
     Several test folders have a ``conftest.py``; importing ``conftest`` by name would pick
-    whichever was loaded last, so the function is taken from the registered plugin instead.
+    whichever was loaded last, so the module is taken from the registered plugins instead.
     """
     for plugin in request.config.pluginmanager.get_plugins():
         if Path(getattr(plugin, "__file__", None) or "").resolve() == BROWSER_CONFTEST:
-            return plugin.screenshot
+            return plugin
     raise LookupError("tests/browser/conftest.py is not loaded")
+
+
+@pytest.fixture
+def screenshot(browser_conftest: Any) -> Callable[[Any, str], Path]:
+    """``screenshot(page, name)``: saved under artifacts/screenshots/."""
+    return browser_conftest.screenshot
+
+
+def _run_both_cells(page: Any) -> Any:
+    """Run the setup cell and the %%operator cell; return the mutation card.
+
+    A Shift+Enter sent while the kernel connection is still being set up is lost even after
+    the status says idle (more often on a busy machine), so the first cell is retried until
+    its prompt shows an execution count.
+    """
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    cells = page.locator(".jp-Notebook .jp-Cell")
+    ran = cells.nth(0).locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]:"))
+    for _ in range(4):
+        cells.nth(0).locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        try:
+            ran.wait_for(timeout=15_000)
+            break
+        except PlaywrightTimeout:  # lost keystroke: try again
+            continue
+    ran.wait_for(timeout=15_000)
+    cells.nth(1).locator(".jp-InputArea-editor").click()
+    page.keyboard.press("Shift+Enter")
+    card = page.locator(".jpo-card.jpo-kind-mutation")
+    card.wait_for(timeout=60_000)
+    return card
+
+
+def _approve_button(card: Any) -> Any:
+    # Text match, not the accessible name: the icon's CSS glyph is part of that name.
+    return card.locator("button.jupyter-button", has_text=re.compile(r"^\s*Approve\s*$"))
 
 
 def _wait_for_file(path: Path, timeout: float = 30) -> str:
@@ -108,13 +146,7 @@ def test_approve_in_jupyterlab(
     # Typing before the kernel is connected loses the keystrokes: wait for "| Idle" first.
     status = page.locator("#jp-main-statusbar")
     status.get_by_text("Idle").wait_for(timeout=60_000)
-    page.locator(".jp-Notebook .jp-Cell").first.click()
-    page.keyboard.press("Shift+Enter")
-    page.locator(".jp-InputPrompt", has_text="[1]:").wait_for(timeout=60_000)
-    page.keyboard.press("Shift+Enter")
-
-    card = page.locator(".jpo-card.jpo-kind-mutation")
-    card.wait_for(timeout=60_000)
+    card = _run_both_cells(page)
     diff = card.locator(".jpo-diff")
     diff.get_by_text("+hello from the browser").wait_for()
     # The file's markup is shown as text, never as an element.
@@ -124,8 +156,7 @@ def test_approve_in_jupyterlab(
     assert not target.exists()
     screenshot(page, "notebook-card")
 
-    # Text match, not the accessible name: the icon's CSS glyph is part of that name.
-    approve = card.locator("button.jupyter-button", has_text=re.compile(r"^\s*Approve\s*$"))
+    approve = _approve_button(card)
     approve.click()
 
     assert _wait_for_file(target) == CONTENT
@@ -159,3 +190,26 @@ def test_approve_in_jupyterlab(
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^Theme$")).hover()
     page.locator(".lm-Menu-itemLabel", has_text=re.compile(r"^JupyterLab Light$")).click()
     page.locator("body[data-jp-theme-light='true']").wait_for(state="attached", timeout=30_000)
+
+
+def test_approve_in_notebook7(
+    browser_conftest: Any, page: Any, tmp_path: Path, screenshot: Callable[[Any, str], Path]
+) -> None:
+    """The same card and click in Notebook 7 (no JupyterLab-only pieces are needed)."""
+    root, settings, journal = tmp_path / "root", tmp_path / "settings", tmp_path / "journal"
+    for folder in (root, settings, journal):
+        folder.mkdir()
+    (root / "operator-card.ipynb").write_text(json.dumps(_notebook(journal)))
+    server = browser_conftest.start_server(root, settings, "notebook")
+    try:
+        page.goto(server.page_url("notebooks/operator-card.ipynb"))
+        # Notebook 7 shows the kernel state in the toolbar; wait for it before typing.
+        page.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=60_000)
+        card = _run_both_cells(page)
+        card.locator(".jpo-diff").get_by_text("+hello from the browser").wait_for()
+        _approve_button(card).click()
+        assert _wait_for_file(root / "browser-test.txt") == CONTENT
+        card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+        screenshot(page, "notebook7-card-applied")
+    finally:
+        browser_conftest.stop_server(server)
