@@ -15,7 +15,7 @@ import ipywidgets as w
 
 from .cards import ItemCard, Shared, StaticCard
 from .copybox import CopyBox
-from .render import STYLESHEET, escape
+from .render import STYLESHEET, escape, visible
 
 if TYPE_CHECKING:
     from ..engine import Item, Run
@@ -58,7 +58,7 @@ def text_listing(run: Run) -> str:
         where = f" {item.path}" if item.path is not None else ""
         summary = item.result.summary if item.result is not None else item.summary
         lines.append(f"  [{item.status}] {item.action or 'invalid'}{where} ({item.id}): {summary}")
-    return "\n".join(lines)
+    return visible("\n".join(lines))
 
 
 class RunView(w.VBox):

@@ -68,6 +68,11 @@ def mark_invisible(escaped: str) -> str:
     return INVISIBLE.sub(_mark, escaped)
 
 
+def visible(text: str) -> str:
+    """Plain text with invisible characters spelled out as ``<U+XXXX>`` (for text/plain)."""
+    return INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
 def escape(text: object) -> str:
     """Escape any value for HTML text or attribute context and make invisibles visible."""
     return mark_invisible(html.escape(str(text), quote=True))

@@ -135,3 +135,10 @@ def test_diff_invisible_ignores_crlf_but_not_a_lone_cr() -> None:
 def test_truncation_counts_lines_without_a_final_newline() -> None:
     assert render_diff("+a\n+b", max_lines=1).total == 2
     assert render_diff("+a\n+b\n", max_lines=5).shown == 2
+
+
+def test_visible_spells_out_invisibles_for_plain_text() -> None:
+    from jupyter_operator.widgets.render import visible
+
+    assert visible("report\u202etxt.py\x1b") == "report<U+202E>txt.py<U+001B>"
+    assert visible("plain <b>text</b>\n") == "plain <b>text</b>\n"
