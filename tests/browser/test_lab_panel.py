@@ -195,6 +195,7 @@ def test_markup_in_files_is_shown_as_text(lab_server: LabServer, page) -> None:
         [
             command("x-read", "fs.read", "evil.html"),
             command("x-name", "fs.read", f"{payload}.txt"),
+            command("x-bidi", "fs.write", "bidi.py", content_b64=b64('a = "user\u202e # admin"\n')),
             command(
                 "x-write",
                 "fs.write",
@@ -209,6 +210,10 @@ def test_markup_in_files_is_shown_as_text(lab_server: LabServer, page) -> None:
     wait_status(page, "x-write", "pending")
     wait_status(page, "x-name", "done")
     assert card(page, "x-name").locator(".jp-Operator-card-path").text_content() == f"{payload}.txt"
+    # Trojan Source: a direction override in new text gets a warning and a visible marker.
+    wait_status(page, "x-bidi", "pending")
+    assert card(page, "x-bidi").locator(".jp-Operator-warning").is_visible()
+    assert card(page, "x-bidi").locator(".cm-specialChar").count() == 1
     details = card(page, "x-read").locator(".jp-Operator-details-text")
     assert payload in details.text_content()
     assert details.is_visible()
@@ -216,7 +221,9 @@ def test_markup_in_files_is_shown_as_text(lab_server: LabServer, page) -> None:
     assert payload in diff.text_content()
     assert "<script>alert(2)</script>" in diff.text_content()
     # No element was made from the file's text.
-    assert page.locator(f"{PANEL} img").count() == 0
+    # (CodeMirror's own empty `img.cm-widgetBuffer` cursor helpers are not from the file.)
+    assert page.locator(f"{PANEL} img:not(.cm-widgetBuffer)").count() == 0
+    assert page.locator("[onerror]").count() == 0
     assert page.locator(f"{PANEL} script").count() == 0
     card(page, "x-write").locator(".jp-Operator-approve").click()
     wait_status(page, "x-write", "applied")
