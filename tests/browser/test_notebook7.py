@@ -75,6 +75,11 @@ def test_panel_and_cell_command_in_notebook7(notebook_server, page) -> None:
         "nbformat_minor": 5,
     }
     (root / "nb7.ipynb").write_text(json.dumps(notebook))
+    # The file browser page loads the plugin too; it must not fail there.
+    page.goto(notebook_server.page_url("tree"))
+    page.locator(".jp-DirListing-item", has_text="nb7.ipynb").wait_for(timeout=60_000)
+    assert not [e for e in page.console_errors if "operator" in e.lower()]
+
     page.goto(notebook_server.page_url("notebooks/nb7.ipynb"))
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
 
@@ -105,3 +110,4 @@ def test_panel_and_cell_command_in_notebook7(notebook_server, page) -> None:
     assert "hello from notebook 7" in card.text_content()
     assert "source" in page.locator(f"{PANEL} .jp-Operator-source").text_content()
     _fixtures().screenshot(page, "notebook7-panel")
+    assert not [e for e in page.console_errors if "operator" in e.lower()]
