@@ -142,7 +142,9 @@ def test_approve_in_jupyterlab(
     (lab_server.root / "operator-card.ipynb").write_text(json.dumps(_notebook(journal)))
     target = lab_server.root / "browser-test.txt"
 
-    page.goto(lab_server.page_url("lab/tree/operator-card.ipynb"))
+    # A workspace of its own: the shared server would otherwise restore the tabs (and any
+    # dialogs) other tests left behind.
+    page.goto(lab_server.page_url("lab/workspaces/operator-card/tree/operator-card.ipynb"))
     # Typing before the kernel is connected loses the keystrokes: wait for "| Idle" first.
     status = page.locator("#jp-main-statusbar")
     status.get_by_text("Idle").wait_for(timeout=60_000)
