@@ -5,9 +5,17 @@ The widgets never touch files; every decision goes through the engine's ``Run``.
 
 from __future__ import annotations
 
-from .cards import ItemCard
+from .cards import ItemCard, StaticCard
 from .copybox import CopyBox
 from .panel import RunView, text_listing
 from .render import escape, render_diff
 
-__all__ = ["CopyBox", "ItemCard", "RunView", "escape", "render_diff", "text_listing"]
+__all__ = [
+    "CopyBox",
+    "ItemCard",
+    "RunView",
+    "StaticCard",
+    "escape",
+    "render_diff",
+    "text_listing",
+]

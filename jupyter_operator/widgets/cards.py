@@ -32,7 +32,7 @@ class Shared:
     ipywidgets gives every widget its own ``Layout`` and style model unless one is passed, so a
     panel of 20 cards would create hundreds of identical models: most of its build time, and
     as many comm messages. These models are never changed after creation; anything that must
-    change (a hidden button row) is added to or removed from ``children`` instead.
+    change (the buttons of a decided card) is added to or removed from ``children`` instead.
     """
 
     def __init__(self) -> None:

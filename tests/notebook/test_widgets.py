@@ -352,4 +352,3 @@ def test_a_reply_without_blocks_says_so(workspace: Path) -> None:
     view = view_for(workspace, "Just prose, no commands.")
     assert view.cards == [] and "No OPERATOR_CMD blocks found." in view.heading.value
     assert view.results is None
-
