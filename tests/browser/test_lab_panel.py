@@ -10,10 +10,12 @@ import base64
 import json
 import sys
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 from jupyter_operator.protocol import parse_results
 
@@ -68,9 +70,15 @@ def edits(*ops: dict[str, object]) -> str:
     return b64(json.dumps({"version": 1, "edits": list(ops)}))
 
 
-def open_lab(page, server: LabServer, path: str = "lab") -> None:
-    """Open JupyterLab and the Operator panel (its sidebar tab)."""
-    page.goto(server.page_url(path))
+def open_lab(page, server: LabServer, document: str = "") -> None:
+    """Open JupyterLab (optionally on a document) and the Operator panel (its sidebar tab).
+
+    Each call uses a JupyterLab workspace of its own, so tabs and panels opened by one test
+    are not restored into another test sharing the server.
+    """
+    workspace = f"operator-{uuid.uuid4().hex[:8]}"
+    tree = f"/tree/{document}" if document else ""
+    page.goto(server.page_url(f"lab/workspaces/{workspace}{tree}"))
     # The panel's sidebar tab appears once the plugin has activated; the splash screen goes
     # once the shell has restored its saved layout (which may already show the panel).
     tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
@@ -83,6 +91,27 @@ def open_lab(page, server: LabServer, path: str = "lab") -> None:
     page.wait_for_function(
         "() => document.querySelectorAll('#jupyter-operator-panel select option').length > 0"
     )
+
+
+def run_palette_command(page, text: str, item: str) -> None:
+    """Run a command through the palette (Ctrl+Shift+C), filtering by ``text``.
+
+    Retried: the modal palette closes when focus moves while the page is still settling.
+    """
+    palette = page.locator(".lm-CommandPalette-input")
+    for _ in range(5):
+        if not palette.is_visible():
+            page.keyboard.press("Control+Shift+C")
+        try:
+            palette.wait_for(state="visible", timeout=5_000)
+            palette.fill(text, timeout=5_000)
+            page.locator(".lm-CommandPalette-item", has_text=item).first.wait_for(timeout=5_000)
+            palette.press("Enter", timeout=5_000)
+            return
+        except PlaywrightTimeoutError:
+            if palette.is_visible():
+                page.keyboard.press("Escape")
+    raise AssertionError(f"the command palette did not run {text!r}")
 
 
 def run_reply(page, text: str) -> None:
@@ -270,7 +299,7 @@ def test_run_commands_from_a_cell_output(lab_server: LabServer, page) -> None:
         "nbformat_minor": 5,
     }
     (root / "answer.ipynb").write_text(json.dumps(notebook))
-    open_lab(page, lab_server, "lab/tree/answer.ipynb")
+    open_lab(page, lab_server, "answer.ipynb")
     page.locator(".jp-Notebook .jp-Cell").first.click()
     # The cell toolbar button carries the command's caption as its tooltip.
     page.locator('.jp-cell-toolbar [data-command="jupyter-operator:run-cell"]').first.click()
@@ -381,12 +410,7 @@ def test_reject_all_approve_all_and_dark_theme(lab_server: LabServer, page) -> N
     run_reply(page, two.replace("all-", "again-"))
     wait_status(page, "again-1", "pending")
     # The theme follows JupyterLab's: switch to the dark theme through the palette.
-    page.keyboard.press("Control+Shift+C")
-    palette = page.locator(".lm-CommandPalette-input")
-    palette.wait_for(state="visible")
-    palette.fill("Use Theme: JupyterLab Dark")
-    page.locator(".lm-CommandPalette-item", has_text="JupyterLab Dark").first.wait_for()
-    palette.press("Enter")
+    run_palette_command(page, "Use Theme: JupyterLab Dark", "JupyterLab Dark")
     page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'", timeout=30_000)
     page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=30_000)
     dark = page.locator(PANEL).evaluate("el => getComputedStyle(el).backgroundColor")
@@ -398,11 +422,7 @@ def test_reject_all_approve_all_and_dark_theme(lab_server: LabServer, page) -> N
     assert (root / "all1.txt").read_text() == "one"
     assert (root / "all2.txt").read_text() == "two"
     # Back to the light theme for the other tests sharing this server's settings.
-    page.keyboard.press("Control+Shift+C")
-    palette.wait_for(state="visible")
-    palette.fill("Use Theme: JupyterLab Light")
-    page.locator(".lm-CommandPalette-item", has_text="JupyterLab Light").first.wait_for()
-    palette.press("Enter")
+    run_palette_command(page, "Use Theme: JupyterLab Light", "JupyterLab Light")
     page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
 
 

@@ -30,6 +30,12 @@ def _fixtures():
     return _browser_conftest()
 
 
+def run_palette_command(page, text: str, item: str) -> None:
+    from test_lab_panel import run_palette_command as run
+
+    run(page, text, item)
+
+
 @pytest.fixture
 def notebook_server(tmp_path: Path):
     fixtures = _fixtures()
@@ -83,24 +89,9 @@ def test_panel_and_cell_command_in_notebook7(notebook_server, page) -> None:
     page.goto(notebook_server.page_url("notebooks/nb7.ipynb"))
     page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
 
-    # The palette command opens the panel in Notebook 7's right side area. The modal palette
-    # closes when the page moves focus while the notebook finishes loading, so retry.
-    box = page.locator(f"{PANEL} .jp-Operator-input")
-    for _ in range(5):
-        page.keyboard.press("Control+Shift+C")
-        palette = page.locator(".lm-CommandPalette-input")
-        try:
-            palette.wait_for(state="visible", timeout=5_000)
-            palette.fill("Operator: Open panel", timeout=5_000)
-            page.locator('.lm-CommandPalette-item[data-command="jupyter-operator:open"]').wait_for(
-                timeout=5_000
-            )
-            palette.press("Enter", timeout=5_000)
-            box.wait_for(state="visible", timeout=5_000)
-            break
-        except Exception:
-            page.keyboard.press("Escape")
-    box.wait_for(state="visible")
+    # The palette command opens the panel in Notebook 7's right side area.
+    run_palette_command(page, "Operator: Open panel", "Operator: Open panel")
+    page.locator(f"{PANEL} .jp-Operator-input").wait_for(state="visible")
 
     # The cell toolbar button sends the cell's commands to the server behind the base_url.
     page.locator(".jp-Notebook .jp-Cell .jp-InputArea-editor").first.click()
