@@ -10,5 +10,9 @@ bash scripts/setup.sh
 
 echo "==> ruff"
 .venv/bin/ruff check .
+echo "==> jest (the JupyterLab extension's TypeScript logic)"
+(cd labextension && jlpm install --immutable >/dev/null && jlpm test --silent)
+echo "==> wheel packaging check (installed without Node, both extensions enabled and OK)"
+bash .ci/check_wheel.sh
 echo "==> pytest"
 .venv/bin/python -m pytest "$@"
