@@ -1,120 +1,45 @@
-"""Real-browser fixtures: a JupyterLab server on loopback and headless Debian chromium.
+"""Real-browser fixtures: JupyterLab and Notebook 7 servers on loopback, headless chromium.
 
-The server runs behind a non-root ``base_url`` (as under JupyterHub) with token auth on.
+The servers run behind a non-root ``base_url`` (as under JupyterHub) with token auth on.
 Chromium is the system one (``apt-get install chromium``); Playwright never downloads a browser.
 Outside CI a missing chromium skips these tests with the reason; under CI it is an error.
+Helpers live in ``browserkit.py``.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-
-CHROMIUM = os.environ.get("JUPYTER_OPERATOR_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-TOKEN = "operator-test-token"
-BASE_URL = "/hub/user/tester/"
-ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+from browserkit import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    LabServer,
+    require_chromium,
+    start_server,
+    stop_server,
+)
 
 
-@dataclass
-class LabServer:
-    """A running ``jupyter lab`` (or ``jupyter notebook``) process."""
-
-    url: str  # ends with the base_url, e.g. http://127.0.0.1:PORT/hub/user/tester/
-    token: str
-    root: Path
-    process: subprocess.Popen[bytes]
-
-    def page_url(self, path: str) -> str:
-        return f"{self.url}{path}{'&' if '?' in path else '?'}token={self.token}"
+@pytest.fixture(autouse=True)
+def jp_asyncio_loop() -> None:
+    """Replace pytest-jupyter's per-test loop here: Playwright's sync API keeps its own loop
+    running in this thread, and that fixture would try to close it. No test in this folder
+    uses an in-process jupyter-server."""
+    return None
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _require_chromium() -> None:
-    if Path(CHROMIUM).exists():
-        return
-    message = f"headless chromium not found at {CHROMIUM} (apt-get install chromium)"
-    if os.environ.get("CI"):
-        pytest.fail(message)
-    pytest.skip(message)
-
-
-def start_server(root: Path, settings: Path, app: str = "lab") -> LabServer:
-    """Start ``jupyter <app>`` on a free loopback port and wait until it answers."""
-    port = _free_port()
-    notification = settings / "@jupyterlab" / "apputils-extension"
-    notification.mkdir(parents=True, exist_ok=True)
-    (notification / "notification.jupyterlab-settings").write_text(
-        json.dumps({"fetchNews": "false", "checkForUpdates": False})
-    )
-    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTER_PLATFORM_DIRS="1")
-    log = (settings / f"{app}.log").open("wb")
-    process = subprocess.Popen(
-        [
-            sys.executable, "-m", "jupyter", app, "--no-browser", "--allow-root",
-            f"--port={port}", "--ip=127.0.0.1",
-            f"--IdentityProvider.token={TOKEN}",
-            f"--ServerApp.base_url={BASE_URL}",
-            f"--ServerApp.root_dir={root}",
-            "--ServerApp.allow_unauthenticated_access=False",
-        ],
-        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}{BASE_URL}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"jupyter {app} exited; see {settings / f'{app}.log'}")
-        try:
-            request = urllib.request.Request(
-                url + "api/status", headers={"Authorization": f"token {TOKEN}"}
-            )
-            with urllib.request.urlopen(request, timeout=2):
-                return LabServer(url=url, token=TOKEN, root=root, process=process)
-        except OSError:
-            time.sleep(0.3)
-    process.terminate()
-    raise RuntimeError(f"jupyter {app} did not answer within 60 s")
-
-
-def stop_server(server: LabServer) -> None:
-    server.process.terminate()
-    try:
-        server.process.wait(timeout=20)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
+@pytest.fixture(autouse=True)
+def jp_server_cleanup() -> None:
+    """pytest-jupyter's cleanup needs that loop; no in-process server runs here."""
+    return None
 
 
 @pytest.fixture(scope="session")
 def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     """JupyterLab with jupyter-operator installed, serving a fresh temporary root."""
-    _require_chromium()
+    require_chromium()
     root = tmp_path_factory.mktemp("lab-root")
     settings = tmp_path_factory.mktemp("lab-settings")
     server = start_server(root, settings, "lab")
@@ -122,10 +47,22 @@ def lab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
     stop_server(server)
 
 
+@pytest.fixture
+def notebook_server(tmp_path: Path) -> Iterator[LabServer]:
+    """Notebook 7 with jupyter-operator installed, serving a fresh temporary root."""
+    require_chromium()
+    root, settings = tmp_path / "root", tmp_path / "settings"
+    root.mkdir()
+    settings.mkdir()
+    server = start_server(root, settings, app="notebook")
+    yield server
+    stop_server(server)
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
     """One headless chromium for the session (Playwright's sync API)."""
-    _require_chromium()
+    require_chromium()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -145,16 +82,3 @@ def page(browser: object) -> Iterator[object]:
     )
     yield new_page
     context.close()
-
-
-def screenshot(page: object, name: str) -> Path:
-    """Save a screenshot under ``artifacts/screenshots/`` (kept by CI as an artifact)."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    target = ARTIFACTS / f"{name}.png"
-    page.screenshot(path=str(target), full_page=False)  # type: ignore[attr-defined]
-    return target
-
-
-def python_executable() -> str:
-    """The interpreter the kernels use (the test environment's)."""
-    return shutil.which("python") or sys.executable

@@ -8,51 +8,18 @@ from __future__ import annotations
 
 import base64
 import json
-import sys
 import time
 import uuid
 from pathlib import Path
-from typing import Any
 
 import pytest
-from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+from browserkit import LabServer, run_palette_command, screenshot
 
 from jupyter_operator.protocol import parse_results
-
-
-def _browser_conftest() -> Any:
-    # tests/browser is not a package, so its conftest is loaded by pytest under a name that
-    # depends on the run; find the loaded module by its file instead.
-    path = str(Path(__file__).with_name("conftest.py"))
-    for module in list(sys.modules.values()):
-        if getattr(module, "__file__", None) == path:
-            return module
-    raise RuntimeError("tests/browser/conftest.py is not loaded")
-
-
-screenshot = _browser_conftest().screenshot
-LabServer = Any  # the conftest's LabServer: url, token, root, process, page_url()
 
 pytestmark = pytest.mark.timeout(240)
 
 PANEL = "#jupyter-operator-panel"
-
-
-@pytest.fixture(autouse=True)
-def jp_asyncio_loop() -> None:
-    """Replace pytest-jupyter's autouse loop fixture for these tests.
-
-    Playwright's sync API runs its own event loop in this thread; pytest-jupyter's fixture
-    picks that loop up and tries to close it while it runs. These tests use no
-    jupyter-server fixture, so they need no loop from it.
-    """
-    return None
-
-
-@pytest.fixture(autouse=True)
-def jp_server_cleanup() -> None:
-    """pytest-jupyter's cleanup needs that loop; no in-process server runs in these tests."""
-    return None
 
 
 def command(cmd_id: str, action: str, path: str, **fields: str) -> str:
@@ -91,27 +58,6 @@ def open_lab(page, server: LabServer, document: str = "") -> None:
     page.wait_for_function(
         "() => document.querySelectorAll('#jupyter-operator-panel select option').length > 0"
     )
-
-
-def run_palette_command(page, text: str, item: str) -> None:
-    """Run a command through the palette (Ctrl+Shift+C), filtering by ``text``.
-
-    Retried: the modal palette closes when focus moves while the page is still settling.
-    """
-    palette = page.locator(".lm-CommandPalette-input")
-    for _ in range(5):
-        if not palette.is_visible():
-            page.keyboard.press("Control+Shift+C")
-        try:
-            palette.wait_for(state="visible", timeout=5_000)
-            palette.fill(text, timeout=5_000)
-            page.locator(".lm-CommandPalette-item", has_text=item).first.wait_for(timeout=5_000)
-            palette.press("Enter", timeout=5_000)
-            return
-        except PlaywrightTimeoutError:
-            if palette.is_visible():
-                page.keyboard.press("Escape")
-    raise AssertionError(f"the command palette did not run {text!r}")
 
 
 def run_reply(page, text: str) -> None:

@@ -3,50 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from browserkit import run_palette_command, screenshot
 
 pytestmark = pytest.mark.timeout(180)
 
 PANEL = "#jupyter-operator-panel"
-
-
-@pytest.fixture(autouse=True)
-def jp_asyncio_loop() -> None:
-    """Replace pytest-jupyter's autouse loop fixture (it would close Playwright's running loop)."""
-    return None
-
-
-@pytest.fixture(autouse=True)
-def jp_server_cleanup() -> None:
-    """pytest-jupyter's cleanup needs that loop; no in-process server runs in these tests."""
-    return None
-
-
-def _fixtures():
-    from test_lab_panel import _browser_conftest  # same folder, on sys.path under pytest
-
-    return _browser_conftest()
-
-
-def run_palette_command(page, text: str, item: str) -> None:
-    from test_lab_panel import run_palette_command as run
-
-    run(page, text, item)
-
-
-@pytest.fixture
-def notebook_server(tmp_path: Path):
-    fixtures = _fixtures()
-    fixtures._require_chromium()
-    root = tmp_path / "root"
-    settings = tmp_path / "settings"
-    root.mkdir()
-    settings.mkdir()
-    server = fixtures.start_server(root, settings, app="notebook")
-    yield server
-    fixtures.stop_server(server)
 
 
 def test_panel_and_cell_command_in_notebook7(notebook_server, page) -> None:
@@ -100,5 +63,5 @@ def test_panel_and_cell_command_in_notebook7(notebook_server, page) -> None:
     card.wait_for()
     assert "hello from notebook 7" in card.text_content()
     assert "source" in page.locator(f"{PANEL} .jp-Operator-source").text_content()
-    _fixtures().screenshot(page, "notebook7-panel")
+    screenshot(page, "notebook7-panel")
     assert not [e for e in page.console_errors if "operator" in e.lower()]

@@ -6,14 +6,13 @@ import base64
 import json
 import re
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browserkit import screenshot
 
 REPO = Path(__file__).resolve().parents[2]
-BROWSER_CONFTEST = Path(__file__).resolve().parent / "conftest.py"
 CONTENT = 'hello from the browser\n<img src=x onerror="window.__operatorPwned = 1">\n'
 
 
@@ -58,41 +57,6 @@ def _notebook(journal: Path) -> dict:
 pytestmark = pytest.mark.timeout(240)
 
 
-@pytest.fixture(autouse=True)
-def jp_asyncio_loop() -> None:
-    """Replace pytest-jupyter's autouse event-loop fixture for this test.
-
-    Playwright's sync API runs its own event loop in this thread, and pytest-jupyter's fixture
-    would try to close that loop while it runs. No jupyter-server fixture is used here.
-    """
-    return None
-
-
-@pytest.fixture(autouse=True)
-def jp_server_cleanup() -> None:
-    """pytest-jupyter's in-process server cleanup needs that loop; no such server runs here."""
-    return None
-
-
-@pytest.fixture
-def browser_conftest(request: pytest.FixtureRequest) -> Any:
-    """This folder's conftest module.
-
-    Several test folders have a ``conftest.py``; importing ``conftest`` by name would pick
-    whichever was loaded last, so the module is taken from the registered plugins instead.
-    """
-    for plugin in request.config.pluginmanager.get_plugins():
-        if Path(getattr(plugin, "__file__", None) or "").resolve() == BROWSER_CONFTEST:
-            return plugin
-    raise LookupError("tests/browser/conftest.py is not loaded")
-
-
-@pytest.fixture
-def screenshot(browser_conftest: Any) -> Callable[[Any, str], Path]:
-    """``screenshot(page, name)``: saved under artifacts/screenshots/."""
-    return browser_conftest.screenshot
-
-
 def _run_both_cells(page: Any) -> Any:
     """Run the setup cell and the %%operator cell; return the mutation card.
 
@@ -134,9 +98,7 @@ def _wait_for_file(path: Path, timeout: float = 30) -> str:
     raise AssertionError(f"{path.name} was not written within {timeout} s")
 
 
-def test_approve_in_jupyterlab(
-    lab_server: Any, page: Any, tmp_path: Path, screenshot: Callable[[Any, str], Path]
-) -> None:
+def test_approve_in_jupyterlab(lab_server: Any, page: Any, tmp_path: Path) -> None:
     journal = tmp_path / "journal"
     journal.mkdir()
     (lab_server.root / "operator-card.ipynb").write_text(json.dumps(_notebook(journal)))
@@ -194,24 +156,17 @@ def test_approve_in_jupyterlab(
     page.locator("body[data-jp-theme-light='true']").wait_for(state="attached", timeout=30_000)
 
 
-def test_approve_in_notebook7(
-    browser_conftest: Any, page: Any, tmp_path: Path, screenshot: Callable[[Any, str], Path]
-) -> None:
+def test_approve_in_notebook7(notebook_server: Any, page: Any, tmp_path: Path) -> None:
     """The same card and click in Notebook 7 (no JupyterLab-only pieces are needed)."""
-    root, settings, journal = tmp_path / "root", tmp_path / "settings", tmp_path / "journal"
-    for folder in (root, settings, journal):
-        folder.mkdir()
+    root, journal = notebook_server.root, tmp_path / "journal"
+    journal.mkdir()
     (root / "operator-card.ipynb").write_text(json.dumps(_notebook(journal)))
-    server = browser_conftest.start_server(root, settings, "notebook")
-    try:
-        page.goto(server.page_url("notebooks/operator-card.ipynb"))
-        # Notebook 7 shows the kernel state in the toolbar; wait for it before typing.
-        page.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=60_000)
-        card = _run_both_cells(page)
-        card.locator(".jpo-diff").get_by_text("+hello from the browser").wait_for()
-        _approve_button(card).click()
-        assert _wait_for_file(root / "browser-test.txt") == CONTENT
-        card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
-        screenshot(page, "notebook7-card-applied")
-    finally:
-        browser_conftest.stop_server(server)
+    page.goto(notebook_server.page_url("notebooks/operator-card.ipynb"))
+    # Notebook 7 shows the kernel state in the toolbar; wait for it before typing.
+    page.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=60_000)
+    card = _run_both_cells(page)
+    card.locator(".jpo-diff").get_by_text("+hello from the browser").wait_for()
+    _approve_button(card).click()
+    assert _wait_for_file(root / "browser-test.txt") == CONTENT
+    card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+    screenshot(page, "notebook7-card-applied")

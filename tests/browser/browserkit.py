@@ -1,0 +1,144 @@
+"""Helpers for the real-browser tests: JupyterLab / Notebook 7 servers, chromium, screenshots.
+
+A plain module (not the conftest) so test modules can import it by name: no test folder is a
+package, so every ``conftest.py`` is loaded under the same module name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+CHROMIUM = os.environ.get("JUPYTER_OPERATOR_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TOKEN = "operator-test-token"
+BASE_URL = "/hub/user/tester/"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+
+
+@dataclass
+class LabServer:
+    """A running ``jupyter lab`` (or ``jupyter notebook``) process."""
+
+    url: str  # ends with the base_url, e.g. http://127.0.0.1:PORT/hub/user/tester/
+    token: str
+    root: Path
+    process: subprocess.Popen[bytes]
+
+    def page_url(self, path: str) -> str:
+        return f"{self.url}{path}{'&' if '?' in path else '?'}token={self.token}"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def require_chromium() -> None:
+    if Path(CHROMIUM).exists():
+        return
+    message = f"headless chromium not found at {CHROMIUM} (apt-get install chromium)"
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
+
+
+def start_server(root: Path, settings: Path, app: str = "lab") -> LabServer:
+    """Start ``jupyter <app>`` on a free loopback port and wait until it answers."""
+    port = free_port()
+    notification = settings / "@jupyterlab" / "apputils-extension"
+    notification.mkdir(parents=True, exist_ok=True)
+    (notification / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False})
+    )
+    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTER_PLATFORM_DIRS="1")
+    log = (settings / f"{app}.log").open("wb")
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "jupyter", app, "--no-browser", "--allow-root",
+            f"--port={port}", "--ip=127.0.0.1",
+            f"--IdentityProvider.token={TOKEN}",
+            f"--ServerApp.base_url={BASE_URL}",
+            f"--ServerApp.root_dir={root}",
+            "--ServerApp.allow_unauthenticated_access=False",
+        ],
+        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}{BASE_URL}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"jupyter {app} exited; see {settings / f'{app}.log'}")
+        try:
+            request = urllib.request.Request(
+                url + "api/status", headers={"Authorization": f"token {TOKEN}"}
+            )
+            with urllib.request.urlopen(request, timeout=2):
+                return LabServer(url=url, token=TOKEN, root=root, process=process)
+        except OSError:
+            time.sleep(0.3)
+    process.terminate()
+    raise RuntimeError(f"jupyter {app} did not answer within 60 s")
+
+
+def stop_server(server: LabServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+
+
+def screenshot(page: object, name: str) -> Path:
+    """Save a screenshot under ``artifacts/screenshots/`` (kept by CI as an artifact)."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    target = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(target), full_page=False)  # type: ignore[attr-defined]
+    return target
+
+
+def python_executable() -> str:
+    """The interpreter the kernels use (the test environment's)."""
+    return shutil.which("python") or sys.executable
+
+
+def run_palette_command(page, text: str, item: str) -> None:
+    """Run a command through the palette (Ctrl+Shift+C), filtering by ``text``.
+
+    Retried: the modal palette closes when focus moves while the page is still settling.
+    """
+    palette = page.locator(".lm-CommandPalette-input")
+    for _ in range(5):
+        if not palette.is_visible():
+            page.keyboard.press("Control+Shift+C")
+        try:
+            palette.wait_for(state="visible", timeout=5_000)
+            palette.fill(text, timeout=5_000)
+            page.locator(".lm-CommandPalette-item", has_text=item).first.wait_for(timeout=5_000)
+            palette.press("Enter", timeout=5_000)
+            return
+        except PlaywrightTimeoutError:
+            if palette.is_visible():
+                page.keyboard.press("Escape")
+    raise AssertionError(f"the command palette did not run {text!r}")
