@@ -13,7 +13,7 @@ from importlib import resources
 
 from . import codes
 
-ACTIONS: tuple[str, ...] = (
+_READS = (
     "operator.getInterfaceSpec",
     "operator.getCommentStyle",
     "fs.list",
@@ -24,43 +24,23 @@ ACTIONS: tuple[str, ...] = (
     "fs.searchTree",
     "fs.listRegions",
     "fs.readRegion",
+)
+_WRITES = (
     "fs.insertRegion",
     "fs.replaceRegion",
     "fs.deleteRegion",
     "fs.write",
     "fs.patch",
     "fs.applyEdits",
-    "fs.delete",
-    "operator.error",
 )
+
+ACTIONS: tuple[str, ...] = (*_READS, *_WRITES, "fs.delete", "operator.error")
 """The 18 actions of the spec. ``operator.error`` is reserved: a model may not send it."""
 
-READ_ACTIONS: frozenset[str] = frozenset(
-    {
-        "operator.getInterfaceSpec",
-        "operator.getCommentStyle",
-        "fs.list",
-        "fs.read",
-        "fs.readSlice",
-        "fs.search",
-        "fs.stat",
-        "fs.searchTree",
-        "fs.listRegions",
-        "fs.readRegion",
-    }
-)
+READ_ACTIONS: frozenset[str] = frozenset(_READS)
 """Actions that never change the disk and run without confirmation."""
 
-WRITE_ACTIONS: frozenset[str] = frozenset(
-    {
-        "fs.write",
-        "fs.patch",
-        "fs.applyEdits",
-        "fs.insertRegion",
-        "fs.replaceRegion",
-        "fs.deleteRegion",
-    }
-)
+WRITE_ACTIONS: frozenset[str] = frozenset(_WRITES)
 """Actions that change a file's bytes; they need the person's approval of a diff."""
 
 DELETE_ACTIONS: frozenset[str] = frozenset({"fs.delete"})
