@@ -113,10 +113,12 @@ class SessionService:
                 raise ApiError(
                     404, "item_not_found", "No item with this id in the session"
                 ) from None
-            except ValueError:
-                raise ApiError(
-                    409, "already_decided", "This item is not waiting for a decision"
-                ) from None
+            except ValueError as exc:
+                # Either decided already, or a change built on an earlier undecided one; the
+                # engine's message says which (it names ids only, never paths).
+                waiting = run.item(item_id).needs_approval
+                raise ApiError(409, "decide_first" if waiting else "already_decided",
+                               str(exc)) from None  # fmt: skip
             state = session.to_dict()
             return {"item": item.to_dict(), **_decision_view(state)}
 

@@ -85,6 +85,19 @@ async def test_second_decision_is_409(api: Api, root: Path) -> None:
     assert (root / "a.txt").read_text() == "x\n"
 
 
+async def test_a_change_built_on_an_undecided_one_must_wait(api: Api, root: Path) -> None:
+    reply = write_cmd("w1", "a.txt", "one\n") + write_cmd("w2", "a.txt", "two\n")
+    _, scanned = await api("scan", body={"text": reply})
+    assert [i["builds_on"] for i in scanned["items"]] == [None, "w1"]
+    path = ("sessions", scanned["session"], "decide")
+    status, body = await api(*path, body={"id": "w2", "decision": "approve"})
+    assert status == 409 and body["error"]["code"] == "decide_first"
+    assert "decide w1 first" in body["error"]["message"] and not (root / "a.txt").exists()
+    assert (await api(*path, body={"id": "w1", "decision": "approve"}))[0] == 200
+    assert (await api(*path, body={"id": "w2", "decision": "approve"}))[0] == 200
+    assert (root / "a.txt").read_text() == "two\n"
+
+
 async def test_stale_preview_is_not_applied(api: Api, root: Path) -> None:
     target = root / "doc.txt"
     target.write_text("version 1\n")
