@@ -27,6 +27,7 @@ export class ItemCard {
   private _summary: HTMLElement;
   private _details: HTMLElement;
   private _actions: HTMLElement | null = null;
+  private _approve: HTMLButtonElement | null = null;
   private _diff: DiffView | null = null;
 
   constructor(
@@ -97,6 +98,13 @@ export class ItemCard {
         (control as HTMLButtonElement | HTMLInputElement).disabled = busy || !isPending(this._item);
       }
     }
+    // A change previewed on top of an undecided one can be approved once that one is decided
+    // (the server then clears builds_on); it can still be rejected.
+    const base = this._item.builds_on;
+    if (this._approve) {
+      this._approve.disabled ||= Boolean(base);
+      this._approve.title = base ? `Decide ${base} first: this change builds on it` : '';
+    }
   }
 
   /** Free the diff editor. */
@@ -117,10 +125,11 @@ export class ItemCard {
         this._onDecide(this._item, 'reject', reason.value);
       }
     });
+    this._approve = button('Approve', 'jp-mod-accept jp-Operator-approve', () =>
+      this._onDecide(this._item, 'approve')
+    );
     actions.append(
-      button('Approve', 'jp-mod-accept jp-Operator-approve', () =>
-        this._onDecide(this._item, 'approve')
-      ),
+      this._approve,
       button('Reject', 'jp-mod-reject jp-Operator-reject', () =>
         this._onDecide(this._item, 'reject', reason.value)
       ),

@@ -21,6 +21,7 @@ export const STATUS_LABELS: Record<ItemStatus, string> = {
   failed: 'Failed',
   error: 'Invalid',
   pending: 'Waiting for approval',
+  waiting: 'Runs after an earlier change is decided',
   applied: 'Applied',
   rejected: 'Rejected',
   denied: 'Denied by policy',
@@ -45,6 +46,7 @@ function differs(a: IOperatorItem, b: IOperatorItem): boolean {
     a.ok !== b.ok ||
     a.details !== b.details ||
     a.error_code !== b.error_code ||
+    a.builds_on !== b.builds_on ||
     a.diff !== b.diff
   );
 }

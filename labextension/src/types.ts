@@ -11,6 +11,7 @@ export type ItemStatus =
   | 'failed'
   | 'error'
   | 'pending'
+  | 'waiting'
   | 'applied'
   | 'rejected'
   | 'denied'
@@ -35,6 +36,9 @@ export interface IOperatorItem {
   ok: boolean | null;
   details: string | null;
   error_code: string | null;
+  /** The earlier undecided change this one depends on (a change previewed on
+   * top of it, or the change a waiting read runs after). */
+  builds_on: string | null;
 }
 
 /** `POST scan`. */

@@ -372,6 +372,36 @@ def test_reject_all_approve_all_and_dark_theme(lab_server: LabServer, page) -> N
     page.wait_for_function("() => document.body.dataset.jpThemeLight === 'true'")
 
 
+def test_changes_and_reads_keep_their_order(lab_server: LabServer, page) -> None:
+    """A change built on an undecided one waits for it; a read after them runs after them."""
+    root = lab_server.root
+    open_lab(page, lab_server)
+    reply = "\n".join(
+        [
+            command("ord-1", "fs.write", "ordered.txt", content="first"),
+            command("ord-2", "fs.applyEdits", "ordered.txt",
+                    edits_b64=edits({"op": "replaceAll", "find": "first", "text": "second"})),
+            command("ord-3", "fs.read", "ordered.txt"),
+        ]
+    )  # fmt: skip
+    run_reply(page, reply)
+    wait_status(page, "ord-1", "pending")
+    wait_status(page, "ord-3", "waiting")
+    dependent = card(page, "ord-2").locator(".jp-Operator-approve")
+    assert dependent.is_disabled() and "Decide ord-1 first" in dependent.get_attribute("title")
+    card(page, "ord-1").locator(".jp-Operator-approve").click()
+    wait_status(page, "ord-1", "applied")
+    page.wait_for_function(
+        "() => !document.querySelector('#jupyter-operator-panel "
+        ".jp-Operator-card[data-id=\"ord-2\"] .jp-Operator-approve').disabled"
+    )
+    dependent.click()
+    wait_status(page, "ord-2", "applied")
+    wait_status(page, "ord-3", "done")
+    assert (root / "ordered.txt").read_text() == "second"
+    assert "second" in card(page, "ord-3").inner_text()
+
+
 def test_copy_spec(lab_server: LabServer, page) -> None:
     open_lab(page, lab_server)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])

@@ -20,6 +20,7 @@ function item(index: number, patch: Partial<IOperatorItem> = {}): IOperatorItem 
     ok: null,
     details: null,
     error_code: null,
+    builds_on: null,
     ...patch
   };
 }
@@ -61,6 +62,17 @@ describe('RunState', () => {
     expect(changed).toEqual([0, 1]);
     expect(state.done).toBe(true);
     expect(state.counts()).toEqual({ reads: 0, pending: 0, applied: 1, rejected: 1, errors: 0 });
+  });
+
+  it('re-renders a dependent change once the change it builds on is decided', () => {
+    const base = item(0);
+    const dependent = item(1, { builds_on: 'c0' });
+    const state = new RunState(scan([base, dependent]));
+    const applied = item(0, { status: 'applied', needs_approval: false });
+    const freed = item(1, { builds_on: null });
+    const changed = state.update({ item: applied, items: [applied, freed], results_text: 'R0', done: false });
+    expect(changed.sort()).toEqual([0, 1]);
+    expect(state.item(1)?.builds_on).toBeNull();
   });
 
   it('ignores items the run never had', () => {
