@@ -17,6 +17,8 @@ import pytest
 
 from jupyter_operator.protocol import Command, ScanError, codes, scan
 
+from .helpers import RUNTIME_CODES
+
 # The shared project material sits beside the repository (override for other layouts).
 DEFAULT_SHARED = Path(__file__).resolve().parents[3] / "shared"
 SHARED = Path(os.environ.get("JUPYTER_OPERATOR_SHARED", DEFAULT_SHARED))
@@ -34,18 +36,7 @@ def _load() -> list[dict[str, Any]]:
 CASES = _load()
 SCAN_CASES = [c for c in CASES if c["name"].startswith(("scan_", "val_"))]
 
-# Codes that only execution can produce; a case expecting one must scan to a Command.
-RUNTIME_CODES = {
-    codes.ERR_SEARCH_PATH_IS_DIR,
-    codes.ERR_FILE_TOO_LARGE,
-    codes.ERR_COMMENT_STYLE_REQUIRED,
-    codes.ERR_REGION_MARKER_NOT_FOUND,
-    codes.ERR_REGION_MARKER_NOT_UNIQUE,
-    codes.ERR_REGION_MARKER_ORDER,
-    codes.ERR_REGION_MARKER_MISMATCH,
-    codes.ERR_REGION_MARKER_ALREADY_EXISTS,
-    codes.ERR_ANCHOR_NOT_FOUND,
-}
+# A case expecting a code that only execution can produce must scan to a Command.
 
 
 def _check(case: dict[str, Any]) -> None:
