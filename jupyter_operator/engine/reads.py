@@ -37,13 +37,6 @@ def _json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
-def _one_line(name: str) -> str:
-    """A file name that cannot break the one-entry-a-line listing format."""
-    if name.isprintable():
-        return name
-    return json.dumps(name)[1:-1]
-
-
 def _read_text(ws: Workspace, path: str, limit: int, action: str) -> str:
     try:
         data = ws.read_bytes(path, limit=limit)
@@ -81,7 +74,8 @@ def get_comment_style(ws: Workspace, cmd: Command) -> Result:
 
 def list_dir(ws: Workspace, cmd: Command) -> Result:
     entries = ws.list_dir(cmd.params.path)
-    lines = [f"[DIR] {_one_line(e.name)}" if e.is_dir else _one_line(e.name) for e in entries]
+    # Names arrive escaped by the workspace layer: one entry is always one line.
+    lines = [f"[DIR] {e.name}" if e.is_dir else e.name for e in entries]
     return Result(cmd.id, True, f"Listed {len(entries)} entries", "\n".join(lines))
 
 
