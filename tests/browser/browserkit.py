@@ -135,8 +135,11 @@ def run_palette_command(page, text: str, item: str) -> None:
         try:
             palette.wait_for(state="visible", timeout=5_000)
             palette.fill(text, timeout=5_000)
-            page.locator(".lm-CommandPalette-item", has_text=item).first.wait_for(timeout=5_000)
-            palette.press("Enter", timeout=5_000)
+            # Click the item found rather than pressing Enter: Enter runs whichever item the
+            # palette's fuzzy ranking put first, which is not always the one asked for.
+            entry = page.locator(".lm-CommandPalette-item", has_text=item).first
+            entry.wait_for(timeout=5_000)
+            entry.click(timeout=5_000)
             return
         except PlaywrightTimeoutError:
             if palette.is_visible():
