@@ -21,13 +21,18 @@ MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "labextension" not in p.par
 # What each part of the package may import from the package.
 ALLOWED: dict[str, set[str]] = {
     "protocol": {"protocol"},
+    "dialects": {"protocol", "dialects"},
     "workspace": {"protocol", "workspace"},
-    "engine": {"protocol", "workspace", "engine"},
-    "cli": {"protocol", "engine"},
-    "kernel": {"protocol", "engine", "widgets", "kernel"},
-    "widgets": {"protocol", "engine", "widgets"},
-    "server": {"protocol", "workspace", "engine", "server"},
+    # The shell runner sits beside workspace/: it runs commands, the engine decides which.
+    "shell": {"protocol", "shell"},
+    "engine": {"protocol", "dialects", "workspace", "shell", "engine"},
+    "cli": {"protocol", "dialects", "engine"},
+    "kernel": {"protocol", "dialects", "engine", "widgets", "kernel"},
+    "widgets": {"protocol", "dialects", "engine", "widgets"},
+    "server": {"protocol", "dialects", "workspace", "engine", "server"},
 }
+# What a pure part (a dialect) must not import: no file system, no processes, no network.
+IMPURE_MODULES = {"os", "subprocess", "socket", "shutil", "pathlib", "io", "tempfile"}
 # Calls that reach the file system or render raw HTML, allowed only where a reason is given.
 FORBIDDEN_CALLS = ("open(", "os.path.realpath", "shutil.rmtree", "expanduser", "HTMLMath(")
 EXCEPTIONS = {
@@ -101,11 +106,26 @@ def test_file_access_stays_in_the_workspace_layer(path: Path) -> None:
             assert call not in source.replace("urlopen(", ""), f"{call} in {part}"
 
 
+@pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "dialects"] or [None])
+def test_dialects_are_pure(path: Path | None) -> None:
+    assert path is not None, "the dialects package has no modules"
+    assert not third_party_imports(path) & IMPURE_MODULES
+    assert "open(" not in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) != "shell"])
+def test_only_the_shell_runner_starts_processes(path: Path) -> None:
+    source = path.read_text(encoding="utf-8")
+    assert "subprocess.Popen(" not in source and "os.execv" not in source, part_of(path)
+
+
 def test_the_checks_see_real_imports() -> None:
     # Guard against a checker that finds nothing: the engine does import the workspace.
     engine = PACKAGE / "engine" / "session.py"
     assert {"protocol", "workspace"} <= package_imports(engine)
     assert "engine" in package_imports(PACKAGE / "cli.py")
+    assert {"dialects", "shell"} <= package_imports(PACKAGE / "engine" / "shell_ops.py")
+    assert "subprocess" in third_party_imports(PACKAGE / "shell" / "runner.py")
 
 
 @pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "server"] or [None])

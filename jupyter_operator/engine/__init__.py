@@ -1,8 +1,30 @@
 """The engine: one session object that every front (CLI, magics, widgets, server) uses."""
 
 from ..workspace import HistoryEntry
+from .dialect_runs import resolve_dialect, run_text
 from .items import Item, Proposal
+from .json_run import JsonItem, JsonRun, run_json, shell_history
 from .policy import GROUPS, Policy
 from .session import Operator, Run
+from .shell_ops import ShellRecord, ShellState
+from .shell_policy import ShellDecision, ShellPolicy
 
-__all__ = ["GROUPS", "HistoryEntry", "Item", "Operator", "Policy", "Proposal", "Run"]
+__all__ = [
+    "GROUPS",
+    "HistoryEntry",
+    "Item",
+    "JsonItem",
+    "JsonRun",
+    "Operator",
+    "Policy",
+    "Proposal",
+    "Run",
+    "ShellDecision",
+    "ShellPolicy",
+    "ShellRecord",
+    "ShellState",
+    "resolve_dialect",
+    "run_json",
+    "run_text",
+    "shell_history",
+]

@@ -29,6 +29,8 @@ from . import mutations
 from .items import Item
 from .policy import Policy
 from .reads import READERS, run_read
+from .shell_ops import ShellHistory
+from .shell_policy import ShellPolicy
 from .undo import undo as _undo
 
 log = logging.getLogger(__name__)
@@ -177,6 +179,9 @@ class Operator:
         if not self.root.is_dir():
             raise NotADirectoryError(f"workspace root is not a directory: {root}")
         self.policy = policy or Policy()
+        # Rules for shell commands (JSON dialect and later ones) and the commands that ran.
+        self.shell_policy = ShellPolicy()
+        self.shell_history = ShellHistory()
         self.journal = Journal(self.root, Path(journal_dir) if journal_dir else None)
         protect = list(DEFAULT_PROTECTED if protected is None else protected)
         # A journal kept inside the workspace must not be reachable by the model.

@@ -65,6 +65,17 @@ ERR_NOT_UTF8 = "ERR_NOT_UTF8"
 ERR_INVALID_NOTEBOOK = "ERR_INVALID_NOTEBOOK"
 ERR_IO = "ERR_IO"
 
+# --- JSON operations (the ``json`` dialect; answered in its response events) -------------------
+ERR_INVALID_JSON = "ERR_INVALID_JSON"
+ERR_UNKNOWN_OPERATION = "ERR_UNKNOWN_OPERATION"
+ERR_INVALID_OPERATION = "ERR_INVALID_OPERATION"
+ERR_TOO_MANY_OPERATIONS = "ERR_TOO_MANY_OPERATIONS"
+ERR_FILE_EXISTS = "ERR_FILE_EXISTS"
+ERR_EDIT_NOT_FOUND = "ERR_EDIT_NOT_FOUND"
+ERR_EDIT_NOT_UNIQUE = "ERR_EDIT_NOT_UNIQUE"
+ERR_COMMAND_FAILED = "ERR_COMMAND_FAILED"
+ERR_TIMEOUT = "ERR_TIMEOUT"
+
 SPEC_CODES: tuple[str, ...] = (
     ERR_MARKER_NOT_ALONE,
     ERR_MISSING_END_MARKER,
@@ -125,10 +136,24 @@ EXTENSION_CODES: tuple[str, ...] = (
 )
 """Codes this host adds beyond the spec; each is explained in the spec appendix."""
 
-ALL_CODES: frozenset[str] = frozenset(SPEC_CODES + EXTENSION_CODES)
+DIALECT_CODES: tuple[str, ...] = (
+    ERR_INVALID_JSON,
+    ERR_UNKNOWN_OPERATION,
+    ERR_INVALID_OPERATION,
+    ERR_TOO_MANY_OPERATIONS,
+    ERR_FILE_EXISTS,
+    ERR_EDIT_NOT_FOUND,
+    ERR_EDIT_NOT_UNIQUE,
+    ERR_COMMAND_FAILED,
+    ERR_TIMEOUT,
+)
+"""Codes only the JSON-operations dialect produces (in its events' ``code`` field)."""
+
+ALL_CODES: frozenset[str] = frozenset(SPEC_CODES + EXTENSION_CODES + DIALECT_CODES)
 
 __all__ = [name for name in dir() if name.startswith("ERR_")] + [
     "ALL_CODES",
+    "DIALECT_CODES",
     "EXTENSION_CODES",
     "SPEC_CODES",
 ]

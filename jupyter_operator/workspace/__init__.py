@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .diff import diff_stats, unified_diff
+from .dirs import working_dir
 from .edits import apply_edits
 from .errors import FileTooLarge
 from .folder import Workspace
@@ -63,6 +64,7 @@ __all__ = [
     "split_lines",
     "unified_diff",
     "validate_notebook",
+    "working_dir",
 ]
 
 

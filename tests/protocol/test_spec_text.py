@@ -53,7 +53,9 @@ def test_appendix_lists_only_the_requested_codes() -> None:
 
 
 def test_codes_module_constants() -> None:
-    assert set(codes.SPEC_CODES) | set(codes.EXTENSION_CODES) == codes.ALL_CODES
+    assert set(codes.SPEC_CODES) | set(codes.EXTENSION_CODES) | set(codes.DIALECT_CODES) == (
+        codes.ALL_CODES
+    )
     assert not set(codes.SPEC_CODES) & set(codes.EXTENSION_CODES)
     for name in codes.ALL_CODES:
         assert getattr(codes, name) == name

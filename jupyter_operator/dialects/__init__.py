@@ -1,0 +1,48 @@
+"""Dialects: the ways a model (or a client) can ask for work, each a pure parser and formatter.
+
+- ``operator``: ``OPERATOR_CMD`` blocks (``jupyter_operator.protocol``).
+- ``json``: JSON operations (``jupyter_operator.dialects.json_ops``): ``createFile``,
+  ``readFile``, ``editFile``, ``deleteFile``, ``shell``, ``message``, answered by response events.
+
+Dialect modules are loaded on first use so ``import jupyter_operator`` stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from types import ModuleType
+
+#: Dialect name -> module path (loaded lazily by :func:`module`).
+DIALECTS: dict[str, str] = {
+    "operator": "jupyter_operator.protocol",
+    "json": "jupyter_operator.dialects.json_ops",
+}
+
+_FENCED_JSON = re.compile(r"^[ \t]*```[ \t]*json[ \t]*$", re.MULTILINE | re.IGNORECASE)
+_JSON_TYPE = re.compile(r'^\s*[\[{]\s*(?:\{\s*)?"(?:type|operations)"\s*:')
+
+
+def module(name: str) -> ModuleType:
+    """The module of a dialect. ValueError naming the known ones for an unknown name."""
+    if name not in DIALECTS:
+        known = ", ".join(sorted(DIALECTS))
+        raise ValueError(f"unknown dialect {name!r} (known: {known})")
+    return importlib.import_module(DIALECTS[name])
+
+
+def detect(text: str) -> str:
+    """``"operator"`` unless the text is clearly another dialect.
+
+    JSON operations are recognised when the text has no ``OPERATOR_CMD`` marker and either
+    starts with a JSON object or list whose first key is ``type`` or ``operations``, or holds a
+    fenced ``json`` block.
+    """
+    if "OPERATOR_CMD" in text:
+        return "operator"
+    if _JSON_TYPE.match(text) or _FENCED_JSON.search(text):
+        return "json"
+    return "operator"
+
+
+__all__ = ["DIALECTS", "detect", "module"]

@@ -1,0 +1,125 @@
+"""File operations of the JSON dialect, planned into exact bytes and applied like any mutation.
+
+``createFile``, ``editFile`` and ``deleteFile`` become a ``Proposal`` (the bytes and the diff a
+person approves) and are applied through ``mutations.apply``, so they share the atomic write,
+the stale-preview check, the journal and undo with the Operator dialect. History shows them with
+the Operator action names (``fs.write``, ``fs.applyEdits``, ``fs.delete``).
+"""
+
+from __future__ import annotations
+
+import base64
+from types import SimpleNamespace
+
+from ..dialects.json_ops import CreateFile, DeleteFile, EditFile, Operation, ReadFile, events
+from ..protocol import OperatorError, codes
+from ..workspace import (
+    Journal,
+    TextFile,
+    Workspace,
+    decode_text,
+    diff_stats,
+    encode_text,
+    unified_diff,
+    validate_notebook,
+)
+from . import mutations
+from .items import Proposal
+
+READ_LIMIT = 1024 * 1024  # the largest file readFile returns
+
+#: The Operator action a JSON type counts as for ``Policy`` (auto / deny groups apply alike).
+ACTIONS = {
+    "readFile": "fs.read",
+    "createFile": "fs.write",
+    "editFile": "fs.applyEdits",
+    "deleteFile": "fs.delete",
+}
+
+
+def _edit(text: str, edits: tuple[tuple[str, str], ...]) -> str:
+    """Apply every edit in order, or raise before anything is written.
+
+    Each ``oldContent`` must occur exactly once in the text as it is after the edits before it:
+    missing is ``ERR_EDIT_NOT_FOUND``, repeated is ``ERR_EDIT_NOT_UNIQUE`` (add surrounding text).
+    """
+    for n, (old, new) in enumerate(edits, 1):
+        count = text.count(old)
+        if count == 0:
+            raise OperatorError(
+                codes.ERR_EDIT_NOT_FOUND,
+                f"edit {n}: oldContent was not found; read the file again. No edit was applied.",
+            )
+        if count > 1:
+            raise OperatorError(
+                codes.ERR_EDIT_NOT_UNIQUE,
+                f"edit {n}: oldContent occurs {count} times; include more "
+                "surrounding text so it is unique. No edit was applied.",
+            )
+        text = text.replace(old, new, 1)
+    return text
+
+
+def plan(ws: Workspace, op: Operation) -> Proposal:
+    """The exact bytes (or the removal) a file operation would make. Raises OperatorError."""
+    path = op.path  # type: ignore[attr-defined]
+    snapshot = ws.snapshot(path, limit=mutations.EDIT_LIMIT)
+    if snapshot.is_dir:
+        raise OperatorError(codes.ERR_NOT_A_FILE, f"{path} is a directory.")
+    if isinstance(op, DeleteFile):
+        if not snapshot.exists:
+            raise OperatorError(codes.ERR_NOT_FOUND, f"{path} does not exist; nothing to delete.")
+        new_bytes = None
+    elif isinstance(op, CreateFile):
+        if snapshot.exists and not op.overwrite:
+            raise OperatorError(
+                codes.ERR_FILE_EXISTS,
+                f"{path} already exists; set overwrite to true to replace it.",
+            )
+        new_bytes = op.data
+    else:
+        assert isinstance(op, EditFile)
+        if not snapshot.exists:
+            raise OperatorError(codes.ERR_NOT_FOUND, f"{path} does not exist; create it first.")
+        before = decode_text(snapshot.data, path)
+        new_bytes = encode_text(TextFile(text=_edit(before.text, op.edits), bom=before.bom))
+    if new_bytes is not None and path.lower().endswith(".ipynb"):
+        validate_notebook(new_bytes)
+    change = "delete" if new_bytes is None else ("modify" if snapshot.exists else "create")
+    diff = unified_diff(snapshot.data, new_bytes, path)
+    added, removed = diff_stats(diff)
+    return Proposal(
+        new_bytes,
+        snapshot,
+        change,
+        diff,
+        added,
+        removed,
+        mutations._describe(change, added, removed),
+    )
+
+
+def apply(ws: Workspace, journal: Journal, op: Operation, proposal: Proposal) -> dict:
+    """Write exactly the previewed bytes and journal them; return the success event."""
+    path = op.path  # type: ignore[attr-defined]
+    command = SimpleNamespace(id=op.id, action=ACTIONS[op.type], params=SimpleNamespace(path=path))
+    mutations.apply(ws, journal, command, proposal)  # type: ignore[arg-type]
+    if isinstance(op, CreateFile):
+        return events.created(op, path, len(op.data))
+    if isinstance(op, EditFile):
+        return events.edited(op, path, len(op.edits))
+    return events.deleted(op, path)
+
+
+def read(ws: Workspace, op: ReadFile) -> dict:
+    """The readFile event: the content as UTF-8 text (``ERR_NOT_UTF8`` otherwise) or base64."""
+    data = ws.read_bytes(op.path, limit=READ_LIMIT)
+    if op.encoding == "base64":
+        return events.read(op, op.path, base64.b64encode(data).decode("ascii"), len(data), "base64")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise OperatorError(
+            codes.ERR_NOT_UTF8, f'{op.path} is not UTF-8 text; read it with "encoding": "base64".'
+        ) from None
+    return events.read(op, op.path, text, len(data), "utf-8")

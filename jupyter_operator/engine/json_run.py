@@ -1,0 +1,393 @@
+"""Running a batch of JSON operations: in order, pausing at the first one that needs a person.
+
+``run_json(operator, text)`` parses the reply (``dialects.json_ops``) and works through the
+operations in order. Messages and reads the policy allows run at once; a file change is planned
+into its exact bytes; a shell command is checked against the shell policy. The first operation
+that needs approval emits ``approvalRequired`` and the batch stops there (the rest are
+``waiting``). Approving or rejecting it answers it and the batch continues, up to the next one.
+Nothing waits for a person: decisions arrive later as calls, as with ``Run``.
+
+``JsonRun`` offers what fronts use on ``Run`` (``items``, ``pending``, ``done``, ``approve``,
+``reject``, ``approve_all``, ``reject_all``, ``subscribe``, ``results_text``), and ``events``:
+the response events so far, which ``results_text`` formats for the model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..dialects.json_ops import (
+    PATH_TYPES,
+    InvalidOperation,
+    Message,
+    Operation,
+    ReadFile,
+    Shell,
+    events,
+    format_events,
+    parse,
+)
+from ..protocol import OperatorError, Result, codes
+from . import json_files, shell_ops
+from .items import Item
+from .shell_policy import ShellPolicy
+
+if TYPE_CHECKING:
+    from .session import Operator
+
+log = logging.getLogger(__name__)
+
+UNEXPECTED = "the operation failed on the host; read the file and try again."
+APPROVAL_REASONS = {
+    "readFile": "Reading files requires approval",
+    "createFile": "File changes require approval",
+    "editFile": "File changes require approval",
+    "deleteFile": "Deleting files requires approval",
+}
+
+
+@dataclass(eq=False)
+class JsonItem(Item):
+    """An ``Item`` for one JSON operation: its response ``event`` and, for shell, ``shell``."""
+
+    operation: Operation | None = field(default=None, repr=False)
+    event: dict[str, Any] | None = None
+    shell: shell_ops.ShellState | None = None
+    decided_by: str | None = None
+    rule: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data.update(
+            dialect="json",
+            event=self.event,
+            decided_by=self.decided_by,
+            rule=self.rule,
+            shell=self.shell.to_dict() if self.shell else None,
+        )
+        return data
+
+
+def shell_policy_of(operator: Operator) -> ShellPolicy:
+    """The operator's shell policy (the default asks for every command)."""
+    policy = operator.shell_policy
+    if not isinstance(policy, ShellPolicy):
+        raise TypeError("Operator.shell_policy must be a ShellPolicy")
+    return policy
+
+
+class JsonRun:
+    """The items of one batch of JSON operations, in order, and the events produced so far."""
+
+    dialect = "json"
+    truncated_chars = 0
+    skipped_duplicates: tuple[str, ...] = ()
+
+    def __init__(self, operator: Operator, operations: list[Operation]) -> None:
+        self._operator = operator
+        self._lock = threading.RLock()
+        self._subscribers: list[Callable[[Item], None]] = []
+        self.events: list[dict[str, Any]] = []
+        self.items: list[JsonItem] = []
+        used: set[str] = set()
+        for op in operations:
+            if op.id in used:  # a generated id that the model also used: keep ids unique
+                op = dataclasses.replace(op, id=f"{op.id}-{op.index + 1}")
+            used.add(op.id)
+            self.items.append(self._item(op))
+        self._next = 0
+
+    def __repr__(self) -> str:
+        return f"<JsonRun items={len(self.items)} pending={len(self.pending)}>"
+
+    # -- what fronts read ---------------------------------------------------------------------
+    @property
+    def pending(self) -> list[JsonItem]:
+        """The item waiting for a decision (at most one: the batch pauses there)."""
+        return [item for item in self.items if item.needs_approval]
+
+    @property
+    def done(self) -> bool:
+        """True when every operation has been answered."""
+        return not any(item.status in ("pending", "waiting") for item in self.items)
+
+    @property
+    def results_text(self) -> str:
+        """The response events so far, as the JSON text copied back to the model."""
+        return format_events(self.events)
+
+    def subscribe(self, callback: Callable[[Item], None]) -> None:
+        """Call ``callback(item)`` after an item changes (also while a command streams output)."""
+        self._subscribers.append(callback)
+
+    def item(self, id: str) -> JsonItem:
+        """The item with this operation id. KeyError if there is none."""
+        for item in self.items:
+            if item.id == id and item.kind != "error":
+                return item
+        raise KeyError(id)
+
+    # -- decisions ----------------------------------------------------------------------------
+    def approve(self, id: str) -> JsonItem:
+        """Run the pending operation, then continue the batch. ValueError if not pending."""
+        with self._lock:
+            item = self._take(id)
+            item.decided_by = "person"
+            self._carry_out(item)
+            self._next = item.index + 1
+            self.advance()
+        return item
+
+    def reject(self, id: str, reason: str | None = None) -> JsonItem:
+        """Refuse the pending operation (``reason`` goes to the model), then continue."""
+        with self._lock:
+            item = self._take(id)
+            item.decided_by = "person"
+            error = "rejected by the person; nothing was done."
+            if reason and reason.strip():
+                error += " Reason: " + " ".join(reason.split())[:500]
+            self._answer(
+                item, events.failure(item.operation, codes.ERR_REJECTED, error), "rejected"
+            )
+            self._next = item.index + 1
+            self.advance()
+        return item
+
+    def approve_all(self) -> list[JsonItem]:
+        """Approve operations one by one until none is pending."""
+        decided = []
+        while self.pending:
+            decided.append(self.approve(self.pending[0].id))
+        return decided
+
+    def reject_all(self, reason: str | None = None) -> list[JsonItem]:
+        """Reject operations one by one until none is pending."""
+        decided = []
+        while self.pending:
+            decided.append(self.reject(self.pending[0].id, reason))
+        return decided
+
+    # -- the batch ----------------------------------------------------------------------------
+    def advance(self) -> None:
+        """Answer operations in order until one needs approval or the batch ends."""
+        with self._lock:
+            while self._next < len(self.items):
+                item = self.items[self._next]
+                try:
+                    self._start(item)
+                except Exception:  # never a traceback for the model; the log has it for us
+                    log.exception("operation %s failed", item.id)
+                    failure = events.failure(item.operation, codes.ERR_IO, UNEXPECTED)
+                    self._answer(item, failure, "failed")
+                if item.needs_approval:
+                    for later in self.items[self._next + 1 :]:
+                        if later.status == "waiting":
+                            later.builds_on = item.id
+                            later.summary = f"runs after {item.id} is decided"
+                    return
+                self._next += 1
+
+    def _item(self, op: Operation) -> JsonItem:
+        path = getattr(op, "path", None)
+        if isinstance(op, InvalidOperation):
+            kind = "error"
+        elif isinstance(op, Shell):
+            kind = "shell"
+        elif isinstance(op, (Message, ReadFile)):
+            kind = "read"
+        else:
+            kind = "mutation"
+        item = JsonItem(
+            op.index,
+            op.id,
+            op.type,
+            path,
+            op.index + 1,
+            kind,
+            "waiting",  # type: ignore[arg-type]
+            "waits for the operations before it",
+            operation=op,
+        )
+        if isinstance(op, Shell):
+            item.shell = shell_ops.describe(op, shell_policy_of(self._operator))
+        return item
+
+    def _start(self, item: JsonItem) -> None:
+        op = item.operation
+        item.builds_on = None
+        if isinstance(op, InvalidOperation):
+            self._answer(item, events.invalid(op), "error")
+        elif isinstance(op, Message):
+            self._answer(item, events.message(op, op.content), "done")
+        elif isinstance(op, Shell):
+            self._start_shell(item, op)
+        else:
+            self._start_file(item, op)
+
+    def _start_file(self, item: JsonItem, op: Operation) -> None:
+        policy = self._operator.policy
+        action = json_files.ACTIONS[op.type]
+        if policy.is_denied(action):
+            allowed = [t for t in PATH_TYPES if not policy.is_denied(json_files.ACTIONS[t])]
+            suggestion = "Allowed operations: " + ", ".join(["message", *allowed, "shell"])
+            item.rule = f"deny={action}"
+            self._deny(item, f"{op.type} is not allowed in this workspace", suggestion)
+            return
+        if item.kind == "mutation":
+            try:
+                item.proposal = json_files.plan(self._operator.workspace, op)
+            except OperatorError as exc:
+                self._answer(item, events.failure(op, exc.code, exc.message), "failed")
+                return
+            item.summary = item.proposal.summary
+        if policy.runs_without_asking(action):
+            item.decided_by, item.rule = "rule", f"auto={action}"
+            self._carry_out(item)
+            return
+        details = {"path": op.path, "policy": f"{op.type}.approvalRequired"}  # type: ignore[attr-defined]
+        self._ask(item, APPROVAL_REASONS[op.type], details)
+
+    def _start_shell(self, item: JsonItem, op: Shell) -> None:
+        policy = shell_policy_of(self._operator)
+        decision = policy.decide(op.command, dict(op.env))
+        if decision.verdict == "deny":
+            item.rule = decision.rule
+            self._deny(item, decision.reason, policy.suggestion())
+            return
+        try:
+            shell_ops.resolve(self._operator.workspace, op)
+        except OperatorError as exc:
+            self._answer(item, events.failure(op, exc.code, exc.message), "failed")
+            return
+        if decision.verdict == "run":
+            item.decided_by, item.rule = "rule", decision.rule
+            self._carry_out(item)
+            return
+        details: dict[str, Any] = {"command": op.command}
+        if op.cwd is not None:
+            details["cwd"] = op.cwd
+        if op.env:
+            details["env"] = dict(op.env)
+        details["policy"] = "shell.approvalRequired"
+        self._ask(item, decision.reason, details)
+
+    def _ask(self, item: JsonItem, reason: str, details: dict[str, Any]) -> None:
+        item.status = "pending"
+        if item.kind != "mutation":
+            item.summary = reason
+        self.events.append(events.approval_required(item.operation, reason, details))
+        self._notify(item)
+
+    def _deny(self, item: JsonItem, reason: str, suggestion: str) -> None:
+        event = events.policy_denied(item.operation, reason, suggestion)
+        item.decided_by = "rule"
+        self._answer(item, event, "denied", code=codes.ERR_POLICY_DENIED, summary=reason)
+
+    def _carry_out(self, item: JsonItem) -> None:
+        op = item.operation
+        ws = self._operator.workspace
+        try:
+            if isinstance(op, Shell):
+                event = shell_ops.execute(
+                    ws, op, item.shell, shell_policy_of(self._operator), lambda: self._notify(item)
+                )
+                self._record_shell(item, op)
+                status = "done" if event["success"] else "failed"
+            elif isinstance(op, ReadFile):
+                event, status = json_files.read(ws, op), "done"
+            else:
+                event = json_files.apply(ws, self._operator.journal, op, item.proposal)
+                status = "applied"
+        except OperatorError as exc:
+            stale = exc.code == codes.ERR_STALE_PREVIEW
+            self._answer(
+                item, events.failure(op, exc.code, exc.message), "stale" if stale else "failed"
+            )
+            return
+        self._answer(item, event, status)
+
+    def _record_shell(self, item: JsonItem, op: Shell) -> None:
+        state = item.shell
+        self._operator.shell_history.add(
+            shell_ops.ShellRecord(
+                time.time(),
+                op.id,
+                op.command,
+                state.cwd,
+                state.exit_code,
+                state.duration_ms,
+                state.timed_out,
+                state.sandboxed,
+                item.decided_by,
+                item.rule,
+            )
+        )
+
+    def _answer(
+        self,
+        item: JsonItem,
+        event: dict[str, Any],
+        status: str,
+        *,
+        code: str | None = None,
+        summary: str | None = None,
+    ) -> None:
+        item.event = event
+        item.status = status  # type: ignore[assignment]
+        ok = bool(event.get("success", event.get("type") == "message"))
+        item.error_code = code or event.get("code")
+        if summary is None:
+            summary = event.get("error") or _success_summary(event)
+        item.summary = summary
+        item.result = Result(item.id, ok, summary)
+        self.events.append(event)
+        self._notify(item)
+
+    def _take(self, id: str) -> JsonItem:
+        item = self.item(id)
+        if not item.needs_approval:
+            raise ValueError(f"{id} is not waiting for a decision ({item.status})")
+        return item
+
+    def _notify(self, item: Item) -> None:
+        for callback in list(self._subscribers):
+            try:
+                callback(item)
+            except Exception:  # a broken display must not undo a decision already made
+                log.exception("run subscriber failed")
+
+
+def _success_summary(event: dict[str, Any]) -> str:
+    kind = event.get("type")
+    if kind == "createFile":
+        return f"created, {event['bytesWritten']} bytes"
+    if kind == "editFile":
+        return f"{event['editsApplied']} edits applied"
+    if kind == "deleteFile":
+        return "deleted (moved to the trash)"
+    if kind == "readFile":
+        return f"read {event['size']} bytes"
+    if kind == "shell":
+        if event.get("timedOut"):
+            return f"timed out after {event['durationMs']} ms (exit 124)"
+        return f"exit {event['exitCode']} in {event['durationMs']} ms"
+    return "message"
+
+
+def run_json(operator: Operator, text: str) -> JsonRun:
+    """Parse ``text`` as JSON operations and answer them in order, up to the first approval."""
+    with operator._lock:
+        run = JsonRun(operator, parse(text))
+        run.advance()
+        return run
+
+
+def shell_history(operator: Operator) -> list[shell_ops.ShellRecord]:
+    """The shell commands this operator ran, oldest first."""
+    return list(operator.shell_history.records)

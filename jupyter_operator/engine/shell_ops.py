@@ -1,0 +1,137 @@
+"""Shell operations in the engine: what a card shows before approval, running, and the record.
+
+Commands are not journaled file by file: undo covers file operations only. Each run is recorded
+in the operator's shell history (``shell_history``): command, working folder, exit code, timing.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import shell
+from ..dialects.json_ops import Shell, events
+from ..workspace import Workspace, working_dir
+from .shell_policy import ShellPolicy
+
+STREAM_INTERVAL_S = 0.2  # how often a running command's card is refreshed
+
+
+@dataclass
+class ShellState:
+    """A shell item's command as shown for approval, and its output once it runs.
+
+    ``cwd`` is the workspace-relative folder (``.`` for the root); ``env`` only the extra
+    variables. ``stdout``/``stderr`` fill in while it runs (the person's bounded copy).
+    """
+
+    command: str
+    cwd: str
+    env: dict[str, str]
+    timeout_ms: int
+    sandboxed: bool
+    network: bool
+    status: str = "waiting"  # waiting | running | finished
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    timed_out: bool = False
+    truncated: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ShellRecord:
+    """One command that ran, for history (shell runs cannot be undone)."""
+
+    time: float
+    command_id: str
+    command: str
+    cwd: str
+    exit_code: int
+    duration_ms: int
+    timed_out: bool
+    sandboxed: bool
+    decided_by: str | None = None
+    rule: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class ShellHistory:
+    """The shell runs of one operator, oldest first (kept in memory, bounded)."""
+
+    records: list[ShellRecord] = field(default_factory=list)
+    limit: int = 1000
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, record: ShellRecord) -> None:
+        with self.lock:
+            self.records.append(record)
+            del self.records[: -self.limit]
+
+
+def describe(op: Shell, policy: ShellPolicy) -> ShellState:
+    """The state shown on the card before a decision: exact command, cwd, extra env."""
+    return ShellState(
+        command=op.command,
+        cwd=op.cwd if op.cwd not in (None, "") else ".",
+        env=dict(op.env),
+        timeout_ms=op.timeout_ms or policy.timeout_ms,
+        sandboxed=policy.sandbox and shell.sandbox_available(),
+        network=policy.network,
+    )
+
+
+def resolve(ws: Workspace, op: Shell) -> Path:
+    """The working folder through the jail (raises OperatorError)."""
+    return working_dir(ws, op.cwd)
+
+
+def execute(
+    ws: Workspace, op: Shell, state: ShellState, policy: ShellPolicy, notify: Callable[[], None]
+) -> dict[str, Any]:
+    """Run an approved (or allowed) command; fill ``state``; return its response event."""
+    cwd = resolve(ws, op)
+    state.status = "running"
+    notify()
+    last = [time.monotonic()]
+
+    def on_output(stream: str, text: str) -> None:
+        setattr(state, stream, getattr(state, stream) + text)
+        now = time.monotonic()
+        if now - last[0] >= STREAM_INTERVAL_S:
+            last[0] = now
+            notify()
+
+    python_homes = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
+    outcome = shell.run(
+        op.command,
+        root=ws.root,
+        cwd=cwd,
+        env=dict(op.env),
+        allow_env=policy.env_allow,
+        limits=shell.Limits(timeout_s=state.timeout_ms / 1000),
+        use_sandbox=policy.sandbox,
+        network=policy.network,
+        read_only=python_homes,
+        on_output=on_output,
+    )
+    state.stdout, state.stderr = outcome.stdout_full, outcome.stderr_full
+    state.exit_code, state.duration_ms = outcome.exit_code, outcome.duration_ms
+    state.timed_out, state.truncated = outcome.timed_out, outcome.truncated
+    state.sandboxed = outcome.sandboxed
+    state.status = "finished"
+    if outcome.timed_out:
+        return events.timed_out(op, outcome.duration_ms)
+    return events.shell(op, outcome.exit_code, outcome.stdout, outcome.stderr, outcome.duration_ms)

@@ -1,0 +1,34 @@
+"""The shell runner: one command at a time, for any dialect that runs commands.
+
+Public API (small on purpose):
+
+- ``run(command, *, root, cwd, env={}, allow_env=(), limits=Limits(), use_sandbox=True,
+  network=False, read_only=(), on_output=None) -> Outcome``: run an approved command string
+  under ``/bin/sh -c`` with ``cwd`` (a directory already resolved inside ``root`` through the
+  workspace jail). Never decides whether a command may run: the engine does that first.
+- ``Limits(timeout_s, model_chars, keep_bytes, max_processes)``; ``Outcome(exit_code, timed_out,
+  duration_ms, stdout, stderr, stdout_full, stderr_full, stdout_bytes, stderr_bytes, sandboxed)``.
+- ``sandbox_available()``: bubblewrap works on this machine.
+- ``child_env(extra, allow=...)``, ``is_secret(name)``: the environment rules.
+
+This package may import ``protocol`` only; it never reads or writes workspace files itself.
+"""
+
+from __future__ import annotations
+
+from .env import NON_INTERACTIVE, SECRET_PATTERNS, child_env, is_secret
+from .runner import TIMEOUT_EXIT, Limits, Outcome, cap_for_model, run
+from .sandbox import available as sandbox_available
+
+__all__ = [
+    "NON_INTERACTIVE",
+    "SECRET_PATTERNS",
+    "TIMEOUT_EXIT",
+    "Limits",
+    "Outcome",
+    "cap_for_model",
+    "child_env",
+    "is_secret",
+    "run",
+    "sandbox_available",
+]
