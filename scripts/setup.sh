@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up everything jupyter-operator needs on a fresh machine (idempotent):
-# Debian's chromium for the browser tests, a virtual environment in .venv, and the package
+# Debian's chromium and bubblewrap, a virtual environment in .venv, and the package
 # installed in editable mode with its test extra (the build compiles the JupyterLab extension
 # with jlpm, so Node.js and npm must be present).
 set -euo pipefail
@@ -8,13 +8,17 @@ cd "$(dirname "$0")/.."
 # Tools such as `jupyter labextension develop` call other console scripts by name.
 export PATH="$PWD/.venv/bin:$PATH"
 
-if ! command -v chromium >/dev/null 2>&1; then
+# Debian packages: chromium (browser tests) and bubblewrap (the sandbox shell commands run in).
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v bwrap >/dev/null 2>&1 || missing+=(bubblewrap)
+if [ "${#missing[@]}" -gt 0 ]; then
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "==> installing Debian's chromium (for the browser tests)"
+    echo "==> installing ${missing[*]} (Debian packages)"
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
   else
-    echo "==> chromium is missing: install it (e.g. sudo apt-get install chromium) for the browser tests" >&2
+    echo "==> missing: ${missing[*]}: install them (e.g. sudo apt-get install ${missing[*]})" >&2
   fi
 fi
 

@@ -42,6 +42,8 @@ EXCEPTIONS = {
     # model paths never reach these.
     ("kernel", "expanduser"),
     ("server", "expanduser"),
+    # The pids cgroup of a command (/sys/fs/cgroup): fixed host paths, never a model's path.
+    ("shell", "open("),
 }
 
 

@@ -9,6 +9,8 @@ command printing a gigabyte costs a few megabytes of memory.
 from __future__ import annotations
 
 import contextlib
+import contextlib
+import fcntl
 import os
 import selectors
 import signal
@@ -19,13 +21,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import sandbox
+from .cgroup import pids_group
 from .env import child_env
 
 #: The shell wrapper: a per-user process limit (a fork bomb stops there) and no core dumps.
 #: ``$0`` is the limit, ``$1`` the command exactly as approved.
 WRAPPER = 'ulimit -u "$0" 2>/dev/null; ulimit -c 0 2>/dev/null; eval "$1"'
+#: Joins the pids cgroup (``$0`` its ``cgroup.procs``) before anything else starts.
+JOIN = 'echo $$ > "$0" && exec "$@"'
 
 TIMEOUT_EXIT = 124
+PIPE_SIZE = 1 << 20
 KILL_GRACE_S = 2.0  # how long pipes are drained after a kill before they are abandoned
 
 OutputCallback = Callable[[str, str], None]  # (stream "stdout" | "stderr", text)
@@ -84,12 +90,14 @@ class _Capture:
         self.head += shown
         rest = data[len(shown) :]
         if rest:
-            self.tail += rest
-            if len(self.tail) > self.tail_cap:
+            self.tail += rest[-self.tail_cap :]
+            if len(self.tail) > 2 * self.tail_cap:  # trim rarely: amortised, not per chunk
                 del self.tail[: len(self.tail) - self.tail_cap]
         return shown
 
     def text(self) -> str:
+        if len(self.tail) > self.tail_cap:
+            del self.tail[: len(self.tail) - self.tail_cap]
         dropped = self.total - len(self.head) - len(self.tail)
         head = self.head.decode("utf-8", "replace")
         if dropped <= 0:
@@ -139,25 +147,28 @@ def run(
     if sandboxed:
         child["HOME"] = "/tmp"
         argv = sandbox.wrap(argv, root=root, cwd=cwd, network=network, read_only=read_only)
-    start = time.monotonic()
-    proc = subprocess.Popen(  # the command the person approved
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=child,
-        cwd=None if sandboxed else cwd,
-        start_new_session=True,
-        close_fds=True,
-    )
-    captures = {"stdout": _Capture(limits.keep_bytes), "stderr": _Capture(limits.keep_bytes)}
-    timed_out = _pump(proc, captures, start + limits.timeout_s, on_output)
-    try:
-        code = proc.wait(timeout=KILL_GRACE_S)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        code = proc.wait()
-    _kill_group(proc)  # anything the command left behind in its group
+    with pids_group(limits.max_processes) as group:
+        if group is not None:
+            argv = ["/bin/sh", "-c", JOIN, str(group.procs), *argv]
+        start = time.monotonic()
+        proc = subprocess.Popen(  # the command the person approved
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=child,
+            cwd=None if sandboxed else cwd,
+            start_new_session=True,
+            close_fds=True,
+        )
+        captures = {"stdout": _Capture(limits.keep_bytes), "stderr": _Capture(limits.keep_bytes)}
+        timed_out = _pump(proc, captures, start + limits.timeout_s, on_output)
+        try:
+            code = proc.wait(timeout=KILL_GRACE_S)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            code = proc.wait()
+        _kill_group(proc)  # anything the command left behind in its group
     duration_ms = int((time.monotonic() - start) * 1000)
     if timed_out:
         code = TIMEOUT_EXIT
@@ -187,6 +198,9 @@ def _pump(
     """Read both pipes until they close; kill the group at ``deadline``. True when it timed out."""
     sel = selectors.DefaultSelector()
     assert proc.stdout is not None and proc.stderr is not None
+    for pipe in (proc.stdout, proc.stderr):
+        with contextlib.suppress(OSError):  # bigger pipes: fewer reads for chatty commands
+            fcntl.fcntl(pipe.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), PIPE_SIZE)
     sel.register(proc.stdout, selectors.EVENT_READ, "stdout")
     sel.register(proc.stderr, selectors.EVENT_READ, "stderr")
     timed_out = False
@@ -206,7 +220,7 @@ def _pump(
                 _kill_group(proc)
                 deadline = now + KILL_GRACE_S
             for key, _ in sel.select(timeout=min(0.25, max(0.0, deadline - now))):
-                data = os.read(key.fileobj.fileno(), 65536)  # type: ignore[union-attr]
+                data = os.read(key.fileobj.fileno(), PIPE_SIZE)  # type: ignore[union-attr]
                 if not data:
                     sel.unregister(key.fileobj)
                     continue
