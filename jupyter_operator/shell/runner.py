@@ -9,7 +9,6 @@ command printing a gigabyte costs a few megabytes of memory.
 from __future__ import annotations
 
 import contextlib
-import contextlib
 import fcntl
 import os
 import selectors
