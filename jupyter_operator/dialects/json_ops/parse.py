@@ -113,7 +113,7 @@ def _documents(text: str) -> Iterator[str]:
 def _raw_operations(text: str) -> list[Any]:
     if len(text) > MAX_TEXT_CHARS:
         raise _Bad(
-            codes.ERR_TOO_MANY_OPERATIONS,
+            codes.ERR_BLOCK_TOO_LARGE,
             f"the reply has {len(text):,} characters; at most {MAX_TEXT_CHARS:,} are read",
         )
     raw: list[Any] = []

@@ -1,0 +1,59 @@
+"""The response events' text form, and the shapes of failure events."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from jupyter_operator.dialects.json_ops import events, format_events, parse, parse_events
+
+
+def test_round_trip_and_one_event_per_line() -> None:
+    evs = [{"type": "message", "content": "a\nb </script> \u202e"}, {"type": "x", "success": False}]
+    text = format_events(evs)
+    assert parse_events(text) == evs
+    assert text.count("\n") == 3 and text.isascii()
+    assert format_events([]) == "[]"
+    with pytest.raises(ValueError):
+        parse_events('{"type": "x"}')
+
+
+def test_ids_are_echoed_only_when_given() -> None:
+    given, generated = parse(
+        json.dumps(
+            [
+                {"type": "deleteFile", "path": "a", "id": "d1"},
+                {"type": "deleteFile", "path": "b"},
+            ]
+        )
+    )
+    assert events.deleted(given, "a") == {
+        "type": "deleteFile",
+        "id": "d1",
+        "path": "a",
+        "success": True,
+    }
+    assert "id" not in events.deleted(generated, "b")
+    denied = events.policy_denied(given, "r", "s")
+    assert denied["operationId"] == "d1" and "operationId" not in events.policy_denied(
+        generated, "r", "s"
+    )
+
+
+def test_invalid_operation_event_keeps_its_path() -> None:
+    [op] = parse(json.dumps({"type": "readFile", "path": "../x"}))
+    assert events.invalid(op) == {
+        "type": "readFile",
+        "path": "../x",
+        "success": False,
+        "error": op.message,
+        "code": "ERR_PATH_ESCAPE",
+    }
+
+
+def test_failed_command_event() -> None:
+    [op] = parse(json.dumps({"type": "shell", "command": "false"}))
+    event = events.shell(op, 1, "", "boom\n", 5)
+    assert event["success"] is False and event["exitCode"] == 1
+    assert event["code"] == "ERR_COMMAND_FAILED" and "1" in event["error"]

@@ -1,0 +1,35 @@
+"""The dialect registry and detection."""
+
+from __future__ import annotations
+
+import pytest
+
+from jupyter_operator import dialects
+from jupyter_operator.dialects import detect
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"type": "createFile", "path": "a", "content": ""}', "json"),
+        ('[{"type": "message", "content": "x"}]', "json"),
+        ('{"operations": []}', "json"),
+        ('Sure:\n```json\n{"type": "message", "content": "x"}\n```', "json"),
+        ("OPERATOR_CMD\nversion: 1\nid: a\naction: fs.read\npath: a\nEND_OPERATOR_CMD", "operator"),
+        # A JSON example inside an Operator reply stays Operator.
+        ('OPERATOR_CMD\n...\n```json\n{"type": "message"}\n```', "operator"),
+        ('{"name": "package.json, not operations"}', "operator"),
+        ("plain prose", "operator"),
+        ("", "operator"),
+    ],
+)
+def test_detect(text: str, expected: str) -> None:
+    assert detect(text) == expected
+
+
+def test_registry_modules() -> None:
+    assert set(dialects.DIALECTS) >= {"operator", "json"}
+    assert dialects.module("json").parse is not None
+    assert dialects.module("operator").scan is not None
+    with pytest.raises(ValueError, match="unknown dialect 'yaml'"):
+        dialects.module("yaml")
