@@ -59,12 +59,21 @@ def test_several_fenced_blocks_in_order() -> None:
 
 
 def test_fields_and_defaults() -> None:
-    [c, e, s] = parse(json.dumps([
-        {"type": "createFile", "path": "b.bin", "content": "AAEC", "encoding": "base64",
-         "overwrite": True},
-        {"type": "editFile", "path": "a", "edits": [{"oldContent": "x", "newContent": ""}]},
-        {"type": "shell", "command": "ls", "cwd": ".", "timeout": 5, "env": {"A_B": "1"}},
-    ]))
+    [c, e, s] = parse(
+        json.dumps(
+            [
+                {
+                    "type": "createFile",
+                    "path": "b.bin",
+                    "content": "AAEC",
+                    "encoding": "base64",
+                    "overwrite": True,
+                },
+                {"type": "editFile", "path": "a", "edits": [{"oldContent": "x", "newContent": ""}]},
+                {"type": "shell", "command": "ls", "cwd": ".", "timeout": 5, "env": {"A_B": "1"}},
+            ]
+        )
+    )
     assert c == CreateFile(
         0, "createFile", "createFile-1", False, "b.bin", b"\0\1\2", True, "base64"
     )
@@ -98,9 +107,18 @@ OPS = [
     ({"type": "message"}, "ERR_INVALID_OPERATION"),
     ({"type": "message", "content": 3}, "ERR_INVALID_OPERATION"),
     ({"type": "message", "content": "x", "colour": "red"}, "ERR_INVALID_OPERATION"),
-    ({"type": "createFile", "path": "a", "content": "x", "overwrite": "yes"}, "ERR_INVALID_OPERATION"),
-    ({"type": "createFile", "path": "a", "content": "x", "encoding": "latin-1"}, "ERR_INVALID_OPERATION"),
-    ({"type": "createFile", "path": "a", "content": "not base64!", "encoding": "base64"}, "ERR_INVALID_BASE64"),
+    (
+        {"type": "createFile", "path": "a", "content": "x", "overwrite": "yes"},
+        "ERR_INVALID_OPERATION",
+    ),
+    (
+        {"type": "createFile", "path": "a", "content": "x", "encoding": "latin-1"},
+        "ERR_INVALID_OPERATION",
+    ),
+    (
+        {"type": "createFile", "path": "a", "content": "not base64!", "encoding": "base64"},
+        "ERR_INVALID_BASE64",
+    ),
     ({"type": "createFile", "path": "a", "content": "\ud800"}, "ERR_INVALID_OPERATION"),
     ({"type": "createFile", "path": 5, "content": "x"}, "ERR_INVALID_OPERATION"),
     ({"type": "readFile", "path": "/etc/passwd"}, "ERR_PATH_ESCAPE"),
@@ -110,7 +128,10 @@ OPS = [
     ({"type": "readFile", "path": "a" * 256}, "ERR_PATH_ESCAPE"),
     ({"type": "readFile", "path": "."}, "ERR_PATH_ESCAPE"),
     ({"type": "editFile", "path": "a", "edits": []}, "ERR_INVALID_OPERATION"),
-    ({"type": "editFile", "path": "a", "edits": [{"oldContent": "", "newContent": "x"}]}, "ERR_INVALID_OPERATION"),
+    (
+        {"type": "editFile", "path": "a", "edits": [{"oldContent": "", "newContent": "x"}]},
+        "ERR_INVALID_OPERATION",
+    ),
     ({"type": "editFile", "path": "a", "edits": [{"oldContent": "a"}]}, "ERR_INVALID_OPERATION"),
     ({"type": "editFile", "path": "a", "edits": "replace"}, "ERR_INVALID_OPERATION"),
     ({"type": "shell", "command": ""}, "ERR_INVALID_OPERATION"),
@@ -161,16 +182,18 @@ def test_never_raises_on_text(text: str) -> None:
     assert all(o.id for o in parse(text))
 
 
-@settings(max_examples=100, deadline=None)
 KEYS = ["type", "path", "content", "edits", "command", "env", "cwd", "timeout", "id", "operations"]
 SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=20)
 
 
+@settings(max_examples=100, deadline=None)
 @given(
     st.recursive(
         SCALARS,
-        lambda c: st.lists(c, max_size=4)
-        | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=5), c, max_size=5),
+        lambda c: (
+            st.lists(c, max_size=4)
+            | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=5), c, max_size=5)
+        ),
         max_leaves=20,
     )
 )
