@@ -41,11 +41,10 @@ def test_ids_are_echoed_only_when_given() -> None:
     )
 
 
-def test_invalid_operation_event_keeps_its_path() -> None:
+def test_invalid_operation_event_never_echoes_a_bad_path() -> None:
     [op] = parse(json.dumps({"type": "readFile", "path": "../x"}))
     assert events.invalid(op) == {
         "type": "readFile",
-        "path": "../x",
         "success": False,
         "error": op.message,
         "code": "ERR_PATH_ESCAPE",
@@ -57,3 +56,8 @@ def test_failed_command_event() -> None:
     event = events.shell(op, 1, "", "boom\n", 5)
     assert event["success"] is False and event["exitCode"] == 1
     assert event["code"] == "ERR_COMMAND_FAILED" and "1" in event["error"]
+
+
+def test_invalid_operation_event_names_a_good_path() -> None:
+    [op] = parse(json.dumps({"type": "readFile", "path": "a.txt", "encoding": "utf-16"}))
+    assert events.invalid(op)["path"] == "a.txt"

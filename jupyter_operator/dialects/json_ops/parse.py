@@ -160,6 +160,15 @@ def check_path(value: Any, field: str = "path", *, root_ok: bool = False) -> str
     return value
 
 
+def _echoable(value: Any) -> str | None:
+    """The path to name in an error event: only one that passed the path rules (never an
+    absolute or escaping path, which could be a host path)."""
+    try:
+        return check_path(value)
+    except _Bad:
+        return None
+
+
 def _string(obj: dict[str, Any], key: str, *, nonempty: bool = False) -> str:
     value = obj[key]
     if not isinstance(value, str):
@@ -270,7 +279,7 @@ def _operation(index: int, raw: Any, type_counts: dict[str, int], ids: set[str])
     type_counts[shown] = type_counts.get(shown, 0) + 1
     given = raw.get("id")
     op_id = given if isinstance(given, str) else f"{shown}-{type_counts[shown]}"
-    path = raw.get("path") if isinstance(raw.get("path"), str) else None
+    path = _echoable(raw.get("path"))
 
     def bad(code: str, message: str) -> InvalidOperation:
         return InvalidOperation(
@@ -280,7 +289,7 @@ def _operation(index: int, raw: Any, type_counts: dict[str, int], ids: set[str])
             isinstance(given, str),
             code,
             message,
-            path if path and len(path) <= MAX_PATH_CHARS else None,
+            path,
         )
 
     if "id" in raw and (not isinstance(given, str) or not _ID.fullmatch(given)):
