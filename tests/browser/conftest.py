@@ -77,6 +77,8 @@ def page(browser: object) -> Iterator[object]:
     context = browser.new_context(viewport={"width": 1400, "height": 900})  # type: ignore[attr-defined]
     new_page = context.new_page()
     new_page.console_errors = []
-    new_page.on("console", lambda m: m.type == "error" and new_page.console_errors.append(m.text))
+    new_page.on(
+        "console", lambda m: m.type == "error" and new_page.console_errors.append(m.text)
+    )
     yield new_page
     context.close()

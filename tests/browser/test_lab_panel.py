@@ -393,7 +393,7 @@ def test_changes_and_reads_keep_their_order(lab_server: LabServer, page) -> None
     wait_status(page, "ord-1", "applied")
     page.wait_for_function(
         "() => !document.querySelector('#jupyter-operator-panel "
-        '.jp-Operator-card[data-id="ord-2"] .jp-Operator-approve\').disabled'
+        ".jp-Operator-card[data-id=\"ord-2\"] .jp-Operator-approve').disabled"
     )
     dependent.click()
     wait_status(page, "ord-2", "applied")

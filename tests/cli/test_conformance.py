@@ -112,16 +112,8 @@ def test_case(case: dict[str, Any], tmp_path: Path) -> None:
     approve = "none" if case.get("approve") is False else "all"
     env = dict(os.environ, JUPYTER_OPERATOR_JOURNAL_DIR=str(tmp_path / "journal"))
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "jupyter_operator",
-            "run",
-            "--root",
-            str(root),
-            "--approve",
-            approve,
-        ],
+        [sys.executable, "-m", "jupyter_operator", "run", "--root", str(root), "--approve",
+         approve],
         input=case["input"].encode("utf-8"),
         capture_output=True,
         env=env,

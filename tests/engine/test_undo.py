@@ -15,7 +15,8 @@ ORIGINAL = (
 ).encode()
 
 PATCH = (
-    "--- a/code.py\n+++ b/code.py\n@@ -1,2 +1,2 @@\n-import os\n+import sys\n # OPERATOR_BEGIN r1\n"
+    "--- a/code.py\n+++ b/code.py\n@@ -1,2 +1,2 @@\n"
+    "-import os\n+import sys\n # OPERATOR_BEGIN r1\n"
 )
 
 MUTATIONS = {

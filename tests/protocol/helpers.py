@@ -7,19 +7,17 @@ import base64
 from jupyter_operator.protocol import codes
 
 #: Spec codes that only execution can produce (they need the file); scanning never gives them.
-RUNTIME_CODES = frozenset(
-    {
-        codes.ERR_SEARCH_PATH_IS_DIR,
-        codes.ERR_FILE_TOO_LARGE,
-        codes.ERR_COMMENT_STYLE_REQUIRED,
-        codes.ERR_REGION_MARKER_NOT_FOUND,
-        codes.ERR_REGION_MARKER_NOT_UNIQUE,
-        codes.ERR_REGION_MARKER_ORDER,
-        codes.ERR_REGION_MARKER_MISMATCH,
-        codes.ERR_REGION_MARKER_ALREADY_EXISTS,
-        codes.ERR_ANCHOR_NOT_FOUND,
-    }
-)
+RUNTIME_CODES = frozenset({
+    codes.ERR_SEARCH_PATH_IS_DIR,
+    codes.ERR_FILE_TOO_LARGE,
+    codes.ERR_COMMENT_STYLE_REQUIRED,
+    codes.ERR_REGION_MARKER_NOT_FOUND,
+    codes.ERR_REGION_MARKER_NOT_UNIQUE,
+    codes.ERR_REGION_MARKER_ORDER,
+    codes.ERR_REGION_MARKER_MISMATCH,
+    codes.ERR_REGION_MARKER_ALREADY_EXISTS,
+    codes.ERR_ANCHOR_NOT_FOUND,
+})
 
 
 def b64(text: str) -> str:
