@@ -1,5 +1,6 @@
 """The engine: one session object that every front (CLI, magics, widgets, server) uses."""
 
+from ..shell import sandbox_available
 from ..workspace import HistoryEntry
 from .dialect_runs import resolve_dialect, run_text
 from .items import Item, Proposal
@@ -26,5 +27,6 @@ __all__ = [
     "resolve_dialect",
     "run_json",
     "run_text",
+    "sandbox_available",
     "shell_history",
 ]

@@ -345,7 +345,8 @@ class JsonRun:
         if summary is None:
             summary = event.get("error") or _success_summary(event)
         item.summary = summary
-        item.result = Result(item.id, ok, summary)
+        details = event.get("content") if event.get("type") == "readFile" else None
+        item.result = Result(item.id, ok, summary, details)
         self.events.append(event)
         self._notify(item)
 

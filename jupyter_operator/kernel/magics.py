@@ -21,11 +21,14 @@ if TYPE_CHECKING:
     from ..engine import HistoryEntry, Run
 
 USAGE = """\
-%%operator [--root DIR] [--dry-run]   run the cell (a model's reply) against the workspace
+%%operator [--root DIR] [--dry-run] [--dialect auto|operator|json]
+                                      run the cell (a model's reply) against the workspace
 %operator root [PATH]                 show or set the workspace root (default: the working folder)
-%operator run VARIABLE [--root DIR] [--dry-run]
+%operator run VARIABLE [--root DIR] [--dry-run] [--dialect ...]
                                       run the reply held in a string variable
 %operator policy [auto=... deny=...]  show or set what runs without asking and what is refused
+%operator shell [allow=... deny=... unlisted=ask|deny network=on|off env=NAME,...]
+                                      show or set the rules for shell commands
 %operator undo [ID]                   undo the last applied change (or the history entry ID)
 %operator history                     list the applied changes of this session
 %operator spec                        the interface spec, to paste into a chat
@@ -39,26 +42,36 @@ def _split(line: str) -> list[str]:
         raise UsageError(f"operator: cannot read the options ({exc})") from None
 
 
-def _run_options(args: list[str]) -> tuple[str | None, bool, list[str]]:
-    """Take ``--root DIR`` and ``--dry-run`` out of ``args``; return the rest."""
+def _run_options(args: list[str]) -> tuple[str | None, bool, str, list[str]]:
+    """Take ``--root DIR``, ``--dry-run`` and ``--dialect NAME`` out of ``args``."""
     root: str | None = None
     dry_run = False
+    dialect = "auto"
     rest: list[str] = []
     tokens = iter(args)
     for token in tokens:
         if token == "--dry-run":
             dry_run = True
-        elif token == "--root":
-            root = next(tokens, None)
-            if root is None:
-                raise UsageError("operator: --root needs a folder")
+        elif token in ("--root", "--dialect"):
+            value = next(tokens, None)
+            if value is None:
+                what = "a folder" if token == "--root" else "a name (auto, operator, json)"
+                raise UsageError(f"operator: {token} needs {what}")
+            if token == "--root":
+                root = value
+            else:
+                dialect = value
         elif token.startswith("--root="):
             root = token.partition("=")[2]
+        elif token.startswith("--dialect="):
+            dialect = token.partition("=")[2]
         elif token.startswith("-"):
-            raise UsageError(f"operator: unknown option {token} (try --root DIR or --dry-run)")
+            raise UsageError(
+                f"operator: unknown option {token} (try --root DIR, --dry-run or --dialect NAME)"
+            )
         else:
             rest.append(token)
-    return root, dry_run, rest
+    return root, dry_run, dialect, rest
 
 
 def _format_time(value: Any) -> str:
@@ -106,12 +119,13 @@ class OperatorMagics(Magics):
         """
         args = _split(line)
         if cell is not None:
-            root, dry_run, rest = _run_options(args)
+            root, dry_run, dialect, rest = _run_options(args)
             if rest:
                 raise UsageError(
-                    f"operator: unexpected {rest[0]!r} (options: --root DIR, --dry-run)"
+                    f"operator: unexpected {rest[0]!r} (options: --root DIR, --dry-run, "
+                    "--dialect NAME)"
                 )
-            self._show_run(cell, root=root, dry_run=dry_run)
+            self._show_run(cell, root=root, dry_run=dry_run, dialect=dialect)
             return
         if not args:
             self._status()
@@ -123,33 +137,35 @@ class OperatorMagics(Magics):
         handler(rest)
 
     # -- running -------------------------------------------------------------------------------
-    def _show_run(self, text: str, *, root: str | None, dry_run: bool) -> Run:
+    def _show_run(
+        self, text: str, *, root: str | None, dry_run: bool, dialect: str = "auto"
+    ) -> Run:
         from IPython.display import display
 
-        from ..widgets import RunView
+        from ..widgets.json_cards import view_for
 
         try:
-            run = session().run(text, root=root, dry_run=dry_run)
+            run = session().run(text, root=root, dry_run=dry_run, dialect=dialect)
         except ValueError as exc:
             raise UsageError(f"operator: {exc}") from None
-        view = RunView(
-            run, title="Operator (dry run: nothing is written)" if dry_run else "Operator"
-        )
+        view = view_for(run, title="Operator (dry run: nothing is written)" if dry_run else None)
         session().last_view = view
         display(view)
         return run
 
     def _cmd_run(self, args: list[str]) -> None:
-        root, dry_run, rest = _run_options(args)
+        root, dry_run, dialect, rest = _run_options(args)
         if len(rest) != 1:
-            raise UsageError("operator: usage: %operator run VARIABLE [--root DIR] [--dry-run]")
+            raise UsageError(
+                "operator: usage: %operator run VARIABLE [--root DIR] [--dry-run] [--dialect NAME]"
+            )
         name = rest[0]
         if name not in self.shell.user_ns:
             raise UsageError(f"operator: no variable named {name!r}")
         text = self.shell.user_ns[name]
         if not isinstance(text, str):
             raise UsageError(f"operator: {name} is a {type(text).__name__}, not a string")
-        self._show_run(text, root=root, dry_run=dry_run)
+        self._show_run(text, root=root, dry_run=dry_run, dialect=dialect)
 
     # -- session settings ----------------------------------------------------------------------
     def _status(self) -> None:
@@ -191,6 +207,19 @@ class OperatorMagics(Magics):
                 raise UsageError(f"operator: {exc}") from None
         print(f"policy: {state.current_policy().describe()}")
 
+    def _cmd_shell(self, args: list[str]) -> None:
+        from ..engine import ShellPolicy, sandbox_available
+
+        state = session()
+        if args:
+            try:
+                state.shell_policy = ShellPolicy.parse(" ".join(args))
+            except ValueError as exc:
+                raise UsageError(f"operator: {exc}") from None
+        print(f"shell:  {state.current_shell_policy().describe()}")
+        if not sandbox_available():
+            print("        (bubblewrap is not available: commands run unsandboxed, after approval)")
+
     # -- after a run ---------------------------------------------------------------------------
     def _cmd_undo(self, args: list[str]) -> None:
         from ..protocol import OperatorError
@@ -207,7 +236,19 @@ class OperatorMagics(Magics):
     def _cmd_history(self, args: list[str]) -> None:
         if args:
             raise UsageError("operator: usage: %operator history")
-        print(format_history(session().current_operator().history()))
+        from ..engine import shell_history
+
+        operator = session().current_operator()
+        print(format_history(operator.history()))
+        commands = shell_history(operator)
+        if commands:
+            print("\nShell commands (not undoable):")
+            for rec in commands:
+                print(
+                    f"  {_format_time(rec.time)}  {rec.command_id}  exit {rec.exit_code}"
+                    f"{' (timed out)' if rec.timed_out else ''}  {rec.duration_ms} ms  "
+                    f"in {rec.cwd}: {' '.join(rec.command.split())[:200]}"
+                )
 
     def _cmd_spec(self, args: list[str]) -> None:
         from IPython.display import display

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..engine import Operator, Policy, Run
+    from ..engine import Operator, Policy, Run, ShellPolicy
 
 #: The reason a dry run gives the model for every mutation it shows but does not write.
 DRY_RUN_REASON = "dry run: the person is only previewing, nothing is written."
@@ -29,6 +29,7 @@ class KernelSession:
 
     root: Path | None = None
     policy: Policy | None = None
+    shell_policy: ShellPolicy | None = None
     operators: dict[Path, Operator] = field(default_factory=dict)
     last_run: Run | None = None
     last_view: Any = None
@@ -51,6 +52,14 @@ class KernelSession:
             self.policy = Policy()
         return self.policy
 
+    def current_shell_policy(self) -> ShellPolicy:
+        """The session's shell rules (the default asks for every command)."""
+        from ..engine import ShellPolicy
+
+        if self.shell_policy is None:
+            self.shell_policy = ShellPolicy()
+        return self.shell_policy
+
     def operator_for(self, root: Path) -> Operator:
         """The session's ``Operator`` for ``root`` (created on first use)."""
         from ..engine import Operator
@@ -60,11 +69,20 @@ class KernelSession:
             op = Operator(root, policy=self.current_policy())
             self.operators[root] = op
         op.policy = self.current_policy()
+        op.shell_policy = self.current_shell_policy()
         return op
 
-    def run(self, text: str, *, root: str | None = None, dry_run: bool = False) -> Run:
-        """Plan one model reply; reads run at once, mutations wait for decisions."""
-        from ..engine import Operator, Policy
+    def run(
+        self, text: str, *, root: str | None = None, dry_run: bool = False,
+        dialect: str | None = "auto",
+    ) -> Run:  # fmt: skip
+        """Plan one model reply; reads run at once, mutations wait for decisions.
+
+        ``dialect`` is ``auto`` (detected), ``operator`` or ``json``; ValueError otherwise.
+        """
+        from ..engine import Operator, Policy, ShellPolicy, resolve_dialect, run_text
+
+        dialect = resolve_dialect(text, dialect)
 
         where = self.resolve_root(root)
         if dry_run:
@@ -73,10 +91,13 @@ class KernelSession:
             # mutation is planned (so its diff is shown) and then refused. A policy ``deny``
             # would refuse it before planning, and the person would see no diff.
             policy = Policy(auto=frozenset({"reads"}), deny=self.current_policy().deny)
-            run = Operator(where, policy=policy).run(text)
+            dry = Operator(where, policy=policy)
+            # No command runs in a dry run: no allow rule applies, so each one is shown.
+            dry.shell_policy = ShellPolicy(deny=self.current_shell_policy().deny)
+            run = run_text(dry, text, dialect)
             run.reject_all(reason=DRY_RUN_REASON)
         else:
-            run = self.operator_for(where).run(text)
+            run = run_text(self.operator_for(where), text, dialect)
         self.last_run = run
         return run
 

@@ -64,24 +64,16 @@ def text_listing(run: Run) -> str:
 class RunView(w.VBox):
     """Cards for every item of ``run`` plus Approve all / Reject all and the results panel."""
 
+    results_title = RESULTS_TITLE
+    empty_note = "No OPERATOR_CMD blocks found."
+
     def __init__(self, run: Run, *, title: str = "Operator") -> None:
         self.run = run
         self._title = title
         shared = self._shared = Shared()
         # Widgets are created with their final state (see ItemCard): no change messages.
         self.heading = shared.html_widget(self._heading_html())
-        self.cards: list[ItemCard | StaticCard] = [
-            StaticCard(item, shared=shared)
-            if StaticCard.can_show(item)
-            else ItemCard(
-                item,
-                approve=self._approve_one,
-                reject=self._reject_one,
-                blocker=self._blocker,
-                shared=shared,
-            )
-            for item in run.items
-        ]
+        self.cards: list[ItemCard | StaticCard] = [self._card(item) for item in run.items]
         self._cards_by_index = {card.item.index: card for card in self.cards}
         nothing_pending = not run.pending
         self.approve_all_button = shared.button_widget(
@@ -104,6 +96,18 @@ class RunView(w.VBox):
         super().__init__(self._wanted_children(), layout=shared.layout, _dom_classes=("jpo-run",))
         run.subscribe(self._on_item_changed)
 
+    def _card(self, item: Item) -> ItemCard | StaticCard:
+        """The card for one item (a hook: other dialects show some items differently)."""
+        if StaticCard.can_show(item):
+            return StaticCard(item, shared=self._shared)
+        return ItemCard(
+            item,
+            approve=self._approve_one,
+            reject=self._reject_one,
+            blocker=self._blocker,
+            shared=self._shared,
+        )
+
     # -- display -------------------------------------------------------------------------------
     def _heading_html(self) -> str:
         run = self.run
@@ -117,7 +121,7 @@ class RunView(w.VBox):
             ids = ", ".join(run.skipped_duplicates)
             notes.append(f"Already ran earlier in this session, skipped: {ids}.")
         if not run.items and not run.skipped_duplicates:
-            notes.append("No OPERATOR_CMD blocks found.")
+            notes.append(self.empty_note)
         html = (
             f'{STYLESHEET}<div class="jpo-head"><span class="jpo-action">{escape(self._title)}'
             f'</span><span class="jpo-muted">{escape(run_summary(run))}</span></div>'
@@ -128,7 +132,7 @@ class RunView(w.VBox):
         if not self.run.done or not self.run.items:  # nothing to tell the model yet
             return
         if self.results is None:
-            self.results = CopyBox(RESULTS_TITLE, self.run.results_text)
+            self.results = CopyBox(self.results_title, self.run.results_text)
             self.results.add_class("jpo-results")
         else:
             self.results.value = self.run.results_text
