@@ -1,12 +1,14 @@
 """``jupyter-operator``: run a model's reply from a script or a terminal.
 
-    jupyter-operator run [--root DIR] [--approve all|none|ask] [FILE]
+    jupyter-operator run [--root DIR] [--approve all|none|ask] [--dialect auto|operator|json]
+                         [--shell RULES] [FILE]
     jupyter-operator spec
     jupyter-operator undo [--root DIR] [ID]
     jupyter-operator history [--root DIR]
 
-``run`` prints only the ``OPERATOR_RESULT`` blocks on stdout (block order); notices, diffs and
-questions go to stderr and the terminal. Exit status: 0 whenever the reply was processed (even
+``run`` prints only the results on stdout: ``OPERATOR_RESULT`` blocks (block order), or for
+JSON operations the response events (a JSON list); notices, diffs and questions go to stderr
+and the terminal. Exit status: 0 whenever the reply was processed (even
 with ``ok: false`` results), 1 when undo or history fails, 2 for usage errors.
 """
 
@@ -44,6 +46,17 @@ def _parser() -> argparse.ArgumentParser:
         "--policy", default=None,
         help='what runs without asking and what is denied, e.g. "auto=reads deny=fs.delete"',
     )  # fmt: skip
+    run.add_argument(
+        "--dialect",
+        choices=("auto", "operator", "json"),
+        default="auto",
+        help="how the reply asks for work (default: detected)",
+    )
+    run.add_argument(
+        "--shell",
+        default=None,
+        help='rules for shell commands, e.g. "allow=pytest,ls deny=*sudo* network=off"',
+    )
     run.add_argument("file", nargs="?", default="-", help="the reply (default: standard input)")
 
     sub.add_parser("spec", help="print the interface spec to give a model")
@@ -76,17 +89,36 @@ def _show_diff(diff: str, out: IO[str]) -> None:
         out.write(diff if diff.endswith("\n") else diff + "\n")
 
 
+def _describe_pending(item: object, tty: IO[str]) -> None:
+    shell = getattr(item, "shell", None)
+    if shell is not None:  # the exact command, where it runs and with what
+        tty.write(f"\nshell ({item.summary})\n  command: {shell.command}\n  cwd: {shell.cwd}\n")  # type: ignore[attr-defined]
+        for name, value in shell.env.items():
+            tty.write(f"  env: {name}={value}\n")
+        if not shell.sandboxed:
+            tty.write("  not sandboxed: it runs with your permissions\n")
+        return
+    tty.write(f"\n{item.action} {item.path}  ({item.summary})\n")  # type: ignore[attr-defined]
+    if item.diff:  # type: ignore[attr-defined]
+        _show_diff(item.diff, tty)  # type: ignore[attr-defined]
+
+
 def _ask(run: object, answers: IO[str], tty: IO[str]) -> None:
-    """Show each pending diff on ``tty`` and read y / n / a reason to reject from ``answers``."""
-    for item in list(run.pending):  # type: ignore[attr-defined]
-        if not item.needs_approval:
-            continue  # settled by an earlier decision
-        tty.write(f"\n{item.action} {item.path}  ({item.summary})\n")
-        if item.diff:
-            _show_diff(item.diff, tty)
+    """Show each pending item on ``tty`` and read y / n / a reason to reject from ``answers``.
+
+    Items are taken one at a time, in order: a JSON batch only reveals its next question once
+    the current one is decided.
+    """
+    while run.pending:  # type: ignore[attr-defined]
+        item = run.pending[0]  # type: ignore[attr-defined]
+        _describe_pending(item, tty)
         tty.write("Apply? [y]es, [n]o, or type a reason to reject: ")
         tty.flush()
-        answer = answers.readline().strip()
+        answer = answers.readline()
+        if not answer:  # no more answers: refuse the rest
+            run.reject_all()  # type: ignore[attr-defined]
+            return
+        answer = answer.strip()
         if answer.lower() in ("y", "yes"):
             run.approve(item.id)  # type: ignore[attr-defined]
             tty.write(f"  -> {item.status}: {item.result.summary}\n")
@@ -103,12 +135,17 @@ def _operator(args: argparse.Namespace, policy: object = None) -> object:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .engine import Policy
+    from .engine import Policy, ShellPolicy, run_text
 
     try:
         policy = Policy.parse(args.policy) if args.policy else None
     except ValueError as exc:
         print(f"jupyter-operator: --policy: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        shell_policy = ShellPolicy.parse(args.shell) if args.shell else ShellPolicy()
+    except ValueError as exc:
+        print(f"jupyter-operator: --shell: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if args.file == "-":
         text = sys.stdin.read()
@@ -128,7 +165,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
             return EXIT_USAGE
         mode = "ask" if tty is not None else "none"
-    run = _operator(args, policy).run(text)  # type: ignore[attr-defined]
+    operator = _operator(args, policy)
+    operator.shell_policy = shell_policy  # type: ignore[attr-defined]
+    run = run_text(operator, text, args.dialect)  # type: ignore[arg-type]
     if run.truncated_chars:
         print(f"jupyter-operator: only the last 200000 characters were scanned "
               f"({run.truncated_chars} cut).", file=sys.stderr)  # fmt: skip
