@@ -3,9 +3,10 @@
 ==========================================  ========================================================
 ``GET workspaces``                          ``{"workspaces": [{"name"}]}`` (names only, never roots)
 ``GET spec``                                ``{"spec"}``: the interface spec a model is given
-``POST scan`` ``{"text", "workspace"?}``    a new session: ``{"session", "workspace", "items",
+``POST scan`` ``{"text", "workspace"?}``     a new session: ``{"session", "workspace", "items",
                                             "results_text", "truncated_chars", "skipped_duplicates",
-                                            "done"}``; reads have already run
+                                            "done", "dialect"}``; reads have already run.
+                                            ``"dialect"``: auto (default), operator or json
 ``GET sessions/{id}``                       the same view of a session, as it is now
 ``POST sessions/{id}/decide``               ``{"id", "decision": "approve"|"reject", "reason"?}``
                                             -> ``{"item", "items", "results_text", "done"}``
@@ -66,6 +67,7 @@ class ScanBody(_Body):
 
     text: str
     workspace: str = "default"
+    dialect: Literal["auto", "operator", "json"] = "auto"
 
 
 class DecideBody(_Body):
@@ -210,7 +212,7 @@ class ScanHandler(OperatorPostHandler):
 
         async def work() -> dict[str, Any]:
             body = self.parse(ScanBody)
-            return await self.service.scan(body.text, body.workspace)
+            return await self.service.scan(body.text, body.workspace, body.dialect)
 
         await self.respond(work())
 

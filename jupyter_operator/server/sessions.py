@@ -50,6 +50,7 @@ class Session:
             "truncated_chars": run.truncated_chars,
             "skipped_duplicates": list(run.skipped_duplicates),
             "done": run.done,
+            "dialect": getattr(run, "dialect", "operator"),
         }
 
 
@@ -73,14 +74,21 @@ class SessionService:
 
     # -- sessions ---------------------------------------------------------------------------
 
-    async def scan(self, text: str, workspace: str = "default") -> dict[str, Any]:
-        """Create a session for one reply; reads (and whatever the policy allows) have run."""
+    async def scan(
+        self, text: str, workspace: str = "default", dialect: str = "auto"
+    ) -> dict[str, Any]:
+        """Create a session for one reply; reads (and whatever the policy allows) have run.
+
+        ``dialect`` is ``auto`` (detected), ``operator`` or ``json``.
+        """
+        from ..engine import run_text
+
         self._check_workspace(workspace)
 
         def work() -> Session:
             operator = self.registry.new_operator(workspace)
             try:
-                run = operator.run(text)
+                run = run_text(operator, text, dialect)
             except BaseException:
                 close_operator(operator)
                 raise
