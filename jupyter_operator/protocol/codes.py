@@ -74,7 +74,6 @@ ERR_FILE_EXISTS = "ERR_FILE_EXISTS"
 ERR_EDIT_NOT_FOUND = "ERR_EDIT_NOT_FOUND"
 ERR_EDIT_NOT_UNIQUE = "ERR_EDIT_NOT_UNIQUE"
 ERR_COMMAND_FAILED = "ERR_COMMAND_FAILED"
-ERR_TIMEOUT = "ERR_TIMEOUT"
 
 SPEC_CODES: tuple[str, ...] = (
     ERR_MARKER_NOT_ALONE,
@@ -145,7 +144,6 @@ DIALECT_CODES: tuple[str, ...] = (
     ERR_EDIT_NOT_FOUND,
     ERR_EDIT_NOT_UNIQUE,
     ERR_COMMAND_FAILED,
-    ERR_TIMEOUT,
 )
 """Codes only the JSON-operations dialect produces (in its events' ``code`` field)."""
 

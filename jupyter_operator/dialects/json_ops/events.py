@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ...protocol import codes
 from .operations import InvalidOperation, Operation, Shell
 
 Event = dict[str, Any]
@@ -72,7 +73,7 @@ def shell(op: Shell, exit_code: int, stdout: str, stderr: str, duration_ms: int)
     }
     if exit_code != 0:
         event["error"] = f"the command exited with code {exit_code}"
-        event["code"] = "ERR_COMMAND_FAILED"
+        event["code"] = codes.ERR_COMMAND_FAILED
     return event
 
 
