@@ -7,6 +7,7 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { hasSuspiciousAdditions, visibleText } from './diff';
 import { DiffView } from './diffview';
 import { button, el } from './dom';
+import { shellBlock } from './jsonops';
 import { isPending, STATUS_LABELS } from './state';
 import { Decision, IOperatorItem } from './types';
 
@@ -26,6 +27,7 @@ export class ItemCard {
   private _status: HTMLElement;
   private _summary: HTMLElement;
   private _details: HTMLElement;
+  private _shell: HTMLElement;
   private _actions: HTMLElement | null = null;
   private _approve: HTMLButtonElement | null = null;
   private _diff: DiffView | null = null;
@@ -52,7 +54,8 @@ export class ItemCard {
     header.append(this._status);
     this._summary = el('p', 'jp-Operator-card-summary');
     this._details = el('div', 'jp-Operator-card-details');
-    node.append(header, this._summary);
+    this._shell = el('div', 'jp-Operator-shell-host');
+    node.append(header, this._summary, this._shell);
 
     if (item.kind === 'mutation' && item.diff) {
       const host = el('div', 'jp-Operator-diff');
@@ -83,6 +86,15 @@ export class ItemCard {
   /** The item as last shown. */
   get item(): IOperatorItem {
     return this._item;
+  }
+
+  /**
+   * Whether `item` (a newer state of this card's item) needs a new card: a JSON
+   * operation reached later in its batch becomes pending with a diff and buttons
+   * that a card built while it was waiting does not have.
+   */
+  needsRebuild(item: IOperatorItem): boolean {
+    return isPending(item) && (!this._actions || (item.kind === 'mutation' && !!item.diff && !this._diff));
   }
 
   /** Show a newer state of the same item. */
@@ -158,6 +170,8 @@ export class ItemCard {
     this._status.textContent = STATUS_LABELS[item.status] ?? item.status;
     this._status.className = `jp-Operator-status jp-Operator-status-${item.status}`;
     this._summary.textContent = item.summary;
+    const shell = shellBlock(item);
+    this._shell.replaceChildren(...(shell ? [shell] : []));
     this._details.replaceChildren();
     if (item.details) {
       const pre = el('pre', 'jp-Operator-details-text', item.details);

@@ -4,6 +4,7 @@
  *
  * Works on nbformat JSON so it is independent of the cell widgets.
  */
+import { looksLikeJsonOperations } from './jsonops';
 
 /** The nbformat fields this module reads from an output. */
 export interface IOutputLike {
@@ -40,9 +41,9 @@ export function joinMultiline(value: unknown): string {
   return '';
 }
 
-/** Whether a text holds at least one `OPERATOR_CMD` marker line. */
+/** Whether a text holds at least one `OPERATOR_CMD` marker line, or JSON operations. */
 export function hasCommandMarker(text: string): boolean {
-  return MARKER.test(text);
+  return MARKER.test(text) || looksLikeJsonOperations(text);
 }
 
 /**

@@ -320,8 +320,14 @@ export class OperatorPanel extends Widget {
     }
     for (const index of changed) {
       const item = state.item(index);
-      if (item) {
-        this._cards.get(index)?.update(item);
+      const card = this._cards.get(index);
+      if (item && card?.needsRebuild(item)) {
+        const fresh = new ItemCard(item, (i, d, r) => void this.decide(i, d, r), this._languages);
+        card.node.replaceWith(fresh.node);
+        card.dispose();
+        this._cards.set(index, fresh);
+      } else if (item) {
+        card?.update(item);
       }
     }
     this._renderRun();

@@ -24,7 +24,7 @@ export interface IOperatorItem {
   action: string | null;
   path: string | null;
   line: number;
-  kind: 'read' | 'mutation' | 'error';
+  kind: 'read' | 'mutation' | 'error' | 'shell';
   status: ItemStatus;
   needs_approval: boolean;
   summary: string;
@@ -39,6 +39,27 @@ export interface IOperatorItem {
   /** The earlier undecided change this one depends on (a change previewed on
    * top of it, or the change a waiting read runs after). */
   builds_on: string | null;
+  /** JSON operations only: the dialect, the response event, and for shell items the command. */
+  dialect?: 'json';
+  event?: Record<string, unknown> | null;
+  shell?: IShellState | null;
+}
+
+/** A shell item's command as approved, and its output once it ran. */
+export interface IShellState {
+  command: string;
+  cwd: string;
+  env: Record<string, string>;
+  timeout_ms: number;
+  sandboxed: boolean;
+  network: boolean;
+  status: 'waiting' | 'running' | 'finished';
+  stdout: string;
+  stderr: string;
+  exit_code: number | null;
+  duration_ms: number | null;
+  timed_out: boolean;
+  truncated: boolean;
 }
 
 /** `POST scan`. */
