@@ -105,13 +105,16 @@ def execute(
     cwd = resolve(ws, op)
     state.status = "running"
     notify()
-    last = [time.monotonic()]
+    last = [0.0]
+    dirty = [False]
 
     def on_output(stream: str, text: str) -> None:
-        setattr(state, stream, getattr(state, stream) + text)
+        if text:
+            setattr(state, stream, getattr(state, stream) + text)
+            dirty[0] = True
         now = time.monotonic()
-        if now - last[0] >= STREAM_INTERVAL_S:
-            last[0] = now
+        if dirty[0] and now - last[0] >= STREAM_INTERVAL_S:  # at most 5 redraws a second
+            last[0], dirty[0] = now, False
             notify()
 
     python_homes = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}

@@ -138,7 +138,8 @@ def run(
     ``env`` holds the extra variables; ``allow_env`` names secret-looking host variables to pass
     on. With ``use_sandbox`` and bubblewrap available the command runs in the sandbox
     (``Outcome.sandboxed``); otherwise it runs directly, still time-limited and capped.
-    ``on_output(stream, text)`` receives output as it arrives (the kept head only).
+    ``on_output(stream, text)`` receives output as it arrives (the kept head only), and an
+    empty text about every 0.25 s while the command is silent (to flush a display).
     """
     argv = ["/bin/sh", "-c", WRAPPER, str(limits.max_processes), command]
     child = child_env(env, allow=allow_env)
@@ -218,7 +219,10 @@ def _pump(
                 timed_out = True
                 _kill_group(proc)
                 deadline = now + KILL_GRACE_S
-            for key, _ in sel.select(timeout=min(0.25, max(0.0, deadline - now))):
+            ready = sel.select(timeout=min(0.25, max(0.0, deadline - now)))
+            if not ready and on_output is not None:
+                on_output("stdout", "")  # nothing new: a chance to show what is buffered
+            for key, _ in ready:
                 data = os.read(key.fileobj.fileno(), PIPE_SIZE)  # type: ignore[union-attr]
                 if not data:
                     sel.unregister(key.fileobj)

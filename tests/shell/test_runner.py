@@ -148,8 +148,8 @@ def _listening() -> socket.socket:
 
 CONNECT = (
     "python3 -c 'import socket, sys; "
-    "socket.create_connection((\"127.0.0.1\", int(sys.argv[1])), timeout=3); "
-    "print(\"connected\")' {port}"
+    'socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=3); '
+    'print("connected")\' {port}'
 )
 
 
