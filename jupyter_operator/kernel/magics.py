@@ -173,6 +173,7 @@ class OperatorMagics(Magics):
         root = state.root if state.root is not None else "(the working folder)"
         print(f"root:   {root}")
         print(f"policy: {state.current_policy().describe()}")
+        print(f"shell:  {state.current_shell_policy().describe()}")
         last = state.last_run
         if last is not None:
             from ..widgets.panel import run_summary
