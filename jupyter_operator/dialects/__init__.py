@@ -20,7 +20,7 @@ DIALECTS: dict[str, str] = {
 }
 
 _FENCED_JSON = re.compile(r"^[ \t]*```[ \t]*json[ \t]*$", re.MULTILINE | re.IGNORECASE)
-_JSON_TYPE = re.compile(r'^\s*[\[{]\s*(?:\{\s*)?"(?:type|operations)"\s*:')
+_JSON_TYPE = re.compile(r'^\s*[\[{]\s*(?:\{\s*)?"(?:type|operations|id)"\s*:')
 
 
 def module(name: str) -> ModuleType:
@@ -35,8 +35,8 @@ def detect(text: str) -> str:
     """``"operator"`` unless the text is clearly another dialect.
 
     JSON operations are recognised when the text has no ``OPERATOR_CMD`` marker and either
-    starts with a JSON object or list whose first key is ``type`` or ``operations``, or holds a
-    fenced ``json`` block.
+    starts with a JSON object or list whose first key is ``type``, ``id`` or ``operations``, or
+    holds a fenced ``json`` block.
     """
     if "OPERATOR_CMD" in text:
         return "operator"

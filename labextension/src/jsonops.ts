@@ -6,7 +6,7 @@
 import { el } from './dom';
 import { IOperatorItem } from './types';
 
-const JSON_START = /^\s*[[{]\s*(?:\{\s*)?"(?:type|operations)"\s*:/;
+const JSON_START = /^\s*[[{]\s*(?:\{\s*)?"(?:type|operations|id)"\s*:/;
 const JSON_FENCE = /^[ \t]*```[ \t]*json[ \t]*$/im;
 
 /** Whether a text is clearly JSON operations (the server's `detect`, in short). */

@@ -14,6 +14,7 @@ from jupyter_operator.dialects import detect
         ('{"type": "createFile", "path": "a", "content": ""}', "json"),
         ('[{"type": "message", "content": "x"}]', "json"),
         ('{"operations": []}', "json"),
+        ('{"id": "s1", "type": "shell", "command": "ls"}', "json"),
         ('Sure:\n```json\n{"type": "message", "content": "x"}\n```', "json"),
         ("OPERATOR_CMD\nversion: 1\nid: a\naction: fs.read\npath: a\nEND_OPERATOR_CMD", "operator"),
         # A JSON example inside an Operator reply stays Operator.

@@ -5,6 +5,7 @@ describe('looksLikeJsonOperations', () => {
     expect(looksLikeJsonOperations('{"type": "createFile", "path": "a"}')).toBe(true);
     expect(looksLikeJsonOperations('[{"type": "message"}]')).toBe(true);
     expect(looksLikeJsonOperations('{"operations": []}')).toBe(true);
+    expect(looksLikeJsonOperations('{"id": "s1", "type": "shell"}')).toBe(true);
     expect(looksLikeJsonOperations('Here:\n```json\n{"type": "message"}\n```')).toBe(true);
   });
   it('leaves everything else to the Operator dialect', () => {
