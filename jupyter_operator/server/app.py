@@ -49,6 +49,13 @@ class OperatorExtension(ExtensionApp):
         Empty: reads run at once, every mutation waits for approval.""",
     ).tag(config=True)
 
+    shell_rules = Unicode(
+        "",
+        help="""Rules for shell commands of JSON operations, e.g.
+        'allow=pytest,ls deny=*sudo* unlisted=ask network=off'. Empty: every command waits for
+        approval, sandboxed with bubblewrap where it is installed, without network.""",
+    ).tag(config=True)
+
     protected_paths = List(
         Unicode(),
         default_value=None,
@@ -97,17 +104,19 @@ class OperatorExtension(ExtensionApp):
     def initialize_settings(self) -> None:
         """Resolve workspaces and build the services the handlers use."""
         assert self.serverapp is not None
-        from ..engine import Policy
+        from ..engine import Policy, ShellPolicy
 
         configured = dict(self.workspaces) or {"default": self.serverapp.root_dir}
         try:
             roots = resolve_roots(configured, self.serverapp.root_dir)
             policy = Policy.parse(self.policy) if self.policy.strip() else None
+            shell_policy = ShellPolicy.parse(self.shell_rules)
         except ValueError as exc:
             raise TraitError(f"OperatorExtension: {exc}") from None
         self.registry = WorkspaceRegistry(
             roots,
             policy=policy,
+            shell_policy=shell_policy,
             protected=self.protected_paths,
             journal_dir=self.journal_dir or None,
         )

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..engine import Operator, Policy
+    from ..engine import Operator, Policy, ShellPolicy
     from ..workspace import Workspace
 
 #: What a workspace name may look like (it appears in URLs, messages and logs).
@@ -103,9 +103,11 @@ class WorkspaceRegistry:
         policy: Policy | None = None,
         protected: Iterable[str] | None = None,
         journal_dir: str | os.PathLike[str] | None = None,
+        shell_policy: ShellPolicy | None = None,
     ) -> None:
         self._roots = dict(roots)
         self._policy = policy
+        self._shell_policy = shell_policy
         self._protected = None if protected is None else tuple(protected)
         self._journal_dir = journal_dir
         self._file_protected = self._protected_for_files()
@@ -152,12 +154,15 @@ class WorkspaceRegistry:
         """A fresh engine session on workspace ``name`` (duplicate ids are tracked per session)."""
         from ..engine import Operator
 
-        return Operator(
+        operator = Operator(
             self._roots[name],
             policy=self._policy,
             journal_dir=self._journal_dir,
             protected=self._protected,
         )
+        if self._shell_policy is not None:
+            operator.shell_policy = self._shell_policy
+        return operator
 
     def history_operator(self, name: str) -> Operator:
         """The long-lived session used for undo and history (the journal is shared on disk)."""

@@ -1,0 +1,30 @@
+"""``OperatorExtension.shell_rules``: the server's rules for shell commands."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from server_helpers import Api
+
+from jupyter_operator.dialects.json_ops import parse_events
+
+
+@pytest.fixture
+def operator_config() -> dict[str, Any]:
+    return {"shell_rules": "allow=echo deny=*sudo* unlisted=deny"}
+
+
+async def test_configured_shell_rules(api: Api) -> None:
+    text = json.dumps([{"type": "shell", "command": "echo hi"}, {"type": "shell", "command": "ls"}])
+    status, body = await api("scan", body={"text": text})
+    assert status == 200 and body["done"] is True
+    ran, denied = parse_events(body["results_text"])
+    assert ran["stdout"] == "hi\n"
+    assert denied == {
+        "type": "policyDenied",
+        "operationType": "shell",
+        "reason": "Command not in allowed list",
+        "suggestion": "Allowed commands: echo",
+    }
