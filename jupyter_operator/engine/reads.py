@@ -17,6 +17,7 @@ from ..protocol import (
     all_styles,
     codes,
     interface_spec,
+    read_too_large,
     resolve_style,
     style_for_language,
 )
@@ -83,9 +84,7 @@ def read(ws: Workspace, cmd: Command) -> Result:
     try:
         text = _read_text(ws, cmd.params.path, READ_LIMIT, "fs.read")
     except FileTooLarge as exc:
-        return Result(
-            cmd.id, False, f"File too large for fs.read ({exc.size} bytes). Use fs.readSlice."
-        )
+        return read_too_large(cmd.id, exc.size)
     return Result(cmd.id, True, "Read file" if text else "Read file (empty)", text)
 
 
@@ -182,4 +181,4 @@ def run_read(ws: Workspace, cmd: Command) -> Result:
     try:
         return READERS[cmd.action](ws, cmd)
     except OperatorError as exc:
-        return Result(cmd.id, False, exc.summary)
+        return Result.of_error(cmd.id, exc)
