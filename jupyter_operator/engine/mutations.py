@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from ..protocol import Command, OperatorError, Result, codes, resolve_style
 from ..workspace import (
+    MAX_PLANNED_BYTES,
     HistoryEntry,
     Journal,
     Snapshot,
@@ -20,6 +21,7 @@ from ..workspace import (
     Workspace,
     apply_edits,
     apply_patch,
+    check_size,
     decode_text,
     delete_region,
     diff_stats,
@@ -27,11 +29,12 @@ from ..workspace import (
     insert_region,
     replace_region,
     unified_diff,
+    utf8_len,
     validate_notebook,
 )
 from .items import Proposal
 
-EDIT_LIMIT = 16 * 1024 * 1024  # the largest file a mutation is previewed and applied over
+EDIT_LIMIT = MAX_PLANNED_BYTES  # the largest file a mutation is planned over, and may plan
 LISTING_LIMIT = 200  # entries shown when a directory is about to be deleted
 
 Transform = Callable[[str, Command], str]
@@ -134,6 +137,7 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     if snapshot.is_dir:
         raise OperatorError(codes.ERR_NOT_A_FILE, f"{path} is a directory.")
     if cmd.action == "fs.write":
+        check_size(utf8_len(cmd.params.content))
         new_bytes = cmd.params.content.encode("utf-8")
     else:
         if not snapshot.exists:
@@ -141,6 +145,7 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
         before = decode_text(snapshot.data)
         after = TRANSFORMS[cmd.action](before.text, cmd)
         new_bytes = encode_text(TextFile(text=after, bom=before.bom))
+        check_size(len(new_bytes))  # the exact bytes (a BOM counts too)
     if path.lower().endswith(".ipynb"):
         validate_notebook(new_bytes)
     change = "modify" if snapshot.exists else "create"

@@ -81,6 +81,12 @@ _EXTENSION_DOCS: dict[str, str] = {
     codes.ERR_INVALID_NOTEBOOK: "the change would leave a .ipynb file that is not a valid "
     "notebook; nothing was written.",
     codes.ERR_IO: "the operating system refused the operation; nothing was changed.",
+    codes.ERR_RESULT_TOO_LARGE: "the change would make the file larger than the host's limit "
+    "(16 MiB); nothing was planned. Make smaller changes.",
+    codes.ERR_OUTPUT_BUDGET: "this reply's reads already returned the host's output budget "
+    "(8 MiB in all); the read did not run. Read less, or read it in the next turn.",
+    codes.ERR_TOO_MANY_ENTRIES: "deleting this folder would move more entries than the host's "
+    "limit (10000); nothing was changed. Delete smaller folders.",
 }
 
 _HOST_NOTES = """\

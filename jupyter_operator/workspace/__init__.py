@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .budget import MAX_PLANNED_BYTES, check_size, utf8_len
 from .diff import diff_stats, unified_diff
 from .edits import apply_edits
 from .errors import FileTooLarge
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PROTECTED",
     "ERR_INVALID_NOTEBOOK",
+    "MAX_PLANNED_BYTES",
     "TEMP_PREFIX",
     "DirEntry",
     "FileTooLarge",
@@ -50,6 +52,7 @@ __all__ = [
     "Workspace",
     "apply_edits",
     "apply_patch",
+    "check_size",
     "decode_text",
     "delete_region",
     "diff_stats",
@@ -62,6 +65,7 @@ __all__ = [
     "search_lines",
     "split_lines",
     "unified_diff",
+    "utf8_len",
     "validate_notebook",
 ]
 
