@@ -30,7 +30,7 @@ from .decisions import Decision
 from .errors import DecideFirst, UnknownItem
 from .items import Item
 from .policy import Policy
-from .reads import READERS, run_read
+from .reads import READERS, OutputBudget, run_read
 from .undo import undo as _undo
 
 log = logging.getLogger(__name__)
@@ -49,8 +49,11 @@ class Run:
     """The items of one reply, in block order, and the decisions still to be made."""
 
     def __init__(self, operator: Operator, items: list[Item], truncated_chars: int,
-                 skipped_duplicates: tuple[str, ...]) -> None:  # fmt: skip
+                 skipped_duplicates: tuple[str, ...],
+                 budget: OutputBudget | None = None) -> None:  # fmt: skip
         self._operator = operator
+        #: What the reads of this reply may still return (shared by reads approved later).
+        self.budget = budget or OutputBudget()
         self.items = items
         self.truncated_chars = truncated_chars
         self.skipped_duplicates = skipped_duplicates
@@ -97,7 +100,7 @@ class Run:
             item = self._take(id)
             if not item.needs_approval:
                 return Decision.already(item)
-            self._operator._carry_out(item)
+            self._operator._carry_out(item, self.budget)
             item.decided_by, item.rule = "person", None
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
@@ -157,7 +160,7 @@ class Run:
         released: list[Item] = []
         for item in self.items:
             if item.status == "waiting" and not self._operator._blockers(self.items, item):
-                self._operator._start(item)
+                self._operator._start(item, self.budget)
                 released.append(item)
         return released
 
@@ -222,16 +225,17 @@ class Operator:
             # Ids made up for scan errors must not equal any id of the same reply.
             self._taken = {entry.id for entry in scanned.items if entry.id}
             items: list[Item] = []
+            budget = OutputBudget()
             waiting: dict[str, Item] = {}  # path key -> latest pending change to it
             for index, entry in enumerate(scanned.items):
                 earlier = None
                 if isinstance(entry, Command) and entry.action not in READERS and entry.path:
                     earlier = waiting.get(mutations.path_key(entry.path))
-                item = self._plan(index, entry, earlier, items)
+                item = self._plan(index, entry, budget, earlier, items)
                 if item.needs_approval and item.kind == "mutation":
                     waiting[mutations.path_key(entry.path)] = item
                 items.append(item)
-            return Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates)
+            return Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates, budget)
 
     def undo(self, entry_id: str | None = None) -> HistoryEntry:
         """Restore what an applied change replaced (the latest one when no id is given)."""
@@ -264,17 +268,18 @@ class Operator:
             and mutations.overlaps(key, mutations.path_key(item.path or ""))
         ]  # fmt: skip
 
-    def _start(self, item: Item) -> None:
+    def _start(self, item: Item, budget: OutputBudget) -> None:
         """Run a read now, or leave it for approval when the policy asks for one."""
         item.builds_on = None
         if self.policy.runs_without_asking(item.action or ""):
-            self._carry_out(item)
+            self._carry_out(item, budget)
             item.decided_by, item.rule = "rule", self.policy.rule_for(item.action or "")
         else:
             item.status = "pending"
             item.summary = f"{item.action} waits for approval"
 
-    def _plan(self, index: int, entry: Command | ScanError, earlier: Item | None = None,
+    def _plan(self, index: int, entry: Command | ScanError, budget: OutputBudget,
+              earlier: Item | None = None,
               before: list[Item] | None = None) -> Item:  # fmt: skip
         if isinstance(entry, ScanError):
             result = error_result(entry, index + 1, taken=self._taken)
@@ -309,16 +314,16 @@ class Operator:
                 return item
             item.summary = f"{cmd.action} waits for approval"
         if self.policy.runs_without_asking(cmd.action) and not item.builds_on:
-            self._carry_out(item)
+            self._carry_out(item, budget)
             item.decided_by, item.rule = "rule", self.policy.rule_for(cmd.action)
         return item
 
-    def _carry_out(self, item: Item) -> None:
+    def _carry_out(self, item: Item, budget: OutputBudget) -> None:
         """Run an approved read, or apply an approved mutation's exact bytes."""
         cmd = item.command
         try:
             if item.kind == "read":
-                result = run_read(self.workspace, cmd)
+                result = run_read(self.workspace, cmd, budget)
                 self._finish(item, result, "done" if result.ok else "failed")
                 return
             result = mutations.apply(self.workspace, self.journal, cmd, item.proposal)
