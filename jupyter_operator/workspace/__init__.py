@@ -17,7 +17,7 @@ from .diff import diff_stats, unified_diff
 from .edits import apply_edits
 from .errors import FileTooLarge
 from .folder import Workspace
-from .notebook import ERR_INVALID_NOTEBOOK, validate_notebook
+from .notebook import ERR_INVALID_NOTEBOOK, is_notebook, validate_notebook
 from .patch import apply_patch
 from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, parse_path
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
@@ -58,6 +58,7 @@ __all__ = [
     "diff_stats",
     "encode_text",
     "insert_region",
+    "is_notebook",
     "list_regions",
     "parse_path",
     "read_region",
