@@ -104,6 +104,9 @@ Host behaviour a model must know:
 - Base64 payloads must be canonical standard base64 of UTF-8 text.
 - Writes are shown to the person as a diff and applied only after approval; fs.delete moves
   the path to an undoable trash and fails with ERR_NOT_FOUND when the path does not exist.
+- Limits: a change may make a file of at most 16 MiB; fs.readSlice and fs.search cut lines
+  after 2000 characters (" [line cut: N more characters]"); the reads of one reply return at
+  most 8 MiB in all; a folder delete moves at most 10000 entries and none protected.
 """
 
 
@@ -138,7 +141,9 @@ def interface_spec(extensions: Sequence[str] = codes.EXTENSION_CODES) -> str:
         "",
         "APPENDIX: HOST EXTENSIONS",
         "Extra error codes (summaries use the same 'Invalid OPERATOR_CMD (ERR_...): ...' form;",
-        "a person's refusal reads 'Rejected (ERR_REJECTED): ...'):",
+        "a person's refusal reads 'Rejected (ERR_REJECTED): ...', a policy's 'Denied",
+        "(ERR_POLICY_DENIED): ...', a file changed after its preview 'Not applied",
+        "(ERR_STALE_PREVIEW): ...'):",
     ]
     lines += [f"- {code}: {_EXTENSION_DOCS[code]}" for code in dict.fromkeys(extensions)]
     return text + "\n".join(lines) + "\n\n" + _HOST_NOTES
