@@ -2,7 +2,9 @@
 
 from ..shell import sandbox_available
 from ..workspace import HistoryEntry
+from .decisions import Decision
 from .dialect_runs import resolve_dialect, run_text
+from .errors import DecideFirst, EngineError, UnknownItem
 from .items import Item, Proposal
 from .json_run import JsonItem, JsonRun, run_json, shell_history
 from .policy import GROUPS, Policy
@@ -12,6 +14,9 @@ from .shell_policy import ShellDecision, ShellPolicy
 
 __all__ = [
     "GROUPS",
+    "DecideFirst",
+    "Decision",
+    "EngineError",
     "HistoryEntry",
     "Item",
     "JsonItem",
@@ -24,6 +29,7 @@ __all__ = [
     "ShellPolicy",
     "ShellRecord",
     "ShellState",
+    "UnknownItem",
     "resolve_dialect",
     "run_json",
     "run_text",

@@ -35,6 +35,8 @@ from ..dialects.json_ops import (
 )
 from ..protocol import OperatorError, Result, codes
 from . import json_files, shell_ops
+from .decisions import Decision
+from .errors import DecideFirst, UnknownItem
 from .items import Item
 from .shell_policy import ShellPolicy
 
@@ -59,8 +61,6 @@ class JsonItem(Item):
     operation: Operation | None = field(default=None, repr=False)
     event: dict[str, Any] | None = None
     shell: shell_ops.ShellState | None = None
-    decided_by: str | None = None
-    rule: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
@@ -127,46 +127,55 @@ class JsonRun:
         self._subscribers.append(callback)
 
     def item(self, id: str) -> JsonItem:
-        """The item with this operation id. KeyError if there is none."""
+        """The item with this operation id; ``UnknownItem`` (a KeyError) if there is none."""
         for item in self.items:
             if item.id == id and item.kind != "error":
                 return item
-        raise KeyError(id)
+        raise UnknownItem(id)
 
     # -- decisions ----------------------------------------------------------------------------
-    def approve(self, id: str) -> JsonItem:
-        """Run the pending operation, then continue the batch. ValueError if not pending."""
+    def approve(self, id: str) -> Decision:
+        """Run the pending operation, then continue the batch up to the next approval.
+
+        An item decided before is left alone (``outcome="already_decided"``); one the batch has
+        not reached yet raises ``DecideFirst`` naming the pending one; an unknown id raises
+        ``UnknownItem``.
+        """
         with self._lock:
             item = self._take(id)
-            item.decided_by = "person"
+            if not item.needs_approval:
+                return Decision.already(item)
+            item.decided_by, item.rule = "person", None
             self._carry_out(item)
+            decision = Decision.made(item)
             self._next = item.index + 1
             self.advance()
-        return item
+        return decision
 
-    def reject(self, id: str, reason: str | None = None) -> JsonItem:
+    def reject(self, id: str, reason: str | None = None) -> Decision:
         """Refuse the pending operation (``reason`` goes to the model), then continue."""
         with self._lock:
             item = self._take(id)
-            item.decided_by = "person"
+            if not item.needs_approval:
+                return Decision.already(item)
+            item.decided_by, item.rule = "person", None
             error = "rejected by the person; nothing was done."
             if reason and reason.strip():
                 error += " Reason: " + " ".join(reason.split())[:500]
-            self._answer(
-                item, events.failure(item.operation, codes.ERR_REJECTED, error), "rejected"
-            )
+            self._answer(item, events.failure(item.operation, codes.ERR_REJECTED, error), "rejected")
+            decision = Decision.made(item)
             self._next = item.index + 1
             self.advance()
-        return item
+        return decision
 
-    def approve_all(self) -> list[JsonItem]:
+    def approve_all(self) -> list[Decision]:
         """Approve operations one by one until none is pending."""
         decided = []
         while self.pending:
             decided.append(self.approve(self.pending[0].id))
         return decided
 
-    def reject_all(self, reason: str | None = None) -> list[JsonItem]:
+    def reject_all(self, reason: str | None = None) -> list[Decision]:
         """Reject operations one by one until none is pending."""
         decided = []
         while self.pending:
@@ -346,14 +355,15 @@ class JsonRun:
             summary = event.get("error") or _success_summary(event)
         item.summary = summary
         details = event.get("content") if event.get("type") == "readFile" else None
-        item.result = Result(item.id, ok, summary, details)
+        item.result = Result(item.id, ok, summary, details, None if ok else item.error_code)
         self.events.append(event)
         self._notify(item)
 
     def _take(self, id: str) -> JsonItem:
+        """The item to decide; ``DecideFirst`` while the batch has not reached it."""
         item = self.item(id)
-        if not item.needs_approval:
-            raise ValueError(f"{id} is not waiting for a decision ({item.status})")
+        if item.status == "waiting":
+            raise DecideFirst(id, item.builds_on or "")
         return item
 
     def _notify(self, item: Item) -> None:

@@ -64,6 +64,9 @@ ERR_INVALID_PATCH = "ERR_INVALID_PATCH"
 ERR_NOT_UTF8 = "ERR_NOT_UTF8"
 ERR_INVALID_NOTEBOOK = "ERR_INVALID_NOTEBOOK"
 ERR_IO = "ERR_IO"
+ERR_RESULT_TOO_LARGE = "ERR_RESULT_TOO_LARGE"
+ERR_OUTPUT_BUDGET = "ERR_OUTPUT_BUDGET"
+ERR_TOO_MANY_ENTRIES = "ERR_TOO_MANY_ENTRIES"
 
 # --- JSON operations (the ``json`` dialect; answered in its response events) -------------------
 ERR_INVALID_JSON = "ERR_INVALID_JSON"
@@ -132,6 +135,9 @@ EXTENSION_CODES: tuple[str, ...] = (
     ERR_NOT_UTF8,
     ERR_INVALID_NOTEBOOK,
     ERR_IO,
+    ERR_RESULT_TOO_LARGE,
+    ERR_OUTPUT_BUDGET,
+    ERR_TOO_MANY_ENTRIES,
 )
 """Codes this host adds beyond the spec; each is explained in the spec appendix."""
 
