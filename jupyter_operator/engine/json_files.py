@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 from types import SimpleNamespace
+from typing import Any
 
 from ..dialects.json_ops import CreateFile, DeleteFile, EditFile, Operation, ReadFile, events
 from ..protocol import OperatorError, codes
@@ -123,3 +124,21 @@ def read(ws: Workspace, op: ReadFile) -> dict:
             codes.ERR_NOT_UTF8, f'{op.path} is not UTF-8 text; read it with "encoding": "base64".'
         ) from None
     return events.read(op, op.path, text, len(data), "utf-8")
+
+
+def summary(event: dict[str, Any]) -> str:
+    """A one-line summary of a success event, for cards and ``Result.summary``."""
+    kind = event.get("type")
+    if kind == "createFile":
+        return f"created, {event['bytesWritten']} bytes"
+    if kind == "editFile":
+        return f"{event['editsApplied']} edits applied"
+    if kind == "deleteFile":
+        return "deleted (moved to the trash)"
+    if kind == "readFile":
+        return f"read {event['size']} bytes"
+    if kind == "shell":
+        if event.get("timedOut"):
+            return f"timed out after {event['durationMs']} ms (exit 124)"
+        return f"exit {event['exitCode']} in {event['durationMs']} ms"
+    return "message"

@@ -162,7 +162,8 @@ class JsonRun:
             error = "rejected by the person; nothing was done."
             if reason and reason.strip():
                 error += " Reason: " + " ".join(reason.split())[:500]
-            self._answer(item, events.failure(item.operation, codes.ERR_REJECTED, error), "rejected")
+            refused = events.failure(item.operation, codes.ERR_REJECTED, error)
+            self._answer(item, refused, "rejected")
             decision = Decision.made(item)
             self._next = item.index + 1
             self.advance()
@@ -352,7 +353,7 @@ class JsonRun:
         ok = bool(event.get("success", event.get("type") == "message"))
         item.error_code = code or event.get("code")
         if summary is None:
-            summary = event.get("error") or _success_summary(event)
+            summary = event.get("error") or json_files.summary(event)
         item.summary = summary
         details = event.get("content") if event.get("type") == "readFile" else None
         item.result = Result(item.id, ok, summary, details, None if ok else item.error_code)
@@ -372,23 +373,6 @@ class JsonRun:
                 callback(item)
             except Exception:  # a broken display must not undo a decision already made
                 log.exception("run subscriber failed")
-
-
-def _success_summary(event: dict[str, Any]) -> str:
-    kind = event.get("type")
-    if kind == "createFile":
-        return f"created, {event['bytesWritten']} bytes"
-    if kind == "editFile":
-        return f"{event['editsApplied']} edits applied"
-    if kind == "deleteFile":
-        return "deleted (moved to the trash)"
-    if kind == "readFile":
-        return f"read {event['size']} bytes"
-    if kind == "shell":
-        if event.get("timedOut"):
-            return f"timed out after {event['durationMs']} ms (exit 124)"
-        return f"exit {event['exitCode']} in {event['durationMs']} ms"
-    return "message"
 
 
 def run_json(operator: Operator, text: str) -> JsonRun:

@@ -210,3 +210,25 @@ def test_to_dict_carries_the_event_and_the_command(operator: Operator) -> None:
     data = run.items[0].to_dict()
     assert data["event"]["stdout"] == "hi\n" and data["shell"]["exit_code"] == 0
     json.dumps(data)
+
+
+def test_decisions_follow_the_engine_interface(operator: Operator) -> None:
+    from jupyter_operator.engine import DecideFirst, Decision, UnknownItem
+
+    run = run_json(
+        operator,
+        ops(
+            {"type": "createFile", "path": "a", "content": "a"},
+            {"type": "createFile", "path": "b", "content": "b"},
+        ),
+    )
+    with pytest.raises(DecideFirst) as waiting:
+        run.approve("createFile-2")
+    assert waiting.value.base == "createFile-1"
+    first = run.approve("createFile-1")
+    assert isinstance(first, Decision) and first.outcome == "applied"
+    assert first.item.decided_by == "person"
+    assert run.approve("createFile-1").outcome == "already_decided"
+    assert run.reject("createFile-2", "no").outcome == "rejected"
+    with pytest.raises(UnknownItem):
+        run.reject("nope")
