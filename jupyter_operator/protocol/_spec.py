@@ -81,6 +81,8 @@ _EXTENSION_DOCS: dict[str, str] = {
     codes.ERR_INVALID_NOTEBOOK: "the change would leave a .ipynb file that is not a valid "
     "notebook; nothing was written.",
     codes.ERR_IO: "the operating system refused the operation; nothing was changed.",
+    codes.ERR_BASE_REJECTED: "the change was built on an earlier change in the same reply "
+    "that the person rejected, and cannot be made without it; nothing was written.",
 }
 
 _HOST_NOTES = """\

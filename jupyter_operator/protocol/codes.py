@@ -64,6 +64,7 @@ ERR_INVALID_PATCH = "ERR_INVALID_PATCH"
 ERR_NOT_UTF8 = "ERR_NOT_UTF8"
 ERR_INVALID_NOTEBOOK = "ERR_INVALID_NOTEBOOK"
 ERR_IO = "ERR_IO"
+ERR_BASE_REJECTED = "ERR_BASE_REJECTED"
 
 SPEC_CODES: tuple[str, ...] = (
     ERR_MARKER_NOT_ALONE,
@@ -122,6 +123,7 @@ EXTENSION_CODES: tuple[str, ...] = (
     ERR_NOT_UTF8,
     ERR_INVALID_NOTEBOOK,
     ERR_IO,
+    ERR_BASE_REJECTED,
 )
 """Codes this host adds beyond the spec; each is explained in the spec appendix."""
 
