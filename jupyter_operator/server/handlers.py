@@ -1,7 +1,9 @@
 """REST handlers under ``{base_url}jupyter-operator/api/``: JSON in, JSON out.
 
 ==========================================  ========================================================
-``GET workspaces``                          ``{"workspaces": [{"name"}]}`` (names only, never roots)
+``GET workspaces``                          ``{"workspaces": [{"name", "path"}]}``: ``path`` is the
+                                            root relative to the server's root (``.``), or null
+                                            when it lies outside it; never an absolute path
 ``GET spec``                                ``{"spec"}``: the interface spec a model is given
 ``POST scan`` ``{"text", "workspace"?}``    a new session: ``{"session", "workspace", "items",
                                             "results_text", "truncated_chars", "skipped_duplicates",
@@ -11,8 +13,13 @@
                                             -> ``{"item", "items", "results_text", "done"}``
 ``POST sessions/{id}/decide-all``           ``{"decision", "reason"?}``
                                             -> ``{"decided", "items", "results_text", "done"}``
-``POST undo`` ``{"workspace"?, "id"?}``     ``{"workspace", "entry"}``: the undone history entry
-``GET history?workspace=``                  ``{"workspace", "history": [entry...]}``, oldest first
+``POST undo`` ``{"workspace"?, "id"?}``     ``{"workspace", "entry", "session"}``: the undone
+                                            history entry and the session that made it (its items
+                                            now say ``undone``), or null
+``POST redo`` ``{"workspace"?, "id"?}``     the same shape, for a change applied again
+``GET history?workspace=``                  ``{"workspace", "history": [entry...]}``, oldest first;
+                                            entries carry ``session``, ``decided_by``, ``rule``
+                                            and ``diff`` when known
 ==========================================  ========================================================
 
 ``workspace`` defaults to ``default``. Items are ``Item.to_dict()`` of the engine.
@@ -43,6 +50,8 @@ from .errors import ApiError
 from .sessions import SessionService
 
 AUTH_RESOURCE = "contents"
+#: Bytes of an oversized chunked body read (and dropped) before the connection is closed.
+DRAIN_LIMIT = 64 * 1024 * 1024
 SESSION_ID = r"(?P<session_id>[A-Za-z0-9_-]{1,64})"
 
 #: Codes for errors raised by jupyter-server or tornado rather than by this package.
@@ -52,6 +61,7 @@ HTTP_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     413: "too_large",
+    501: "not_available",
 }
 
 M = TypeVar("M", bound=BaseModel)
@@ -84,7 +94,7 @@ class DecideAllBody(_Body):
 
 
 class UndoBody(_Body):
-    """``POST undo``."""
+    """``POST undo`` and ``POST redo``."""
 
     workspace: str = "default"
     id: str | None = None
@@ -143,8 +153,11 @@ class OperatorPostHandler(OperatorApiHandler):
         declared = self.request.headers.get("Content-Length", "0")
         if not declared.isdigit() or int(declared) > self.body_limit:
             raise web.HTTPError(413, f"Request body exceeds {self.body_limit} bytes")
-        # A chunked body that outgrows the limit makes tornado drop the connection.
-        self.request.connection.set_max_body_size(self.body_limit)  # type: ignore[union-attr]
+        # A chunked body has no declared length: what exceeds the limit is read and dropped
+        # (see data_received) so the client gets a JSON 413 rather than a closed connection.
+        # Tornado only drops the connection past a much larger bound.
+        drain = max(4 * self.body_limit, DRAIN_LIMIT)
+        self.request.connection.set_max_body_size(drain)  # type: ignore[union-attr]
 
     def data_received(self, chunk: bytes) -> None:
         """Collect the body (never more than ``body_limit`` bytes, see ``prepare``)."""
@@ -184,8 +197,11 @@ class WorkspacesHandler(OperatorApiHandler):
     @authorized
     async def get(self) -> None:
         """List workspace names."""
-        names = self.service.registry.names()
-        self.finish(json.dumps({"workspaces": [{"name": name} for name in names]}))
+        registry = self.service.registry
+        base = self.extensionapp.serverapp.root_dir  # type: ignore[attr-defined]
+        listed = [{"name": name, "path": registry.relative_root(name, base)}
+                  for name in registry.names()]  # fmt: skip
+        self.finish(json.dumps({"workspaces": listed}))
 
 
 class SpecHandler(OperatorApiHandler):
@@ -213,6 +229,17 @@ class ScanHandler(OperatorPostHandler):
             return await self.service.scan(body.text, body.workspace)
 
         await self.respond(work())
+
+
+class SessionsHandler(OperatorApiHandler):
+    """``GET sessions?workspace=``: sessions still waiting for decisions (to reattach to)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        """List open sessions, newest first."""
+        workspace = self.get_query_argument("workspace", None)
+        await self.respond(self.service.open_sessions(workspace))
 
 
 class SessionHandler(OperatorApiHandler):
@@ -270,6 +297,21 @@ class UndoHandler(OperatorPostHandler):
         await self.respond(work())
 
 
+class RedoHandler(OperatorPostHandler):
+    """``POST redo``: apply an undone change again."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        """Redo the given (or the latest undone) change."""
+
+        async def work() -> dict[str, Any]:
+            body = self.parse(UndoBody)
+            return await self.service.redo(body.workspace, body.id)
+
+        await self.respond(work())
+
+
 class HistoryHandler(OperatorApiHandler):
     """``GET history?workspace=``: the changes applied in a workspace."""
 
@@ -289,9 +331,11 @@ def rest_handlers(
         (f"/{prefix}/workspaces", WorkspacesHandler),
         (f"/{prefix}/spec", SpecHandler),
         (f"/{prefix}/scan", ScanHandler),
+        (f"/{prefix}/sessions", SessionsHandler),
         (f"/{prefix}/sessions/{SESSION_ID}", SessionHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/decide", DecideHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/decide-all", DecideAllHandler),
         (f"/{prefix}/undo", UndoHandler),
+        (f"/{prefix}/redo", RedoHandler),
         (f"/{prefix}/history", HistoryHandler),
     ]

@@ -120,6 +120,15 @@ class WorkspaceRegistry:
     def __contains__(self, name: object) -> bool:
         return name in self._roots
 
+    def relative_root(self, name: str, base: str | os.PathLike[str]) -> str | None:
+        """Where workspace ``name`` lies under ``base`` (``.`` for ``base`` itself), as a
+        ``/`` path for people; None when it lies elsewhere (an absolute path is never shown)."""
+        try:
+            relative = self._roots[name].relative_to(Path(base).resolve())
+        except ValueError:
+            return None
+        return relative.as_posix() or "."
+
     def lock(self, name: str) -> ReadWriteLock:
         """The lock of workspace ``name`` (KeyError if unknown)."""
         return self._locks[name]

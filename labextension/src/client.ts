@@ -17,8 +17,11 @@ import {
 import {
   Decision,
   IDecideResponse,
+  IHistoryResponse,
   IScanResponse,
+  ISessionsResponse,
   IUndoResponse,
+  IWorkspace,
   IWorkspacesResponse
 } from './types';
 
@@ -38,10 +41,30 @@ export class OperatorClient {
     readonly settings: ServerConnection.ISettings = ServerConnection.makeSettings()
   ) {}
 
-  /** Workspace names the server offers. */
-  async workspaces(): Promise<string[]> {
+  /** The workspaces the server offers (names, and roots relative to the server's root). */
+  async workspaces(): Promise<IWorkspace[]> {
     const data = await this._call<IWorkspacesResponse>(['workspaces']);
-    return (data.workspaces ?? []).map(w => w.name);
+    return data.workspaces ?? [];
+  }
+
+  /** A session as it is now (also after a reload or a server restart). */
+  session(id: string): Promise<IScanResponse> {
+    return this._call(['sessions', id]);
+  }
+
+  /** Sessions still waiting for decisions. */
+  sessions(workspace?: string): Promise<ISessionsResponse> {
+    return this._call(['sessions'], undefined, { workspace });
+  }
+
+  /** The changes applied in a workspace, oldest first. */
+  history(workspace: string): Promise<IHistoryResponse> {
+    return this._call(['history'], undefined, { workspace });
+  }
+
+  /** Apply an undone change again. */
+  redo(workspace: string, id?: string): Promise<IUndoResponse> {
+    return this._call(['redo'], id ? { workspace, id } : { workspace });
   }
 
   /** The interface specification text to give a model. */
@@ -50,8 +73,12 @@ export class OperatorClient {
   }
 
   /** Scan a reply: reads run at once, mutations come back pending. */
-  scan(text: string, workspace?: string | null): Promise<IScanResponse> {
-    return this._call(['scan'], scanBody(text, workspace));
+  scan(text: string, workspace?: string | null, folder?: string | null): Promise<IScanResponse> {
+    const body = scanBody(text, workspace) as Record<string, unknown>;
+    if (folder) {
+      body.folder = folder;
+    }
+    return this._call(['scan'], body);
   }
 
   /** Approve or reject one pending item. */

@@ -9,12 +9,57 @@ import { Widget } from '@lumino/widgets';
 import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
+import { HistoryView } from './history';
 import { operatorIcon } from './icon';
 import { RunState } from './state';
-import { Decision, IOperatorItem } from './types';
+import { Decision, IHistoryEntry, IOperatorItem, IScanResponse, IWorkspace } from './types';
 
 /** The panel's DOM id (also used by commands and tests). */
 export const PANEL_ID = 'jupyter-operator-panel';
+
+/** Where the panel remembers its open session, so a page reload reattaches to it. */
+export const SESSION_KEY = 'jupyter-operator:session';
+
+/** Options of {@link OperatorPanel.run}. */
+export interface IRunOptions {
+  /** A folder relative to the server's root (a notebook's own folder): the paths of the
+   * reply are taken from there, as the notebook's kernel takes them. */
+  folder?: string;
+}
+
+function remember(session: string | null): void {
+  try {
+    if (session) {
+      window.localStorage.setItem(SESSION_KEY, session);
+    } else {
+      window.localStorage.removeItem(SESSION_KEY);
+    }
+  } catch {
+    // Storage may be disabled; reattaching is a convenience.
+  }
+}
+
+function remembered(): string | null {
+  try {
+    return window.localStorage.getItem(SESSION_KEY);
+  } catch {
+    return null;
+  }
+}
+
+/** `a/b` under `base` (both relative to the server root, `.` for the root): `b`, or null. */
+export function folderUnder(base: string, folder: string): string | null {
+  const clean = (p: string) => p.split('/').filter(s => s && s !== '.').join('/');
+  const b = clean(base);
+  const f = clean(folder);
+  if (!b) {
+    return f;
+  }
+  if (f === b) {
+    return '';
+  }
+  return f.startsWith(b + '/') ? f.slice(b.length + 1) : null;
+}
 
 /** Put text on the clipboard. */
 async function copyText(text: string): Promise<void> {
@@ -54,8 +99,11 @@ export class OperatorPanel extends Widget {
   private _results: HTMLElement;
   private _resultsText: HTMLTextAreaElement;
   private _copyNote: HTMLElement;
+  private _note: HTMLElement;
   private _runButton: HTMLButtonElement;
   private _undoButton: HTMLButtonElement;
+  private _history: HistoryView;
+  private _workspaces: IWorkspace[] = [];
 
   constructor(options: { client: OperatorClient; languages?: IEditorLanguageRegistry | null }) {
     super();
@@ -82,6 +130,12 @@ export class OperatorPanel extends Widget {
     const workspaceRow = el('label', 'jp-Operator-row');
     workspaceRow.append(el('span', 'jp-Operator-label', 'Workspace'));
     this._workspace = el('select', 'jp-mod-styled jp-Operator-workspace');
+    this._workspace.title = 'The folder the reply\'s paths are relative to';
+    this._workspace.addEventListener('change', () => {
+      if (this._history.isOpen) {
+        void this.refreshHistory();
+      }
+    });
     workspaceRow.append(this._workspace);
     root.append(workspaceRow);
 
@@ -112,6 +166,11 @@ export class OperatorPanel extends Widget {
     this._status = el('p', 'jp-Operator-run-status');
     this._status.setAttribute('aria-live', 'polite');
     root.append(this._status);
+
+    // What the last action did (an undo, a copy of the spec); cleared by the next action.
+    this._note = el('p', 'jp-Operator-note');
+    this._note.setAttribute('aria-live', 'polite');
+    root.append(this._note);
 
     this._batch = el('div', 'jp-Operator-row jp-Operator-batch');
     this._batch.append(
@@ -148,7 +207,14 @@ export class OperatorPanel extends Widget {
     this._results.hidden = true;
     root.append(this._results);
 
-    void this.refreshWorkspaces();
+    this._history = new HistoryView(
+      (entry, action) => void this.undoOrRedo(entry, action),
+      () => void this.refreshHistory(),
+      this._languages
+    );
+    root.append(this._history.node);
+
+    void this.refreshWorkspaces().then(() => this.reattach());
   }
 
   /** The run on display, if any. */
@@ -172,28 +238,55 @@ export class OperatorPanel extends Widget {
     this._source.textContent = origin ?? '';
   }
 
-  /** Load the workspace names from the server. */
+  /** Load the workspaces (names and folders) from the server. */
   async refreshWorkspaces(): Promise<void> {
     try {
-      const names = await this._client.workspaces();
+      const workspaces = (this._workspaces = await this._client.workspaces());
       const current = this._workspace.value;
       this._workspace.replaceChildren();
-      for (const name of names) {
-        const option = el('option', '', name);
-        option.value = name;
+      for (const ws of workspaces) {
+        const folder = ws.path === '.' ? 'the server root' : ws.path ?? 'outside the server root';
+        const option = el('option', '', `${ws.name}: ${folder}`);
+        option.value = ws.name;
         this._workspace.append(option);
       }
-      if (names.includes(current)) {
+      if (workspaces.some(w => w.name === current)) {
         this._workspace.value = current;
       }
-      this._workspace.disabled = names.length <= 1;
+      this._workspace.disabled = workspaces.length <= 1;
     } catch (reason) {
       this.showError(plainError(reason));
     }
   }
 
+  /** Show the session this page had open before a reload (or a server restart), if any. */
+  async reattach(): Promise<void> {
+    const session = remembered();
+    if (!session || this._state) {
+      return;
+    }
+    try {
+      this._show(await this._client.session(session));
+      this._note.textContent = 'Reopened the session this page had before it was reloaded.';
+    } catch (reason) {
+      remember(null); // expired or unknown: start afresh
+    }
+  }
+
+  /** The folder of a workspace (and subfolder) as shown on cards, relative to the server root. */
+  where(workspace: string, folder?: string | null): string {
+    const ws = this._workspaces.find(w => w.name === workspace);
+    const base = ws?.path ?? null;
+    const sub = folder ? folder.replace(/\/+$/, '') : '';
+    if (base === null) {
+      return sub ? `${workspace}/${sub}` : `workspace ${workspace}`;
+    }
+    const path = base === '.' ? sub || '.' : sub ? `${base}/${sub}` : base;
+    return path === '.' ? 'the server root (.)' : `${path}/`;
+  }
+
   /** Scan the text in the input box (or the given text) and show its items. */
-  async run(text?: string): Promise<void> {
+  async run(text?: string, options: IRunOptions = {}): Promise<void> {
     const reply = text ?? this._input.value;
     if (text !== undefined) {
       this._input.value = text;
@@ -202,22 +295,53 @@ export class OperatorPanel extends Widget {
       this.showError('Paste a reply with OPERATOR_CMD blocks first.');
       return;
     }
+    let workspace = this._workspace.value || null;
+    let folder: string | null = null;
+    if (options.folder !== undefined) {
+      // Take the reply's paths from the given folder (a notebook's own), in the workspace
+      // that holds it most closely, so the panel and the notebook's kernel agree.
+      let best = -1;
+      for (const ws of this._workspaces) {
+        const under = ws.path === null || ws.path === undefined ? null : folderUnder(ws.path, options.folder);
+        if (under !== null && (ws.path ?? '').length > best) {
+          best = (ws.path ?? '').length;
+          workspace = ws.name;
+          folder = under || null;
+        }
+      }
+      if (best < 0) {
+        this.showError(
+          `The notebook's folder (${options.folder || '.'}) is in no configured workspace.`
+        );
+        return;
+      }
+    }
     await this._request(async () => {
-      const scan = await this._client.scan(reply, this._workspace.value || null);
-      this._clearCards();
-      this._state = new RunState(scan);
-      if (scan.workspace && this._workspace.value !== scan.workspace) {
-        this._workspace.value = scan.workspace;
-      }
-      const fragment = document.createDocumentFragment();
-      for (const item of this._state.items) {
-        const card = new ItemCard(item, (i, d, r) => void this.decide(i, d, r), this._languages);
-        this._cards.set(item.index, card);
-        fragment.append(card.node);
-      }
-      this._cardsNode.append(fragment);
-      this._renderRun();
+      this._show(await this._client.scan(reply, workspace, folder));
     });
+  }
+
+  private _show(scan: IScanResponse): void {
+    this._clearCards();
+    this._state = new RunState(scan);
+    remember(scan.session);
+    if (scan.workspace && this._workspace.value !== scan.workspace) {
+      this._workspace.value = scan.workspace;
+    }
+    const where = this.where(scan.workspace, scan.folder);
+    const fragment = document.createDocumentFragment();
+    for (const item of this._state.items) {
+      const card = new ItemCard(
+        item,
+        (i, d, r) => void this.decide(i, d, r),
+        this._languages,
+        where
+      );
+      this._cards.set(item.index, card);
+      fragment.append(card.node);
+    }
+    this._cardsNode.append(fragment);
+    this._renderRun();
   }
 
   /** Approve or reject one pending item. */
@@ -258,18 +382,59 @@ export class OperatorPanel extends Widget {
   async copySpec(): Promise<void> {
     await this._request(async () => {
       await copyText(await this._client.spec());
-      this._status.textContent = 'Interface specification copied.';
+      this._note.textContent = 'Interface specification copied.';
     });
   }
 
   /** Undo the last applied change in the current workspace. */
   async undoLast(): Promise<void> {
+    await this.undoOrRedo(null, 'undo');
+  }
+
+  /** Undo or redo one history entry (the latest change when `entry` is null). */
+  async undoOrRedo(entry: IHistoryEntry | null, action: 'undo' | 'redo'): Promise<void> {
     const workspace = this._state?.workspace ?? this._workspace.value;
     await this._request(async () => {
-      const { entry } = await this._client.undo(workspace);
-      const where = entry.path ? ` of ${entry.path}` : '';
-      this._copyNote.textContent = `Undid ${entry.action}${where} (${entry.command_id}).`;
+      const call = action === 'undo' ? this._client.undo : this._client.redo;
+      let answer;
+      try {
+        answer = await call.call(this._client, workspace, entry?.entry_id);
+      } finally {
+        // Whatever happened, cards, results and history show what is true now.
+        await this._refreshAfterChange();
+      }
+      const done = answer.entry;
+      const where = done.path ? ` of ${done.path}` : '';
+      const verb = action === 'undo' ? 'Undid' : 'Redid';
+      this._note.textContent = `${verb} ${done.action}${where} (${done.command_id}).`;
     });
+  }
+
+  /** The history of the workspace on display. */
+  async refreshHistory(): Promise<void> {
+    const workspace = this._state?.workspace ?? this._workspace.value;
+    if (!workspace) {
+      return;
+    }
+    try {
+      this._history.render((await this._client.history(workspace)).history);
+    } catch (reason) {
+      this.showError(plainError(reason));
+    }
+  }
+
+  private async _refreshAfterChange(): Promise<void> {
+    const state = this._state;
+    if (state) {
+      try {
+        this._apply(state.update(await this._client.session(state.session)));
+      } catch {
+        // The session may have expired; the history below still tells the truth.
+      }
+    }
+    if (this._history.isOpen) {
+      await this.refreshHistory();
+    }
   }
 
   protected onActivateRequest(): void {
@@ -278,6 +443,7 @@ export class OperatorPanel extends Widget {
 
   dispose(): void {
     this._clearCards();
+    this._history.dispose();
     super.dispose();
   }
 
@@ -287,7 +453,10 @@ export class OperatorPanel extends Widget {
     }
     this._busy = true;
     this._setBusy(true);
+    // A note from an earlier action never stays beside a new result or error.
     this.showError('');
+    this._copyNote.textContent = '';
+    this._note.textContent = '';
     try {
       await action();
     } catch (reason) {
@@ -343,6 +512,9 @@ export class OperatorPanel extends Widget {
     if (c.rejected) {
       parts.push(`${c.rejected} rejected`);
     }
+    if (c.undone) {
+      parts.push(`${c.undone} undone`);
+    }
     if (c.errors) {
       parts.push(`${c.errors} with errors`);
     }
@@ -354,7 +526,6 @@ export class OperatorPanel extends Widget {
     this._resultsText.value = state.resultsText;
     this._results.hidden = !state.done || !state.resultsText;
     this._undoButton.hidden = c.applied === 0;
-    this._copyNote.textContent = '';
   }
 
   private _clearCards(): void {
