@@ -5,10 +5,15 @@
                                             root relative to the server's root (``.``), or null
                                             when it lies outside it; never an absolute path
 ``GET spec``                                ``{"spec"}``: the interface spec a model is given
-``POST scan`` ``{"text", "workspace"?}``    a new session: ``{"session", "workspace", "items",
-                                            "results_text", "truncated_chars", "skipped_duplicates",
-                                            "done"}``; reads have already run
-``GET sessions/{id}``                       the same view of a session, as it is now
+``POST scan``                               ``{"text", "workspace"?, "folder"?}`` (``folder``: take
+                                            the paths from that subfolder, e.g. a notebook's) ->
+                                            a new session: ``{"session", "workspace", "folder",
+                                            "created", "items", "results_text", "truncated_chars",
+                                            "skipped_duplicates", "done"}``; reads have run
+``GET sessions?workspace=``                 ``{"sessions": [{"session", "workspace", "created",
+                                            "pending"}]}``: sessions still waiting for decisions
+``GET sessions/{id}``                       the same view of a session, as it is now (also after
+                                            a reload or a server restart: sessions are saved)
 ``POST sessions/{id}/decide``               ``{"id", "decision": "approve"|"reject", "reason"?}``
                                             -> ``{"item", "items", "results_text", "done"}``
 ``POST sessions/{id}/decide-all``           ``{"decision", "reason"?}``
@@ -29,7 +34,7 @@ answer. Every verb carries ``@web.authenticated`` and ``@authorized`` (resource 
 reads need ``read``, anything that can change files needs ``write``). Errors are always
 ``{"error": {"code", "message"}}`` with 400 (bad request), 403, 404 (unknown session,
 workspace, item or history entry), 409 (already decided; undo refused because the file
-changed since), 413 (body over ``OperatorExtension.max_body_size``) or 500, never an HTML page
+changed since), 413 (body over ``OperatorExtension.max_body_size``) 501 (redo with an engine that cannot redo) or 500, never an HTML page
 or a traceback.
 """
 
@@ -76,6 +81,7 @@ class ScanBody(_Body):
 
     text: str
     workspace: str = "default"
+    folder: str | None = None
 
 
 class DecideBody(_Body):
@@ -226,7 +232,7 @@ class ScanHandler(OperatorPostHandler):
 
         async def work() -> dict[str, Any]:
             body = self.parse(ScanBody)
-            return await self.service.scan(body.text, body.workspace)
+            return await self.service.scan(body.text, body.workspace, body.folder)
 
         await self.respond(work())
 

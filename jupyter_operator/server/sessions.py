@@ -51,6 +51,7 @@ class Session:
     run: Run
     text: str = ""
     created: float = field(default_factory=time.time)
+    folder: str | None = None  # subfolder of the workspace the paths are taken from
     #: History entry id -> the id of the item whose approval made it.
     entries: dict[str, str] = field(default_factory=dict)
     last_used: float = field(default=0.0)
@@ -61,6 +62,7 @@ class Session:
         return {
             "session": self.id,
             "workspace": self.workspace,
+            "folder": self.folder,
             "created": self.created,
             "items": [item.to_dict() for item in run.items],
             "results_text": run.results_text,
@@ -93,18 +95,24 @@ class SessionService:
 
     # -- sessions ---------------------------------------------------------------------------
 
-    async def scan(self, text: str, workspace: str = "default") -> dict[str, Any]:
-        """Create a session for one reply; reads (and whatever the policy allows) have run."""
+    async def scan(
+        self, text: str, workspace: str = "default", folder: str | None = None
+    ) -> dict[str, Any]:
+        """Create a session for one reply; reads (and whatever the policy allows) have run.
+
+        ``folder`` takes the reply's paths from a subfolder of the workspace (a notebook's own).
+        """
         self._check_workspace(workspace)
 
         def work() -> Session:
-            operator = self.registry.new_operator(workspace)
+            operator = self.registry.new_operator(workspace, folder)
             try:
                 run = operator.run(text)
             except BaseException:
                 close_operator(operator)
                 raise
             session = Session(secrets.token_urlsafe(16), workspace, operator, run, text)
+            session.folder = _clean_folder(folder)
             self._save(session)
             return session
 
@@ -316,8 +324,13 @@ class SessionService:
             await asyncio.to_thread(store.delete, session_id)
             raise missing from None
 
+        folder = data.get("folder")
+        if folder is not None and not isinstance(folder, str):
+            await asyncio.to_thread(store.delete, session_id)
+            raise missing
+
         def work() -> Session:
-            operator = self.registry.new_operator(workspace)
+            operator = self.registry.new_operator(workspace, folder)
             try:
                 run = load_run(operator, data)
             except BaseException:
@@ -325,7 +338,7 @@ class SessionService:
                 raise
             entries = data.get("entries") or {}
             return Session(session_id, workspace, operator, run, data["text"],
-                           float(data.get("created") or time.time()),
+                           float(data.get("created") or time.time()), folder,
                            {str(k): str(v) for k, v in dict(entries).items()})  # fmt: skip
 
         try:
@@ -347,7 +360,8 @@ class SessionService:
         from ..engine.persist import dump_run
 
         data = dump_run(session.run, session.text, workspace=session.workspace,
-                        created=session.created, entries=session.entries)  # fmt: skip
+                        folder=session.folder, created=session.created,
+                        entries=session.entries)  # fmt: skip
         try:
             self.store.save(session.id, data)
         except OSError:
@@ -432,6 +446,14 @@ def _check_decision(decision: str) -> None:
 
 def _decision_view(state: dict[str, Any]) -> dict[str, Any]:
     return {key: state[key] for key in ("items", "results_text", "done")}
+
+
+def _clean_folder(folder: str | None) -> str | None:
+    """A checked folder as shown to people: ``/`` separators, no empty or ``.`` parts."""
+    if not folder:
+        return None
+    parts = [p for p in folder.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts) or None
 
 
 def _mark_undone(session: Session, entry: HistoryEntry) -> None:

@@ -157,12 +157,30 @@ class WorkspaceRegistry:
         except ValueError:
             return []
 
-    def new_operator(self, name: str) -> Operator:
-        """A fresh engine session on workspace ``name`` (duplicate ids are tracked per session)."""
-        from ..engine import Operator
+    def new_operator(self, name: str, folder: str | None = None) -> Operator:
+        """A fresh engine session on workspace ``name`` (duplicate ids are tracked per session).
 
+        ``folder`` (relative to the workspace root) narrows the session to a subfolder, e.g. a
+        notebook's own folder, so the panel and the notebook's kernel read the same relative
+        paths alike. It is checked through the jail (no ``..``, no links, not protected, an
+        existing directory); OperatorError otherwise.
+        """
+        from ..engine import Operator
+        from ..protocol import OperatorError, codes
+        from ..workspace.paths import parse_path
+
+        root = self._roots[name]
+        if folder:
+            parts = parse_path(folder)
+            if parts:
+                if not self.workspace(name).stat(folder).is_dir:
+                    raise OperatorError(codes.ERR_NOT_A_DIRECTORY, "the folder is not a directory")
+                root = root.joinpath(*parts)
+                # The jail walked it without links; resolving must land inside the root still.
+                if not root.resolve().is_relative_to(self._roots[name]):
+                    raise OperatorError(codes.ERR_PATH_ESCAPE, "the folder leaves the workspace")
         return Operator(
-            self._roots[name],
+            root,
             policy=self._policy,
             journal_dir=self._journal_dir,
             protected=self._protected,

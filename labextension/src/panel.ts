@@ -6,6 +6,8 @@ import { Clipboard } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { Widget } from '@lumino/widgets';
 
+type Message = Parameters<Widget['processMessage']>[0];
+
 import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
@@ -439,6 +441,14 @@ export class OperatorPanel extends Widget {
 
   protected onActivateRequest(): void {
     this._input.focus();
+  }
+
+  protected onAfterShow(msg: Message): void {
+    super.onAfterShow(msg);
+    // The sidebar sizes itself from its widgets' minimum widths only when asked to fit again:
+    // ask, so the panel opens at its readable width (CSS) instead of a narrow default.
+    this.parent?.fit();
+    this.parent?.parent?.fit();
   }
 
   dispose(): void {

@@ -99,7 +99,7 @@ export class RunState {
    * Fold a decision answer in. Items are matched by index (ids can repeat
    * across invalid blocks). Returns the indices whose rendering changed.
    */
-  update(answer: Pick<IDecideResponse, 'item' | 'items' | 'results_text'>): number[] {
+  update(answer: Pick<IDecideResponse, 'item' | 'items' | 'results_text'> & { done?: boolean }): number[] {
     const incoming = [...(answer.items ?? [])];
     if (answer.item) {
       incoming.push(answer.item);

@@ -302,3 +302,20 @@ async def test_open_sessions_are_listed_and_undo_marks_the_card_undone(
     # The results for the model say what is true now.
     _, state = await api("sessions", session)
     assert "ok: false" in state["results_text"] and "undid" in state["results_text"]
+
+
+async def test_scan_in_a_subfolder_takes_paths_from_there(api: Api, root: Path) -> None:
+    (root / "nb").mkdir()
+    (root / "nb" / "data.txt").write_text("in the notebook's folder\n")
+    (root / "data.txt").write_text("at the root\n")
+    status, scanned = await api(
+        "scan", body={"text": cmd("r1", "fs.read", path="data.txt"), "folder": "nb"}
+    )
+    assert status == 200 and scanned["folder"] == "nb"
+    assert scanned["items"][0]["details"] == "in the notebook's folder\n"
+    # The folder cannot leave the workspace, be a link, or be a file.
+    (root / "link").symlink_to(root / "nb")
+    for folder, code in [("../", "ERR_PATH_ESCAPE"), ("link", "ERR_PATH_ESCAPE"),
+                         ("data.txt", "ERR_NOT_A_DIRECTORY"), ("missing", "ERR_NOT_FOUND")]:
+        status, body = await api("scan", body={"text": "x", "folder": folder})
+        assert status in (400, 404, 409) and body["error"]["code"] == code, (folder, body)
