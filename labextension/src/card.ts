@@ -186,7 +186,10 @@ export class ItemCard {
         : `Builds on ${base}: this preview assumes ${base} is applied. Decide ${base} first ` +
           `(if ${base} is rejected, this change is computed again from the file, or not applied).`;
     this._status.className = `jp-Operator-status jp-Operator-status-${item.status}`;
-    this._summary.textContent = item.summary;
+    this._summary.textContent =
+      item.kind === 'mutation' && item.change === 'modify' && item.diff === ''
+        ? 'No change: the file already holds exactly this content, so nothing needs approving.'
+        : item.summary;
     this._details.replaceChildren();
     if (item.details) {
       const pre = el('pre', 'jp-Operator-details-text', item.details);

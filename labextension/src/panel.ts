@@ -13,7 +13,7 @@ import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
 import { HistoryView } from './history';
 import { operatorIcon } from './icon';
-import { RunState } from './state';
+import { isNoChange, RunState } from './state';
 import { Decision, IHistoryEntry, IOperatorItem, IScanResponse, IWorkspace } from './types';
 
 /** The panel's DOM id (also used by commands and tests). */
@@ -319,7 +319,13 @@ export class OperatorPanel extends Widget {
       }
     }
     await this._request(async () => {
-      this._show(await this._client.scan(reply, workspace, folder));
+      const scan = await this._client.scan(reply, workspace, folder);
+      this._show(scan);
+      // A change that changes nothing (the same reply run again) needs no approval: settle it
+      // at once, so the person is only asked about real changes.
+      for (const item of scan.items.filter(isNoChange)) {
+        this._apply(this._state!.update(await this._client.decide(scan.session, item.id, 'approve')));
+      }
     });
   }
 
