@@ -327,13 +327,19 @@ def test_large_diff_opens_collapsed_and_fast(lab_server: LabServer, page) -> Non
 
     # The fold sits after the head of the new file; expanding it shows the rest (CodeMirror
     # still draws only the visible part).
+    # One scroll: the diff grows with its lines and only the panel scrolls.
+    panel = page.locator(PANEL)
     scroller = big_card.locator(".cm-scroller")
-    scroller.evaluate("el => { el.scrollTop = el.scrollHeight; }")
+    assert scroller.evaluate("el => el.scrollHeight <= el.clientHeight + 1")
+    panel.evaluate("el => { el.scrollTop = el.scrollHeight; }")
     fold = big_card.locator(".jp-Operator-fold")
     assert "Show 9,900 more changed lines" in fold.text_content()
     fold.click()
     assert big_card.locator(".jp-Operator-fold").count() == 0
-    scroller.evaluate("el => { el.scrollTop = el.scrollHeight; }")
+    page.wait_for_timeout(100)
+    panel.evaluate("el => { el.scrollTop = el.scrollHeight; }")
+    # CodeMirror still draws only what the panel shows, even unfolded.
+    assert big_card.locator(".cm-line").count() < 1000
     page.wait_for_function(
         "el => el.querySelector('.jp-Operator-gutter-new')?.textContent.includes('10000')",
         arg=big_card.element_handle(),

@@ -186,3 +186,21 @@ def test_restart_the_server_with_a_pending_proposal_then_decide(
         screenshot(page, "lab-panel-after-restart")
     finally:
         stop_server(server)
+
+
+def test_running_the_same_reply_again_asks_nothing(lab_server, page) -> None:
+    root = lab_server.root
+    open_lab(page, lab_server)
+    reply = command("same-1", "fs.write", "same.txt", content_b64=b64("same\n"))
+    run_reply(page, reply)
+    wait_status(page, "same-1", "pending")
+    card(page, "same-1").locator(".jp-Operator-approve").click()
+    wait_status(page, "same-1", "applied")
+    # Again: the write would change nothing, so it is settled without a question.
+    run_reply(page, reply)
+    wait_status(page, "same-1", "applied")
+    summary = card(page, "same-1").locator(".jp-Operator-card-summary").text_content()
+    assert summary.startswith("No change")
+    assert card(page, "same-1").locator(".jp-Operator-approve").is_hidden()
+    assert page.locator(f"{PANEL} .jp-Operator-approve-all").is_hidden()
+    assert (root / "same.txt").read_text() == "same\n"
