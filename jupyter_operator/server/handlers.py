@@ -18,9 +18,10 @@
                                             -> ``{"item", "items", "results_text", "done"}``
 ``POST sessions/{id}/decide-all``           ``{"decision", "reason"?}``
                                             -> ``{"decided", "items", "results_text", "done"}``
-``POST undo`` ``{"workspace"?, "id"?}``     ``{"workspace", "entry", "session"}``: the undone
-                                            history entry and the session that made it (its items
-                                            now say ``undone``), or null
+``POST undo`` ``{"workspace"?, "id"?,       ``{"workspace", "entry", "session"}``: the undone
+``"session"?}``                             history entry and the session that made it (its items
+                                            now say ``undone``), or null; ``session`` names the
+                                            one the client shows (found even after a restart)
 ``POST redo`` ``{"workspace"?, "id"?}``     the same shape, for a change applied again
 ``GET history?workspace=``                  ``{"workspace", "history": [entry...]}``, oldest first;
                                             entries carry ``session``, ``decided_by``, ``rule``
@@ -34,8 +35,8 @@ answer. Every verb carries ``@web.authenticated`` and ``@authorized`` (resource 
 reads need ``read``, anything that can change files needs ``write``). Errors are always
 ``{"error": {"code", "message"}}`` with 400 (bad request), 403, 404 (unknown session,
 workspace, item or history entry), 409 (already decided; undo refused because the file
-changed since), 413 (body over ``OperatorExtension.max_body_size``) 501 (redo with an engine that cannot redo) or 500, never an HTML page
-or a traceback.
+changed since), 413 (body over ``OperatorExtension.max_body_size``, also when sent chunked),
+501 (redo with an engine that cannot redo) or 500, never an HTML page or a traceback.
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ class UndoBody(_Body):
 
     workspace: str = "default"
     id: str | None = None
+    session: str | None = None  # the session the client shows, to update it too
 
 
 class OperatorApiHandler(ExtensionHandlerMixin, APIHandler):
@@ -298,7 +300,7 @@ class UndoHandler(OperatorPostHandler):
 
         async def work() -> dict[str, Any]:
             body = self.parse(UndoBody)
-            return await self.service.undo(body.workspace, body.id)
+            return await self.service.undo(body.workspace, body.id, body.session)
 
         await self.respond(work())
 
@@ -313,7 +315,7 @@ class RedoHandler(OperatorPostHandler):
 
         async def work() -> dict[str, Any]:
             body = self.parse(UndoBody)
-            return await self.service.redo(body.workspace, body.id)
+            return await self.service.redo(body.workspace, body.id, body.session)
 
         await self.respond(work())
 

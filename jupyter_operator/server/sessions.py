@@ -203,14 +203,16 @@ class SessionService:
 
     # -- workspace history ------------------------------------------------------------------
 
-    async def undo(self, workspace: str, entry_id: str | None = None) -> dict[str, Any]:
+    async def undo(
+        self, workspace: str, entry_id: str | None = None, session: str | None = None
+    ) -> dict[str, Any]:
         """Undo one applied change (the latest one not yet undone when ``entry_id`` is None).
 
         When the change came from a session this server still knows, the undo goes through
         that session's engine, so its item turns ``undone`` and its results say what is true now.
         """
         self._check_workspace(workspace)
-        owner = await self._owner(workspace, entry_id)
+        owner = await self._owner(workspace, entry_id, session)
 
         def work() -> dict[str, Any]:
             operator = owner.operator if owner else self.registry.history_operator(workspace)
@@ -223,10 +225,12 @@ class SessionService:
 
         return await self._locked(workspace, work)
 
-    async def redo(self, workspace: str, entry_id: str | None = None) -> dict[str, Any]:
+    async def redo(
+        self, workspace: str, entry_id: str | None = None, session: str | None = None
+    ) -> dict[str, Any]:
         """Apply an undone change again (the engine refuses when the file changed since)."""
         self._check_workspace(workspace)
-        owner = await self._owner(workspace, entry_id)
+        owner = await self._owner(workspace, entry_id, session)
 
         def work() -> dict[str, Any]:
             operator = owner.operator if owner else self.registry.history_operator(workspace)
@@ -381,8 +385,14 @@ class SessionService:
                 if entry.entry_id not in before and entry.command_id in by_command:
                     session.entries[entry.entry_id] = entry.command_id
 
-    async def _owner(self, workspace: str, entry_id: str | None) -> Session | None:
-        """The session whose approval made a history entry, when this server knows it."""
+    async def _owner(
+        self, workspace: str, entry_id: str | None, hint: str | None = None
+    ) -> Session | None:
+        """The session whose approval made a history entry, when this server knows it.
+
+        ``hint`` is a session the client shows (perhaps saved before a restart): it is loaded
+        and asked first.
+        """
         if entry_id is None:
 
             def latest() -> str | None:
@@ -393,6 +403,11 @@ class SessionService:
             entry_id = await self._locked(workspace, latest, write=False)
             if entry_id is None:
                 return None
+        if hint is not None:
+            with contextlib.suppress(ApiError):
+                hinted = await self._lookup(hint)
+                if hinted.workspace == workspace and entry_id in hinted.entries:
+                    return hinted
         for session in list(self._sessions.values()):
             if session.workspace == workspace and entry_id in session.entries:
                 return session

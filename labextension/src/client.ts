@@ -63,8 +63,8 @@ export class OperatorClient {
   }
 
   /** Apply an undone change again. */
-  redo(workspace: string, id?: string): Promise<IUndoResponse> {
-    return this._call(['redo'], id ? { workspace, id } : { workspace });
+  redo(workspace: string, id?: string, session?: string): Promise<IUndoResponse> {
+    return this._call(['redo'], { workspace, ...(id ? { id } : {}), ...(session ? { session } : {}) });
   }
 
   /** The interface specification text to give a model. */
@@ -100,8 +100,8 @@ export class OperatorClient {
   }
 
   /** Undo the last applied change in a workspace (or a given history entry). */
-  undo(workspace: string, id?: string): Promise<IUndoResponse> {
-    return this._call(['undo'], id ? { workspace, id } : { workspace });
+  undo(workspace: string, id?: string, session?: string): Promise<IUndoResponse> {
+    return this._call(['undo'], { workspace, ...(id ? { id } : {}), ...(session ? { session } : {}) });
   }
 
   private async _call<T>(

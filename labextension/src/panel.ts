@@ -406,7 +406,7 @@ export class OperatorPanel extends Widget {
       const call = action === 'undo' ? this._client.undo : this._client.redo;
       let answer;
       try {
-        answer = await call.call(this._client, workspace, entry?.entry_id);
+        answer = await call.call(this._client, workspace, entry?.entry_id, this._state?.session);
       } finally {
         // Whatever happened, cards, results and history show what is true now.
         await this._refreshAfterChange();

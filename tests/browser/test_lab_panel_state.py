@@ -87,7 +87,8 @@ def test_undo_from_history_updates_cards_and_results(lab_server, page) -> None:
     assert not results["h3"].ok and "undid" in results["h3"].summary
 
     history_row(page, "h1").locator(".jp-Operator-history-undo").click()
-    page.locator(f"{PANEL} .jp-Operator-history-row[data-undone='true']", has_text="h1 (").wait_for()
+    undone_row = f"{PANEL} .jp-Operator-history-row[data-undone='true']"
+    page.locator(undone_row, has_text="h1 (").wait_for()
     assert (root / "hist.txt").read_text() == "one\n"
     screenshot(page, "lab-panel-history")
     assert not [e for e in page.console_errors if "operator" in e.lower()]
@@ -147,9 +148,7 @@ def open_lab_again(page) -> None:
     page.locator(f"{PANEL} .jp-Operator-input").wait_for(state="visible")
 
 
-def test_restart_the_server_with_a_pending_proposal_then_decide(
-    tmp_path: Path, page
-) -> None:
+def test_restart_the_server_with_a_pending_proposal_then_decide(tmp_path: Path, page) -> None:
     root, settings, journal = tmp_path / "root", tmp_path / "settings", tmp_path / "journal"
     for folder in (root, settings, journal):
         folder.mkdir()

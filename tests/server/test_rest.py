@@ -11,9 +11,7 @@ from server_helpers import Api, cmd, write_cmd
 from jupyter_operator.protocol import interface_spec, parse_results
 
 
-async def test_workspaces_list_names_and_paths_under_the_server_root(
-    api: Api, root: Path
-) -> None:
+async def test_workspaces_list_names_and_paths_under_the_server_root(api: Api, root: Path) -> None:
     status, body = await api("workspaces")
     assert status == 200
     assert body == {"workspaces": [{"name": "default", "path": "."}]}
@@ -315,7 +313,11 @@ async def test_scan_in_a_subfolder_takes_paths_from_there(api: Api, root: Path) 
     assert scanned["items"][0]["details"] == "in the notebook's folder\n"
     # The folder cannot leave the workspace, be a link, or be a file.
     (root / "link").symlink_to(root / "nb")
-    for folder, code in [("../", "ERR_PATH_ESCAPE"), ("link", "ERR_PATH_ESCAPE"),
-                         ("data.txt", "ERR_NOT_A_DIRECTORY"), ("missing", "ERR_NOT_FOUND")]:
+    for folder, code in [
+        ("../", "ERR_PATH_ESCAPE"),
+        ("link", "ERR_PATH_ESCAPE"),
+        ("data.txt", "ERR_NOT_A_DIRECTORY"),
+        ("missing", "ERR_NOT_FOUND"),
+    ]:
         status, body = await api("scan", body={"text": "x", "folder": folder})
         assert status in (400, 404, 409) and body["error"]["code"] == code, (folder, body)

@@ -247,3 +247,43 @@ def test_saved_sessions_expire_and_are_capped(tmp_path: Path) -> None:
     assert store.load("../c") is None
     with pytest.raises(ValueError):
         store.save("../x", b"{}")
+
+
+async def test_undo_after_a_restart_updates_the_saved_session(
+    tmp_path: Path, ws_root: Path
+) -> None:
+    (ws_root / "f.txt").write_text("old\n")
+    first = _service(tmp_path, ws_root)
+    scanned = await first.scan(write_cmd("w1", "f.txt", "new\n"))
+    await first.decide(scanned["session"], "w1", "approve")
+    await _stop(first)
+
+    second = _service(tmp_path, ws_root)
+    try:
+        [entry] = (await second.history("default"))["history"]
+        answer = await second.undo("default", entry["entry_id"], scanned["session"])
+        assert (ws_root / "f.txt").read_text() == "old\n"
+        [item] = answer["session"]["items"]
+        assert item["status"] == "undone" and "undid" in answer["session"]["results_text"]
+    finally:
+        await _stop(second)
+    third = _service(tmp_path, ws_root)
+    try:
+        state = await third.get(scanned["session"])
+        assert state["items"][0]["status"] == "undone"
+    finally:
+        await _stop(third)
+
+
+def test_workspace_roots_are_shown_relative_to_the_server_root(tmp_path: Path) -> None:
+    (tmp_path / "srv" / "proj").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    roots = resolve_roots({"default": "srv", "proj": "srv/proj", "out": "elsewhere"},
+                          str(tmp_path))  # fmt: skip
+    registry = WorkspaceRegistry(roots, journal_dir=tmp_path / "journal")
+    base = tmp_path / "srv"
+    assert [registry.relative_root(n, base) for n in ("default", "proj", "out")] == [
+        ".",
+        "proj",
+        None,
+    ]
