@@ -233,22 +233,6 @@ async def test_a_damaged_saved_session_is_not_found_never_applied(
         await _stop(second)
 
 
-def test_saved_sessions_expire_and_are_capped(tmp_path: Path) -> None:
-    clock = Clock()
-    store = SessionStore(tmp_path / "s", keep_seconds=100, max_files=2, clock=clock)
-    for name in ("a", "b", "c"):
-        store.save(name, b"{}")
-        clock.now += 10
-    store.expire()
-    assert sorted(store.ids()) == ["b", "c"]
-    clock.now += 85  # b was saved 105 s ago, c 95 s ago
-    assert store.load("b") is None
-    assert store.ids() == ["c"]
-    assert store.load("../c") is None
-    with pytest.raises(ValueError):
-        store.save("../x", b"{}")
-
-
 async def test_undo_after_a_restart_updates_the_saved_session(
     tmp_path: Path, ws_root: Path
 ) -> None:
