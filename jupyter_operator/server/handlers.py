@@ -18,12 +18,14 @@
                                             -> ``{"item", "items", "results_text", "done"}``
 ``POST sessions/{id}/decide-all``           ``{"decision", "reason"?}``
                                             -> ``{"decided", "items", "results_text", "done"}``
-``POST undo`` ``{"workspace"?, "id"?,       ``{"workspace", "entry", "session"}``: the undone
-``"session"?}``                             history entry and the session that made it (its items
-                                            now say ``undone``), or null; ``session`` names the
-                                            one the client shows (found even after a restart)
-``POST redo`` ``{"workspace"?, "id"?}``     the same shape, for a change applied again
-``GET history?workspace=``                  ``{"workspace", "history": [entry...]}``, oldest first;
+``POST undo``                               ``{"workspace"?, "id"?, "session"?, "folder"?}`` ->
+                                            ``{"workspace", "entry", "session"}``: the undone
+                                            entry and the session that made it (its item now says
+                                            ``undone``), or null; ``session`` names the one the
+                                            client shows (found even after a restart)
+``POST redo``                               the same, for a change applied again
+``GET history?workspace=&folder=``          ``{"workspace", "folder", "history": [entry...]}``,
+                                            oldest first (a subfolder keeps its own history);
                                             entries carry ``session``, ``decided_by``, ``rule``
                                             and ``diff`` when known
 ==========================================  ========================================================
@@ -106,6 +108,7 @@ class UndoBody(_Body):
     workspace: str = "default"
     id: str | None = None
     session: str | None = None  # the session the client shows, to update it too
+    folder: str | None = None  # a subfolder's own history (see ``POST scan``)
 
 
 class OperatorApiHandler(ExtensionHandlerMixin, APIHandler):
@@ -300,7 +303,7 @@ class UndoHandler(OperatorPostHandler):
 
         async def work() -> dict[str, Any]:
             body = self.parse(UndoBody)
-            return await self.service.undo(body.workspace, body.id, body.session)
+            return await self.service.undo(body.workspace, body.id, body.session, body.folder)
 
         await self.respond(work())
 
@@ -315,7 +318,7 @@ class RedoHandler(OperatorPostHandler):
 
         async def work() -> dict[str, Any]:
             body = self.parse(UndoBody)
-            return await self.service.redo(body.workspace, body.id, body.session)
+            return await self.service.redo(body.workspace, body.id, body.session, body.folder)
 
         await self.respond(work())
 
@@ -328,7 +331,8 @@ class HistoryHandler(OperatorApiHandler):
     async def get(self) -> None:
         """List applied changes, oldest first."""
         workspace = self.get_query_argument("workspace", "default")
-        await self.respond(self.service.history(workspace))
+        folder = self.get_query_argument("folder", None)
+        await self.respond(self.service.history(workspace, folder))
 
 
 def rest_handlers(

@@ -204,7 +204,11 @@ class SessionService:
     # -- workspace history ------------------------------------------------------------------
 
     async def undo(
-        self, workspace: str, entry_id: str | None = None, session: str | None = None
+        self,
+        workspace: str,
+        entry_id: str | None = None,
+        session: str | None = None,
+        folder: str | None = None,
     ) -> dict[str, Any]:
         """Undo one applied change (the latest one not yet undone when ``entry_id`` is None).
 
@@ -212,10 +216,10 @@ class SessionService:
         that session's engine, so its item turns ``undone`` and its results say what is true now.
         """
         self._check_workspace(workspace)
-        owner = await self._owner(workspace, entry_id, session)
+        owner = await self._owner(workspace, entry_id, session, folder)
 
         def work() -> dict[str, Any]:
-            operator = owner.operator if owner else self.registry.history_operator(workspace)
+            operator = owner.operator if owner else self._history_of(workspace, folder)
             entry = operator.undo(entry_id)
             if owner is not None:
                 _mark_undone(owner, entry)
@@ -226,14 +230,18 @@ class SessionService:
         return await self._locked(workspace, work)
 
     async def redo(
-        self, workspace: str, entry_id: str | None = None, session: str | None = None
+        self,
+        workspace: str,
+        entry_id: str | None = None,
+        session: str | None = None,
+        folder: str | None = None,
     ) -> dict[str, Any]:
         """Apply an undone change again (the engine refuses when the file changed since)."""
         self._check_workspace(workspace)
-        owner = await self._owner(workspace, entry_id, session)
+        owner = await self._owner(workspace, entry_id, session, folder)
 
         def work() -> dict[str, Any]:
-            operator = owner.operator if owner else self.registry.history_operator(workspace)
+            operator = owner.operator if owner else self._history_of(workspace, folder)
             redo = getattr(operator, "redo", None)
             if redo is None:
                 raise ApiError(501, "not_available", "This engine cannot redo changes yet")
@@ -245,13 +253,15 @@ class SessionService:
 
         return await self._locked(workspace, work)
 
-    async def history(self, workspace: str) -> dict[str, Any]:
-        """Every change applied in a workspace through any session, oldest first."""
+    async def history(self, workspace: str, folder: str | None = None) -> dict[str, Any]:
+        """Every change applied in a workspace (or its subfolder ``folder``) through any
+        session, oldest first."""
         self._check_workspace(workspace)
 
         def work() -> dict[str, Any]:
-            entries = self.registry.history_operator(workspace).history()
-            return {"workspace": workspace, "history": [self._entry_view(e) for e in entries]}
+            entries = self._history_of(workspace, folder).history()
+            return {"workspace": workspace, "folder": _clean_folder(folder),
+                    "history": [self._entry_view(e) for e in entries]}  # fmt: skip
 
         return await self._locked(workspace, work, write=False)
 
@@ -385,9 +395,13 @@ class SessionService:
                 if entry.entry_id not in before and entry.command_id in by_command:
                     session.entries[entry.entry_id] = entry.command_id
 
+    def _history_of(self, workspace: str, folder: str | None) -> Operator:
+        return self.registry.history_operator(workspace, _clean_folder(folder))
+
     async def _owner(
-        self, workspace: str, entry_id: str | None, hint: str | None = None
-    ) -> Session | None:
+        self, workspace: str, entry_id: str | None, hint: str | None = None,
+        folder: str | None = None,
+    ) -> Session | None:  # fmt: skip
         """The session whose approval made a history entry, when this server knows it.
 
         ``hint`` is a session the client shows (perhaps saved before a restart): it is loaded
@@ -396,7 +410,7 @@ class SessionService:
         if entry_id is None:
 
             def latest() -> str | None:
-                live = [e for e in self.registry.history_operator(workspace).history()
+                live = [e for e in self._history_of(workspace, folder).history()
                         if not e.undone]  # fmt: skip
                 return live[-1].entry_id if live else None
 
@@ -407,9 +421,11 @@ class SessionService:
             with contextlib.suppress(ApiError):
                 hinted = await self._lookup(hint)
                 if hinted.workspace == workspace and entry_id in hinted.entries:
-                    return hinted
+                    return hinted  # its own folder's journal holds the entry
         for session in list(self._sessions.values()):
-            if session.workspace == workspace and entry_id in session.entries:
+            if (session.workspace, session.folder) == (workspace, _clean_folder(folder)) and (
+                entry_id in session.entries
+            ):
                 return session
         owner_id = self._owners.get(entry_id)
         if owner_id is not None:

@@ -111,7 +111,7 @@ class WorkspaceRegistry:
         self._file_protected = self._protected_for_files()
         self._locks = {name: ReadWriteLock() for name in self._roots}
         self._workspaces: dict[str, Workspace] = {}
-        self._history: dict[str, Operator] = {}
+        self._history: dict[tuple[str, str], Operator] = {}
 
     def names(self) -> list[str]:
         """Configured workspace names, in configuration order."""
@@ -186,11 +186,16 @@ class WorkspaceRegistry:
             protected=self._protected,
         )
 
-    def history_operator(self, name: str) -> Operator:
-        """The long-lived session used for undo and history (the journal is shared on disk)."""
-        found = self._history.get(name)
+    def history_operator(self, name: str, folder: str | None = None) -> Operator:
+        """The long-lived session used for undo and history (the journal is shared on disk).
+
+        A subfolder has a journal of its own (as a notebook kernel rooted there has), so its
+        history is asked for with the same ``folder`` the sessions were created with.
+        """
+        key = (name, folder or "")
+        found = self._history.get(key)
         if found is None:
-            found = self._history[name] = self.new_operator(name)
+            found = self._history[key] = self.new_operator(name, folder)
         return found
 
     def close(self) -> None:

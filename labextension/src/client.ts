@@ -25,6 +25,22 @@ import {
   IWorkspacesResponse
 } from './types';
 
+/** Body of `POST undo` / `POST redo`: only the fields that are set. */
+function undoBody(
+  workspace: string,
+  id?: string,
+  session?: string,
+  folder?: string | null
+): Record<string, string> {
+  const body: Record<string, string> = { workspace };
+  for (const [key, value] of Object.entries({ id, session, folder })) {
+    if (value) {
+      body[key] = value;
+    }
+  }
+  return body;
+}
+
 /** A failed API call, carrying a code and a message fit for the panel. */
 export class OperatorRequestError extends Error implements IPanelError {
   constructor(
@@ -58,13 +74,13 @@ export class OperatorClient {
   }
 
   /** The changes applied in a workspace, oldest first. */
-  history(workspace: string): Promise<IHistoryResponse> {
-    return this._call(['history'], undefined, { workspace });
+  history(workspace: string, folder?: string | null): Promise<IHistoryResponse> {
+    return this._call(['history'], undefined, { workspace, folder: folder || undefined });
   }
 
   /** Apply an undone change again. */
-  redo(workspace: string, id?: string, session?: string): Promise<IUndoResponse> {
-    return this._call(['redo'], { workspace, ...(id ? { id } : {}), ...(session ? { session } : {}) });
+  redo(workspace: string, id?: string, session?: string, folder?: string | null): Promise<IUndoResponse> {
+    return this._call(['redo'], undoBody(workspace, id, session, folder));
   }
 
   /** The interface specification text to give a model. */
@@ -100,8 +116,8 @@ export class OperatorClient {
   }
 
   /** Undo the last applied change in a workspace (or a given history entry). */
-  undo(workspace: string, id?: string, session?: string): Promise<IUndoResponse> {
-    return this._call(['undo'], { workspace, ...(id ? { id } : {}), ...(session ? { session } : {}) });
+  undo(workspace: string, id?: string, session?: string, folder?: string | null): Promise<IUndoResponse> {
+    return this._call(['undo'], undoBody(workspace, id, session, folder));
   }
 
   private async _call<T>(

@@ -406,7 +406,13 @@ export class OperatorPanel extends Widget {
       const call = action === 'undo' ? this._client.undo : this._client.redo;
       let answer;
       try {
-        answer = await call.call(this._client, workspace, entry?.entry_id, this._state?.session);
+        answer = await call.call(
+          this._client,
+          workspace,
+          entry?.entry_id,
+          this._state?.session,
+          this._state?.folder
+        );
       } finally {
         // Whatever happened, cards, results and history show what is true now.
         await this._refreshAfterChange();
@@ -425,7 +431,8 @@ export class OperatorPanel extends Widget {
       return;
     }
     try {
-      this._history.render((await this._client.history(workspace)).history);
+      const folder = this._state?.folder;
+      this._history.render((await this._client.history(workspace, folder)).history);
     } catch (reason) {
       this.showError(plainError(reason));
     }

@@ -203,3 +203,39 @@ def test_running_the_same_reply_again_asks_nothing(lab_server, page) -> None:
     assert card(page, "same-1").locator(".jp-Operator-approve").is_hidden()
     assert page.locator(f"{PANEL} .jp-Operator-approve-all").is_hidden()
     assert (root / "same.txt").read_text() == "same\n"
+
+
+def test_a_cell_runs_in_its_notebooks_folder(lab_server, page) -> None:
+    """The panel takes a cell's paths from the notebook's folder, as the notebook's kernel does."""
+    import json
+
+    root = lab_server.root
+    (root / "course").mkdir(exist_ok=True)
+    (root / "course" / "data.txt").write_text("next to the notebook\n")
+    (root / "data.txt").write_text("at the server root\n")
+    answer = command("nb-1", "fs.read", "data.txt") + "\n"
+    notebook = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": 1,
+                "id": "c1",
+                "metadata": {},
+                "source": ["print(answer)"],
+                "outputs": [{"output_type": "stream", "name": "stdout", "text": answer}],
+            }
+        ],
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    (root / "course" / "lesson.ipynb").write_text(json.dumps(notebook))
+    open_lab(page, lab_server, "course/lesson.ipynb")
+    page.locator(".jp-Notebook .jp-Cell").first.click()
+    page.locator('.jp-cell-toolbar [data-command="jupyter-operator:run-cell"]').first.click()
+    wait_status(page, "nb-1", "done")
+    assert "next to the notebook" in card(page, "nb-1").text_content()
+    assert "course/" in card(page, "nb-1").locator(".jp-Operator-card-where").text_content()
+    screenshot(page, "lab-panel-notebook-folder")

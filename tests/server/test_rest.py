@@ -321,3 +321,24 @@ async def test_scan_in_a_subfolder_takes_paths_from_there(api: Api, root: Path) 
     ]:
         status, body = await api("scan", body={"text": "x", "folder": folder})
         assert status in (400, 404, 409) and body["error"]["code"] == code, (folder, body)
+
+
+async def test_a_subfolder_session_has_the_history_a_kernel_there_has(
+    api: Api, root: Path, journal_dir: Path
+) -> None:
+    (root / "nb").mkdir()
+    text = write_cmd("w1", "out.txt", "made\n")
+    _, scanned = await api("scan", body={"text": text, "folder": "nb"})
+    await api("sessions", scanned["session"], "decide", body={"id": "w1", "decision": "approve"})
+    assert (root / "nb" / "out.txt").read_text() == "made\n"
+    _, history = await api("history", params={"workspace": "default", "folder": "nb"})
+    [entry] = history["history"]
+    assert entry["path"] == "out.txt" and entry["session"] == scanned["session"]
+    # The same journal a notebook kernel rooted in nb/ uses.
+    from jupyter_operator.engine import Operator
+
+    with Operator(root / "nb", journal_dir=journal_dir) as kernel_side:
+        assert [e.entry_id for e in kernel_side.history()] == [entry["entry_id"]]
+    status, undone = await api("undo", body={"id": entry["entry_id"], "folder": "nb"})
+    assert status == 200 and undone["session"]["items"][0]["status"] == "undone"
+    assert not (root / "nb" / "out.txt").exists()
