@@ -259,8 +259,10 @@ class SessionService:
         self._check_workspace(workspace)
 
         def work() -> dict[str, Any]:
-            entries = self._history_of(workspace, folder).history()
+            operator = self._history_of(workspace, folder)
+            entries = operator.history()
             return {"workspace": workspace, "folder": _clean_folder(folder),
+                    "can_redo": hasattr(operator, "redo"),
                     "history": [self._entry_view(e) for e in entries]}  # fmt: skip
 
         return await self._locked(workspace, work, write=False)

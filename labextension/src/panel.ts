@@ -432,7 +432,8 @@ export class OperatorPanel extends Widget {
     }
     try {
       const folder = this._state?.folder;
-      this._history.render((await this._client.history(workspace, folder)).history);
+      const answer = await this._client.history(workspace, folder);
+      this._history.render(answer.history, answer.can_redo !== false);
     } catch (reason) {
       this.showError(plainError(reason));
     }

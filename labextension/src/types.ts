@@ -100,6 +100,8 @@ export interface IHistoryEntry {
 export interface IHistoryResponse {
   workspace: string;
   history: IHistoryEntry[];
+  /** Whether the server's engine can apply an undone change again. */
+  can_redo?: boolean;
 }
 
 /** `POST undo` and `POST redo`. */
