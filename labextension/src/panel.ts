@@ -14,13 +14,10 @@ import { button, el } from './dom';
 import { HistoryView } from './history';
 import { operatorIcon } from './icon';
 import { isNoChange, RunState } from './state';
+import { pickWorkspace, remember, remembered, whereText } from './workspaces';
 import { Decision, IHistoryEntry, IOperatorItem, IScanResponse, IWorkspace } from './types';
 
-/** The panel's DOM id (also used by commands and tests). */
-export const PANEL_ID = 'jupyter-operator-panel';
-
-/** Where the panel remembers its open session, so a page reload reattaches to it. */
-export const SESSION_KEY = 'jupyter-operator:session';
+export { SESSION_KEY } from './workspaces';
 
 /** Options of {@link OperatorPanel.run}. */
 export interface IRunOptions {
@@ -29,39 +26,8 @@ export interface IRunOptions {
   folder?: string;
 }
 
-function remember(session: string | null): void {
-  try {
-    if (session) {
-      window.localStorage.setItem(SESSION_KEY, session);
-    } else {
-      window.localStorage.removeItem(SESSION_KEY);
-    }
-  } catch {
-    // Storage may be disabled; reattaching is a convenience.
-  }
-}
-
-function remembered(): string | null {
-  try {
-    return window.localStorage.getItem(SESSION_KEY);
-  } catch {
-    return null;
-  }
-}
-
-/** `a/b` under `base` (both relative to the server root, `.` for the root): `b`, or null. */
-export function folderUnder(base: string, folder: string): string | null {
-  const clean = (p: string) => p.split('/').filter(s => s && s !== '.').join('/');
-  const b = clean(base);
-  const f = clean(folder);
-  if (!b) {
-    return f;
-  }
-  if (f === b) {
-    return '';
-  }
-  return f.startsWith(b + '/') ? f.slice(b.length + 1) : null;
-}
+/** The panel's DOM id (also used by commands and tests). */
+export const PANEL_ID = 'jupyter-operator-panel';
 
 /** Put text on the clipboard. */
 async function copyText(text: string): Promise<void> {
@@ -277,14 +243,7 @@ export class OperatorPanel extends Widget {
 
   /** The folder of a workspace (and subfolder) as shown on cards, relative to the server root. */
   where(workspace: string, folder?: string | null): string {
-    const ws = this._workspaces.find(w => w.name === workspace);
-    const base = ws?.path ?? null;
-    const sub = folder ? folder.replace(/\/+$/, '') : '';
-    if (base === null) {
-      return sub ? `${workspace}/${sub}` : `workspace ${workspace}`;
-    }
-    const path = base === '.' ? sub || '.' : sub ? `${base}/${sub}` : base;
-    return path === '.' ? 'the server root (.)' : `${path}/`;
+    return whereText(this._workspaces, workspace, folder);
   }
 
   /** Scan the text in the input box (or the given text) and show its items. */
@@ -302,21 +261,14 @@ export class OperatorPanel extends Widget {
     if (options.folder !== undefined) {
       // Take the reply's paths from the given folder (a notebook's own), in the workspace
       // that holds it most closely, so the panel and the notebook's kernel agree.
-      let best = -1;
-      for (const ws of this._workspaces) {
-        const under = ws.path === null || ws.path === undefined ? null : folderUnder(ws.path, options.folder);
-        if (under !== null && (ws.path ?? '').length > best) {
-          best = (ws.path ?? '').length;
-          workspace = ws.name;
-          folder = under || null;
-        }
-      }
-      if (best < 0) {
+      const picked = pickWorkspace(this._workspaces, options.folder);
+      if (!picked) {
         this.showError(
           `The notebook's folder (${options.folder || '.'}) is in no configured workspace.`
         );
         return;
       }
+      ({ workspace, folder } = picked);
     }
     await this._request(async () => {
       const scan = await this._client.scan(reply, workspace, folder);

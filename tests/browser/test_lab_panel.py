@@ -418,7 +418,7 @@ def test_copy_spec(lab_server: LabServer, page) -> None:
     open_lab(page, lab_server)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     page.locator(f"{PANEL} .jp-Operator-copy-spec").click()
-    page.locator(f"{PANEL} .jp-Operator-run-status", has_text="specification copied").wait_for()
+    page.locator(f"{PANEL} .jp-Operator-note", has_text="specification copied").wait_for()
     assert "Operator Interface Specification" in page.evaluate("navigator.clipboard.readText()")
 
 

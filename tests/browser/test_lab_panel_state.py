@@ -197,9 +197,9 @@ def test_running_the_same_reply_again_asks_nothing(lab_server, page) -> None:
     wait_status(page, "same-1", "applied")
     # Again: the write would change nothing, so it is settled without a question.
     run_reply(page, reply)
+    summary = card(page, "same-1").locator(".jp-Operator-card-summary", has_text="No change")
+    summary.wait_for()
     wait_status(page, "same-1", "applied")
-    summary = card(page, "same-1").locator(".jp-Operator-card-summary").text_content()
-    assert summary.startswith("No change")
     assert card(page, "same-1").locator(".jp-Operator-approve").is_hidden()
     assert page.locator(f"{PANEL} .jp-Operator-approve-all").is_hidden()
     assert (root / "same.txt").read_text() == "same\n"
