@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
+#: Saved sessions ``GET sessions`` looks at (newest first), and how many it lists.
+LIST_LOOKS = 50
+LIST_MAX = 20
 
 DECISIONS = ("approve", "reject")
 
@@ -131,9 +134,10 @@ class SessionService:
         found: list[dict[str, Any]] = []
         ids = list(reversed(self._sessions))
         if self.store is not None:
-            ids += await asyncio.to_thread(self.store.ids)
+            # Only the most recently saved are looked at: listing must not load every file.
+            ids += (await asyncio.to_thread(self.store.ids))[:LIST_LOOKS]
         for session_id in ids:
-            if session_id in seen or len(found) >= 20:
+            if session_id in seen or len(found) >= LIST_MAX:
                 continue
             seen.add(session_id)
             try:
