@@ -496,6 +496,8 @@ def _mark_undone(session: Session, entry: HistoryEntry) -> None:
         return
     item.status = "undone"  # type: ignore[assignment]
     item.error_code = codes.ERR_REJECTED
-    message = f"the person undid this change after it was applied; {entry.path} is as it was before it."
+    message = (
+        f"the person undid this change after it was applied; {entry.path} is as it was before it."
+    )
     item.result = Result.failure(item.id, codes.ERR_REJECTED, message)
     item.summary = item.result.summary
