@@ -67,6 +67,7 @@ ERR_IO = "ERR_IO"
 ERR_RESULT_TOO_LARGE = "ERR_RESULT_TOO_LARGE"
 ERR_OUTPUT_BUDGET = "ERR_OUTPUT_BUDGET"
 ERR_TOO_MANY_ENTRIES = "ERR_TOO_MANY_ENTRIES"
+ERR_BASE_REJECTED = "ERR_BASE_REJECTED"
 
 # --- JSON operations (the ``json`` dialect; answered in its response events) -------------------
 ERR_INVALID_JSON = "ERR_INVALID_JSON"
@@ -138,6 +139,7 @@ EXTENSION_CODES: tuple[str, ...] = (
     ERR_RESULT_TOO_LARGE,
     ERR_OUTPUT_BUDGET,
     ERR_TOO_MANY_ENTRIES,
+    ERR_BASE_REJECTED,
 )
 """Codes this host adds beyond the spec; each is explained in the spec appendix."""
 
