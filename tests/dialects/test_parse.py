@@ -200,3 +200,8 @@ SCALARS = st.none() | st.booleans() | st.integers() | st.text(max_size=20)
 def test_never_raises_on_json(value: object) -> None:
     for op in parse(json.dumps(value)):
         assert op.id and op.type
+
+
+def test_an_invalid_id_is_not_used_as_the_id() -> None:
+    [op] = parse(json.dumps({"type": "message", "content": "x", "id": ""}))
+    assert op.code == "ERR_INVALID_OPERATION" and op.id == "message-1" and not op.given_id

@@ -278,7 +278,8 @@ def _operation(index: int, raw: Any, type_counts: dict[str, int], ids: set[str])
     shown = kind if isinstance(kind, str) and _ID.fullmatch(kind) else "error"
     type_counts[shown] = type_counts.get(shown, 0) + 1
     given = raw.get("id")
-    op_id = given if isinstance(given, str) else f"{shown}-{type_counts[shown]}"
+    valid_id = isinstance(given, str) and _ID.fullmatch(given) is not None
+    op_id = given if valid_id else f"{shown}-{type_counts[shown]}"
     path = _echoable(raw.get("path"))
 
     def bad(code: str, message: str) -> InvalidOperation:
@@ -286,7 +287,7 @@ def _operation(index: int, raw: Any, type_counts: dict[str, int], ids: set[str])
             index,
             shown,
             op_id,
-            isinstance(given, str),
+            valid_id,
             code,
             message,
             path,
@@ -306,7 +307,7 @@ def _operation(index: int, raw: Any, type_counts: dict[str, int], ids: set[str])
     missing = [f for f, required in fields.items() if required and f not in raw]
     if missing:
         return bad(codes.ERR_INVALID_OPERATION, f'{kind} needs "{missing[0]}"')
-    head = (index, kind, op_id, isinstance(given, str))
+    head = (index, kind, op_id, valid_id)
     try:
         if kind == "message":
             op: Operation = Message(*head, _string(raw, "content"))
