@@ -62,7 +62,9 @@ def test_op_line_magic_shares_the_session(ip: Any, workspace: Path, monkeypatch:
     assert bundle["text/plain"].endswith("/close\nClosed: a.md")
 
 
-def test_undo_through_op_and_the_operator_history(ip: Any, workspace: Path, monkeypatch: Any) -> None:
+def test_undo_through_op_and_the_operator_history(
+    ip: Any, workspace: Path, monkeypatch: Any
+) -> None:
     monkeypatch.chdir(workspace)
     ip.run_line_magic("operator", "policy auto=reads,writes")
     ip.run_cell_magic("operator", "--dialect commands", "/write a.md\nx\n/end")
