@@ -196,3 +196,13 @@ def test_registry_and_detect() -> None:
     assert detect("\n  [r1] /ls") == "commands"
     assert detect("Here is my plan.\n/open notes.md") == "operator"
     assert detect("/open a\nOPERATOR_CMD\n") == "operator"
+
+
+def test_every_dialect_code_is_documented() -> None:
+    from pathlib import Path
+
+    from jupyter_operator.dialects.commands import codes
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text("utf-8")
+    missing = [code for code in codes.DIALECT_CODES if f"| `{code}` |" not in doc]
+    assert not missing, missing
