@@ -116,8 +116,9 @@ def test_a_write_waits_and_later_commands_wait_for_it(session: CommandSession, r
     assert batch.replies[0].body == "Proposed: write new.md (new file, +1 -0 lines); waiting for approval"
     assert [q.echo for q in batch.queued] == ["/open new.md"]
     assert not (root / "new.md").exists()
-    diff = batch.replies[0].run.items[0].diff
-    assert "+hello" in diff
+    item = batch.replies[0].run.items[0]
+    assert "+hello" in item.diff and item.line == 1 and item.id == "001qm"
+    assert session.execute("\n/write b.md\nx").replies[0].run.items[0].line == 2
     batch.approve()
     assert batch.done
     assert [r.body for r in batch.replies] == [

@@ -62,13 +62,15 @@ def block_replaced(old: str, address: str, body: str, path: str) -> str:
     return before + new_body + tail
 
 
-def propose(op: Operator, request_id: str, path: str, snap: Snapshot, text: str, bom: bool) -> Run:
+def propose(
+    op: Operator, request_id: str, path: str, snap: Snapshot, text: str, bom: bool, line: int = 1
+) -> Run:
     """A one-item run whose item is the pending change of ``path`` to ``text``."""
     content = ("\ufeff" if bom else "") + text
-    command = Command(id=request_id, action=ACTION, path=path, line=1,
+    command = Command(id=request_id, action=ACTION, path=path, line=line,
                       fields={"path": path}, params=Write(path=path, content=content))  # fmt: skip
     proposal = mutations.plan(op.workspace, command, base=snap)
-    item = Item(0, request_id, ACTION, path, 1, "mutation", "pending", proposal.summary,
+    item = Item(0, request_id, ACTION, path, line, "mutation", "pending", proposal.summary,
                 proposal=proposal, command=command)  # fmt: skip
     return Run(op, [item], 0, ())
 

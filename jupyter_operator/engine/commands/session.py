@@ -303,7 +303,7 @@ class CommandSession(SessionCommands):
                  done: str) -> Reply:  # fmt: skip
         if self.operator.policy.is_denied(changes.ACTION):
             raise CommandError(codes.DENIED, f"{changes.ACTION} is not allowed in this workspace.")
-        run = changes.propose(self.operator, rid, path, snap, text, bom)
+        run = changes.propose(self.operator, rid, path, snap, text, bom, request.line)
         item = run.items[0]
         waiting = f"Proposed: {request.name} {path} ({item.summary}); waiting for approval"
         return Reply(rid, request, "pending", waiting, run=run, applied_body=done)
