@@ -32,12 +32,23 @@ def _notebook(journal: Path) -> dict:
     cells = [setup, SCRIPT]
     return {
         "cells": [
-            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [],
-             "execution_count": None}
+            {
+                "cell_type": "code",
+                "id": f"c{i}",
+                "metadata": {},
+                "source": src,
+                "outputs": [],
+                "execution_count": None,
+            }
             for i, src in enumerate(cells)
-        ],  # fmt: skip
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                    "language": "python"}},  # fmt: skip
+        ],
+        "metadata": {
+            "kernelspec": {
+                "name": "python3",
+                "display_name": "Python 3 (ipykernel)",
+                "language": "python",
+            }
+        },
         "nbformat": 4,
         "nbformat_minor": 5,
     }

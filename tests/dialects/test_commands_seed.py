@@ -31,8 +31,11 @@ def parts(body: str) -> tuple[str, str | None]:
 
 def test_the_seed_example_is_reproduced_exactly(auto: CommandSession, root: Path) -> None:
     (root / "hello.md").write_text("# Hello World\nWelcome\n", encoding="utf-8")
-    batch = auto.execute("/set {x} = \"1\"\n/ls\n/open hello.md\n/open nonexistent.md")
-    assert batch.replies[2].text == "re: [003qm] /open hello.md\nOpened hello.md\n---\n# Hello World\nWelcome"
+    batch = auto.execute('/set {x} = "1"\n/ls\n/open hello.md\n/open nonexistent.md')
+    assert (
+        batch.replies[2].text
+        == "re: [003qm] /open hello.md\nOpened hello.md\n---\n# Hello World\nWelcome"
+    )
     assert batch.replies[3].text == (
         "re: [004qm] /open nonexistent.md\nERROR(NOT_FOUND): File not found: nonexistent.md"
     )
@@ -44,8 +47,16 @@ CONTENT_ROWS = [
     ("/open notes.md#setup", "Opened notes.md#setup", "## Setup\n\nInstall the tools."),
     ("/open notes.md\n/open docs/guide.md\n/back", "Back to notes.md", "# Course notes"),
     ("/open notes.md#Linux\n/refresh", "Refreshed notes.md#Linux", "### Linux\n\n```bash"),
-    ("/edit docs/guide.md", "[editing: docs/guide.md]", "   1 | # Guide\n   2 | \n   3 | Start here."),
-    ("/edit notes.md#macos", "[editing: notes.md#macos]", "  16 | ### macOS\n  17 | \n  18 | Use Homebrew."),
+    (
+        "/edit docs/guide.md",
+        "[editing: docs/guide.md]",
+        "   1 | # Guide\n   2 | \n   3 | Start here.",
+    ),
+    (
+        "/edit notes.md#macos",
+        "[editing: notes.md#macos]",
+        "  16 | ### macOS\n  17 | \n  18 | Use Homebrew.",
+    ),
     ("/help", "String Commands", "/open path[#block]"),
     ("/ls docs", "Listing docs/", "guide.md  (21 bytes)"),
     ("/ls", "Listing ./", "docs/\nnotes.md"),
@@ -57,7 +68,7 @@ CONTENT_ROWS = [
     ("/act.grade --help", "Action: grade", "/act.grade --file PATH [--strict]"),
     ("/act.grade", "Action: grade", "/act.grade --file PATH [--strict]\nGrade an"),
     ("/verify notes.md#Exercises", "Verified notes.md#Exercises", "Exercises\n---------\n\nSetext"),
-    ("/set {a} = \"1\"\n/set", "Variables", '{a} = "1"'),
+    ('/set {a} = "1"\n/set', "Variables", '{a} = "1"'),
     ("/help bash", "Bash Session", "A line that does not start with / is a bash line"),
 ]
 

@@ -113,7 +113,10 @@ def test_refresh_reads_the_disk_again(session: CommandSession, root: Path) -> No
 def test_a_write_waits_and_later_commands_wait_for_it(session: CommandSession, root: Path) -> None:
     batch = session.execute("/write new.md\nhello\n/open new.md")
     assert [r.status for r in batch.replies] == ["pending"]
-    assert batch.replies[0].body == "Proposed: write new.md (new file, +1 -0 lines); waiting for approval"
+    assert (
+        batch.replies[0].body
+        == "Proposed: write new.md (new file, +1 -0 lines); waiting for approval"
+    )
     assert [q.echo for q in batch.queued] == ["/open new.md"]
     assert not (root / "new.md").exists()
     item = batch.replies[0].run.items[0]
