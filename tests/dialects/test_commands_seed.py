@@ -1,4 +1,4 @@
-# ruff: noqa: E501  (tables of exact responses read best one row a line)
+
 """Every row of the seed's tables: the system message, the ``---`` separator and the content."""
 
 from __future__ import annotations
