@@ -1,4 +1,3 @@
-
 """Every row of the seed's tables: the system message, the ``---`` separator and the content."""
 
 from __future__ import annotations

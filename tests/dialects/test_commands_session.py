@@ -172,6 +172,17 @@ def test_undo_after_write_append_and_edit(auto: CommandSession, root: Path) -> N
     assert [e.undone for e in auto.operator.history()] == [True, True, True]
 
 
+def test_a_long_script_of_automatic_changes(auto: CommandSession, root: Path) -> None:
+    script = "".join(f"/append log.txt\nline {n}\n/end\n" for n in range(400))
+    batch = auto.execute(script + "/ls")
+    assert batch.done and len(batch.replies) == 401
+    assert (
+        batch.replies[-2].body
+        == f"Appended to: log.txt (now {len(chr(10).join(f'line {n}' for n in range(400))) + 1} bytes)"
+    )
+    assert (root / "log.txt").read_text(encoding="utf-8").count("\n") == 400
+
+
 def test_undo_of_a_created_file_removes_it(auto: CommandSession, root: Path) -> None:
     auto.execute("/write made.md\nx\n/end")
     assert auto.command("/undo").body == "Undo: reverted made.md (1 line)"

@@ -71,6 +71,7 @@ class Batch:
         self.replies: list[Reply] = []
         self.queued: list[Request] = list(requests)
         self._subscribers: list[Callable[[Batch], None]] = []
+        self.advancing = False  # the session is running its queued requests
 
     def __repr__(self) -> str:
         return f"<Batch replies={len(self.replies)} queued={len(self.queued)}>"

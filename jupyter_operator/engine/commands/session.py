@@ -99,16 +99,26 @@ class CommandSession(SessionCommands):
         return batch.replies[0]
 
     def _advance(self, batch: Batch) -> None:
-        while batch.queued and batch.pending is None:
-            reply = self._answer(batch.queued.pop(0))
-            batch.replies.append(reply)
-            if reply.status == "pending" and reply.run is not None:
-                reply.run.subscribe(lambda item, r=reply, b=batch: self._decided(b, r, item))
-                self._maybe_auto(reply)
+        # A change the policy applies at once is decided inside this loop; the loop (not a
+        # nested call from the decision) goes on with the next command, so a long script never
+        # nests.
+        if batch.advancing:
+            return
+        batch.advancing = True
+        try:
+            while batch.queued and batch.pending is None:
+                reply = self._answer(batch.queued.pop(0))
+                batch.replies.append(reply)
+                if reply.status == "pending" and reply.run is not None:
+                    reply.run.subscribe(lambda item, r=reply, b=batch: self._decided(b, r, item))
+                    self._maybe_auto(reply)
+        finally:
+            batch.advancing = False
         batch.notify()
 
     def _decided(self, batch: Batch, reply: Reply, item: Item) -> None:
-        if item.needs_approval:
+        # Only the first decision settles the reply (a later undo of the change does not).
+        if item.needs_approval or reply.status != "pending":
             return
         if item.status == "applied":
             reply.status, reply.body = "done", reply.applied_body or "Done"
