@@ -103,6 +103,15 @@ def test_the_back_stack(session: CommandSession) -> None:
     assert session.document == ("notes.md", None) and session.back == []
 
 
+def test_ls_shows_at_most_500_entries(session: CommandSession, root: Path) -> None:
+    (root / "many").mkdir()
+    for n in range(503):
+        (root / "many" / f"f{n:03d}").write_text("", encoding="utf-8")
+    content = session.command("/ls many/").content
+    assert content is not None
+    assert content.split("\n")[-2:] == ["f499  (0 bytes)", "... and 3 more"]
+
+
 def test_refresh_reads_the_disk_again(session: CommandSession, root: Path) -> None:
     session.command("/open docs/guide.md")
     (root / "docs/guide.md").write_text("# Guide\nChanged.\n", encoding="utf-8")
@@ -293,3 +302,13 @@ def test_jail_attacks_are_refused(auto: CommandSession, root: Path, outside: Pat
     assert "TOP SECRET" not in text and str(root) not in text and str(outside) not in text
     assert sorted(p.name for p in outside.iterdir()) == before
     assert (outside / "secret.txt").read_text(encoding="utf-8") == "TOP SECRET\n"
+
+
+def test_a_settled_reply_does_not_change_again(session: CommandSession) -> None:
+    batch = session.execute("/write a.md\nx\n/end")
+    batch.approve()
+    run = batch.replies[0].run
+    item = run.items[0]
+    item.status = "undone"  # what subscribers hear when the journal undoes the change later
+    run._notify(item)
+    assert batch.replies[0].body == "Written: a.md (2 bytes, 1 line)"

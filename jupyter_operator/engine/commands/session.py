@@ -37,6 +37,7 @@ log = logging.getLogger(__name__)
 #: ``shell(command, cwd) -> (exit_status, output)``: runs one approved bash line.
 ShellRunner = Callable[[str, str], tuple[int, str]]
 READ_ACTIONS = {"ls": "fs.list"}  # every other read is fs.read
+LIST_LIMIT = 500  # entries /ls shows
 
 
 def _address(path: str, block: str | None) -> str:
@@ -255,6 +256,8 @@ class CommandSession(SessionCommands):
         path = arg.strip().rstrip("/") or "."
         entries = self.operator.workspace.list_dir(path)
         lines = [f"{e.name}/" if e.is_dir else f"{e.name}  ({e.size} bytes)" for e in entries]
+        if len(lines) > LIST_LIMIT:
+            lines[LIST_LIMIT:] = [f"... and {len(lines) - LIST_LIMIT} more"]
         shown = "." if path in (".", "") else path
         return self._done(rid, request, f"Listing {shown}/", "\n".join(lines) or "(empty folder)")
 
