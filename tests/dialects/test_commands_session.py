@@ -164,7 +164,13 @@ def test_the_policy_decides_what_runs_without_asking(make_session: Callable[...,
     )
     no_reads = make_session("deny=fs.read")
     assert no_reads.command("/open notes.md").body.startswith("ERROR(DENIED): fs.read")
+    assert no_reads.command("/edit notes.md").body.startswith("ERROR(DENIED): fs.read")
     assert no_reads.command("/ls").body.startswith("Listing ./")
+    assert no_reads.command("/help").body.startswith("String Commands")
+    assert no_reads.command("/write y.md\ny\n/end").status == "pending"
+    assert make_session("deny=fs.list").command("/ls").body == (
+        "ERROR(DENIED): fs.list is not allowed in this workspace."
+    )
     assert not (root / "x.md").exists()
 
 

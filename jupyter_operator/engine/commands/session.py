@@ -36,7 +36,11 @@ log = logging.getLogger(__name__)
 
 #: ``shell(command, cwd) -> (exit_status, output)``: runs one approved bash line.
 ShellRunner = Callable[[str, str], tuple[int, str]]
-READ_ACTIONS = {"ls": "fs.list"}  # every other read is fs.read
+#: The engine action a policy sees for each command (session commands touch no file).
+POLICY_ACTIONS = {
+    "open": "fs.read", "back": "fs.read", "refresh": "fs.read", "edit": "fs.read",
+    "verify": "fs.read", "ls": "fs.list", "write": "fs.write", "append": "fs.write",
+}  # fmt: skip
 LIST_LIMIT = 500  # entries /ls shows
 
 
@@ -166,7 +170,11 @@ class CommandSession(SessionCommands):
             raise CommandError(
                 codes.UNKNOWN_COMMAND, f"/{name} is not a command; /help lists them."
             )
-        self._check_policy(READ_ACTIONS.get(name, "fs.read"))
+        action = POLICY_ACTIONS.get(name)
+        if name == "edit" and request.body is not None:
+            action = changes.ACTION
+        if action is not None:
+            self._check_policy(action)
         return handler(rid, request, arg)
 
     def _check_policy(self, action: str) -> None:
