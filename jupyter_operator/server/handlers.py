@@ -3,8 +3,8 @@
 ==========================================  ========================================================
 ``GET workspaces``                          ``{"workspaces": [{"name"}]}`` (names only, never roots)
 ``GET spec``                                ``{"spec"}``: the interface spec a model is given
-``POST scan`` ``{"text", "workspace"?}``    a new session: ``{"session", "workspace", "items",
-                                            "results_text", "truncated_chars", "skipped_duplicates",
+``POST scan`` ``{"text", "workspace"?,       a new session: ``{"session", "workspace", "items",
+``"dialect"?: "operator"|"commands"}``      "results_text", "truncated_chars", "skipped_duplicates",
                                             "done"}``; reads have already run
 ``GET sessions/{id}``                       the same view of a session, as it is now
 ``POST sessions/{id}/decide``               ``{"id", "decision": "approve"|"reject", "reason"?}``
@@ -66,6 +66,7 @@ class ScanBody(_Body):
 
     text: str
     workspace: str = "default"
+    dialect: Literal["operator", "commands"] = "operator"
 
 
 class DecideBody(_Body):
@@ -210,7 +211,7 @@ class ScanHandler(OperatorPostHandler):
 
         async def work() -> dict[str, Any]:
             body = self.parse(ScanBody)
-            return await self.service.scan(body.text, body.workspace)
+            return await self.service.scan(body.text, body.workspace, body.dialect)
 
         await self.respond(work())
 

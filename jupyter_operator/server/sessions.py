@@ -29,6 +29,13 @@ T = TypeVar("T")
 DECISIONS = ("approve", "reject")
 
 
+def _commands(operator: Operator, text: str) -> Run:
+    """A string-commands script as a run (its changes are the items, its responses the text)."""
+    from ..engine.commands import BatchRun, CommandSession
+
+    return BatchRun(CommandSession(operator).execute(text))  # type: ignore[return-value]
+
+
 @dataclass
 class Session:
     """One scanned reply: the engine session, its run and when it was last used."""
@@ -73,14 +80,16 @@ class SessionService:
 
     # -- sessions ---------------------------------------------------------------------------
 
-    async def scan(self, text: str, workspace: str = "default") -> dict[str, Any]:
+    async def scan(
+        self, text: str, workspace: str = "default", dialect: str = "operator"
+    ) -> dict[str, Any]:
         """Create a session for one reply; reads (and whatever the policy allows) have run."""
         self._check_workspace(workspace)
 
         def work() -> Session:
             operator = self.registry.new_operator(workspace)
             try:
-                run = operator.run(text)
+                run = operator.run(text) if dialect == "operator" else _commands(operator, text)
             except BaseException:
                 close_operator(operator)
                 raise
