@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from server_helpers import Api
@@ -42,4 +43,4 @@ async def test_commands_reject_all_goes_through_the_script(api: Api, root: Path)
 
 async def test_unknown_dialect_is_a_400(api: Api) -> None:
     status, body = await api("scan", body={"text": "/ls", "dialect": "klingon"})
-    assert status == 400
+    assert status == 400 and "dialect" in json.dumps(body["error"])
