@@ -59,7 +59,7 @@ def test_heredoc_bodies_are_literal() -> None:
 
 def test_request_ids_and_echo() -> None:
     (request,) = parse_script("  [r-1] /open a.md#Setup  ")
-    assert (request.request_id, request.echo, request.line) == ("r-1", "[r-1] /open a.md#Setup", 1)
+    assert (request.request_id, request.echo, request.line) == ("r-1", "/open a.md#Setup", 1)
     assert [r.line for r in parse_script("\n/ls\n\n/info")] == [2, 4]
 
 

@@ -21,7 +21,7 @@ def bodies(session: CommandSession, script: str) -> list[str]:
 def test_request_ids_count_up_and_a_given_id_is_echoed(session: CommandSession) -> None:
     batch = session.execute("/help\n[ab12] /ls\n/info")
     assert [r.request_id for r in batch.replies] == ["001qm", "ab12", "003qm"]
-    assert batch.replies[1].text.startswith("re: [ab12] [ab12] /ls\nListing ./\n---\n")
+    assert batch.replies[1].text.startswith("re: [ab12] /ls\nListing ./\n---\n")
     assert session.command("/help").request_id == "004qm"
 
 

@@ -98,6 +98,8 @@ def parse_script(text: str) -> list[Request]:
             continue
         name, arg = match["name"], match["arg"] or ""
         echo = raw.strip()
+        if match["id"]:  # the id is shown once, in "re: [id]"
+            echo = echo.partition("]")[2].strip()
         body: str | None = None
         if name in BODY_COMMANDS:
             heredoc = _HEREDOC.match(arg)
