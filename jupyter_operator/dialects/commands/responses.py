@@ -102,5 +102,6 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """``1 line``, ``2 lines``; ``words`` for an irregular plural."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"

@@ -88,7 +88,7 @@ class SessionCommands:
         menus = self.registry.menus
         if not name:
             lines = [f"{m.name}  {m.title + '  ' if m.title else ''}"
-                     f"({responses.plural(len(m.entries), 'entry').replace('entrys', 'entries')})"
+                     f"({responses.plural(len(m.entries), 'entry', 'entries')})"
                      for m in menus.values()]  # fmt: skip
             return self._done(
                 rid, request, "Menus", "\n".join(lines) or "(no menus; /nav scaffold)"
