@@ -29,7 +29,7 @@ def test_stored_without_outputs() -> None:
 def test_commands_notebook(tmp_path: Path) -> None:
     out = execute("05-commands.ipynb", tmp_path)
     assert "Listing ./\n---\nlesson.md" in text(out["cell-03"])
-    assert "Opened lesson.md#task\n---\n## Task" in text(out["cell-04"])
+    assert "Opened lesson.md#exercise\n---\n## Exercise" in text(out["cell-04"])
     assert "Proposed: write answers.md (new file, +1 -0 lines); waiting for approval" in text(
         out["cell-05"]
     )
@@ -37,7 +37,7 @@ def test_commands_notebook(tmp_path: Path) -> None:
     assert "Written: answers.md (3 bytes, 1 line)" in approved
     assert "Opened answers.md\n---\n42" in approved
     session = text(out["cell-08"])
-    assert "Menu: lesson\n---\nLesson 1\n1. Read the task: /open lesson.md#task" in session
+    assert "Menu: lesson\n---\nLesson 1\n1. Read the exercise: /open lesson.md#exercise" in session
     assert "Action: grade\n---\n/act.grade --file PATH" in session
     assert session.rstrip().endswith("/act.grade --file answers.md\ncorrect!")
     assert "Undo: reverted answers.md (1 line)" in text(out["cell-09"])

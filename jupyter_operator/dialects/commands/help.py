@@ -45,9 +45,9 @@ SCAFFOLD = """\
 session.register_menu(
     "lesson",
     [
-        ("Read the task", "/open task.md#Task"),
+        ("Read the exercise", "/open exercise.md#Exercise"),
         ("Check your answer", "/act.grade --file answers.md"),
-        ("Start again", "/open task.md"),
+        ("Start again", "/open exercise.md"),
     ],
     title="Lesson 1",
 )
