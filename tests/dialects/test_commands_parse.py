@@ -54,7 +54,7 @@ def test_edit_without_body_is_a_view() -> None:
 def test_heredoc_bodies_are_literal() -> None:
     text = "/write a.md <<EOF\n/open x\n/end\nEOF\n/ls"
     assert shape(text) == [("write", "a.md", "/open x\n/end\n"), ("ls", "", None)]
-    assert shape("/write a.md <<EOF\nno end")[0][0] == "usage"
+    assert shape("/write a.md <<EOF\nno end")[0][0] == "!malformed"
 
 
 def test_request_ids_and_echo() -> None:

@@ -25,6 +25,8 @@ COMMANDS = frozenset(
     | {"info", "nav", "act", "verify", "end"}
 )
 BODY_COMMANDS = frozenset({"write", "append", "edit"})
+#: The name of a request that could not be read (its ``arg`` says why); no command has it.
+MALFORMED = "!malformed"
 
 _LINE = re.compile(
     r"^[ \t]*(?:\[(?P<id>[A-Za-z0-9_-]{1,32})\][ \t]*)?"
@@ -112,7 +114,7 @@ def parse_script(text: str) -> list[Request]:
                 closed = i < len(lines)
                 i += 1
                 if not closed:
-                    requests.append(Request("usage", f"{mark} never closes the body", echo,
+                    requests.append(Request(MALFORMED, f"{mark} never closes the body", echo,
                                             line=number, request_id=match["id"]))  # fmt: skip
                     continue
                 body = _finish_body(collected, trim=False)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ...dialects.commands import blocks, codes, responses
 from ...dialects.commands.parse import (
+    MALFORMED,
     CommandError,
     Request,
     expand,
@@ -161,7 +162,11 @@ class CommandSession(SessionCommands):
         arg = request.arg if name == "set" else expand(request.arg, self.variables)
         if name == "bash":
             return self._bash(rid, request, arg)
-        if name == "usage":
+        if name == "end":
+            raise CommandError(
+                codes.USAGE, "/end only closes the body of /write, /append or /edit."
+            )
+        if name == MALFORMED:
             raise CommandError(codes.USAGE, arg)
         if name == "act" or name.startswith("act."):
             return self._act(rid, request, name[4:], arg)
