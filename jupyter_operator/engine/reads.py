@@ -95,7 +95,8 @@ def read_slice(ws: Workspace, cmd: Command) -> Result:
     start, end = p.start, min(len(lines), p.start + p.lines - 1)
     if start > len(lines):
         header = (
-            f"# {p.path}\n# lines: past the end (start {start}; the file has {len(lines)} lines)\n"
+            f"# {p.path}\n"
+            f"# lines: past the end (start {start}; the file has {len(lines)} lines)\n"
         )
         return Result(cmd.id, True, f"Read slice (past the end: {len(lines)} lines)", header)
     body = "\n".join(f"{n:6d}: {lines[n - 1]}" for n in range(start, end + 1))
