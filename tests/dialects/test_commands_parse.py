@@ -6,7 +6,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from jupyter_operator.dialects import DIALECTS, detect
+from jupyter_operator.dialects import DIALECTS, detect, module
 from jupyter_operator.dialects.commands import blocks, responses
 from jupyter_operator.dialects.commands.markdown_html import document_html
 from jupyter_operator.dialects.commands.parse import (
@@ -191,7 +191,9 @@ def test_document_html_escapes_everything_from_the_file() -> None:
 # -- the registry -------------------------------------------------------------------------------
 def test_registry_and_detect() -> None:
     assert set(DIALECTS) >= {"operator", "commands"}
-    assert DIALECTS["commands"].NAME == "commands"
+    assert module("commands").NAME == "commands"
+    with pytest.raises(ValueError, match="unknown dialect"):
+        module("klingon")
     assert detect("/open notes.md\n/ls") == "commands"
     assert detect("\n  [r1] /ls") == "commands"
     assert detect("Here is my plan.\n/open notes.md") == "operator"
