@@ -5,8 +5,6 @@
  * Works on nbformat JSON so it is independent of the cell widgets.
  */
 
-import { commandsScript } from './request';
-
 /** The nbformat fields this module reads from an output. */
 export interface IOutputLike {
   output_type: string;
@@ -162,7 +160,7 @@ export function outputsText(outputs: readonly IOutputLike[]): string {
  */
 export function cellCommandText(cell: ICellLike): ICellCommandText | null {
   const source = joinMultiline(cell.source);
-  if (hasCommandMarker(source) || commandsScript(source) !== null) {
+  if (hasCommandMarker(source)) {
     return { text: source, origin: 'source' };
   }
   const outputs = outputsText(cell.outputs ?? []);

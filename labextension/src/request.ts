@@ -76,34 +76,8 @@ export function buildRequest(
 export function scanBody(
   text: string,
   workspace?: string | null
-): { text: string; workspace?: string; dialect?: string } {
-  const commands = commandsScript(text);
-  const body: { text: string; workspace?: string; dialect?: string } =
-    commands === null ? { text } : { text: commands, dialect: 'commands' };
-  if (workspace) {
-    body.workspace = workspace;
-  }
-  return body;
-}
-
-const COMMANDS_MAGIC = /^\s*%%operator\b[^\n]*--dialect[ =]commands\b[^\n]*(\n|$)/;
-const SLASH_COMMAND = /^\s*(\[[A-Za-z0-9_-]{1,32}\]\s*)?\/[A-Za-z][\w.-]*([ \t]|$)/;
-
-/**
- * The string-commands script in a text, or null when the text is an operator
- * reply: a `%%operator --dialect commands` cell (without its magic line), or a
- * text whose first line is a slash command and that has no OPERATOR_CMD
- * marker (the server's `dialects.detect`).
- */
-export function commandsScript(text: string): string | null {
-  const magic = COMMANDS_MAGIC.exec(text);
-  if (magic) {
-    return text.slice(magic[0].length);
-  }
-  if (!text.includes('OPERATOR_CMD') && SLASH_COMMAND.test(text)) {
-    return text;
-  }
-  return null;
+): { text: string; workspace?: string } {
+  return workspace ? { text, workspace } : { text };
 }
 
 /** Body of a decision; an empty or blank reason is not sent. */

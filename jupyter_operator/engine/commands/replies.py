@@ -16,7 +16,6 @@ from ...dialects.commands import responses
 from ...dialects.commands.parse import Request
 
 if TYPE_CHECKING:
-    from ..items import Item
     from ..session import Run
 
 log = logging.getLogger(__name__)
@@ -124,72 +123,3 @@ class Batch:
             except Exception:  # a broken display must not stop the session
                 log.exception("batch subscriber failed")
 
-
-class BatchRun:
-    """A batch seen as a ``Run`` (for fronts built on runs, such as the REST sessions).
-
-    ``items`` are the changes proposed so far, their ``index`` the position of their reply;
-    ``results_text`` is every response so far. Deciding a change lets the batch go on, so an
-    approve-all keeps deciding until nothing waits.
-    """
-
-    truncated_chars = 0
-    skipped_duplicates: tuple[str, ...] = ()
-
-    def __init__(self, batch: Batch) -> None:
-        self.batch = batch
-
-    @property
-    def items(self) -> list[Item]:
-        found = []
-        for index, reply in enumerate(self.batch.replies):
-            if reply.run is not None:
-                item = reply.run.items[0]
-                item.index = index  # one card per reply position
-                found.append(item)
-        return found
-
-    @property
-    def pending(self) -> list[Item]:
-        return [item for item in self.items if item.needs_approval]
-
-    @property
-    def done(self) -> bool:
-        return self.batch.done
-
-    @property
-    def results_text(self) -> str:
-        return self.batch.text
-
-    def item(self, id: str) -> Item:
-        """The change with this request id (KeyError if none)."""
-        for item in self.items:
-            if item.id == id:
-                return item
-        raise KeyError(id)
-
-    def _run_of(self, id: str) -> Run:
-        for reply in self.batch.replies:
-            if reply.run is not None and reply.run.items[0].id == id:
-                return reply.run
-        raise KeyError(id)
-
-    def approve(self, id: str) -> Item:
-        return self._run_of(id).approve(id)
-
-    def reject(self, id: str, reason: str | None = None) -> Item:
-        return self._run_of(id).reject(id, reason)
-
-    def approve_all(self) -> list[Item]:
-        return self._all(lambda item: self.approve(item.id))
-
-    def reject_all(self, reason: str | None = None) -> list[Item]:
-        return self._all(lambda item: self.reject(item.id, reason))
-
-    def _all(self, decide: Callable[[Item], object]) -> list[Item]:
-        decided: list[Item] = []
-        while self.pending:  # each decision may bring the next command's proposal
-            item = self.pending[0]
-            decide(item)
-            decided.append(item)
-        return decided
