@@ -18,7 +18,7 @@ from .errors import FileTooLarge
 from .folder import Workspace
 from .notebook import ERR_INVALID_NOTEBOOK, validate_notebook
 from .patch import apply_patch
-from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, parse_path
+from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, normalize_path, parse_path
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
 from .regions import (
     Region,
@@ -56,6 +56,7 @@ __all__ = [
     "encode_text",
     "insert_region",
     "list_regions",
+    "normalize_path",
     "parse_path",
     "read_region",
     "replace_region",
