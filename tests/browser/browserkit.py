@@ -64,8 +64,13 @@ def require_chromium() -> None:
     pytest.skip(message)
 
 
-def start_server(root: Path, settings: Path, app: str = "lab") -> LabServer:
-    """Start ``jupyter <app>`` on a free loopback port and wait until it answers."""
+def start_server(
+    root: Path, settings: Path, app: str = "lab", extra_args: list[str] | None = None
+) -> LabServer:
+    """Start ``jupyter <app>`` on a free loopback port and wait until it answers.
+
+    ``extra_args`` are added to the command line (extension configuration, for instance).
+    """
     port = free_port()
     notification = settings / "@jupyterlab" / "apputils-extension"
     notification.mkdir(parents=True, exist_ok=True)
@@ -82,6 +87,7 @@ def start_server(root: Path, settings: Path, app: str = "lab") -> LabServer:
             f"--ServerApp.base_url={BASE_URL}",
             f"--ServerApp.root_dir={root}",
             "--ServerApp.allow_unauthenticated_access=False",
+            *(extra_args or []),
         ],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
