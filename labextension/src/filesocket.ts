@@ -2,10 +2,10 @@
  * One WebSocket connection to `{baseUrl}jupyter-operator/files`, opened on
  * first use and again after it drops. Every request carries a `request_id`
  * and its promise settles with the reply that echoes it, so answers are
- * matched even if the server ever answers out of order.
+ * matched even if the server ever answers out of order. Free of JupyterLab
+ * runtime imports so it can be unit tested with a fake WebSocket.
  */
-import { URLExt } from '@jupyterlab/coreutils';
-import { ServerConnection } from '@jupyterlab/services';
+import type { ServerConnection } from '@jupyterlab/services';
 
 import {
   BAD_REPLY,
@@ -21,9 +21,15 @@ interface IPending {
   reject: (error: FileApiError) => void;
 }
 
+/** What the connection needs from JupyterLab's server settings. */
+export type ISocketSettings = Pick<
+  ServerConnection.ISettings,
+  'wsUrl' | 'token' | 'appendToken' | 'WebSocket'
+>;
+
 /** The socket's URL: the page's base_url, and the token when the settings carry one. */
-export function fileSocketUrl(settings: ServerConnection.ISettings): string {
-  let url = URLExt.join(settings.wsUrl, 'jupyter-operator', 'files');
+export function fileSocketUrl(settings: ISocketSettings): string {
+  let url = `${settings.wsUrl.replace(/\/*$/, '/')}jupyter-operator/files`;
   // Like Lab's own kernel sockets: browsers cannot set headers on a WebSocket, so a token
   // (when Lab was opened with one and not through a cookie) travels in the query.
   if (settings.appendToken && settings.token) {
@@ -40,7 +46,7 @@ export class FileSocket {
   private _next = 1;
   private _disposed = false;
 
-  constructor(readonly settings: ServerConnection.ISettings = ServerConnection.makeSettings()) {}
+  constructor(readonly settings: ISocketSettings) {}
 
   /** Send one request; resolves with its `*_result`, rejects with a `FileApiError`. */
   async request(message: FileRequest): Promise<IFileReply> {
@@ -68,13 +74,21 @@ export class FileSocket {
     if (this._disposed) {
       return Promise.reject(new FileApiError(CONNECTION_LOST));
     }
-    if (this._socket && this._socket.readyState === WebSocket.OPEN) {
+    // 1 is WebSocket.OPEN (the constant is not a global outside browsers).
+    if (this._socket && this._socket.readyState === 1) {
       return Promise.resolve(this._socket);
     }
     if (!this._opening) {
       this._opening = new Promise<WebSocket>((resolve, reject) => {
         const Socket = this.settings.WebSocket;
-        const socket = new Socket(fileSocketUrl(this.settings));
+        let socket: WebSocket;
+        try {
+          socket = new Socket(fileSocketUrl(this.settings));
+        } catch {
+          this._opening = null;
+          reject(new FileApiError(CONNECTION_LOST));
+          return;
+        }
         socket.onopen = () => {
           this._socket = socket;
           this._opening = null;

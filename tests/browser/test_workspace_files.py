@@ -151,6 +151,28 @@ def test_limits_are_shown_as_messages(files_server: LabServer, page) -> None:
     wait_status(page, "saved")
     assert page.locator(NOTICE).is_hidden()
 
+    # Unsaved changes are never dropped silently: opening another file asks first.
+    before = (files_server.root / "notes.txt").read_bytes()
+    page.locator(f"{VIEW} .cm-content").click()
+    page.keyboard.type("draft ")
+    wait_status(page, "unsaved")
+    entry(page, "victim.txt").click()
+    dialog = page.locator(".jp-Dialog")
+    dialog.wait_for()
+    assert "Discard unsaved changes?" in dialog.inner_text()
+    dialog.get_by_role("button", name="Cancel").click()
+    dialog.wait_for(state="detached")
+    assert page.locator(f"{VIEW} .jp-OperatorFiles-path").inner_text() == "notes.txt"
+    assert page.locator(STATUS).get_attribute("data-status") == "unsaved"
+    entry(page, "victim.txt").click()
+    dialog.get_by_role("button", name="Discard").click()
+    page.wait_for_function(
+        "() => document.querySelector('#jupyter-operator-files .jp-OperatorFiles-path')"
+        ".textContent === 'victim.txt'"
+    )
+    wait_status(page, "saved")
+    assert (files_server.root / "notes.txt").read_bytes() == before
+
 
 def test_refused_save_shows_the_code_in_plain_words(
     files_server: LabServer, page, tmp_path: Path
