@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import posixpath
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from jupyter_operator.protocol import OperatorError, codes
 from jupyter_operator.workspace import normalize_path, parse_path
@@ -47,3 +51,20 @@ def test_length_is_counted_in_characters_before_normalising() -> None:
 def test_the_operator_protocol_keeps_refusing_dot_dot() -> None:
     with pytest.raises(OperatorError, match=r"'\.\.'"):
         parse_path("a/../b.txt")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "..", ".", ""]), min_size=1, max_size=8))
+def test_agrees_with_posix_normpath_or_refuses(parts: list[str]) -> None:
+    path = "/".join(parts)
+    depth, escapes = 0, False
+    for comp in parts:
+        depth += -1 if comp == ".." else comp not in ("", ".")
+        escapes = escapes or depth < 0
+    if not path or path.startswith("/") or escapes:
+        with pytest.raises(OperatorError):
+            normalize_path(path)
+        return
+    result = normalize_path(path)
+    assert result == posixpath.normpath(path)
+    assert ".." not in result.split("/")
