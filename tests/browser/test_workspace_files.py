@@ -29,6 +29,7 @@ VIEW = "#jupyter-operator-files"
 STATUS = f"{VIEW} .jp-OperatorFiles-status"
 NOTICE = f"{VIEW} .jp-OperatorFiles-notice"
 MIB = 1_048_576
+MARKUP = "<img src=x onerror=alert(1)>.txt"
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +44,7 @@ def files_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer
     (root / "image.bin").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe\x00")
     (root / "victim.txt").write_text("inside\n")
     (root / "docs").mkdir()
+    (root / MARKUP).write_text("<b>not bold</b>\n")
     (root / "docs" / "inner.md").write_text("# Inner\n")
     (scratch / "scratch-only.txt").write_text("scratch\n")
     extra = [
@@ -80,10 +82,17 @@ def test_list_open_edit_save(files_server: LabServer, page) -> None:
     root = files_server.root
     open_files(page, files_server)
     names = page.locator(f"{VIEW} .jp-OperatorFiles-entry .jp-OperatorFiles-name").all_inner_texts()
-    assert names == ["docs/", "big.txt", "image.bin", "notes.txt", "victim.txt"]
+    assert names == ["docs/", MARKUP, "big.txt", "image.bin", "notes.txt", "victim.txt"]
+    assert page.locator(STATUS).inner_text() == "No file open"
+    # File names and contents are text, never markup.
+    assert page.locator(f"{VIEW} img").count() == 0
+    entry(page, MARKUP).click()
+    wait_status(page, "saved")
+    assert page.locator(f"{VIEW} .jp-OperatorFiles-path").inner_text() == MARKUP
+    assert "<b>not bold</b>" in editor_text(page)
+    assert page.locator(f"{VIEW} img, {VIEW} b").count() == 0
     assert "1.0 MB, over the 1.0 MB limit" in entry(page, "big.txt").inner_text()
     assert entry(page, "notes.txt").inner_text().endswith("25 B")
-    assert page.locator(f"{STATUS}").inner_text() == "No file open"
     # Two workspaces are configured, so the choice is shown.
     assert page.locator(f"{VIEW} .jp-OperatorFiles-workspace option").all_inner_texts() == [
         "default",
