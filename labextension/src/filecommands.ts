@@ -1,5 +1,5 @@
 /** The commands of the workspace files view: open it, and save with Ctrl/Cmd+S. */
-import { JupyterFrontEnd } from '@jupyterlab/application';
+import { JupyterFrontEnd, LabShell } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
@@ -13,12 +13,18 @@ export namespace FileCommandIDs {
   export const save = 'jupyter-operator:save-workspace-file';
 }
 
-/** Register the commands, the Ctrl/Cmd+S binding and the palette entry. */
+/**
+ * Register the commands, the Ctrl/Cmd+S binding and the palette entry, in
+ * JupyterLab only: Notebook 7's pages have no main area that can hold the view.
+ */
 export function addFileCommands(
   app: JupyterFrontEnd,
   palette: ICommandPalette | null,
   languages: IEditorLanguageRegistry | null
 ): void {
+  if (!(app.shell instanceof LabShell)) {
+    return;
+  }
   let view: WorkspaceFilesView | null = null;
   const live = (): WorkspaceFilesView | null => (view && !view.isDisposed ? view : null);
 
