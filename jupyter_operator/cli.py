@@ -1,7 +1,7 @@
 """``jupyter-operator``: run a model's reply from a script or a terminal.
 
-    jupyter-operator run [--root DIR] [--approve all|none|ask] [--dialect auto|operator|json]
-                         [--shell RULES] [FILE]
+    jupyter-operator run [--root DIR] [--approve all|none|ask]
+                         [--dialect auto|operator|json|commands] [--shell RULES] [FILE]
     jupyter-operator spec
     jupyter-operator undo [--root DIR] [ID]
     jupyter-operator history [--root DIR]
@@ -48,9 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     run.add_argument(
         "--dialect",
-        choices=("auto", "operator", "json"),
+        choices=("auto", "operator", "json", "commands"),
         default="auto",
-        help="how the reply asks for work (default: detected)",
+        help="how the reply asks for work: detected (default), OPERATOR_CMD blocks, JSON "
+        "operations or string commands",
     )
     run.add_argument(
         "--shell",
@@ -135,7 +136,7 @@ def _operator(args: argparse.Namespace, policy: object = None) -> object:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .engine import Policy, ShellPolicy, run_text
+    from .engine import Policy, ShellPolicy, resolve_dialect, run_text
 
     try:
         policy = Policy.parse(args.policy) if args.policy else None
@@ -165,9 +166,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
             return EXIT_USAGE
         mode = "ask" if tty is not None else "none"
+    dialect = resolve_dialect(text, args.dialect)
+    if dialect == "commands":
+        return _cmd_run_commands(args, text, policy, mode, tty)
     operator = _operator(args, policy)
     operator.shell_policy = shell_policy  # type: ignore[attr-defined]
-    run = run_text(operator, text, args.dialect)  # type: ignore[arg-type]
+    run = run_text(operator, text, dialect)  # type: ignore[arg-type]
     if run.truncated_chars:
         print(f"jupyter-operator: only the last 200000 characters were scanned "
               f"({run.truncated_chars} cut).", file=sys.stderr)  # fmt: skip
@@ -187,6 +191,33 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print("jupyter-operator: no OPERATOR_CMD blocks found.", file=sys.stderr)
         return EXIT_OK
     sys.stdout.write(run.results_text + "\n")
+    return EXIT_OK
+
+
+def _cmd_run_commands(args: argparse.Namespace, text: str, policy: object, mode: str,
+                      tty: IO[str] | None) -> int:  # fmt: skip
+    """``run --dialect commands``: run a script of string commands, print every response.
+
+    Each change is decided as ``--approve`` says before the commands after it run.
+    """
+    from .engine.commands import CommandSession
+
+    with contextlib.ExitStack() as stack:
+        if tty is not None and tty is not sys.stdin:
+            stack.callback(tty.close)
+        batch = CommandSession(_operator(args, policy)).execute(text)  # type: ignore[arg-type]
+        while batch.pending is not None:
+            if mode == "all":
+                batch.approve()
+            elif mode == "none":
+                batch.reject()
+            else:
+                assert tty is not None
+                _ask(batch.pending.run, tty, sys.stderr if tty is sys.stdin else tty)
+    if not batch.replies:
+        print("jupyter-operator: no commands found.", file=sys.stderr)
+        return EXIT_OK
+    sys.stdout.write(batch.text + "\n")
     return EXIT_OK
 
 

@@ -21,6 +21,7 @@ MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "labextension" not in p.par
 # What each part of the package may import from the package.
 ALLOWED: dict[str, set[str]] = {
     "protocol": {"protocol"},
+    # Dialects are pure parsers and formatters, beside protocol/.
     "dialects": {"protocol", "dialects"},
     "workspace": {"protocol", "workspace"},
     # The shell runner sits beside workspace/: it runs commands, the engine decides which.
@@ -140,6 +141,15 @@ def test_server_never_imports_the_kernel_side(path: Path | None) -> None:
 def test_widgets_never_touch_files(path: Path | None) -> None:
     assert path is not None, "the widgets have no modules"
     assert "workspace" not in package_imports(path)
+
+
+def test_dialects_are_pure() -> None:
+    # Dialects only parse and format: no workspace, no engine, no file calls (checked above).
+    modules = [p for p in MODULES if part_of(p) == "dialects"]
+    assert modules, "no dialect modules found"
+    for path in modules:
+        assert package_imports(path) <= {"protocol", "dialects"}, path
+        assert not third_party_imports(path) & {"IPython", "ipywidgets", "tornado", "os"}, path
 
 
 def test_importing_the_package_is_cheap() -> None:

@@ -3,6 +3,8 @@
 - ``operator``: ``OPERATOR_CMD`` blocks (``jupyter_operator.protocol``).
 - ``json``: JSON operations (``jupyter_operator.dialects.json_ops``): ``createFile``,
   ``readFile``, ``editFile``, ``deleteFile``, ``shell``, ``message``, answered by response events.
+- ``commands``: string commands (``jupyter_operator.dialects.commands``): ``/open notes.md#Setup``,
+  ``/write path``, ``/undo``, bash lines, each answered as ``re: [id] /cmd`` and a response.
 
 Dialect modules are loaded on first use so ``import jupyter_operator`` stays cheap.
 """
@@ -17,10 +19,15 @@ from types import ModuleType
 DIALECTS: dict[str, str] = {
     "operator": "jupyter_operator.protocol",
     "json": "jupyter_operator.dialects.json_ops",
+    "commands": "jupyter_operator.dialects.commands",
 }
 
 _FENCED_JSON = re.compile(r"^[ \t]*```[ \t]*json[ \t]*$", re.MULTILINE | re.IGNORECASE)
 _JSON_TYPE = re.compile(r'^\s*[\[{]\s*(?:\{\s*)?"(?:type|operations|id)"\s*:')
+# A string-commands script starts (after blank lines) with a slash command such as "/open".
+_SLASH_COMMAND = re.compile(
+    r"\A\s*(?:\[[A-Za-z0-9_-]{1,32}\]\s*)?/[A-Za-z][\w.-]*(?:[ \t]|$)", re.M
+)
 
 
 def module(name: str) -> ModuleType:
@@ -36,12 +43,15 @@ def detect(text: str) -> str:
 
     JSON operations are recognised when the text has no ``OPERATOR_CMD`` marker and either
     starts with a JSON object or list whose first key is ``type``, ``id`` or ``operations``, or
-    holds a fenced ``json`` block.
+    holds a fenced ``json`` block. String commands are recognised when the text has no
+    ``OPERATOR_CMD`` marker and its first non-blank line is a slash command.
     """
     if "OPERATOR_CMD" in text:
         return "operator"
     if _JSON_TYPE.match(text) or _FENCED_JSON.search(text):
         return "json"
+    if _SLASH_COMMAND.match(text):
+        return "commands"
     return "operator"
 
 

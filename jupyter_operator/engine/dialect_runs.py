@@ -15,7 +15,7 @@ from .json_run import JsonRun, run_json
 if TYPE_CHECKING:
     from .session import Operator, Run
 
-CHOICES = ("auto", "operator", "json")
+CHOICES = ("auto", *DIALECTS)
 
 
 def resolve_dialect(text: str, dialect: str | None) -> str:
@@ -27,13 +27,18 @@ def resolve_dialect(text: str, dialect: str | None) -> str:
         return detect(text)
     if dialect not in CHOICES:
         known = ", ".join(CHOICES)
-        hint = " (known to the registry but not run by this engine)" if dialect in DIALECTS else ""
-        raise ValueError(f"unknown dialect {dialect!r}{hint}; choose one of {known}")
+        raise ValueError(f"unknown dialect {dialect!r}; choose one of {known}")
     return dialect
 
 
 def run_text(operator: Operator, text: str, dialect: str | None = "auto") -> Run | JsonRun:
-    """Plan (and partly run) one reply in its dialect."""
-    if resolve_dialect(text, dialect) == "json":
+    """Plan (and partly run) one reply in its dialect (``operator`` or ``json``).
+
+    String commands (``commands``) have their own runner; ValueError here.
+    """
+    chosen = resolve_dialect(text, dialect)
+    if chosen == "json":
         return run_json(operator, text)
+    if chosen != "operator":
+        raise ValueError(f"the {chosen} dialect is not run through run_text")
     return operator.run(text)

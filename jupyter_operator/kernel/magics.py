@@ -15,14 +15,17 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.utils.process import arg_split
 
+from . import commands
 from .session import session
 
 if TYPE_CHECKING:
     from ..engine import HistoryEntry, Run
 
 USAGE = """\
-%%operator [--root DIR] [--dry-run] [--dialect auto|operator|json]
+%%operator [--root DIR] [--dry-run] [--dialect auto|operator|json|commands]
                                       run the cell (a model's reply) against the workspace
+%%operator --dialect commands         run the cell's string commands (/open, /write, ...)
+%op /COMMAND                          run one string command (%op /help lists them)
 %operator root [PATH]                 show or set the workspace root (default: the working folder)
 %operator run VARIABLE [--root DIR] [--dry-run] [--dialect ...]
                                       run the reply held in a string variable
@@ -118,8 +121,17 @@ class OperatorMagics(Magics):
         %operator history | spec | results
         """
         args = _split(line)
+        if cell is not None and commands.run_dialect_cell(list(args), cell):
+            return
         if cell is not None:
             root, dry_run, dialect, rest = _run_options(args)
+            if dialect == "auto" and not dry_run:
+                from ..dialects import detect
+
+                if detect(cell) == "commands":  # string commands have their own runner
+                    plain = [*(["--root", root] if root else []), "--dialect", "commands"]
+                    commands.run_dialect_cell(plain, cell)
+                    return
             if rest:
                 raise UsageError(
                     f"operator: unexpected {rest[0]!r} (options: --root DIR, --dry-run, "
@@ -283,6 +295,7 @@ class OperatorMagics(Magics):
 def load_ipython_extension(ipython: Any) -> None:
     """Register the magics on ``ipython`` (called by ``%load_ext jupyter_operator``)."""
     ipython.register_magics(OperatorMagics)
+    commands.load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
@@ -290,6 +303,7 @@ def unload_ipython_extension(ipython: Any) -> None:
     magics = ipython.magics_manager.magics
     for kind in ("line", "cell"):
         magics[kind].pop("operator", None)
+    magics["line"].pop("op", None)
 
 
 def last_run() -> Run | None:
