@@ -110,7 +110,7 @@ def test_file_access_stays_in_the_workspace_layer(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "dialects"] or [None])
-def test_dialects_are_pure(path: Path | None) -> None:
+def test_dialect_modules_do_no_io(path: Path | None) -> None:
     assert path is not None, "the dialects package has no modules"
     assert not third_party_imports(path) & IMPURE_MODULES
     assert "open(" not in path.read_text(encoding="utf-8")

@@ -7,6 +7,7 @@ Every mistake in using the magics is one line (``UsageError``), never a tracebac
 
 from __future__ import annotations
 
+import itertools
 import sys
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -121,7 +122,10 @@ class OperatorMagics(Magics):
         %operator history | spec | results
         """
         args = _split(line)
-        if cell is not None and commands.run_dialect_cell(list(args), cell):
+        wants_commands = "--dialect=commands" in args or any(
+            pair == ("--dialect", "commands") for pair in itertools.pairwise(args)
+        )
+        if cell is not None and wants_commands and commands.run_dialect_cell(list(args), cell):
             return
         if cell is not None:
             root, dry_run, dialect, rest = _run_options(args)
