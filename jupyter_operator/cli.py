@@ -4,6 +4,7 @@
     jupyter-operator spec
     jupyter-operator undo [--root DIR] [ID]
     jupyter-operator history [--root DIR]
+    jupyter-operator agent --root DIR (--model NAME | --replay FILE) [--approve ask|all|none] TASK
 
 ``run`` prints only the ``OPERATOR_RESULT`` blocks on stdout (block order); notices, diffs and
 questions go to stderr and the terminal. Exit status: 0 whenever the reply was processed (even
@@ -16,7 +17,7 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Sequence
-from typing import IO
+from typing import IO, Any
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -54,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
 
     history = sub.add_parser("history", help="list the changes applied in a workspace")
     common(history)
+    _add_agent_parser(sub, common)
     return parser
 
 
@@ -193,6 +195,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command == "undo":
             return _cmd_undo(args)
+        if args.command == "agent":
+            return _cmd_agent(args)
         return _cmd_history(args)
     except (NotADirectoryError, FileNotFoundError) as exc:
         print(f"jupyter-operator: {exc}", file=sys.stderr)
@@ -200,3 +204,91 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\njupyter-operator: interrupted; nothing further was applied.", file=sys.stderr)
         return 130
+
+
+# -- jupyter-operator agent ------------------------------------------------------------------
+def _add_agent_parser(sub: Any, common: Any) -> None:
+    agent = sub.add_parser("agent", help="run a task with a model in the loop")
+    common(agent)
+    agent.add_argument("--model", default=None,
+                       help="model name (default: $JUPYTER_OPERATOR_MODEL)")  # fmt: skip
+    agent.add_argument("--base-url", default=None,
+                       help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI); "
+                            "the key is read from $OPENAI_API_KEY")  # fmt: skip
+    agent.add_argument("--replay", default=None, metavar="FILE",
+                       help="scripted replies from a JSON or JSONL file (offline)")  # fmt: skip
+    agent.add_argument("--approve", choices=("all", "none", "ask"), default=None,
+                       help="approve every change, reject every change, or ask for each "
+                            "(default: ask on a terminal, else none)")  # fmt: skip
+    agent.add_argument("--policy", default=None, help='e.g. "auto=reads,writes deny=fs.delete"')
+    agent.add_argument("--max-turns", type=int, default=10)
+    agent.add_argument("--transcripts", default=None, metavar="DIR",
+                       help="folder of the JSONL transcript (default: by the journal)")  # fmt: skip
+    agent.add_argument("task", help="what the model should do")
+
+
+def _cmd_agent(args: argparse.Namespace) -> int:
+    """Run the agent loop in a terminal: the reply streams to stdout, changes are asked for."""
+    import asyncio
+
+    from .agent import Agent, ModelError, OpenAIChat, ReplayModel
+    from .agent import events as ev
+    from .engine import Policy
+
+    try:
+        policy = Policy.parse(args.policy) if args.policy else None
+        if args.replay:
+            model = ReplayModel(args.replay)
+        else:
+            model = OpenAIChat(args.model, base_url=args.base_url)
+    except (ValueError, OSError) as exc:
+        print(f"jupyter-operator: agent: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModelError as exc:
+        print(f"jupyter-operator: agent: {exc.message}", file=sys.stderr)
+        return EXIT_USAGE
+    mode, tty = args.approve, None
+    if mode in (None, "ask"):
+        tty = sys.stdin if sys.stdin.isatty() else _terminal()
+        if tty is None and mode == "ask":
+            print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
+            return EXIT_USAGE
+        mode = "ask" if tty is not None else "none"
+
+    def decide(run: object) -> None:
+        if mode == "all":
+            run.approve_all()  # type: ignore[attr-defined]
+        elif mode == "none":
+            run.reject_all("the person runs this task without applying changes")  # type: ignore[attr-defined]
+        else:
+            assert tty is not None
+            _ask(run, tty, sys.stderr if tty is sys.stdin else tty)
+
+    out = sys.stdout
+
+    def show(event: object) -> None:
+        if isinstance(event, ev.TurnStarted):
+            out.write(f"\n--- turn {event.turn}/{event.max_turns} ---\n")
+        elif isinstance(event, ev.TextDelta):
+            out.write(event.text)
+        elif isinstance(event, ev.TurnPlanned):
+            out.write("\n")
+            for item in event.run.items:
+                out.write(f"  [{item.status}] {item.action or 'invalid'} {item.path or ''} "
+                          f"({item.id}): {item.summary}\n")  # fmt: skip
+        elif isinstance(event, ev.Notice):
+            print(f"jupyter-operator: {event.message}", file=sys.stderr)
+        out.flush()
+
+    transcripts = args.transcripts if args.transcripts else True
+    agent = Agent(model, root=args.root, policy=policy, max_turns=args.max_turns,
+                  decide=decide, transcripts=transcripts, journal_dir=args.journal_dir)  # fmt: skip
+    agent.subscribe(show)
+    try:
+        result = asyncio.run(agent.run(args.task))
+    finally:
+        if tty is not None and tty is not sys.stdin:
+            tty.close()
+    where = f" Transcript: {result.transcript_path}" if result.transcript_path else ""
+    out.write(f"\n{result.message} ({result.turns} turns, {result.tokens} tokens).{where}\n")
+    return EXIT_FAILED if result.reason == "model_error" else EXIT_OK

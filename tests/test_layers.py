@@ -23,10 +23,11 @@ ALLOWED: dict[str, set[str]] = {
     "protocol": {"protocol"},
     "workspace": {"protocol", "workspace"},
     "engine": {"protocol", "workspace", "engine"},
-    "cli": {"protocol", "engine"},
-    "kernel": {"protocol", "engine", "widgets", "kernel"},
-    "widgets": {"protocol", "engine", "widgets"},
-    "server": {"protocol", "workspace", "engine", "server"},
+    "agent": {"protocol", "workspace", "engine", "agent"},
+    "cli": {"protocol", "engine", "agent"},
+    "kernel": {"protocol", "engine", "widgets", "kernel", "agent"},
+    "widgets": {"protocol", "engine", "widgets", "agent"},
+    "server": {"protocol", "workspace", "engine", "server", "agent"},
 }
 # Calls that reach the file system or render raw HTML, allowed only where a reason is given.
 FORBIDDEN_CALLS = ("open(", "os.path.realpath", "shutil.rmtree", "expanduser", "HTMLMath(")
@@ -37,6 +38,8 @@ EXCEPTIONS = {
     # model paths never reach these.
     ("kernel", "expanduser"),
     ("server", "expanduser"),
+    # Run transcripts, appended in the host's own folder (never the workspace).
+    ("agent", "open("),
 }
 
 
@@ -112,6 +115,13 @@ def test_the_checks_see_real_imports() -> None:
 def test_server_never_imports_the_kernel_side(path: Path | None) -> None:
     assert path is not None, "the server extension has no modules"
     assert not third_party_imports(path) & {"IPython", "ipywidgets", "ipykernel"}
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "agent"] or [None])
+def test_the_agent_is_no_front(path: Path | None) -> None:
+    assert path is not None, "the agent has no modules"
+    heavy = {"IPython", "ipywidgets", "ipykernel", "tornado", "jupyter_server"}
+    assert not third_party_imports(path) & heavy
 
 
 @pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "widgets"] or [None])

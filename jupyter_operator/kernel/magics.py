@@ -29,7 +29,9 @@ USAGE = """\
 %operator undo [ID]                   undo the last applied change (or the history entry ID)
 %operator history                     list the applied changes of this session
 %operator spec                        the interface spec, to paste into a chat
-%operator results                     the results text of the last run again"""
+%operator results                     the results text of the last run again
+%operator model [NAME] [--base-url URL]
+                                      the model of %%operator_agent (key: in the environment)"""
 
 
 def _split(line: str) -> list[str]:
@@ -167,6 +169,11 @@ class OperatorMagics(Magics):
     def _cmd_help(self, _args: list[str]) -> None:
         print(USAGE)
 
+    def _cmd_model(self, args: list[str]) -> None:
+        from .agent_magics import model_command
+
+        model_command(args)
+
     def _cmd_root(self, args: list[str]) -> None:
         state = session()
         if not args:
@@ -241,6 +248,9 @@ class OperatorMagics(Magics):
 def load_ipython_extension(ipython: Any) -> None:
     """Register the magics on ``ipython`` (called by ``%load_ext jupyter_operator``)."""
     ipython.register_magics(OperatorMagics)
+    from .agent_magics import register as register_agent  # %%operator_agent
+
+    register_agent(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
@@ -248,6 +258,7 @@ def unload_ipython_extension(ipython: Any) -> None:
     magics = ipython.magics_manager.magics
     for kind in ("line", "cell"):
         magics[kind].pop("operator", None)
+    magics["cell"].pop("operator_agent", None)
 
 
 def last_run() -> Run | None:
