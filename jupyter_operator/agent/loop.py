@@ -123,6 +123,8 @@ class Agent:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stream_task: asyncio.Future[Any] | None = None
         self._task: asyncio.Task[AgentResult] | None = None
+        self._tick: asyncio.Event | None = None  # set (and replaced) on every event
+        self._settling = False
         self._transcript: Transcript | None = None
         self.operator: Operator | None = None
         #: The engine run of the latest turn, the turn number and the tokens used so far.
@@ -186,8 +188,31 @@ class Agent:
         A notebook cell must not await a run that waits for clicks: the kernel handles widget
         messages only between cells. ``%%operator_agent`` uses this.
         """
+        self.result = None
         self._task = asyncio.get_running_loop().create_task(self.run(task))
         return self._task
+
+    async def waiting(self) -> Run | None:
+        """The turn's run once it waits for a person's decision; None when the run has ended.
+
+        For notebooks and scripts that decide from Python: ``run = await agent.waiting()``,
+        then ``run.approve(...)`` / ``run.reject(..., reason=...)``.
+        """
+        while True:
+            run = self.run_now
+            if self._settling and run is not None and run.pending:
+                return run
+            starting = self._task is not None and not self._task.done()
+            if self.result is not None or not (self.running or starting):
+                return None
+            self._tick = self._tick or asyncio.Event()
+            await self._tick.wait()
+
+    async def wait(self) -> AgentResult:
+        """The result of the run started with ``start`` (waits for its end)."""
+        if self._task is None:
+            raise RuntimeError("no run was started with start()")
+        return await self._task
 
     def run_sync(self, task: str) -> AgentResult:
         """``run(task)`` for scripts without an event loop (the CLI)."""
@@ -444,6 +469,8 @@ class Agent:
 
         run.subscribe(changed)
         waited = time.monotonic()
+        self._settling = True
+        self._poke()
         if self.decide is not None and not run.done:
             outcome = self.decide(run)
             if inspect.isawaitable(outcome):
@@ -457,6 +484,7 @@ class Agent:
                 break
             await wake.wait()
         self._wake = None
+        self._settling = False
         for item in run.items:
             if item.kind != "mutation":
                 continue
@@ -515,7 +543,13 @@ class Agent:
         if self._transcript is not None:
             self._transcript.add(record_type, **fields)
 
+    def _poke(self) -> None:
+        tick, self._tick = self._tick, None
+        if tick is not None:
+            tick.set()
+
     def _emit(self, event: ev.Event) -> None:
+        self._poke()
         for callback in list(self._subscribers):
             try:
                 callback(event)

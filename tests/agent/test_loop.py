@@ -231,3 +231,26 @@ def test_agent_refuses_a_second_concurrent_run(workspace: Path) -> None:
         await task
 
     asyncio.run(main())
+
+
+def test_deciding_from_python_with_waiting_and_wait(workspace: Path) -> None:
+    replies = [
+        block("w1", "fs.write", path="a.txt", content_b64=b64("a")),
+        block("w2", "fs.write", path="b.txt", content_b64=b64("b")),
+    ]
+    agent = Agent(ReplayModel(replies), root=workspace)
+
+    async def main():  # type: ignore[no-untyped-def]
+        agent.start("two files")
+        first = await agent.waiting()
+        assert first is not None and [i.id for i in first.pending] == ["w1"]
+        first.approve("w1")
+        second = await agent.waiting()
+        assert second is not None and second is not first
+        second.reject("w2", reason="one is enough")
+        assert await agent.waiting() is None
+        return await agent.wait()
+
+    result = asyncio.run(main())
+    assert result.reason == "done" and result.turns == 3
+    assert (workspace / "a.txt").exists() and not (workspace / "b.txt").exists()
