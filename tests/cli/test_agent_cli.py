@@ -52,7 +52,8 @@ def test_against_an_endpoint_with_the_key_in_the_environment(
         fake.add(block("w1", "fs.write", path="a.txt", content_b64=b64("a")), "All done.")
         monkeypatch.setenv("OPENAI_API_KEY", fake.key)
         argv = ["agent", "--root", str(root), "--journal-dir", str(tmp_path / "journal"),
-                "--model", "fake-model", "--base-url", fake.url, "--approve", "all", "go"]  # fmt: skip
+                "--model", "fake-model", "--base-url", fake.url,
+                "--approve", "all", "go"]  # fmt: skip
         assert main(argv) == 0
     out, err = capsys.readouterr()
     assert "All done." in out and (root / "a.txt").read_text() == "a"
