@@ -38,6 +38,8 @@ class Session:
     operator: Operator
     run: Run
     last_used: float = field(default=0.0)
+    #: False for runs adopted from the agent loop, which closes its own engine session.
+    owns_operator: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         """The session as the REST API shows it."""
@@ -89,6 +91,19 @@ class SessionService:
         session = await self._locked(workspace, work)
         self._add(session)
         return session.to_dict()
+
+    def adopt(self, workspace: str, operator: Operator, run: Run) -> str:
+        """Serve a run made elsewhere (a turn of the agent loop) through the decide API.
+
+        Returns the new session id. The caller keeps ``operator`` (it is not closed here).
+        """
+        session = Session(secrets.token_urlsafe(16), workspace, operator, run, owns_operator=False)
+        self._add(session)
+        return session.id
+
+    async def locked(self, workspace: str, work: Callable[[], T], *, write: bool = True) -> T:
+        """Run a blocking engine call in a worker thread under the workspace's lock."""
+        return await self._locked(workspace, work, write=write)
 
     async def get(self, session_id: str) -> dict[str, Any]:
         """The current state of a session."""
@@ -169,7 +184,8 @@ class SessionService:
         """Forget every session."""
         while self._sessions:
             _, session = self._sessions.popitem(last=False)
-            close_operator(session.operator)
+            if session.owns_operator:
+                close_operator(session.operator)
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -223,7 +239,8 @@ class SessionService:
 
     async def _close_when_idle(self, session: Session) -> None:
         async with self.registry.lock(session.workspace).write():
-            close_operator(session.operator)
+            if session.owns_operator:
+                close_operator(session.operator)
 
     async def drain(self) -> None:
         """Wait until forgotten sessions have released their resources."""

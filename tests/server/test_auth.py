@@ -207,7 +207,7 @@ def test_every_registered_handler_has_its_decorators(jp_serverapp: Any) -> None:
     declared = OperatorExtension()
     declared.initialize_handlers()
     assert {h for _, h, *_ in declared.handlers} == set(handlers)
-    assert len(handlers) == 9
+    assert len(handlers) == 13  # 9 REST and file API routes, 4 of Ask mode
     assert [p for h in handlers for p in missing_auth(h)] == []
 
 
