@@ -45,8 +45,17 @@ class BlockReady:
     text: str
     kind: str = "block"
 
+    def fields(self) -> dict[str, str]:
+        """``id``, ``action`` and ``path`` as written in the block (for a "received" card)."""
+        found: dict[str, str] = {}
+        for line in self.text.split("\n", 12)[1:12]:
+            key, sep, value = line.partition(":")
+            if sep and key.strip() in ("id", "action", "path"):
+                found.setdefault(key.strip(), value.strip())
+        return found
+
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind, "turn": self.turn, "index": self.index}
+        return {"kind": self.kind, "turn": self.turn, "index": self.index, **self.fields()}
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,7 @@ PROSE_LIMIT = 20_000
 REDRAW_SECONDS = 0.04
 
 
-def _received_html(text: str) -> str:
-    fields = {}
-    for line in text.splitlines()[1:12]:
-        key, sep, value = line.partition(":")
-        if sep and key.strip() in ("id", "action", "path"):
-            fields[key.strip()] = value.strip()
+def _received_html(fields: dict[str, str]) -> str:
     parts = [
         '<span class="jpo-badge jpo-s-waiting">received</span>',
         f'<span class="jpo-action">{escape(fields.get("action", "command"))}</span>',
@@ -71,8 +66,8 @@ class _Turn:
         body = escape(text[-PROSE_LIMIT:])
         return f'<div class="jpo-note">{note}{body}</div>' if text.strip() else ""
 
-    def add_received(self, text: str) -> None:
-        card = self._shared.html_widget(_received_html(text))
+    def add_received(self, fields: dict[str, str]) -> None:
+        card = self._shared.html_widget(_received_html(fields))
         self.received.append(card)
         self.box.children = (*self.box.children, card)
 
@@ -167,7 +162,7 @@ class AgentView(w.VBox):
                 turn.prose_text += prose
                 self._schedule(turn)
         elif isinstance(event, ev.BlockReady):
-            self._current().add_received(event.text)
+            self._current().add_received(event.fields())
         elif isinstance(event, ev.TurnPlanned):
             self._flush()
             turn = self._current()

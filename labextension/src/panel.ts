@@ -6,6 +6,7 @@ import { Clipboard } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { Widget } from '@lumino/widgets';
 
+import { AskView } from './ask';
 import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
@@ -43,6 +44,8 @@ export class OperatorPanel extends Widget {
   private _state: RunState | null = null;
   private _cards = new Map<number, ItemCard>();
   private _busy = false;
+  /** Ask mode: the server's model runs a task (see ask.ts). */
+  readonly ask: AskView;
 
   private _workspace: HTMLSelectElement;
   private _input: HTMLTextAreaElement;
@@ -84,6 +87,9 @@ export class OperatorPanel extends Widget {
     this._workspace = el('select', 'jp-mod-styled jp-Operator-workspace');
     workspaceRow.append(this._workspace);
     root.append(workspaceRow);
+
+    this.ask = new AskView(this._client, this._languages, () => this._workspace.value);
+    root.append(this.ask.node);
 
     this._input = el('textarea', 'jp-Operator-input');
     this._input.placeholder = "Paste a model's reply with OPERATOR_CMD blocks";
@@ -277,6 +283,7 @@ export class OperatorPanel extends Widget {
   }
 
   dispose(): void {
+    this.ask.dispose();
     this._clearCards();
     super.dispose();
   }
