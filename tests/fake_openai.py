@@ -42,6 +42,8 @@ class FakeOpenAI:
     default: Script = field(default_factory=Script)
     requests: list[dict[str, Any]] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
+    #: time.monotonic() when each reply's first text chunk was written (for bench/agent.py)
+    first_text_sent: list[float] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
@@ -154,6 +156,8 @@ class FakeOpenAI:
                 if script.delay:
                     time.sleep(script.delay)
                 send(chunk({"content": piece}))
+                if n == 0:
+                    self.first_text_sent.append(time.monotonic())
             send(chunk({}, script.finish))
             if (body.get("stream_options") or {}).get("include_usage"):
                 prompt = sum(len(m.get("content", "")) for m in body.get("messages", [])) // 4
