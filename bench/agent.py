@@ -186,7 +186,8 @@ def panel_first_token(repeat: int, tmp: Path) -> tuple[float, float]:
         log = (tmp / "server.log").open("wb")
         proc = subprocess.Popen(
             [sys.executable, "-m", "jupyter", "server", "--no-browser", "--allow-root",
-             f"--port={port}", "--ip=127.0.0.1", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+             f"--port={port}", "--ip=127.0.0.1", f"--IdentityProvider.token={token}",
+             f"--ServerApp.root_dir={root}",
              "--ServerApp.jpserver_extensions={'jupyter_operator': True}"],
             env=env, stdout=log, stderr=subprocess.STDOUT,
         )  # fmt: skip
