@@ -111,44 +111,50 @@ class BlockTracker:
 class ProseFilter:
     """Feed text deltas; get the part of each that is prose (outside command blocks).
 
-    Displays show prose as text and blocks as cards. A partial line is shown at once unless
-    it could still become a marker line, so the first words of a reply appear as they arrive.
+    Displays show prose as text and blocks as cards. A line is shown as it arrives once it can
+    no longer become a marker line, so the first words of a reply appear at once; only the
+    undecided start of a line is held back, so a very long line costs linear time.
     """
 
     def __init__(self) -> None:
-        self._partial = ""
-        self._shown = 0  # characters of the partial line already returned
+        self._head = ""  # the start of the current line while it could still be a marker
+        self._line: str | None = None  # "prose" or "hidden" once the current line is decided
         self._inside = False
 
-    @staticmethod
-    def _could_be_marker(partial: str) -> bool:
-        lead = partial.lstrip(" \t")
-        return (
-            _START.startswith(lead[: len(_START)])
-            or _END.startswith(lead[: len(_END)])
-            or (lead.startswith((_START, _END)))
-        )
+    def _decide(self) -> str | None:
+        """Classify the current line from its head, or None while it is still undecided."""
+        lead = self._head.lstrip(" \t")
+        if not lead:
+            return None
+        if lead.startswith((_START, _END)):
+            return "hidden"
+        if _START.startswith(lead) or _END.startswith(lead):
+            return None
+        return "hidden" if self._inside else "prose"
 
     def feed(self, delta: str) -> str:
         """The prose in ``delta`` (possibly empty)."""
         out: list[str] = []
         pos = 0
-        while True:
+        while pos < len(delta):
             newline = delta.find("\n", pos)
-            if newline < 0:
-                self._partial += delta[pos:]
-                break
-            line = self._partial + delta[pos : newline + 1]
-            shown, self._partial, self._shown = self._shown, "", 0
-            kind = BlockTracker._marker(line)
-            if kind == _START:
-                self._inside = True
-            elif kind == _END and self._inside:
-                self._inside = False
-            elif not self._inside:
-                out.append(line[shown:])
-            pos = newline + 1
-        if not self._inside and self._partial and not self._could_be_marker(self._partial):
-            out.append(self._partial[self._shown :])
-            self._shown = len(self._partial)
+            end = len(delta) if newline < 0 else newline + 1
+            piece = delta[pos:end]
+            if self._line is None:
+                self._head += piece
+                self._line = self._decide()
+                if self._line == "prose":
+                    out.append(self._head)
+            elif self._line == "prose":
+                out.append(piece)
+            if newline >= 0:  # the line is complete: a marker changes the state
+                kind = BlockTracker._marker(self._head)
+                if kind == _START:
+                    self._inside = True
+                elif kind == _END and self._inside:
+                    self._inside = False
+                elif self._line is None and not self._inside:  # a short line like "OP\n"
+                    out.append(self._head)
+                self._head, self._line = "", None
+            pos = end
         return "".join(out)

@@ -10,6 +10,7 @@ loop, so the kernel stays free for clicks and other cells while it waits for dec
 from __future__ import annotations
 
 import asyncio
+import collections
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -47,7 +48,11 @@ class _Turn:
 
     def __init__(self, number: int, shared: Shared) -> None:
         self.number = number
-        self.prose_text = ""
+        # The last PROSE_LIMIT characters or so, as pieces (joined only when drawn), and the
+        # total: a long reply costs linear time however it is cut into deltas.
+        self._pieces: collections.deque[str] = collections.deque()
+        self._kept = 0
+        self.prose_chars = 0
         self.filter = ProseFilter()
         self.prose = shared.html_widget(full_width=True)
         self.received: list[w.HTML] = []
@@ -55,15 +60,27 @@ class _Turn:
         self.box = w.VBox([self.prose], layout=shared.layout, _dom_classes=("jpo-agent-turn",))
         self._shared = shared
 
+    @property
+    def prose_text(self) -> str:
+        """The prose shown (the last PROSE_LIMIT characters)."""
+        return "".join(self._pieces)[-PROSE_LIMIT:]
+
+    def add_prose(self, text: str) -> None:
+        self._pieces.append(text)
+        self._kept += len(text)
+        self.prose_chars += len(text)
+        while self._pieces and self._kept - len(self._pieces[0]) >= PROSE_LIMIT:
+            self._kept -= len(self._pieces.popleft())
+
     def prose_html(self) -> str:
         text = self.prose_text
-        cut = len(text) - PROSE_LIMIT
+        cut = self.prose_chars - len(text)
         note = (
             f'<span class="jpo-muted">... {cut:,} characters above not shown</span>\n'
             if cut > 0
             else ""
         )
-        body = escape(text[-PROSE_LIMIT:])
+        body = escape(text)
         return f'<div class="jpo-note">{note}{body}</div>' if text.strip() else ""
 
     def add_received(self, fields: dict[str, str]) -> None:
@@ -159,7 +176,7 @@ class AgentView(w.VBox):
             turn = self._current()
             prose = turn.filter.feed(event.text)
             if prose:
-                turn.prose_text += prose
+                turn.add_prose(prose)
                 self._schedule(turn)
         elif isinstance(event, ev.BlockReady):
             self._current().add_received(event.fields())

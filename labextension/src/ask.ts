@@ -30,6 +30,9 @@ interface IAskStarted {
   max_turns: number;
 }
 
+/** Prose shown per turn (a reply of megabytes would stall the page). */
+const PROSE_LIMIT = 100_000;
+
 /** The widgets of one turn. */
 class TurnView {
   readonly node = el('section', 'jp-Operator-ask-turn');
@@ -39,6 +42,7 @@ class TurnView {
   readonly filter = new ProseFilter();
   readonly cards = new Map<number, ItemCard>();
   session: string | null = null;
+  private _shown = 0;
 
   constructor(readonly turn: number) {
     this.node.append(
@@ -47,6 +51,19 @@ class TurnView {
       this.received,
       this.cardsNode
     );
+  }
+
+  /** Append prose; past PROSE_LIMIT characters a turn's prose is cut with a note. */
+  showProse(text: string): void {
+    if (this._shown >= PROSE_LIMIT) {
+      return;
+    }
+    const room = PROSE_LIMIT - this._shown;
+    this._shown += text.length;
+    this.prose.append(document.createTextNode(text.slice(0, room)));
+    if (this._shown >= PROSE_LIMIT) {
+      this.prose.append(el('span', 'jp-Operator-ask-cut', ' [... the rest of this reply is in the transcript]'));
+    }
   }
 
   dispose(): void {
@@ -231,7 +248,7 @@ export class AskView {
         const view = this._current();
         const prose = view?.filter.feed(event.text ?? '');
         if (prose) {
-          view.prose.append(document.createTextNode(prose));
+          view.showProse(prose);
         }
         break;
       }

@@ -64,52 +64,60 @@ function marker(line: string): 'start' | 'end' | null {
   return lead.startsWith(START) ? 'start' : null;
 }
 
-function couldBeMarker(partial: string): boolean {
-  const lead = partial.replace(/^[ \t]+/, '');
-  return (
-    START.startsWith(lead.slice(0, START.length)) ||
-    END.startsWith(lead.slice(0, END.length)) ||
-    lead.startsWith(START) ||
-    lead.startsWith(END)
-  );
-}
-
 /**
  * Feed reply deltas; get the prose (text outside command blocks) to show.
- * A partial line is shown at once unless it could still become a marker line
- * (the same rule as the Python `ProseFilter`).
+ * A line is shown as it arrives once it can no longer become a marker line
+ * (the same rule as the Python `ProseFilter`); only the undecided start of a
+ * line is held back, so a very long line costs linear time.
  */
 export class ProseFilter {
-  private _partial = '';
-  private _shown = 0;
+  private _head = '';
+  private _line: 'prose' | 'hidden' | null = null;
   private _inside = false;
+
+  private _decide(): 'prose' | 'hidden' | null {
+    const lead = this._head.replace(/^[ \t]+/, '');
+    if (!lead) {
+      return null;
+    }
+    if (lead.startsWith(START) || lead.startsWith(END)) {
+      return 'hidden';
+    }
+    if (START.startsWith(lead) || END.startsWith(lead)) {
+      return null;
+    }
+    return this._inside ? 'hidden' : 'prose';
+  }
 
   feed(delta: string): string {
     const out: string[] = [];
     let pos = 0;
-    for (;;) {
+    while (pos < delta.length) {
       const newline = delta.indexOf('\n', pos);
-      if (newline < 0) {
-        this._partial += delta.slice(pos);
-        break;
+      const end = newline < 0 ? delta.length : newline + 1;
+      const piece = delta.slice(pos, end);
+      if (this._line === null) {
+        this._head += piece;
+        this._line = this._decide();
+        if (this._line === 'prose') {
+          out.push(this._head);
+        }
+      } else if (this._line === 'prose') {
+        out.push(piece);
       }
-      const line = this._partial + delta.slice(pos, newline + 1);
-      const shown = this._shown;
-      this._partial = '';
-      this._shown = 0;
-      const kind = marker(line);
-      if (kind === 'start') {
-        this._inside = true;
-      } else if (kind === 'end' && this._inside) {
-        this._inside = false;
-      } else if (!this._inside) {
-        out.push(line.slice(shown));
+      if (newline >= 0) {
+        const kind = marker(this._head);
+        if (kind === 'start') {
+          this._inside = true;
+        } else if (kind === 'end' && this._inside) {
+          this._inside = false;
+        } else if (this._line === null && !this._inside) {
+          out.push(this._head);
+        }
+        this._head = '';
+        this._line = null;
       }
-      pos = newline + 1;
-    }
-    if (!this._inside && this._partial && !couldBeMarker(this._partial)) {
-      out.push(this._partial.slice(this._shown));
-      this._shown = this._partial.length;
+      pos = end;
     }
     return out.join('');
   }

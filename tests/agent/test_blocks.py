@@ -61,3 +61,39 @@ def test_chunking_never_changes_the_result(text: str, size: int) -> None:
     parts, t2 = feed_all(text, size)
     assert whole == parts
     assert t1.open_block_start == t2.open_block_start
+
+
+def prose_of(text: str, size: int) -> str:
+    from jupyter_operator.agent.blocks import ProseFilter
+
+    prose = ProseFilter()
+    return "".join(prose.feed(text[i : i + size]) for i in range(0, len(text), size))
+
+
+@pytest.mark.parametrize("size", [1, 2, 5, 64, 10_000])
+def test_prose_leaves_out_the_blocks(size: int) -> None:
+    assert prose_of(REPLY, size) == "intro\nmid\n"
+    assert prose_of("OP\nOPERATOR\nEND_\n  x\n", size) == "OP\nOPERATOR\nEND_\n  x\n"
+
+
+def test_prose_shows_the_first_words_at_once() -> None:
+    from jupyter_operator.agent.blocks import ProseFilter
+
+    prose = ProseFilter()
+    assert prose.feed("Sur") == "Sur"
+    assert prose.feed("e.\nOPER") == "e.\n"
+    assert prose.feed("ATOR_CMD\nid: x\n") == ""
+
+
+def test_a_very_long_line_streams_in_linear_time() -> None:
+    from jupyter_operator.agent.blocks import ProseFilter
+
+    prose = ProseFilter()
+    shown = sum(len(prose.feed("y" * 16)) for _ in range(200_000))  # 3.2 MB, one line
+    assert shown == 3_200_000
+    assert len(prose._head) == 16  # only the start of the line is kept
+
+
+@given(st.text(alphabet="OPERATOR_CMDEN \n:ab", max_size=200), st.integers(1, 20))
+def test_prose_does_not_depend_on_chunking(text: str, size: int) -> None:
+    assert prose_of(text, size) == prose_of(text, max(1, len(text)))

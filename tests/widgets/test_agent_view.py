@@ -119,3 +119,15 @@ def test_the_first_prose_is_drawn_at_once_and_later_deltas_are_coalesced(root: P
     assert view.first_draw is not None
     assert 1 <= draws < 100  # 400 deltas, far fewer redraws
     assert view.turns[0].prose.value.count("word") == 400  # the last delta is drawn too
+
+
+def test_a_long_reply_keeps_only_the_end_on_screen(root: Path) -> None:
+    from jupyter_operator.widgets.agent_view import PROSE_LIMIT
+
+    agent = Agent(ReplayModel(["x" * 100_000 + "\nthe end"], chunk=1000), root=root)
+    view = AgentView(agent)
+    asyncio.run(agent.run("talk"))
+    turn = view.turns[0]
+    assert turn.prose_chars == 100_008 and len(turn.prose_text) == PROSE_LIMIT
+    assert turn.prose_text.endswith("the end")
+    assert "80,008 characters above not shown" in turn.prose.value

@@ -28,6 +28,20 @@ describe('ProseFilter', () => {
     expect(out).toBe('Sure.\nAfter.\n');
   });
 
+  it('keeps short lines that only start like a marker', () => {
+    const filter = new ProseFilter();
+    expect(filter.feed('OP\nEND_\n')).toBe('OP\nEND_\n');
+  });
+
+  it('keeps only the start of a long line', () => {
+    const filter = new ProseFilter();
+    let shown = 0;
+    for (let i = 0; i < 10000; i++) {
+      shown += filter.feed('y'.repeat(16)).length;
+    }
+    expect(shown).toBe(160000);
+  });
+
   it('shows the first words before the line ends', () => {
     const filter = new ProseFilter();
     expect(filter.feed('Hel')).toBe('Hel');
