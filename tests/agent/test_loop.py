@@ -254,3 +254,23 @@ def test_deciding_from_python_with_waiting_and_wait(workspace: Path) -> None:
     result = asyncio.run(main())
     assert result.reason == "done" and result.turns == 3
     assert (workspace / "a.txt").exists() and not (workspace / "b.txt").exists()
+
+
+def test_time_budget(workspace: Path) -> None:
+    slow = ReplayModel(["x" * 200], chunk=1, delay=0.01)
+    result = run(Agent(slow, root=workspace, max_seconds=0.2))
+    assert result.reason == "time_budget" and "0.2 s" in result.message
+
+
+def test_a_system_prompt_of_ones_own(workspace: Path) -> None:
+    seen: list[str] = []
+
+    class Spy(ReplayModel):
+        def stream(self, msgs):  # type: ignore[no-untyped-def]
+            seen.append(msgs[0]["content"])
+            return super().stream(msgs)
+
+    agent = Agent(Spy([]), root=workspace, system="Be brief.")
+    run(agent)
+    assert seen == ["Be brief."]
+    assert "OPERATOR_CMD" in agent.default_system_prompt()

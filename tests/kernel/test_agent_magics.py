@@ -114,3 +114,21 @@ def test_model_shows_and_sets_the_endpoint_never_the_key(
     shown = capsys.readouterr().out
     assert "llama3" in shown and "localhost:11434" in shown
     assert "sk-kernel-SECRET-1" not in shown
+
+
+def test_a_task_against_an_endpoint_set_with_operator_model(
+    ip: Any, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fake_openai import FakeOpenAI
+
+    from jupyter_operator.kernel.agent_magics import last_agent
+
+    with FakeOpenAI() as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", fake.key)
+        fake.add(block("w1", "fs.write", path="a.txt", content_b64=b64("a")), "Done.")
+        ip.run_line_magic("operator", f"model fake-model --base-url {fake.url}")
+        ip.run_cell_magic("operator_agent", f'--root "{root}" --policy auto=all', "write a")
+    agent = last_agent()
+    assert agent.result.reason == "done" and agent.model.name == "fake-model"
+    assert (root / "a.txt").read_text() == "a"
+    assert fake.key not in capsys.readouterr().out
