@@ -123,6 +123,11 @@ class AgentView(w.VBox):
     def _draw_heading(self) -> None:
         model = self.agent.model
         badge = "pending" if self.state == "waiting for you" else "waiting"
+        if self.state.startswith("ended"):
+            reason = self.agent.result.reason if self.agent.result else ""
+            badge = {"done": "applied", "model_error": "error", "repeated_failure": "error"}.get(
+                reason, "rejected"
+            )
         parts = [
             '<span class="jpo-action">Agent</span>',
             f'<span class="jpo-path">{escape(model.name)}</span>',
@@ -182,8 +187,10 @@ class AgentView(w.VBox):
             self._current().add_received(event.fields())
         elif isinstance(event, ev.TurnPlanned):
             self._flush()
+            self.tokens = self.agent.tokens  # the reply's usage is known once it has ended
             turn = self._current()
-            turn.show_run(RunView(event.run, title=f"Turn {event.turn}"))
+            if event.run.items or event.run.skipped_duplicates:  # a closing reply has no cards
+                turn.show_run(RunView(event.run, title=f"Turn {event.turn}"))
             self.state = "waiting for you" if event.run.pending else "running commands"
             self._draw_heading()
         elif isinstance(event, ev.ItemChanged):

@@ -131,3 +131,13 @@ def test_a_long_reply_keeps_only_the_end_on_screen(root: Path) -> None:
     assert turn.prose_chars == 100_008 and len(turn.prose_text) == PROSE_LIMIT
     assert turn.prose_text.endswith("the end")
     assert "80,008 characters above not shown" in turn.prose.value
+
+
+def test_the_closing_reply_shows_no_empty_cards_and_the_end_is_green(root: Path) -> None:
+    agent = Agent(ReplayModel([block("s", "fs.stat", path="notes.txt"), "All done."]), root=root)
+    view = AgentView(agent)
+    asyncio.run(agent.run("look"))
+    first, last = view.turns
+    assert isinstance(first.box.children[-1], RunView)
+    assert not any(isinstance(child, RunView) for child in last.box.children)
+    assert "jpo-s-applied" in view.heading.value and "ended: done" in view.heading.value
