@@ -21,7 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import events as ev
+from . import records
 from .blocks import BlockTracker
+from .guards import RepeatGuard
 from .models import Message, Model, ModelError, ReplayModel, Usage
 from .prompt import CONTINUE_REQUEST, DUPLICATES_NOTE, system_prompt
 from .transcript import Transcript, default_directory
@@ -33,8 +35,6 @@ log = logging.getLogger(__name__)
 
 Decide = Callable[["Run"], "Awaitable[None] | None"]
 EngineCall = Callable[[Callable[[], Any]], Awaitable[Any]]
-#: The same failing command (action, path, code) this many turns in a row stops the run.
-REPEAT_LIMIT = 3
 STOP_REASON_TEXT = "the person stopped the run"
 
 
@@ -58,11 +58,6 @@ class _Stop(Exception):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
         self.reason, self.message = reason, message
-
-
-def _reason_of(item: Item) -> str | None:
-    summary = item.result.summary if item.result is not None else ""
-    return summary.partition(" Reason: ")[2] or None
 
 
 class Agent:
@@ -294,7 +289,7 @@ class Agent:
 
     # -- the loop ------------------------------------------------------------------------------
     async def _turns(self, task: str, messages: list[Message], started: float) -> tuple[str, str]:
-        streaks: dict[tuple[Any, ...], int] = {}
+        guard = RepeatGuard()
         user = task
         for turn in range(1, self.max_turns + 1):
             self._check_budgets(started)
@@ -313,7 +308,9 @@ class Agent:
             await self._settle(turn, run)
             self._record_results(turn, run)
             self._emit(ev.TurnFinished(turn, self.tokens, self._last_usage, run.results_text))
-            self._repeat_guard(run, streaks)
+            stop = guard.check(run)
+            if stop is not None:
+                raise _Stop("repeated_failure", stop)
             user = run.results_text
         return "max_turns", f"Stopped after {self.max_turns} turns (the turn limit)."
 
@@ -439,17 +436,8 @@ class Agent:
         assert self.operator is not None
         run = self.operator.run(reply)
         self.run_now = run
-        for item in run.items:
-            self._transcript_add(
-                "command",
-                turn=turn,
-                id=item.id,
-                action=item.action,
-                path=item.path,
-                kind=item.kind,
-                status=item.status,
-                error_code=item.error_code,
-            )
+        for record in records.commands(run):
+            self._transcript_add("command", turn=turn, **record)
         return run
 
     async def _settle(self, turn: int, run: Run) -> None:
@@ -485,53 +473,14 @@ class Agent:
             await wake.wait()
         self._wake = None
         self._settling = False
-        for item in run.items:
-            if item.kind != "mutation":
-                continue
-            self._transcript_add(
-                "decision",
-                turn=turn,
-                id=item.id,
-                outcome=item.status,
-                decided_by=getattr(item, "decided_by", None),
-                rule=getattr(item, "rule", None),
-                reason=_reason_of(item),
-                wait_seconds=round(decided_at.get(item.id, waited) - waited, 4),
-            )
+        for record in records.decisions(run, decided_at, waited):
+            self._transcript_add("decision", turn=turn, **record)
         if self._stop_requested:
             raise _Stop("stopped", "Stopped by the person while changes waited for decisions.")
 
     def _record_results(self, turn: int, run: Run) -> None:
-        for item in run.items:
-            if item.result is not None:
-                self._transcript_add(
-                    "result",
-                    turn=turn,
-                    id=item.result.id,
-                    ok=item.result.ok,
-                    summary=item.result.summary,
-                    error_code=item.error_code,
-                )
-
-    def _repeat_guard(self, run: Run, streaks: dict[tuple[Any, ...], int]) -> None:
-        failing = {
-            (item.action, item.path, item.error_code)
-            for item in run.items
-            if item.result is not None and not item.result.ok and item.error_code != "ERR_REJECTED"
-        }
-        for key in list(streaks):
-            if key not in failing:
-                del streaks[key]
-        for key in failing:
-            streaks[key] = streaks.get(key, 0) + 1
-            if streaks[key] >= REPEAT_LIMIT:
-                action, path, code = key
-                what = " ".join(str(p) for p in (action or "an invalid command", path) if p)
-                raise _Stop(
-                    "repeated_failure",
-                    f"Stopped: the same command ({what}) failed with "
-                    f"{code or 'an error'} {REPEAT_LIMIT} turns in a row.",
-                )
+        for record in records.results(run):
+            self._transcript_add("result", turn=turn, **record)
 
     # -- plumbing ------------------------------------------------------------------------------
     async def _engine(self, work: Callable[[], Any]) -> Any:
