@@ -66,15 +66,26 @@ def workspace(parent: Path, name: str) -> Path:
     return root
 
 
-def loop_cost(turns: int, tmp: Path, with_view: bool) -> float:
-    """Seconds per turn of Agent.run (transcript on disk)."""
+def loop_cost(turns: int, tmp: Path, with_view: bool) -> tuple[float, float]:
+    """(seconds per turn of Agent.run, of which outside engine calls); transcript on disk."""
     from jupyter_operator.agent import Agent, ReplayModel
 
     replies = [five_commands(t) for t in range(1, turns + 1)]
     model = ReplayModel(replies, chunk=1 << 20)
     root = workspace(tmp, f"loop-{with_view}-{time.monotonic_ns()}")
+    in_engine = 0.0
+
+    async def timed(work: Any) -> Any:  # the engine's share, measured inside the same run
+        nonlocal in_engine
+        start = time.perf_counter()
+        try:
+            return work()
+        finally:
+            in_engine += time.perf_counter() - start
+
     agent = Agent(model, root=root, policy="auto=all", max_turns=turns + 1,
-                  transcripts=tmp / "runs", journal_dir=tmp / "journal")  # fmt: skip
+                  transcripts=tmp / "runs", journal_dir=tmp / "journal",
+                  engine_call=timed)  # fmt: skip
     if with_view:
         from jupyter_operator.widgets.agent_view import AgentView
 
@@ -83,7 +94,8 @@ def loop_cost(turns: int, tmp: Path, with_view: bool) -> float:
     result = asyncio.run(agent.run("bench"))
     elapsed = time.perf_counter() - start
     assert result.reason == "done", result
-    return elapsed / (turns + 1)  # the last turn is the model's empty reply
+    n = turns + 1  # the last turn is the model's empty reply
+    return elapsed / n, (elapsed - in_engine) / n
 
 
 def engine_cost(turns: int, tmp: Path) -> float:
@@ -164,7 +176,7 @@ def _sdk_first_token(fake: Any, repeat: int) -> float:
 
 def panel_first_token(repeat: int, tmp: Path) -> tuple[float, float]:
     """(endpoint write -> SSE client has the delta via jupyter server, same via the SDK)."""
-    from fake_openai import FakeOpenAI
+    from fake_openai import FakeOpenAI, Script
 
     token = "bench-token"
     with FakeOpenAI() as fake:
@@ -206,7 +218,8 @@ def panel_first_token(repeat: int, tmp: Path) -> tuple[float, float]:
                     time.sleep(0.3)
             samples = []
             for _ in range(repeat):
-                fake.add("Hello there, starting now.")
+                # The endpoint answers after a pause, so the stream is open before the delta.
+                fake.add(Script("Hello there, starting now.", hang=0.5))
                 body = json.dumps({"task": "hi"}).encode()
                 ask = urllib.request.Request(base + "agent/runs", data=body, headers=headers)
                 started = json.load(urllib.request.urlopen(ask))
@@ -237,14 +250,14 @@ def main() -> None:
         tmp = Path(name)
         os.environ["JUPYTER_OPERATOR_JOURNAL_DIR"] = str(tmp / "journal")
         engine = min(engine_cost(args.turns, tmp) for _ in range(args.repeat))
-        loop = min(loop_cost(args.turns, tmp, False) for _ in range(args.repeat))
-        viewed = min(loop_cost(args.turns, tmp, True) for _ in range(args.repeat))
+        loop, own = min(loop_cost(args.turns, tmp, False) for _ in range(args.repeat))
+        viewed, viewed_own = min(loop_cost(args.turns, tmp, True) for _ in range(args.repeat))
         ms = 1000
         print(f"1. per turn, 5 commands: engine alone {engine * ms:.2f} ms (baseline)")
-        own = loop - engine
-        print(f"   agent loop {loop * ms:.2f} ms  (x{loop / engine:.2f}); the loop's own part "
+        print(f"   agent loop {loop * ms:.2f} ms  (x{loop / engine:.2f}); outside engine calls "
               f"{own * ms:.2f} ms  target <= 10 ms: {'met' if own <= 0.010 else 'MISSED'}")
-        print(f"   agent loop + notebook display {viewed * ms:.2f} ms  (x{viewed / engine:.2f})")
+        print(f"   agent loop + notebook display {viewed * ms:.2f} ms  (x{viewed / engine:.2f}); "
+              f"outside engine calls {viewed_own * ms:.2f} ms (the cards' build included)")
         view, direct = notebook_first_token(args.repeat, tmp)
         print(f"2. first token on screen, notebook: {view * ms:.2f} ms after the model yielded it "
               f"(x{view / direct:.1f} a bare HTML widget update, {direct * ms:.2f} ms)  "

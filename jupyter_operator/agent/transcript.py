@@ -48,10 +48,12 @@ class Transcript:
         self._file: Any = None
         if directory is not None:
             folder = Path(directory)
-            folder.mkdir(parents=True, exist_ok=True)
+            # Transcripts hold file contents the model read: readable by their owner only.
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             self.path = folder / f"{self.run_id}.jsonl"
             # Line-buffered: a run cut short (a crash, a killed kernel) keeps what happened.
-            self._file = self.path.open("a", encoding="utf-8", buffering=1)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            self._file = open(fd, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
 
     def add(self, record_type: str, /, **fields: Any) -> dict[str, Any]:
         """Append one record (JSON-ready values only)."""

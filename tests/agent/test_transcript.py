@@ -82,3 +82,9 @@ def test_a_torn_last_line_is_skipped(tmp_path: Path) -> None:
     path.write_text('{"type": "start", "task": "t", "model": "m"}\n{"type": "sto')
     (row,) = load_runs(path, as_frame=False)
     assert row["task"] == "t" and row["stop_reason"] is None
+
+
+def test_transcripts_are_private_to_their_owner(workspace: Path, tmp_path: Path) -> None:
+    path = scripted_run(workspace, tmp_path / "private", reject=True)
+    assert path.stat().st_mode & 0o077 == 0
+    assert (tmp_path / "private").stat().st_mode & 0o077 == 0
