@@ -21,7 +21,7 @@ def chat(fake: FakeOpenAI, **kwargs: object) -> OpenAIChat:
         "base_url": fake.url,
         "api_key": fake.key,
         "max_retries": 0,
-        "timeout": 5.0,
+        "timeout": 30.0,  # generous: a loaded machine is not an endpoint fault
     }
     options.update(kwargs)
     return OpenAIChat(**options)  # type: ignore[arg-type]
