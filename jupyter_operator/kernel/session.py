@@ -32,6 +32,9 @@ class KernelSession:
     operators: dict[Path, Operator] = field(default_factory=dict)
     last_run: Run | None = None
     last_view: Any = None
+    #: Every run of this kernel, per workspace root (to show decided ones again and to mark
+    #: undone changes on their cards).
+    runs: dict[Path, list[Run]] = field(default_factory=dict)
 
     def resolve_root(self, path: str | os.PathLike[str] | None = None) -> Path:
         """The workspace root for a run: ``path``, else the set root, else the cwd.
@@ -77,8 +80,21 @@ class KernelSession:
             run.reject_all(reason=DRY_RUN_REASON)
         else:
             run = self.operator_for(where).run(text)
+            self.runs.setdefault(where, []).append(run)
         self.last_run = run
         return run
+
+    def earlier_run(self, root: Path, ids: tuple[str, ...]) -> Run | None:
+        """The earlier run of ``root`` that holds every id in ``ids`` (a reply run again)."""
+        for run in reversed(self.runs.get(root, [])):
+            known = {item.id for item in run.items}
+            if ids and set(ids) <= known:
+                return run
+        return None
+
+    def runs_of(self, root: Path) -> list[Run]:
+        """The runs made against ``root`` in this kernel, oldest first."""
+        return list(self.runs.get(root, []))
 
     def current_operator(self) -> Operator:
         """The ``Operator`` of the current root (for undo and history)."""

@@ -7,10 +7,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .render import DETAILS_OPEN_LINES, escape, has_invisible, render_text_block
+from .render import (
+    DETAILS_OPEN_LINES,
+    STYLESHEET,
+    escape,
+    has_invisible,
+    render_diff,
+    render_text_block,
+)
 
 if TYPE_CHECKING:
-    from ..engine import Item
+    from ..engine import Item, Run
+
+#: Diff lines kept in a saved notebook's static view of a card.
+STATIC_DIFF_LINES = 40
 
 STATUS_LABELS = {
     "pending": "waiting for you",
@@ -22,6 +32,7 @@ STATUS_LABELS = {
     "rejected": "rejected",
     "denied": "denied by policy",
     "stale": "stale",
+    "undone": "undone",
 }
 
 #: What the outcome line says before the result summary (which carries the code and reason).
@@ -29,6 +40,7 @@ OUTCOME_NOTES = {
     "applied": "Applied.",
     "stale": "Not written: the file changed after this preview was made.",
     "failed": "Could not be applied; nothing was written.",
+    "undone": "Applied, then undone: the file is back as it was before.",
 }
 
 
@@ -102,3 +114,24 @@ def details_html(item: Item) -> str:
     is_open = " open" if count <= DETAILS_OPEN_LINES else ""
     label = f"Result ({count} line{'s' * (count != 1)})"
     return f"<details{is_open}><summary>{label}</summary>{block}</details>"
+
+
+def static_card_html(item: Item) -> str:
+    """One card as plain HTML (no buttons): what a notebook without a kernel shows."""
+    diff = ""
+    if item.kind == "mutation" and item.diff is not None:
+        diff = render_diff(item.diff, max_lines=STATIC_DIFF_LINES, path=item.path).html
+    body = header_html(item) + notes_html(item) + details_html(item) + diff
+    return f'<div class="jpo-card jpo-kind-{escape(item.kind)}">{body}</div>'
+
+
+def static_html(run: Run, *, title: str = "Operator") -> str:
+    """The whole run as plain HTML, saved beside the widget and updated as decisions arrive."""
+    from .panel import run_summary
+
+    head = (
+        f'<div class="jpo-head"><span class="jpo-action">{escape(title)}</span>'
+        f'<span class="jpo-muted">{escape(run_summary(run))}</span></div>'
+    )
+    cards = "".join(static_card_html(item) for item in run.items)
+    return f'{STYLESHEET}<div class="jpo-run jpo-static">{head}{cards}</div>'

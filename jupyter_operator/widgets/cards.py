@@ -127,7 +127,9 @@ class ItemCard(w.Box):
         if not self._expanded:
             return self._short_diff
         if self._full_diff is None:  # rendered on first request only
-            self._full_diff = render_diff(self._diff_source, max_lines=None).html
+            self._full_diff = render_diff(
+                self._diff_source, max_lines=None, path=self.item.path
+            ).html
         return self._full_diff
 
     # -- display -------------------------------------------------------------------------------
@@ -185,7 +187,7 @@ class ItemCard(w.Box):
         diff = self.item.diff if self.item.kind == "mutation" else None
         if diff is None or diff == self._diff_source:
             return
-        rendered = render_diff(diff)
+        rendered = render_diff(diff, path=self.item.path)
         self._diff_source, self._short_diff, self._full_diff = diff, rendered.html, None
         self._total, self._hidden = rendered.total, rendered.total - rendered.shown
         self._truncated, self._expanded = rendered.truncated, False
@@ -226,19 +228,27 @@ class ItemCard(w.Box):
             return
         if self.reason is None:
             self.reason = w.Text(
-                placeholder="Reason for the model",
+                placeholder="Reason for the model (Enter sends)",
                 layout=self._shared.layout,
                 style=self._shared.text,
             )
+            # Enter in the field sends the rejection: the view sends a "submit" event (read
+            # here directly; Text.on_submit is deprecated in ipywidgets 8).
+            self.reason.on_msg(self._reason_message)
             self.controls.insert(2, self.reason)
             self.children = tuple(self._wanted_children(True))
             self.reason_button.description = "Send rejection"
             self.reason_button.tooltip = "Reject and send the reason typed on the left to the model"
+            self.reason.focus()
             return
         if not self.reason.value.strip():  # e.g. a double click: wait for the reason
             self.reason.placeholder = "Type the reason for the model first"
             return
         self._decide(approve=False, with_reason=True)
+
+    def _reason_message(self, _widget: object, content: dict[str, Any], _buffers: object) -> None:
+        if isinstance(content, dict) and content.get("event") == "submit":
+            self._reason_clicked()
 
     @property
     def buttons(self) -> list[w.Button]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from ipython_fixtures import diff_text
 from operator_replies import block, edits_block, reply, write_block
 
 from jupyter_operator.engine import Operator
@@ -20,7 +21,7 @@ def test_approve_writes_the_file_and_the_card_shows_it(workspace: Path) -> None:
     view = view_for(workspace, reply(write_block("w1", "notes/plan.txt", "Alpha\nBeta\n")))
     card = view.card_for("w1")
     assert card.item.status == "pending"
-    assert "jpo-gi" in card.diff_view.value and "+Alpha" in card.diff_view.value
+    assert "jpo-add" in card.diff_view.value and ">Alpha<" in card.diff_view.value
     assert "new file" in card.header.value
     assert not (workspace / "notes" / "plan.txt").exists()  # nothing before the click
     assert view.results is None
@@ -169,8 +170,8 @@ def test_file_content_with_markup_renders_as_text(workspace: Path) -> None:
     card = view.card_for("w1")
     html = card.diff_view.value + card.header.value
     assert "<script>" not in html and "<img" not in html and "<p>" not in html
-    assert "+&lt;script&gt;alert(1)&lt;/script&gt;" in card.diff_view.value
-    assert "+&lt;img src=x onerror=alert(1)&gt;" in card.diff_view.value
+    assert "+&lt;script&gt;alert(1)&lt;/script&gt;" in diff_text(card.diff_view.value)
+    assert "+&lt;img src=x onerror=alert(1)&gt;" in diff_text(card.diff_view.value)
     # The buttons are widgets of their own, not HTML inside the preview.
     assert card.approve_button in card.children
     assert "button" not in card.diff_view.value.lower()
@@ -214,7 +215,7 @@ def test_apply_edits_diff_and_summary(workspace: Path) -> None:
     view = view_for(workspace, reply(edits_block("e1", "plan.txt", edits)))
     card = view.card_for("e1")
     assert '<span class="jpo-stat-add">+1</span>' in card.header.value
-    assert "+Gamma" in card.diff_view.value
+    assert "+Gamma" in diff_text(card.diff_view.value)
     card.approve_button.click()
     assert (workspace / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
 
@@ -299,7 +300,8 @@ def test_rejecting_the_base_change_shows_the_recomputed_diff(workspace: Path) ->
     view.card_for("e1").reject_button.click()
     # e2 is now previewed from the disk: the diff shown is what approving would write.
     assert card2.item.status == "pending" and "One" not in card2.diff_view.value
-    assert "-Beta" in card2.diff_view.value and "+Two" in card2.diff_view.value
+    assert "-Beta" in diff_text(card2.diff_view.value)
+    assert "+Two" in diff_text(card2.diff_view.value)
     card2.approve_button.click()
     assert (workspace / "plan.txt").read_text() == "Alpha\nTwo\n"
 

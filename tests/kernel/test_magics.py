@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
+from ipython_fixtures import diff_text
 from operator_replies import block, reply, write_block
 
 import jupyter_operator
@@ -53,11 +54,18 @@ def test_duplicate_ids_are_tracked_across_cells(ip: Any, workspace: Path) -> Non
     ip.run_line_magic("operator", f"root {workspace}")
     first = run_cell(ip, "", write_block("w1", "a.txt", "A"))
     assert len(first.items) == 1
-    second = run_cell(ip, "", write_block("w1", "a.txt", "A"))
-    assert second.items == [] and second.skipped_duplicates == ("w1",)
-    heading = last_view_for(ip, second)
+    first.approve("w1")
+    # The same cell run again shows the earlier run's cards as decided, not "0 commands".
+    again = run_cell(ip, "", write_block("w1", "a.txt", "A"))
+    assert again is first and last_view().run is first
+    heading = last_view().heading.value
+    assert "already ran in this session" in heading and "1 applied" in heading
+    assert last_view().card_for("w1").item.status == "applied"
+    # A reply mixing old and new ids runs the new ones and lists the skipped ones.
+    mixed = run_cell(ip, "", write_block("w1", "a.txt", "A") + write_block("w2", "b.txt", "B"))
+    assert [i.id for i in mixed.items] == ["w2"] and mixed.skipped_duplicates == ("w1",)
+    heading = last_view_for(ip, mixed)
     assert "Already ran earlier in this session, skipped: w1." in heading
-    assert "No OPERATOR_CMD blocks found" not in heading
     third = run_cell(ip, "", write_block("w1", "a.txt", "different"))
     assert third.items[0].error_code == "ERR_DUPLICATE_ID"
 
@@ -97,9 +105,12 @@ def test_dry_run_shows_diffs_and_writes_nothing(ip: Any, workspace: Path) -> Non
     assert [i.status for i in run.items] == ["done", "rejected"]
     assert (workspace / "a.txt").read_text() == "old\n"
     card = last_view().card_for("w1")
-    assert "+new" in card.diff_view.value  # shown ...
+    assert "+new" in diff_text(card.diff_view.value)  # shown ...
     assert "dry run" in run.results_text  # ... and refused, with the reason for the model
     assert "dry run" in last_view().heading.value
+    # ... but not offered for copying as if the model should get them.
+    assert last_view().results is None
+    assert "these results are not for the model" in last_view().heading.value
     # A dry run does not use up the ids: the real run afterwards still asks.
     real = run_cell(ip, f"--root {workspace}", text)
     assert [i.status for i in real.items] == ["done", "pending"]
@@ -108,7 +119,9 @@ def test_dry_run_shows_diffs_and_writes_nothing(ip: Any, workspace: Path) -> Non
 def test_undo_and_history(ip: Any, workspace: Path, capsys: Any) -> None:
     ip.run_line_magic("operator", f"root {workspace}")
     (workspace / "a.txt").write_text("before\n")
-    run_cell(ip, "", write_block("w1", "a.txt", "after\n")).approve("w1")
+    run = run_cell(ip, "", write_block("w1", "a.txt", "after\n"))
+    run.approve("w1")
+    card = last_view().card_for("w1")
     capsys.readouterr()
     ip.run_line_magic("operator", "history")
     out = capsys.readouterr().out
@@ -116,10 +129,17 @@ def test_undo_and_history(ip: Any, workspace: Path, capsys: Any) -> None:
     ip.run_line_magic("operator", "undo")
     assert "Undone: fs.write a.txt" in capsys.readouterr().out
     assert (workspace / "a.txt").read_text() == "before\n"
+    # The card and the results for the model say what is true now.
+    assert card.item.status == "undone" and "undone" in card.header.value
+    [result] = parse_results(run.results_text)
+    assert not result.ok and "Undone" in result.summary
+    assert "[undone] fs.write a.txt (w1)" in last_view()._repr_mimebundle_()["text/plain"]
     ip.run_line_magic("operator", "history")
     assert "undone" in capsys.readouterr().out
-    with pytest.raises(UsageError, match="cannot undo: nothing to undo"):
-        ip.run_line_magic("operator", "undo")
+    ip.run_line_magic("operator", "undo")  # nothing left: said plainly, not as an error
+    assert "Nothing to undo" in capsys.readouterr().out
+    with pytest.raises(UsageError, match=r"cannot undo: .*j9"):
+        ip.run_line_magic("operator", "undo j9")
 
 
 def test_results_prints_the_last_results(ip: Any, workspace: Path, capsys: Any) -> None:
