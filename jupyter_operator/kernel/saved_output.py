@@ -31,8 +31,11 @@ def _parent(pub: Any) -> dict[str, Any] | None:
     return copy.deepcopy(header) if isinstance(header, dict) and header else None
 
 
-def _msg_id(parent: dict[str, Any] | None) -> str | None:
-    return ((parent or {}).get("header") or {}).get("msg_id")
+def _header(parent: dict[str, Any] | None) -> dict[str, Any]:
+    """The message header of a parent (ipykernel keeps the header itself, or a whole message)."""
+    parent = parent or {}
+    header = parent.get("header", parent)
+    return header if isinstance(header, dict) else {}
 
 
 class SavedOutput:
@@ -80,8 +83,8 @@ class SavedOutput:
         }
         current = _parent(pub)
         parents = [self._parent]
-        is_cell = ((current or {}).get("header") or {}).get("msg_type") == "execute_request"
-        if is_cell and _msg_id(current) != _msg_id(self._parent):
+        is_cell = _header(current).get("msg_type") == "execute_request"
+        if is_cell and _header(current).get("msg_id") != _header(self._parent).get("msg_id"):
             parents.append(current)
         for parent in parents:
             if parent is not None:
