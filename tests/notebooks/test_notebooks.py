@@ -21,7 +21,9 @@ def execute(name: str, cwd: Path) -> tuple[Any, dict[str, list[dict[str, Any]]]]
     NotebookClient(
         nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
     ).execute()
-    return nb, {cell["id"]: cell.get("outputs", []) for cell in nb.cells if cell.cell_type == "code"}
+    return nb, {
+        cell["id"]: cell.get("outputs", []) for cell in nb.cells if cell.cell_type == "code"
+    }
 
 
 @pytest.fixture
@@ -143,9 +145,7 @@ def test_teaching_demo_unattended(tmp_path: Path, unattended: None) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["teaching-workspace"]
 
 
-def test_teaching_demo_run_all_by_a_person_decides_nothing(
-    tmp_path: Path, attended: None
-) -> None:
+def test_teaching_demo_run_all_by_a_person_decides_nothing(tmp_path: Path, attended: None) -> None:
     nb, out = execute("02-teaching-demo.ipynb", tmp_path)
     no_errors(nb)
     assert "write-1 (fs.write stats.py): waiting for you" in text(out["cell-13"])
