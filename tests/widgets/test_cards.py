@@ -354,3 +354,44 @@ def test_a_reply_without_blocks_says_so(workspace: Path) -> None:
     view = view_for(workspace, "Just prose, no commands.")
     assert view.cards == [] and "No OPERATOR_CMD blocks found." in view.heading.value
     assert view.results is None
+
+
+def test_reason_field_gets_focus_and_enter_sends_the_rejection(workspace: Path) -> None:
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "A\n")))
+    card = view.card_for("w1")
+    card.reason_button.click()
+    sent = [args[0] if args else kwargs.get("data") for args, kwargs in card.reason.comm.messages]
+    assert {"method": "custom", "content": {"do": "focus"}} in sent
+    card.reason.value = "not this file"
+    card.reason._handle_custom_msg({"event": "submit"}, [])  # Enter in the field
+    assert card.item.status == "rejected"
+    assert "Reason: not this file" in card.item.result.summary
+
+
+def test_batch_buttons_come_before_the_cards(workspace: Path) -> None:
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "A"), write_block("w2", "b", "B")))
+    children = list(view.children)
+    assert children.index(view.batch) < children.index(view.card_for("w1"))
+    assert [b.description for b in view.card_for("w1").buttons] == [
+        "Approve", "Reject", "Reject with reason...",
+    ]  # fmt: skip
+
+
+def test_a_write_that_changes_nothing_needs_no_approval(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("same\n")
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "same\n")))
+    card = view.card_for("w1")
+    assert card.item.status == "done" and card.buttons == []
+    assert "No change: a.txt already has exactly this content" in card.header.value
+    [result] = parse_results(view.run.results_text)
+    assert result.ok and "nothing was written" in result.summary
+
+
+def test_saved_html_shows_each_card_without_buttons(workspace: Path) -> None:
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "<b>A</b>\n")))
+    html = view._repr_mimebundle_()["text/html"]
+    assert "jpo-badge jpo-s-pending" in html and "&lt;b&gt;A&lt;/b&gt;" in html
+    assert "<button" not in html and "<b>A" not in html
+    view.card_for("w1").approve_button.click()
+    html = view._repr_mimebundle_()["text/html"]
+    assert "jpo-badge jpo-s-applied" in html and "jpo-badge jpo-s-pending" not in html
