@@ -210,7 +210,9 @@ class OperatorMagics(Magics):
             raise UsageError("operator: usage: %operator history")
         op = session().current_operator()
         has_redo = hasattr(op, "redo")
-        display(HistoryView(op.history, undo=undo_entry, redo=redo_entry if has_redo else None))
+        view = HistoryView(op.history, undo=undo_entry, redo=redo_entry if has_redo else None)
+        session().history_views.add(view)
+        display(view)
 
     def _cmd_status(self, args: list[str]) -> None:
         if args:
@@ -279,6 +281,7 @@ def undo_entry(entry_id: str | None = None) -> str:
     undo_sync.remember_applied(state.runs_of(root))
     entry = state.current_operator().undo(entry_id)
     undo_sync.sync(state.runs_of(root), entry, undone=True)
+    state.refresh_history_views()
     return f"Undone: {entry.action} {entry.path} (entry {entry.entry_id})"
 
 
@@ -294,6 +297,7 @@ def redo_entry(entry_id: str | None = None) -> str:
         raise ValueError("redo is not available with this engine")
     entry = redo(entry_id)
     undo_sync.sync(state.runs_of(root), entry, undone=False)
+    state.refresh_history_views()
     return f"Redone: {entry.action} {entry.path} (entry {entry.entry_id})"
 
 

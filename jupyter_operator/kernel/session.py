@@ -7,6 +7,7 @@ use it without IPython's machinery.
 from __future__ import annotations
 
 import os
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,6 +36,8 @@ class KernelSession:
     #: Every run of this kernel, per workspace root (to show decided ones again and to mark
     #: undone changes on their cards).
     runs: dict[Path, list[Run]] = field(default_factory=dict)
+    #: The history widgets on screen, redrawn after every undo or redo from anywhere.
+    history_views: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet)
 
     def resolve_root(self, path: str | os.PathLike[str] | None = None) -> Path:
         """The workspace root for a run: ``path``, else the set root, else the cwd.
@@ -91,6 +94,11 @@ class KernelSession:
             if ids and set(ids) <= known:
                 return run
         return None
+
+    def refresh_history_views(self) -> None:
+        """Redraw every history widget (an entry was undone or redone)."""
+        for view in list(self.history_views):
+            view.refresh()
 
     def runs_of(self, root: Path) -> list[Run]:
         """The runs made against ``root`` in this kernel, oldest first."""

@@ -12,6 +12,7 @@ from operator_replies import block, reply, write_block
 
 import jupyter_operator
 from jupyter_operator.kernel.magics import last_view
+from jupyter_operator.kernel.session import session
 from jupyter_operator.protocol import parse_results
 
 
@@ -126,8 +127,12 @@ def test_undo_and_history(ip: Any, workspace: Path, capsys: Any) -> None:
     ip.run_line_magic("operator", "history")
     out = capsys.readouterr().out
     assert "fs.write" in out and "a.txt" in out and "w1" in out
+    history = next(iter(session().history_views))
+    assert not history.rows[history.entries[0].entry_id][1].disabled
     ip.run_line_magic("operator", "undo")
     assert "Undone: fs.write a.txt" in capsys.readouterr().out
+    # The history widget on screen follows an undo made elsewhere.
+    assert history.rows[history.entries[0].entry_id][1].disabled
     assert (workspace / "a.txt").read_text() == "before\n"
     # The card and the results for the model say what is true now.
     assert card.item.status == "undone" and "undone" in card.header.value

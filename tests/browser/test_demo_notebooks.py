@@ -1,0 +1,206 @@
+"""The shipped demo notebooks clicked through by a person in JupyterLab and Notebook 7.
+
+A person runs the cells one by one, clicks Approve or Reject on the cards, then runs the next
+cells: no cell may end in an error, each says what happened, and the saved notebook (read
+back from disk, and opened again without a kernel) shows the final state of every card.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from browserkit import LabServer, require_chromium, screenshot, start_server, stop_server
+
+REPO = Path(__file__).resolve().parents[2]
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+pytestmark = pytest.mark.timeout(420)
+
+
+@pytest.fixture
+def demo_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[LabServer]:
+    """A server (JupyterLab, or Notebook 7 when parametrized so) over a copy of the notebooks;
+    the kernels keep their undo journal in the test's folder, and nothing decides for them."""
+    require_chromium()
+    root, settings = tmp_path / "root", tmp_path / "settings"
+    root.mkdir()
+    settings.mkdir()
+    for name in ("01-quickstart.ipynb", "02-teaching-demo.ipynb"):
+        shutil.copy(REPO / "notebooks" / name, root / name)
+    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
+    monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
+    server = start_server(root, settings, app=getattr(request, "param", "lab"))
+    yield server
+    stop_server(server)
+
+
+def open_notebook(page: Any, server: LabServer, name: str, app: str) -> None:
+    if app == "lab":
+        page.goto(server.page_url(f"lab/workspaces/{name.split('.')[0]}/tree/{name}"))
+        page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=90_000)
+    else:
+        page.goto(server.page_url(f"notebooks/{name}"))
+        page.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=90_000)
+
+
+def run_code_cell(page: Any, index: int) -> Any:
+    """Run the code cell ``index`` (0-based, code cells only) as a person does: click it, press
+    Shift+Enter; wait until its prompt shows an execution count. A keystroke sent while the
+    kernel connection settles can be lost, so an unanswered one is sent again."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    cell = page.locator(".jp-Notebook .jp-CodeCell").nth(index)
+    done = cell.locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]:"))
+    for _ in range(4):
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        try:
+            done.wait_for(timeout=30_000)
+            return cell
+        except PlaywrightTimeout:
+            if cell.locator(".jp-InputPrompt", has_text="[*]").count():
+                done.wait_for(timeout=60_000)
+                return cell
+    raise AssertionError(f"code cell {index} did not run")
+
+
+def button(card: Any, label: str) -> Any:
+    return card.locator(
+        "button.jupyter-button", has_text=re.compile(rf"^\s*{re.escape(label)}\s*$")
+    )
+
+
+def card_for(page: Any, path: str) -> Any:
+    return page.locator(".jpo-card.jpo-kind-mutation", has=page.locator(".jpo-path", has_text=path))
+
+
+def assert_no_error_output(page: Any) -> None:
+    errors = page.locator(
+        '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], '
+        ".jp-OutputArea-output .jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']"
+    )
+    texts = [errors.nth(i).inner_text() for i in range(errors.count())]
+    assert texts == [], texts
+
+
+def save(page: Any, path: Path) -> None:
+    before = path.stat().st_mtime_ns
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 30
+    while path.stat().st_mtime_ns == before:
+        assert time.monotonic() < deadline, "the notebook was not saved"
+        time.sleep(0.2)
+    time.sleep(0.5)  # the write may still be in progress
+
+
+def saved_listing(path: Path, cell_index: int) -> str:
+    """The saved text/plain of the panel displayed by code cell ``cell_index``."""
+    nb = nbformat.read(path, as_version=4)
+    cell = [c for c in nb.cells if c.cell_type == "code"][cell_index]
+    [data] = [o["data"] for o in cell.outputs if WIDGET_MIME in o.get("data", {})]
+    return data["text/plain"]
+
+
+@pytest.mark.parametrize("demo_server", ["lab", "notebook"], indirect=True)
+def test_quickstart_clicked_through(demo_server: LabServer, page: Any, request: Any) -> None:
+    app = request.node.callspec.params["demo_server"]
+    open_notebook(page, demo_server, "01-quickstart.ipynb", app)
+    for index in range(4):  # load, set up, root, the %%operator cell
+        run_code_cell(page, index)
+    write, edit = card_for(page, "plan.md"), card_for(page, "notes.txt")
+    write.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+    # One look: numbered rows, Approve all above the cards.
+    assert write.locator(".jpo-row.jpo-add .jpo-ln").nth(1).inner_text() == "1"
+    batch = page.locator(".jpo-batch")
+    assert batch.bounding_box()["y"] < write.bounding_box()["y"]
+    screenshot(page, f"demo-quickstart-{app}-pending")
+
+    button(write, "Approve").click()
+    write.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+    card_for(page, "notes.txt").locator("button", has_text="Reject with reason").click()
+    reason = page.locator(".jpo-card input[type='text']").first
+    reason.wait_for(timeout=30_000)
+    page.wait_for_function("document.activeElement && document.activeElement.tagName === 'INPUT'")
+    page.keyboard.type("keep notes.txt as it is")
+    page.keyboard.press("Enter")  # Enter sends the rejection
+    card_for(page, "notes.txt").locator(".jpo-badge.jpo-s-rejected").wait_for(timeout=30_000)
+    assert "notes.txt" in edit.inner_text()
+
+    status = run_code_cell(page, 4)  # "run = last_run() ... %operator status"
+    text = status.locator(".jp-OutputArea").inner_text()
+    assert "write-1 (fs.write plan.md): applied" in text
+    assert "edit-1 (fs.applyEdits notes.txt): rejected" in text
+    assert "Reason: keep notes.txt as it is" in text
+    results = run_code_cell(page, 5).locator(".jp-OutputArea").inner_text()
+    assert "id: write-1\nok: true" in results and "ERR_REJECTED" in results
+    run_code_cell(page, 6)  # %operator history: the widget
+    page.locator(".jpo-history .jpo-card", has_text="plan.md").wait_for(timeout=30_000)
+    undo = run_code_cell(page, 7).locator(".jp-OutputArea").inner_text()
+    assert "Undone: fs.write plan.md" in undo
+    # The card of the undone change says so.
+    write.locator(".jpo-badge.jpo-s-undone").wait_for(timeout=30_000)
+    assert not (demo_server.root / "quickstart-workspace" / "plan.md").exists()
+    assert_no_error_output(page)
+    screenshot(page, f"demo-quickstart-{app}-done")
+
+    # Saved, the notebook tells the final state without a kernel.
+    path = demo_server.root / "01-quickstart.ipynb"
+    save(page, path)
+    listing = saved_listing(path, 3)
+    assert "[undone] fs.write plan.md (write-1)" in listing
+    assert "[rejected] fs.applyEdits notes.txt (edit-1)" in listing
+    assert "[pending]" not in listing
+
+
+def test_teaching_demo_clicked_through_and_reopened_without_kernel(
+    demo_server: LabServer, page: Any
+) -> None:
+    open_notebook(page, demo_server, "02-teaching-demo.ipynb", "lab")
+    for index in range(8):  # up to the dry run's check, then the real run
+        run_code_cell(page, index)
+    dry = page.locator(".jp-Notebook .jp-CodeCell").nth(6)
+    assert "not for the model" in dry.inner_text()
+    assert dry.locator(".jpo-results").count() == 0  # no Copy for a dry run's results
+    run_code_cell(page, 8)  # %operator run reply
+    real = page.locator(".jp-Notebook .jp-CodeCell").nth(8)
+    card = real.locator(".jpo-card.jpo-kind-mutation", has_text="stats.py")
+    card.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+    assert card.locator(".jpo-tk", has_text="def").count() > 0  # Python colours
+    button(card, "Reject").click()
+    card.locator(".jpo-badge.jpo-s-rejected").wait_for(timeout=30_000)
+    for index in range(9, 12):  # status, results, policy back
+        run_code_cell(page, index)
+    text = page.locator(".jp-Notebook .jp-CodeCell").nth(9).inner_text()
+    assert "write-1 (fs.write stats.py): rejected" in text
+    assert_no_error_output(page)
+    screenshot(page, "demo-teaching-lab-done")
+
+    path = demo_server.root / "02-teaching-demo.ipynb"
+    save(page, path)
+    assert "[rejected] fs.write stats.py (write-1)" in saved_listing(path, 8)
+
+    # Opened again with no kernel at all: the saved cards show the final state.
+    nb = json.loads(path.read_text())
+    nb["metadata"]["kernelspec"] = {"name": "none", "display_name": "none", "language": "python"}
+    (demo_server.root / "shared.ipynb").write_text(json.dumps(nb))
+    page.goto(demo_server.page_url("lab/workspaces/shared/tree/shared.ipynb"))
+    no_kernel = page.locator(".jp-Dialog button", has_text="No Kernel")
+    try:
+        no_kernel.wait_for(timeout=20_000)
+        no_kernel.click()
+    except Exception:  # noqa: BLE001 (no dialog: JupyterLab chose "No Kernel" itself)
+        pass
+    static = page.locator(".jpo-static .jpo-card", has_text="stats.py").first
+    static.wait_for(timeout=60_000)
+    assert "rejected" in static.inner_text()
+    screenshot(page, "demo-teaching-reopened-without-kernel")
