@@ -12,8 +12,9 @@ from .render import (
     STYLESHEET,
     escape,
     has_invisible,
-    render_diff,
     render_text_block,
+    split_lines,
+    strip_cr,
 )
 
 if TYPE_CHECKING:
@@ -64,7 +65,9 @@ def header_html(item: Item) -> str:
         stats.append(f'<span class="jpo-stat-del">&minus;{item.removed}</span>')
         parts.append(" ".join(stats))
     parts.append(f'<span class="jpo-id">id {escape(item.id)} &middot; line {int(item.line)}</span>')
-    return f'<div class="jpo-head">{"".join(parts)}</div>'
+    # Spaces between the parts: a page that drops our styles (an untrusted notebook) still
+    # shows them as words.
+    return f'<div class="jpo-head">{" ".join(parts)}</div>'
 
 
 def notes_html(item: Item, blocked_by: str | None = None, *, diff_invisible: bool = False) -> str:
@@ -120,7 +123,12 @@ def static_card_html(item: Item) -> str:
     """One card as plain HTML (no buttons): what a notebook without a kernel shows."""
     diff = ""
     if item.kind == "mutation" and item.diff is not None:
-        diff = render_diff(item.diff, max_lines=STATIC_DIFF_LINES, path=item.path).html
+        # The plain diff text: it reads the same with or without our styles.
+        lines = split_lines(item.diff)
+        shown = "\n".join(strip_cr(line) for line in lines[:STATIC_DIFF_LINES])
+        more = len(lines) - STATIC_DIFF_LINES
+        tail = f"\n... {more} more lines" if more > 0 else ""
+        diff = f'<pre class="jpo-text">{escape(shown + tail)}</pre>'
     body = header_html(item) + notes_html(item) + details_html(item) + diff
     return f'<div class="jpo-card jpo-kind-{escape(item.kind)}">{body}</div>'
 
@@ -130,7 +138,7 @@ def static_html(run: Run, *, title: str = "Operator") -> str:
     from .panel import run_summary
 
     head = (
-        f'<div class="jpo-head"><span class="jpo-action">{escape(title)}</span>'
+        f'<div class="jpo-head"><span class="jpo-action">{escape(title)}</span> '
         f'<span class="jpo-muted">{escape(run_summary(run))}</span></div>'
     )
     cards = "".join(static_card_html(item) for item in run.items)

@@ -169,6 +169,7 @@ def test_teaching_demo_clicked_through_and_reopened_without_kernel(
     for index in range(8):  # up to the dry run's check, then the real run
         run_code_cell(page, index)
     dry = page.locator(".jp-Notebook .jp-CodeCell").nth(6)
+    dry.scroll_into_view_if_needed()
     assert "not for the model" in dry.inner_text()
     assert dry.locator(".jpo-results").count() == 0  # no Copy for a dry run's results
     run_code_cell(page, 8)  # %operator run reply
@@ -178,10 +179,14 @@ def test_teaching_demo_clicked_through_and_reopened_without_kernel(
     assert card.locator(".jpo-tk", has_text="def").count() > 0  # Python colours
     button(card, "Reject").click()
     card.locator(".jpo-badge.jpo-s-rejected").wait_for(timeout=30_000)
-    for index in range(9, 12):  # status, results, policy back
-        run_code_cell(page, index)
-    text = page.locator(".jp-Notebook .jp-CodeCell").nth(9).inner_text()
+    # Each output is read right after its cell ran: JupyterLab does not render cells that
+    # are scrolled far out of view.
+    text = run_code_cell(page, 9).locator(".jp-OutputArea").inner_text()  # status
     assert "write-1 (fs.write stats.py): rejected" in text
+    assert "delete-1 (fs.delete draft.txt): denied" in text
+    results = run_code_cell(page, 10).locator(".jp-OutputArea").inner_text()
+    assert "ERR_REJECTED" in results and "ERR_POLICY_DENIED" in results
+    run_code_cell(page, 11)  # the policy back to the default
     assert_no_error_output(page)
     screenshot(page, "demo-teaching-lab-done")
 
@@ -198,9 +203,12 @@ def test_teaching_demo_clicked_through_and_reopened_without_kernel(
     try:
         no_kernel.wait_for(timeout=20_000)
         no_kernel.click()
-    except Exception:  # noqa: BLE001 (no dialog: JupyterLab chose "No Kernel" itself)
+    except Exception:  # no dialog: JupyterLab chose "No Kernel" itself
         pass
-    static = page.locator(".jpo-static .jpo-card", has_text="stats.py").first
+    real = page.locator(".jp-Notebook .jp-CodeCell").nth(8)
+    real.scroll_into_view_if_needed()
+    static = real.locator(".jpo-static .jpo-card.jpo-kind-mutation", has_text="stats.py")
     static.wait_for(timeout=60_000)
-    assert "rejected" in static.inner_text()
+    assert static.locator(".jpo-badge").inner_text() == "rejected"
+    assert page.locator(".jpo-static .jpo-badge.jpo-s-pending").count() == 0
     screenshot(page, "demo-teaching-reopened-without-kernel")
