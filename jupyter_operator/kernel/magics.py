@@ -242,6 +242,12 @@ class OperatorMagics(Magics):
         run = session().last_run
         if run is None:
             raise UsageError("operator: no %%operator run yet")
+        if session().last_dry_run:
+            print(
+                "The last run was a dry run: nothing was written, and its results are not for "
+                "the model. Run the reply without --dry-run to decide for real."
+            )
+            return
         waiting = [item.id for item in run.pending]
         if waiting:
             ids = ", ".join(waiting)

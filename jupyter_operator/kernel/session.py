@@ -33,6 +33,7 @@ class KernelSession:
     operators: dict[Path, Operator] = field(default_factory=dict)
     last_run: Run | None = None
     last_view: Any = None
+    last_dry_run: bool = False
     #: Every run of this kernel, per workspace root (to show decided ones again and to mark
     #: undone changes on their cards).
     runs: dict[Path, list[Run]] = field(default_factory=dict)
@@ -85,6 +86,7 @@ class KernelSession:
             run = self.operator_for(where).run(text)
             self.runs.setdefault(where, []).append(run)
         self.last_run = run
+        self.last_dry_run = dry_run
         return run
 
     def earlier_run(self, root: Path, ids: tuple[str, ...]) -> Run | None:

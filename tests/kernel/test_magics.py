@@ -99,7 +99,7 @@ def test_policy_show_and_set(ip: Any, workspace: Path, capsys: Any) -> None:
     assert run.items[0].status == "applied" and (workspace / "c.txt").read_text() == "C"
 
 
-def test_dry_run_shows_diffs_and_writes_nothing(ip: Any, workspace: Path) -> None:
+def test_dry_run_shows_diffs_and_writes_nothing(ip: Any, workspace: Path, capsys: Any) -> None:
     (workspace / "a.txt").write_text("old\n")
     text = reply(block("r1", "fs.read", "a.txt"), write_block("w1", "a.txt", "new\n"))
     run = run_cell(ip, f"--root {workspace} --dry-run", text)
@@ -112,6 +112,8 @@ def test_dry_run_shows_diffs_and_writes_nothing(ip: Any, workspace: Path) -> Non
     # ... but not offered for copying as if the model should get them.
     assert last_view().results is None
     assert "these results are not for the model" in last_view().heading.value
+    ip.run_line_magic("operator", "results")
+    assert "was a dry run" in capsys.readouterr().out
     # A dry run does not use up the ids: the real run afterwards still asks.
     real = run_cell(ip, f"--root {workspace}", text)
     assert [i.status for i in real.items] == ["done", "pending"]
