@@ -14,9 +14,9 @@ if TYPE_CHECKING:
     from ..engine import Run
 
 
-def undone_summary(path: str) -> str:
-    """What the model is told about a change the person undid."""
-    return f"Undone: the person undid this change; {path} is as it was before it."
+def undone_summary() -> str:
+    """What the model is told about a change the person undid (docs/protocol.md)."""
+    return "Undone (ERR_UNDONE): the person undid this change; the file is as it was before."
 
 
 def sync(runs: list[Run], entry: Any, *, undone: bool) -> list[Any]:
@@ -33,7 +33,7 @@ def sync(runs: list[Run], entry: Any, *, undone: bool) -> list[Any]:
                 continue
             if undone:
                 item.status = "undone"
-                item.result = Result(item.id, False, undone_summary(str(entry.path)))
+                item.result = Result(item.id, False, undone_summary())
                 item.summary = item.result.summary
             else:
                 item.status = "applied"

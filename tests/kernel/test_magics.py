@@ -220,3 +220,22 @@ def test_unload_removes_the_magics(ip: Any) -> None:
     assert "operator" not in ip.magics_manager.magics["cell"]
     ip.run_line_magic("load_ext", "jupyter_operator")
     assert "operator" in ip.magics_manager.magics["cell"]
+
+
+def test_undo_from_the_history_widget_updates_the_card_and_results(
+    ip: Any, workspace: Path
+) -> None:
+    ip.run_line_magic("operator", f"root {workspace}")
+    run = run_cell(ip, "", write_block("w1", "a.txt", "A\n") + write_block("w2", "b.txt", "B\n"))
+    run.approve_all()
+    view = last_view()
+    ip.run_line_magic("operator", "history")
+    history = next(iter(session().history_views))
+    older = next(e for e in history.entries if e.command_id == "w1")
+    history.rows[older.entry_id][1].click()  # Undo on the older entry
+    assert not (workspace / "a.txt").exists() and (workspace / "b.txt").exists()
+    assert view.card_for("w1").item.status == "undone"
+    assert view.card_for("w2").item.status == "applied"
+    results = {r.id: r for r in parse_results(view.results.value)}
+    assert not results["w1"].ok and results["w2"].ok
+    assert f"Undone: fs.write a.txt (entry {older.entry_id})" in history.message.value
