@@ -208,21 +208,16 @@ class RunView(w.VBox):
         self.messages.append_stdout(f"operator: {describe_error(exc)}\n")
         self.refresh()
 
-    def _tell(self, decision: object) -> None:
-        """Report a decision that changed nothing (e.g. made meanwhile from Python)."""
-        if getattr(decision, "outcome", None) == "already_decided":
-            self.messages.append_stdout(f"operator: {getattr(decision, 'message', '')}\n")
-
     def _approve_one(self, item_id: str) -> None:
         try:
-            self._tell(self.run.approve(item_id))
+            self.run.approve(item_id)
         except Exception as exc:  # shown as one line in the panel; a handler must not raise
             self._report(exc)
         self._resync()
 
     def _reject_one(self, item_id: str, reason: str | None) -> None:
         try:
-            self._tell(self.run.reject(item_id, reason=reason))
+            self.run.reject(item_id, reason=reason)
         except Exception as exc:
             self._report(exc)
         self._resync()

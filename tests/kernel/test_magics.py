@@ -239,3 +239,21 @@ def test_undo_from_the_history_widget_updates_the_card_and_results(
     results = {r.id: r for r in parse_results(view.results.value)}
     assert not results["w1"].ok and results["w2"].ok
     assert f"Undone: fs.write a.txt (entry {older.entry_id})" in history.message.value
+
+
+@pytest.mark.skipif(
+    not hasattr(jupyter_operator.Operator, "redo"),
+    reason="Operator.redo comes with the journal's redo support (not in this engine yet)",
+)
+def test_redo_brings_the_card_back_to_applied(ip: Any, workspace: Path, capsys: Any) -> None:
+    ip.run_line_magic("operator", f"root {workspace}")
+    run = run_cell(ip, "", write_block("w1", "a.txt", "A\n"))
+    run.approve("w1")
+    card = last_view().card_for("w1")
+    ip.run_line_magic("operator", "undo")
+    assert card.item.status == "undone" and not (workspace / "a.txt").exists()
+    ip.run_line_magic("operator", "redo")
+    assert "Redone: fs.write a.txt" in capsys.readouterr().out
+    assert card.item.status == "applied" and (workspace / "a.txt").read_text() == "A\n"
+    [result] = parse_results(run.results_text)
+    assert result.ok
