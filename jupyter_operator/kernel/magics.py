@@ -29,6 +29,7 @@ USAGE = """\
 %operator redo [ID]                   apply an undone change again (the last undone by default)
 %operator history                     the applied changes, with their diffs, Undo and Redo
 %operator status                      what the last run's commands are waiting for, or did
+%operator reset                       start afresh: forget this kernel's runs and command ids
 %operator spec                        the interface spec, to paste into a chat
 %operator results                     the results text of the last run again"""
 
@@ -213,6 +214,13 @@ class OperatorMagics(Magics):
         view = HistoryView(op.history, undo=undo_entry, redo=redo_entry if has_redo else None)
         session().history_views.add(view)
         display(view)
+
+    def _cmd_reset(self, args: list[str]) -> None:
+        if args:
+            raise UsageError("operator: usage: %operator reset")
+        session().reset()
+        print("New operator session: earlier runs and their command ids are forgotten "
+              "(the undo history on disk stays).")  # fmt: skip
 
     def _cmd_status(self, args: list[str]) -> None:
         if args:

@@ -97,6 +97,16 @@ class KernelSession:
                 return run
         return None
 
+    def reset(self) -> None:
+        """Start a new session (a notebook run again from the top over a folder it reset): the
+        runs and seen command ids are forgotten; the root, the policy and the journal stay."""
+        for op in self.operators.values():
+            op.close()
+        self.operators.clear()
+        self.runs.clear()
+        self.last_run = self.last_view = None
+        self.last_dry_run = False
+
     def refresh_history_views(self) -> None:
         """Redraw every history widget (an entry was undone or redone)."""
         for view in list(self.history_views):

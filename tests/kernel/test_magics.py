@@ -257,3 +257,13 @@ def test_redo_brings_the_card_back_to_applied(ip: Any, workspace: Path, capsys: 
     assert card.item.status == "applied" and (workspace / "a.txt").read_text() == "A\n"
     [result] = parse_results(run.results_text)
     assert result.ok
+
+
+def test_reset_starts_a_new_session(ip: Any, workspace: Path, capsys: Any) -> None:
+    ip.run_line_magic("operator", f"root {workspace}")
+    run_cell(ip, "", write_block("w1", "a.txt", "A")).approve("w1")
+    (workspace / "a.txt").unlink()  # a notebook resets its folder and runs again from the top
+    ip.run_line_magic("operator", "reset")
+    assert "New operator session" in capsys.readouterr().out
+    again = run_cell(ip, "", write_block("w1", "a.txt", "A"))
+    assert [(i.id, i.status) for i in again.items] == [("w1", "pending")]  # asked again

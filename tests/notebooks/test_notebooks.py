@@ -150,3 +150,22 @@ def test_teaching_demo_run_all_by_a_person_decides_nothing(tmp_path: Path, atten
     no_errors(nb)
     assert "write-1 (fs.write stats.py): waiting for you" in text(out["cell-13"])
     assert "Still waiting for your decision: write-1" in text(out["cell-15"])
+
+
+def test_quickstart_run_all_twice_in_one_kernel(tmp_path: Path, unattended: None) -> None:
+    # Run All again without restarting: the notebook resets its folder and its session, so the
+    # second pass asks (and here decides) again instead of showing stale cards.
+    nb = nbformat.read(NOTEBOOKS / "01-quickstart.ipynb", as_version=4)
+    again = [nbformat.from_dict({**cell, "id": f"again-{cell['id']}"}) for cell in nb.cells]
+    nb.cells = nb.cells + again
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    no_errors(nb)
+    out = {cell["id"]: cell.get("outputs", []) for cell in nb.cells if cell.cell_type == "code"}
+    second = text(out["again-cell-08"])
+    assert "write-1 (fs.write plan.md): applied: Wrote file" in second
+    assert "Undone: fs.applyEdits notes.txt" in text(out["again-cell-13"])
+    assert sorted(p.name for p in (tmp_path / "quickstart-workspace").iterdir()) == [
+        "notes.txt", "plan.md",
+    ]  # fmt: skip
