@@ -17,6 +17,10 @@ _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 #: One private-use character stands for each invisible character while lexing; the originals
 #: are put back, as marks, in order (one character cannot be split between two tokens).
 _SLOT = "\ue000"
+#: Above this many characters the text is shown uncoloured: some lexers' patterns slow down badly
+#: on long lines (minified files, data), and a card must stay quick to draw.
+COLOUR_LIMIT = 100_000
+LINE_COLOUR_LIMIT = 2_000
 
 
 @lru_cache(maxsize=64)
@@ -69,9 +73,11 @@ def highlight_lines(lines: list[str], path: str | None) -> list[str]:
 
     text = INVISIBLE.sub(to_slot, "\n".join(lines)) + "\n"
     pending = iter(originals)
+    plain = len(text) > COLOUR_LIMIT or max(map(len, lines)) > LINE_COLOUR_LIMIT
+    lexer = _lexer("") if plain else _lexer(_suffix(path))
     # Per line, runs of (css class, escaped text); neighbouring tokens of one class share a span.
     runs: list[list[tuple[str | None, str]]] = [[]]
-    for token_type, value in _lexer(_suffix(path)).get_tokens(text):
+    for token_type, value in lexer.get_tokens(text):
         css = _css(token_type)
         for n, piece in enumerate(value.split("\n")):
             if n:

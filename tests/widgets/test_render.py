@@ -170,3 +170,10 @@ def test_visible_spells_out_invisibles_for_plain_text() -> None:
 
     assert visible("report\u202etxt.py\x1b") == "report<U+202E>txt.py<U+001B>"
     assert visible("plain <b>text</b>\n") == "plain <b>text</b>\n"
+
+
+def test_very_long_lines_are_shown_uncoloured() -> None:
+    long_line = "x = 1; " * 1000
+    html = render_diff(f"@@ -0,0 +1 @@\n+{long_line}\n", path="min.py").html
+    assert "jpo-tm" not in html and "x = 1; x = 1;" in html
+    assert "jpo-tm" in render_diff("@@ -0,0 +1 @@\n+x = 1\n", path="min.py").html
