@@ -74,7 +74,7 @@ class RunView(w.VBox):
         #: A dry run's results are not real (every change was refused to preview it): they are
         #: not offered for copying.
         self.dry_run = dry_run
-        self._note = note
+        self._heading_note = note
         shared = self._shared = Shared()
         # Widgets are created with their final state (see ItemCard): no change messages.
         self.heading = shared.html_widget(self._heading_html())
@@ -121,8 +121,8 @@ class RunView(w.VBox):
                 f"Only the last 200,000 characters were scanned "
                 f"({run.truncated_chars:,} characters cut from the start)."
             )
-        if self._note:
-            notes.append(self._note)
+        if self._heading_note:
+            notes.append(self._heading_note)
         if run.skipped_duplicates:
             ids = ", ".join(run.skipped_duplicates)
             notes.append(f"Already ran earlier in this session, skipped: {ids}.")
