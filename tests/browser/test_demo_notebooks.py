@@ -144,11 +144,15 @@ def test_quickstart_clicked_through(demo_server: LabServer, page: Any, request: 
     results = run_code_cell(page, 5).locator(".jp-OutputArea").inner_text()
     assert "id: write-1\nok: true" in results and "ERR_REJECTED" in results
     run_code_cell(page, 6)  # %operator history: the widget
-    page.locator(".jpo-history .jpo-card", has_text="plan.md").wait_for(timeout=30_000)
-    undo = run_code_cell(page, 7).locator(".jp-OutputArea").inner_text()
-    assert "Undone: fs.write plan.md" in undo
+    row = page.locator(".jpo-history .jpo-card", has_text="plan.md")
+    row.wait_for(timeout=30_000)
+    screenshot(page, f"demo-quickstart-{app}-history")
+    button(row, "Undo").click()  # Undo from the history widget
+    page.locator(".jpo-history", has_text="Undone: fs.write plan.md").wait_for(timeout=30_000)
     # The card of the undone change says so.
     write.locator(".jpo-badge.jpo-s-undone").wait_for(timeout=30_000)
+    undo = run_code_cell(page, 7).locator(".jp-OutputArea").inner_text()
+    assert "Nothing to undo" in undo  # the only applied change is already undone
     assert not (demo_server.root / "quickstart-workspace" / "plan.md").exists()
     assert_no_error_output(page)
     screenshot(page, f"demo-quickstart-{app}-done")
