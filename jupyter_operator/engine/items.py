@@ -12,6 +12,7 @@ Status = Literal[
     "done", "failed", "error", "pending", "waiting", "applied", "rejected", "denied", "stale"
 ]
 Change = Literal["create", "modify", "delete"]
+DecidedBy = Literal["person", "rule"]
 
 
 @dataclass
@@ -53,6 +54,10 @@ class Item:
     # read (status "waiting") that runs once it is decided.
     builds_on: str | None = None
     command: Any = field(default=None, repr=False)  # protocol.Command, None for scan errors
+    # Who decided the item (a person's click or call, or a policy rule) and, for a rule, its
+    # text as ``Policy.describe`` writes it (``auto=reads``, ``deny=fs.delete``).
+    decided_by: DecidedBy | None = None
+    rule: str | None = None
 
     @property
     def needs_approval(self) -> bool:
@@ -108,4 +113,6 @@ class Item:
             "details": self.details,
             "error_code": self.error_code,
             "builds_on": self.builds_on,
+            "decided_by": self.decided_by,
+            "rule": self.rule,
         }

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..engine.errors import EngineError
 from ..protocol import OperatorError
 from .errors import ApiError, api_error
 from .workspaces import WorkspaceRegistry, close_operator
@@ -104,23 +105,13 @@ class SessionService:
 
         def work() -> dict[str, Any]:
             run = session.run
-            try:
-                if decision == "approve":
-                    item = run.approve(item_id)
-                else:
-                    item = run.reject(item_id, reason)
-            except KeyError:
-                raise ApiError(
-                    404, "item_not_found", "No item with this id in the session"
-                ) from None
-            except ValueError as exc:
-                # Either decided already, or a change built on an earlier undecided one; the
-                # engine's message says which (it names ids only, never paths).
-                waiting = run.item(item_id).needs_approval
-                raise ApiError(409, "decide_first" if waiting else "already_decided",
-                               str(exc)) from None  # fmt: skip
+            # An unknown id or a change built on an undecided one raises an EngineError,
+            # answered by _locked with its own status and code.
+            made = run.approve(item_id) if decision == "approve" else run.reject(item_id, reason)
+            if made.outcome == "already_decided":
+                raise ApiError(409, "already_decided", made.message)
             state = session.to_dict()
-            return {"item": item.to_dict(), **_decision_view(state)}
+            return {"item": made.item.to_dict(), **_decision_view(state)}
 
         return await self._locked(session.workspace, work)
 
@@ -135,7 +126,7 @@ class SessionService:
             run = session.run
             decided = run.approve_all() if decision == "approve" else run.reject_all(reason)
             state = session.to_dict()
-            return {"decided": [item.to_dict() for item in decided], **_decision_view(state)}
+            return {"decided": [made.item.to_dict() for made in decided], **_decision_view(state)}
 
         return await self._locked(session.workspace, work)
 
@@ -187,6 +178,8 @@ class SessionService:
                 return await asyncio.to_thread(work)
             except OperatorError as exc:
                 raise api_error(exc) from None
+            except EngineError as exc:  # the one place engine errors become HTTP answers
+                raise ApiError(exc.status_hint, exc.code, exc.message) from None
 
     def _expire(self) -> None:
         deadline = self._clock() - self.idle_seconds
