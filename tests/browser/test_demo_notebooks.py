@@ -51,6 +51,17 @@ def open_notebook(page: Any, server: LabServer, name: str, app: str) -> None:
     else:
         page.goto(server.page_url(f"notebooks/{name}"))
         page.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=90_000)
+        page.wait_for_timeout(1_000)  # a late "Select Kernel" dialog shows up within this
+        accept_kernel_dialog(page)
+
+
+def accept_kernel_dialog(page: Any) -> None:
+    """Notebook 7 sometimes asks which kernel to start while it is still connecting (more often
+    on a busy machine); take the kernel it proposes, as a person would."""
+    dialog = page.locator(".jp-Dialog", has_text="Select Kernel")
+    if dialog.count() and dialog.first.is_visible():
+        dialog.first.locator("button.jp-mod-accept").click()
+        dialog.first.wait_for(state="detached", timeout=30_000)
 
 
 def run_code_cell(page: Any, index: int) -> Any:
@@ -62,6 +73,7 @@ def run_code_cell(page: Any, index: int) -> Any:
     cell = page.locator(".jp-Notebook .jp-CodeCell").nth(index)
     done = cell.locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]:"))
     for _ in range(4):
+        accept_kernel_dialog(page)
         cell.locator(".jp-InputArea-editor").click()
         page.keyboard.press("Shift+Enter")
         try:
