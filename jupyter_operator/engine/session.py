@@ -146,10 +146,11 @@ class Run:
         """
         refreshed: list[Item] = []
         bases = {decided.id: None}
+        refused = decided.id if decided.status == "rejected" else None
         for item in self.items[decided.index + 1 :]:
             if item.needs_approval and item.builds_on in bases:
                 base = bases[item.builds_on]
-                self._operator._replan(item, base)
+                self._operator._replan(item, base, refused)
                 refreshed.append(item)
                 if item.needs_approval and item.proposal is not None:
                     bases[item.id] = mutations.after(item.proposal)
@@ -246,13 +247,22 @@ class Operator:
         """Applied changes in this workspace, oldest first (from every session)."""
         return self.journal.entries()
 
-    def _replan(self, item: Item, base: Snapshot | None) -> None:
-        """Plan a pending change again (from the disk when ``base`` is None)."""
+    def _replan(self, item: Item, base: Snapshot | None, refused: str | None = None) -> None:
+        """Plan a pending change again (from the disk when ``base`` is None).
+
+        ``refused`` names the rejected change this one was built on: when the change cannot be
+        planned without it, the model is told that refusal is why (not that its command was bad).
+        """
         item.builds_on = None
         try:
             item.proposal = mutations.plan(self.workspace, item.command, base)
         except OperatorError as exc:
-            self._finish(item, Result.of_error(item.id, exc), "failed")
+            if refused is not None:
+                message = f"it builds on {refused}, which was rejected; nothing was changed."
+                result = Result.failure(item.id, codes.ERR_BASE_REJECTED, message)
+                self._finish(item, result, "rejected")
+            else:
+                self._finish(item, Result.of_error(item.id, exc), "failed")
             return
         item.summary = item.proposal.summary
 

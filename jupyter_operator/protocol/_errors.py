@@ -18,6 +18,7 @@ PREFIXES: dict[str, str] = {
     codes.ERR_REJECTED: "Rejected",
     codes.ERR_POLICY_DENIED: "Denied",
     codes.ERR_STALE_PREVIEW: "Not applied",
+    codes.ERR_BASE_REJECTED: "Not applied",
 }
 
 _CODE_IN_SUMMARY = re.compile(

@@ -87,6 +87,8 @@ _EXTENSION_DOCS: dict[str, str] = {
     "(8 MiB in all); the read did not run. Read less, or read it in the next turn.",
     codes.ERR_TOO_MANY_ENTRIES: "deleting this folder would move more entries than the host's "
     "limit (10000); nothing was changed. Delete smaller folders.",
+    codes.ERR_BASE_REJECTED: "the change was built on an earlier change in the same reply "
+    "that the person rejected, and cannot be made without it; nothing was written.",
 }
 
 _HOST_NOTES = """\

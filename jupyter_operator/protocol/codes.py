@@ -67,6 +67,7 @@ ERR_IO = "ERR_IO"
 ERR_RESULT_TOO_LARGE = "ERR_RESULT_TOO_LARGE"
 ERR_OUTPUT_BUDGET = "ERR_OUTPUT_BUDGET"
 ERR_TOO_MANY_ENTRIES = "ERR_TOO_MANY_ENTRIES"
+ERR_BASE_REJECTED = "ERR_BASE_REJECTED"
 
 SPEC_CODES: tuple[str, ...] = (
     ERR_MARKER_NOT_ALONE,
@@ -128,6 +129,7 @@ EXTENSION_CODES: tuple[str, ...] = (
     ERR_RESULT_TOO_LARGE,
     ERR_OUTPUT_BUDGET,
     ERR_TOO_MANY_ENTRIES,
+    ERR_BASE_REJECTED,
 )
 """Codes this host adds beyond the spec; each is explained in the spec appendix."""
 

@@ -198,10 +198,26 @@ def test_rejecting_the_base_replans_the_dependent_from_disk(root: Path, make_ope
     heard: list[str] = []
     run.subscribe(lambda item: heard.append(f"{item.id}:{item.status}"))
     run.reject("w1")
-    # plan.txt never came to exist, so the edit can no longer be computed: it fails, unasked.
-    assert heard == ["w1:rejected", "e1:failed"]
-    assert run.item("e1").error_code == "ERR_NOT_FOUND" and run.done
+    # plan.txt never came to exist, so the edit can no longer be computed: it is not applied,
+    # and the model is told the refusal of its base is why (not that its command was invalid).
+    assert heard == ["w1:rejected", "e1:rejected"]
+    edit = run.item("e1")
+    assert edit.error_code == "ERR_BASE_REJECTED" and run.done
+    assert edit.result.summary == (
+        "Not applied (ERR_BASE_REJECTED): it builds on w1, which was rejected; nothing was changed."
+    )
     assert not (root / "plan.txt").exists()
+
+
+def test_a_dependent_that_still_applies_after_a_rejection_is_shown_again(
+    root: Path, make_operator
+) -> None:
+    (root / "plan.txt").write_bytes(b"Beta\n")
+    run = make_operator().run(CHAIN)
+    run.reject("w1")
+    edit = run.item("e1")
+    assert edit.status == "pending" and edit.builds_on is None
+    assert "+Gamma" in edit.diff and "Alpha" not in edit.diff
 
 
 def test_a_read_after_a_pending_change_to_its_path_waits(root: Path, make_operator) -> None:
