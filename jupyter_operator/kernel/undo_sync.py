@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from ..engine import Run
 
 
+#: The code of an undone change's result (an extension code the journal's engine defines).
+UNDONE_CODE = "ERR_UNDONE"
+
+
 def undone_summary() -> str:
     """What the model is told about a change the person undid (docs/protocol.md)."""
     return "Undone (ERR_UNDONE): the person undid this change; the file is as it was before."
@@ -33,13 +37,15 @@ def sync(runs: list[Run], entry: Any, *, undone: bool) -> list[Any]:
                 continue
             if undone:
                 item.status = "undone"
-                item.result = Result(item.id, False, undone_summary())
+                item.result = Result(item.id, False, undone_summary(), None, UNDONE_CODE)
                 item.summary = item.result.summary
+                item.error_code = UNDONE_CODE
             else:
                 item.status = "applied"
                 applied = getattr(item, "_applied_result", None)
                 item.result = applied or Result(item.id, True, "Applied again (redo).")
                 item.summary = item.result.summary
+                item.error_code = None
             changed.append(item)
             notify = getattr(run, "_notify", None)
             if notify is not None:
