@@ -1,6 +1,6 @@
 """``jupyter-operator``: run a model's reply from a script or a terminal.
 
-    jupyter-operator run [--root DIR] [--approve all|none|ask] [FILE]
+    jupyter-operator run [--root DIR] [--approve all|none|ask] [--dialect operator|commands] [FILE]
     jupyter-operator spec
     jupyter-operator undo [--root DIR] [ID]
     jupyter-operator history [--root DIR]
@@ -44,6 +44,10 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--policy", default=None,
         help='what runs without asking and what is denied, e.g. "auto=reads deny=fs.delete"',
+    )  # fmt: skip
+    run.add_argument(
+        "--dialect", choices=("operator", "commands"), default="operator",
+        help="how the reply is written: OPERATOR_CMD blocks (default) or string commands",
     )  # fmt: skip
     run.add_argument("file", nargs="?", default="-", help="the reply (default: standard input)")
 
@@ -191,6 +195,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
             return EXIT_USAGE
         mode = "ask" if tty is not None else "default-none"
+    if args.dialect == "commands":
+        return _cmd_run_commands(
+            args, text, policy, "none" if mode == "default-none" else mode, tty
+        )
     run = _operator(args, policy).run(text)  # type: ignore[attr-defined]
     if run.truncated_chars:
         print(f"jupyter-operator: only the last 200000 characters were scanned "
@@ -213,6 +221,33 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print("jupyter-operator: no OPERATOR_CMD blocks found.", file=sys.stderr)
         return EXIT_OK
     sys.stdout.write(run.results_text + "\n")
+    return EXIT_OK
+
+
+def _cmd_run_commands(args: argparse.Namespace, text: str, policy: object, mode: str,
+                      tty: IO[str] | None) -> int:  # fmt: skip
+    """``run --dialect commands``: run a script of string commands, print every response.
+
+    Each change is decided as ``--approve`` says before the commands after it run.
+    """
+    from .engine.commands import CommandSession
+
+    with contextlib.ExitStack() as stack:
+        if tty is not None and tty is not sys.stdin:
+            stack.callback(tty.close)
+        batch = CommandSession(_operator(args, policy)).execute(text)  # type: ignore[arg-type]
+        while batch.pending is not None:
+            if mode == "all":
+                batch.approve()
+            elif mode == "none":
+                batch.reject()
+            else:
+                assert tty is not None
+                _ask(batch.pending.run, tty, sys.stderr if tty is sys.stdin else tty)
+    if not batch.replies:
+        print("jupyter-operator: no commands found.", file=sys.stderr)
+        return EXIT_OK
+    sys.stdout.write(batch.text + "\n")
     return EXIT_OK
 
 

@@ -14,6 +14,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.utils.process import arg_split
 
+from . import commands
 from .session import session
 
 if TYPE_CHECKING:
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
 
 USAGE = """\
 %%operator [--root DIR] [--dry-run]   run the cell (a model's reply) against the workspace
+%%operator --dialect commands         run the cell's string commands (/open, /write, ...)
+%op /COMMAND                          run one string command (%op /help lists them)
 %operator root [PATH]                 show or set the workspace root (default: the working folder)
 %operator run VARIABLE [--root DIR] [--dry-run]
                                       run the reply held in a string variable
@@ -80,6 +83,8 @@ class OperatorMagics(Magics):
         %operator history | spec | results
         """
         args = _split(line)
+        if cell is not None and commands.run_dialect_cell(args, cell):
+            return
         if cell is not None:
             root, dry_run, rest = _run_options(args)
             if rest:
@@ -318,6 +323,7 @@ def redo_entry(entry_id: str | None = None) -> str:
 def load_ipython_extension(ipython: Any) -> None:
     """Register the magics on ``ipython`` (called by ``%load_ext jupyter_operator``)."""
     ipython.register_magics(OperatorMagics)
+    commands.load(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
@@ -325,6 +331,7 @@ def unload_ipython_extension(ipython: Any) -> None:
     magics = ipython.magics_manager.magics
     for kind in ("line", "cell"):
         magics[kind].pop("operator", None)
+    magics["line"].pop("op", None)
 
 
 def last_run() -> Run | None:

@@ -19,7 +19,7 @@ from .errors import FileTooLarge
 from .folder import Workspace
 from .notebook import ERR_INVALID_NOTEBOOK, is_notebook, validate_notebook
 from .patch import apply_patch
-from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, parse_path
+from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, normalize_path, parse_path
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
 from .regions import (
     Region,
@@ -60,6 +60,7 @@ __all__ = [
     "insert_region",
     "is_notebook",
     "list_regions",
+    "normalize_path",
     "parse_path",
     "read_region",
     "replace_region",
