@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import re
 import sys
 from collections.abc import Sequence
 from typing import IO, Any
@@ -71,35 +72,97 @@ def _terminal() -> IO[str] | None:
         return None
 
 
+# Control characters (C0 but tab and newline, DEL, C1: CSI/OSC escapes start with ESC or U+009B)
+# and the invisible and bidirectional characters the notebook cards mark (Trojan Source).
+_UNSAFE = re.compile(
+    "[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+)
+
+
+def visible_text(text: str) -> str:
+    """``text`` with every control or invisible character spelled ``<U+XXXX>``.
+
+    Nothing from a file or a model reaches the terminal raw: cursor movement, erase, title and
+    hyperlink sequences in content would otherwise hide or forge what is shown. The CR of a
+    CRLF line ending is dropped (one note says the file uses CRLF), a lone CR is marked.
+    """
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    return _UNSAFE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
 def _show_diff(diff: str, out: IO[str]) -> None:
+    shown = visible_text(diff)
+    if "\r\n" in diff:
+        out.write("(the file uses CRLF line endings)\n")
+    if not shown.endswith("\n"):
+        shown += "\n"
     if out.isatty():
         from pygments import highlight
         from pygments.formatters import TerminalFormatter
         from pygments.lexers import DiffLexer
 
-        out.write(highlight(diff, DiffLexer(), TerminalFormatter()))
+        # Colour codes are added after every character of content was made visible.
+        out.write(highlight(shown, DiffLexer(), TerminalFormatter()))
     else:
-        out.write(diff if diff.endswith("\n") else diff + "\n")
+        out.write(shown)
+
+
+ASK_HELP = (
+    "  y = apply this change, n or Enter = reject it, a = apply it and all remaining,\n"
+    "  q = reject it and all remaining; anything else is sent to the model as the reason.\n"
+)
 
 
 def _ask(run: object, answers: IO[str], tty: IO[str]) -> None:
-    """Show each pending diff on ``tty`` and read y / n / a reason to reject from ``answers``."""
+    """Show each pending diff on ``tty`` and read the decision from ``answers``.
+
+    ``[y/N/a/q/reason]``: the capital N is what Enter does.
+    """
+    remaining = "ask"
     for item in list(run.pending):  # type: ignore[attr-defined]
         if not item.needs_approval:
             continue  # settled by an earlier decision
-        tty.write(f"\n{item.action} {item.path}  ({item.summary})\n")
-        if item.diff:
-            _show_diff(item.diff, tty)
-        tty.write("Apply? [y]es, [n]o, or type a reason to reject: ")
-        tty.flush()
-        answer = answers.readline().strip()
-        if answer.lower() in ("y", "yes"):
+        if remaining == "ask":
+            tty.write(f"\n{visible_text(f'{item.action} {item.path}  ({item.summary})')}\n")
+            if item.diff:
+                _show_diff(item.diff, tty)
+            answer = "?"
+            while answer == "?":
+                tty.write(f"Apply {visible_text(item.id)}? [y/N/a/q/reason] (? for help): ")
+                tty.flush()
+                line = answers.readline()
+                answer = line.strip() if line else "q"  # end of input: reject the rest
+                if answer == "?":
+                    tty.write(ASK_HELP)
+            choice = answer.lower()
+            if choice in ("a", "all"):
+                remaining = "approve"
+            elif choice in ("q", "quit"):
+                remaining = "reject"
+        if remaining == "approve" or (remaining == "ask" and choice in ("y", "yes")):
             run.approve(item.id)  # type: ignore[attr-defined]
-            tty.write(f"  -> {item.status}: {item.result.summary}\n")
+            summary = item.result.summary if item.result is not None else item.status
+            tty.write(f"  {item.id} -> {item.status}: {visible_text(summary)}\n")
         else:
-            reason = None if answer.lower() in ("", "n", "no") else answer
+            reason = None
+            if remaining == "ask" and choice not in ("", "n", "no"):
+                reason = answer
             run.reject(item.id, reason)  # type: ignore[attr-defined]
-            tty.write("  -> rejected\n")
+            tty.write(f"  {item.id} -> rejected\n")
+
+
+def _reject_without_terminal(run: object) -> None:
+    """No terminal to ask and no --approve: reject every change, and say so on stderr."""
+    count = len(run.reject_all())  # type: ignore[attr-defined]
+    if count:
+        print(
+            f"jupyter-operator: no terminal to ask, so {count} change{'s' * (count != 1)} "
+            f"{'was' if count == 1 else 'were'} rejected "
+            "(use --approve all to apply, --approve none to reject quietly).",
+            file=sys.stderr,
+        )
 
 
 def _operator(args: argparse.Namespace, policy: object = None) -> object:
@@ -133,9 +196,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if tty is None and mode == "ask":
             print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
             return EXIT_USAGE
-        mode = "ask" if tty is not None else "none"
+        mode = "ask" if tty is not None else "default-none"
     if args.dialect == "commands":
-        return _cmd_run_commands(args, text, policy, mode, tty)
+        return _cmd_run_commands(
+            args, text, policy, "none" if mode == "default-none" else mode, tty
+        )
     run = _operator(args, policy).run(text)  # type: ignore[attr-defined]
     if run.truncated_chars:
         print(f"jupyter-operator: only the last 200000 characters were scanned "
@@ -146,6 +211,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         run.approve_all()
     elif mode == "none":
         run.reject_all()
+    elif mode == "default-none":
+        _reject_without_terminal(run)
     else:
         assert tty is not None
         with contextlib.ExitStack() as stack:
