@@ -27,10 +27,11 @@ ALLOWED: dict[str, set[str]] = {
     # The shell runner sits beside workspace/: it runs commands, the engine decides which.
     "shell": {"protocol", "shell"},
     "engine": {"protocol", "dialects", "workspace", "shell", "engine"},
-    "cli": {"protocol", "dialects", "engine"},
-    "kernel": {"protocol", "dialects", "engine", "widgets", "kernel"},
-    "widgets": {"protocol", "dialects", "engine", "widgets"},
-    "server": {"protocol", "dialects", "workspace", "engine", "server"},
+    "agent": {"protocol", "dialects", "workspace", "engine", "agent"},
+    "cli": {"protocol", "dialects", "engine", "agent"},
+    "kernel": {"protocol", "dialects", "engine", "widgets", "kernel", "agent"},
+    "widgets": {"protocol", "dialects", "engine", "widgets", "agent"},
+    "server": {"protocol", "dialects", "workspace", "engine", "server", "agent"},
 }
 # What a pure part (a dialect) must not import: no file system, no processes, no network.
 IMPURE_MODULES = {"os", "subprocess", "socket", "shutil", "pathlib", "io", "tempfile"}
@@ -45,6 +46,8 @@ EXCEPTIONS = {
     ("server", "expanduser"),
     # The pids cgroup of a command (/sys/fs/cgroup): fixed host paths, never a model's path.
     ("shell", "open("),
+    # Run transcripts, appended in the host's own folder (never the workspace).
+    ("agent", "open("),
 }
 
 
@@ -135,6 +138,13 @@ def test_the_checks_see_real_imports() -> None:
 def test_server_never_imports_the_kernel_side(path: Path | None) -> None:
     assert path is not None, "the server extension has no modules"
     assert not third_party_imports(path) & {"IPython", "ipywidgets", "ipykernel"}
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "agent"] or [None])
+def test_the_agent_is_no_front(path: Path | None) -> None:
+    assert path is not None, "the agent has no modules"
+    heavy = {"IPython", "ipywidgets", "ipykernel", "tornado", "jupyter_server"}
+    assert not third_party_imports(path) & heavy
 
 
 @pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "widgets"] or [None])

@@ -94,8 +94,15 @@ class JsonRunView(RunView):
     results_title = EVENTS_TITLE
     empty_note = "No JSON operations found."
 
-    def __init__(self, run: JsonRun, *, title: str = "Operator (JSON operations)") -> None:
-        super().__init__(run, title=title)  # type: ignore[arg-type]
+    def __init__(
+        self,
+        run: JsonRun,
+        *,
+        title: str = "Operator (JSON operations)",
+        dry_run: bool = False,
+        note: str = "",
+    ) -> None:
+        super().__init__(run, title=title, dry_run=dry_run, note=note)  # type: ignore[arg-type]
 
     def _card(self, item: Item) -> ItemCard | StaticCard:
         if item.kind == "shell":
@@ -105,8 +112,13 @@ class JsonRunView(RunView):
         return super()._card(item)
 
 
-def view_for(run: object, *, title: str | None = None) -> RunView:
+def view_for(
+    run: object, *, title: str | None = None, dry_run: bool = False, note: str = ""
+) -> RunView:
     """The right view for a run of any dialect."""
+    options: dict[str, object] = {"dry_run": dry_run, "note": note}
+    if title:
+        options["title"] = title
     if getattr(run, "dialect", "operator") == "json":
-        return JsonRunView(run, **({"title": title} if title else {}))  # type: ignore[arg-type]
-    return RunView(run, **({"title": title} if title else {}))  # type: ignore[arg-type]
+        return JsonRunView(run, **options)  # type: ignore[arg-type]
+    return RunView(run, **options)  # type: ignore[arg-type]

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
+from ipython_fixtures import diff_text
 
 from jupyter_operator.kernel.commands import command_session
 from jupyter_operator.kernel.magics import last_view
@@ -31,7 +32,7 @@ def test_cell_runs_commands_and_waits_for_the_card(ip: Any, workspace: Path) -> 
     html = view.children[1].value
     assert "<h2>Setup</h2>" in html and "&lt;b&gt;bold&lt;/b&gt;" in html
     card = view.children[3]
-    assert card.approve_button is not None and "+hello" in card.header.value
+    assert card.approve_button is not None and "+hello" in diff_text(card.header.value)
     card.approve_button.click()
     assert (workspace / "new.md").read_text() == "hello\n"
     assert [r.status for r in batch.replies] == ["done", "done", "done"]

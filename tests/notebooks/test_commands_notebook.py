@@ -27,7 +27,7 @@ def test_stored_without_outputs() -> None:
 
 
 def test_commands_notebook(tmp_path: Path) -> None:
-    out = execute("05-commands.ipynb", tmp_path)
+    _nb, out = execute("05-commands.ipynb", tmp_path)
     assert "Listing ./\n---\nlesson.md" in text(out["cell-03"])
     assert "Opened lesson.md#exercise\n---\n## Exercise" in text(out["cell-04"])
     assert "Proposed: write answers.md (new file, +1 -0 lines); waiting for approval" in text(
