@@ -9,8 +9,9 @@ from ..protocol import Result
 
 Kind = Literal["read", "mutation", "error"]
 Status = Literal[
-    "done", "failed", "error", "pending", "waiting", "applied", "rejected", "denied", "stale"
-]
+    "done", "failed", "error", "pending", "waiting", "applied", "rejected", "denied", "stale",
+    "undone",
+]  # fmt: skip
 Change = Literal["create", "modify", "delete"]
 
 
@@ -53,6 +54,10 @@ class Item:
     # read (status "waiting") that runs once it is decided.
     builds_on: str | None = None
     command: Any = field(default=None, repr=False)  # protocol.Command, None for scan errors
+    # Who decided: a person, or a policy rule (``rule`` then holds its text).
+    decided_by: Literal["person", "rule"] | None = None
+    rule: str | None = None
+    entry_id: str | None = None  # the history entry an applied mutation made (undo/redo it)
 
     @property
     def needs_approval(self) -> bool:
@@ -108,4 +113,7 @@ class Item:
             "details": self.details,
             "error_code": self.error_code,
             "builds_on": self.builds_on,
+            "decided_by": self.decided_by,
+            "rule": self.rule,
+            "entry_id": self.entry_id,
         }

@@ -81,6 +81,12 @@ _EXTENSION_DOCS: dict[str, str] = {
     codes.ERR_INVALID_NOTEBOOK: "the change would leave a .ipynb file that is not a valid "
     "notebook; nothing was written.",
     codes.ERR_IO: "the operating system refused the operation; nothing was changed.",
+    codes.ERR_JOURNAL_CORRUPT: "the host's undo journal is damaged, so history, undo and redo "
+    "refuse; nothing was changed.",
+    codes.ERR_UNDO_CONFLICT: "an undo or redo was refused because the file changed since, or a "
+    "later change to it must be undone first; nothing was changed.",
+    codes.ERR_UNDONE: "the person undid this change after it was applied; the file is as it "
+    "was before the command. Read it again before building on it.",
 }
 
 _HOST_NOTES = """\

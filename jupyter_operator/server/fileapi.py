@@ -4,7 +4,8 @@ Messages are JSON objects validated strictly (unknown fields, wrong types and un
 values are ``bad_request``). Every file access goes through the workspace layer's jail, so a
 path with ``..``, an absolute path or a symlink leading out of the root is ``path_escape``.
 Contents travel as base64 and must be UTF-8 text of at most 1 MiB, for reads and writes alike.
-Writes are atomic (the workspace layer's one write path) and serial per workspace.
+Writes go through the engine (``Operator.write_file``): atomic, journaled so they can be undone,
+notebook-checked, and serial per workspace.
 """
 
 from __future__ import annotations
@@ -166,11 +167,11 @@ class FileApi:
         }
 
     def _store(self, request: FileWrite, data: bytes) -> dict[str, Any]:
-        workspace = self.registry.workspace(request.workspace)
-        # The snapshot is what the atomic write checks against; under the workspace lock only
-        # a process outside this server can change the file in between (then: io_error).
-        before = workspace.snapshot(request.path, limit=self.max_file_size)
-        workspace.write(request.path, data, expect=before)
+        # The engine's one path for writes outside a reply: journaled (undo and redo work for
+        # it), notebook-checked on the parsed path, compare-and-swap under the file lock. Under
+        # the workspace lock only another process can change the file in between (io_error).
+        operator = self.registry.history_operator(request.workspace)
+        operator.write_file(request.path, data)
         return {"type": "file_write_result", **echo(request), "success": True, "size": len(data)}
 
     def _decode_content(self, text: str) -> bytes:

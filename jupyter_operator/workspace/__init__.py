@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .diff import diff_stats, unified_diff
 from .edits import apply_edits
 from .errors import FileTooLarge
-from .folder import Workspace
+from .folder import PartialDelete, Workspace
 from .notebook import ERR_INVALID_NOTEBOOK, validate_notebook
 from .patch import apply_patch
 from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, parse_path
@@ -42,6 +42,7 @@ __all__ = [
     "HistoryEntry",
     "Journal",
     "Limits",
+    "PartialDelete",
     "Region",
     "Snapshot",
     "StatInfo",

@@ -95,7 +95,7 @@ def test_undo_refuses_when_the_file_changed_since(root: Path, make_operator) -> 
     (root / "a.txt").write_bytes(b"edited by hand\n")
     with pytest.raises(OperatorError) as info:
         op.undo()
-    assert info.value.code == "ERR_STALE_PREVIEW"
+    assert info.value.code == "ERR_UNDO_CONFLICT"
     assert (root / "a.txt").read_bytes() == b"edited by hand\n"
 
 

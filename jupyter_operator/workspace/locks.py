@@ -1,0 +1,64 @@
+"""Locks that hold across processes and overlapping workspaces (the compare-and-swap's guard).
+
+A ``threading.Lock`` inside one ``Workspace`` cannot stop another process, or another workspace
+whose root contains this one, from replacing the same file between our check and our rename.
+So every check-and-rename also holds an OS file lock (``flock``) on a lock file named after the
+real file: the ``(st_dev, st_ino)`` of its parent directory plus its case-folded name. Lock files
+live in ``<journal directory>/locks/`` (outside every workspace), are empty, and are never
+removed (removing one could let two holders lock different files of the same name).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from jupyter_operator.protocol import OperatorError, codes
+
+from .jail import O_DIR, close_quietly
+
+_O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+class FileLocks:
+    """Exclusive ``flock`` locks keyed by a file's real location."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        path = Path(directory)
+        try:
+            path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            self.fd = os.open(os.path.realpath(path), O_DIR)
+        except OSError:
+            raise OperatorError(
+                codes.ERR_IO, "the folder for file locks cannot be opened"
+            ) from None
+        self._finalizer = weakref.finalize(self, close_quietly, self.fd)
+
+    def close(self) -> None:
+        """Release the lock folder's descriptor."""
+        self._finalizer()
+
+    @staticmethod
+    def key(parent_fd: int, name: str) -> str:
+        """The lock file name of ``name`` in the directory open as ``parent_fd``."""
+        info = os.fstat(parent_fd)
+        digest = hashlib.sha256(name.casefold().encode("utf-8", "surrogateescape")).hexdigest()
+        return f"{info.st_dev:x}-{info.st_ino:x}-{digest[:32]}.lock"
+
+    @contextmanager
+    def hold(self, parent_fd: int, name: str) -> Iterator[None]:
+        """Hold the lock of ``name`` in ``parent_fd`` (blocks while another holder has it)."""
+        try:
+            fd = os.open(self.key(parent_fd, name), _O_LOCK, 0o600, dir_fd=self.fd)
+        except OSError:
+            raise OperatorError(codes.ERR_IO, "a file lock cannot be taken") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
