@@ -155,7 +155,8 @@ def cross_device(monkeypatch: pytest.MonkeyPatch):
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    return {str(p.relative_to(root)): p.read_bytes() for p in files}
 
 
 def test_cross_device_delete_failing_halfway_is_rolled_back(root: Path, make_operator,
