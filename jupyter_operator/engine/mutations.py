@@ -206,11 +206,13 @@ def record_for(journal: Journal, entry_id: str, command_id: str, action: str, pa
         journal.save_blob(before.data)
     after_sha = None
     if proposal.new_bytes is not None:
-        after_sha = journal.save_blob(proposal.new_bytes)
+        # Only redo needs these bytes (it fails closed if a power loss took them); the next
+        # change's "before" copy, which undo needs, is synced when it is saved again.
+        after_sha = journal.save_blob(proposal.new_bytes, durable=False)
     return HistoryEntry(
         entry_id=entry_id, time=time.time(), command_id=command_id, action=action, path=path,
         change=proposal.change, before_sha256=before_sha, after_sha256=after_sha,
-        diff_sha256=journal.save_blob(_history_diff(proposal.diff)), **who,
+        diff_sha256=journal.save_blob(_history_diff(proposal.diff), durable=False), **who,
     )  # fmt: skip
 
 

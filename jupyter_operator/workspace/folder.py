@@ -30,10 +30,10 @@ from jupyter_operator.protocol import OperatorError, codes
 
 from .atomic import write_replace
 from .errors import FileTooLarge, os_error
-from .jail import Jail, close_quietly, read_bounded
+from .jail import Jail, close_quietly, read_bounded, reserved_refused
 from .journal import journal_base
 from .locks import FileLocks
-from .moves import PartialMove, move, restore_missing
+from .moves import PartialDelete, PartialMove, host_folder, move, restore_missing
 from .paths import (
     DEFAULT_PROTECTED,
     TEMP_PREFIX,
@@ -45,31 +45,6 @@ from .paths import (
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
 from .sweep import sweep_temps
 from .tree_search import search_tree as _search_tree
-
-_O_DIR_TRUSTED = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
-
-
-@contextmanager
-def _host_folder(folder: int | Path, rel: str, missing: OperatorError) -> Iterator[int]:
-    """A descriptor for a folder the host chose: an open one as is, a path opened once."""
-    if isinstance(folder, int):
-        yield folder
-        return
-    try:
-        fd = os.open(os.fspath(folder), _O_DIR_TRUSTED)
-    except OSError:
-        raise missing from None
-    try:
-        yield fd
-    finally:
-        close_quietly(fd)
-
-
-class PartialDelete(OperatorError):
-    """A delete across file systems that removed part of the path and could not put it back.
-
-    The trash holds a complete copy; ``ERR_IO`` with a message that says so.
-    """
 
 
 def _stale(rel: str, why: str) -> OperatorError:
@@ -190,6 +165,8 @@ class Workspace:
                     codes.ERR_PATH_ESCAPE,
                     f"{display_path(comps)} is a symbolic link; links are not followed",
                 )
+            if (found.st_dev, found.st_ino) in self._jail.reserved:
+                raise reserved_refused(display_path(comps))
             info = found
         return StatInfo(
             size=info.st_size,
@@ -361,7 +338,7 @@ class Workspace:
                     gone = OperatorError(
                         codes.ERR_IO, f"the trash is not available; {rel} was not deleted"
                     )
-                    with _host_folder(dest, rel, gone) as dfd:
+                    with host_folder(dest, rel, gone) as dfd:
                         move(pfd, comps[-1], dfd, comps[-1])
             except PartialMove:
                 raise PartialDelete(
@@ -393,7 +370,7 @@ class Workspace:
         folder, src_name = src if isinstance(src, tuple) else (Path(src).parent, Path(src).name)
         if not src_name or "/" in src_name or src_name in (".", ".."):
             raise gone
-        with self._lock(comps), _host_folder(folder, rel, gone) as src_fd:
+        with self._lock(comps), host_folder(folder, rel, gone) as src_fd:
             try:
                 try:
                     os.lstat(src_name, dir_fd=src_fd)

@@ -23,32 +23,33 @@ import contextlib
 import fcntl
 import hashlib
 import json
-import math
 import os
 import re
 import stat as st
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from jupyter_operator.protocol import OperatorError, codes
 
 from .atomic import temp_name
+from .history_records import (
+    DIGEST,
+    SLOT,
+    STORED,
+    HistoryEntry,
+    apply_record,
+    corrupt,
+)
 from .jail import O_DIR, O_READ, close_quietly
 from .moves import remove_tree
 
 ENV_DIRECTORY = "JUPYTER_OPERATOR_JOURNAL_DIR"
-
-#: Entry ids as handed out by ``allocate_id``; anything else in the journal is refused.
-ENTRY_ID = re.compile(r"j[1-9][0-9]{0,15}")
-#: Trash slots: an entry id, or ``<id>-u<n>`` for the n-th undo of a created file.
-SLOT = re.compile(r"j[1-9][0-9]{0,15}(-u[1-9][0-9]{0,8})?")
-DIGEST = re.compile(r"[0-9a-f]{64}")
-_ROOT_KEY = re.compile(r"[A-Za-z0-9._-]{1,40}-[0-9a-f]{16}")
 _COUNTER = re.compile(r"[0-9]{1,15}")
+_NAMED_ID = re.compile(r'"j([1-9][0-9]{0,14})"')
 
 #: The largest blob read back (a change is previewed over at most 16 MiB; its diff is capped).
 MAX_BLOB = 64 * 1024 * 1024
@@ -56,50 +57,6 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
 _O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | _CLOEXEC
 _O_APPEND = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | _CLOEXEC
-_STORED = ("entry_id", "time", "command_id", "action", "path", "change", "before_sha256",
-           "after_sha256", "session", "decided_by", "rule", "diff_sha256")  # fmt: skip
-
-
-def corrupt(why: str) -> OperatorError:
-    """The error for a journal that does not check out (never names a host path)."""
-    return OperatorError(
-        codes.ERR_JOURNAL_CORRUPT,
-        f"the undo journal of this workspace is damaged ({why}); nothing was changed.",
-    )
-
-
-@dataclass(frozen=True)
-class HistoryEntry:
-    """One applied change, enough to restore the bytes before it (undo) or after it (redo).
-
-    ``undone`` is the current state; ``redone`` is true when the entry was undone and then
-    applied again (and is live now). ``diff`` is the unified diff of the change (filled in by
-    ``Journal.entries(diffs=True)``); ``decided_by`` is ``"person"`` or ``"rule"`` (``rule``
-    then holds the policy text), ``session`` the engine session that applied it.
-    """
-
-    entry_id: str
-    time: float
-    command_id: str
-    action: str
-    path: str
-    change: str  # create | modify | delete
-    before_sha256: str | None  # None: the path did not exist (or was a directory, for deletes)
-    after_sha256: str | None  # None: the path no longer exists
-    undone: bool = False
-    redone: bool = False
-    session: str | None = None
-    decided_by: str | None = None
-    rule: str | None = None
-    diff_sha256: str | None = None
-    diff: str | None = field(default=None, compare=False)
-    undo_count: int = 0  # how many times it was undone (names the trash slot of the next one)
-    undone_at: float | None = None  # when it was last undone (redo picks the latest)
-    partial: bool = False  # a delete that moved only part of its path (the trash has it all)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready view."""
-        return asdict(self)
 
 
 def default_directory() -> Path:
@@ -156,35 +113,6 @@ def open_subdir(parent_fd: int, name: str, *, create: bool = True) -> int:
         raise corrupt(f"{name} is not a plain folder") from None
 
 
-def _text(value: Any, limit: int, optional: bool = False) -> bool:
-    return (optional and value is None) or (isinstance(value, str) and len(value) <= limit)
-
-
-def _digest(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and DIGEST.fullmatch(value) is not None)
-
-
-def parse_entry(raw: Any) -> HistoryEntry:
-    """Check one stored entry field by field; ValueError when anything is off."""
-    if not isinstance(raw, dict) or set(raw) - {*_STORED, "undone"}:
-        raise ValueError("unexpected fields")
-    if raw.get("undone", False) is not False:  # 0.1 stored the state in the entry itself
-        raise ValueError("bad field")
-    values = {key: raw.get(key) for key in _STORED}
-    ok = (
-        isinstance(values["entry_id"], str) and ENTRY_ID.fullmatch(values["entry_id"])
-        and isinstance(values["time"], int | float) and math.isfinite(values["time"])
-        and _text(values["command_id"], 200) and _text(values["action"], 64)
-        and _text(values["path"], 4096) and values["change"] in ("create", "modify", "delete")
-        and _digest(values["before_sha256"]) and _digest(values["after_sha256"])
-        and _digest(values["diff_sha256"]) and _text(values["session"], 200, True)
-        and values["decided_by"] in (None, "person", "rule") and _text(values["rule"], 500, True)
-    )  # fmt: skip
-    if not ok:
-        raise ValueError("bad field")
-    return HistoryEntry(**values)
-
-
 class Journal:
     """Append-only record of applied changes for one workspace root, with blobs and trash."""
 
@@ -233,15 +161,33 @@ class Journal:
     # -- ids ------------------------------------------------------------------------------
 
     def allocate_id(self) -> str:
-        """A new entry id (``j1``, ``j2``, ...), unique for this root across processes."""
+        """A new entry id (``j1``, ``j2``, ...), unique for this root across processes.
+
+        The counter is replaced atomically but not synced (one fsync less per change): after a
+        power loss it may lag, so the ids named at the end of the (synced) entries count too.
+        """
         with journal_io(), self.locked():
             raw = self._read_small("counter")
             text = raw.decode("ascii", "replace").strip() if raw is not None else "0"
             if not _COUNTER.fullmatch(text):
                 raise corrupt("the entry counter is not a number")
-            number = int(text) + 1
+            number = max(int(text), self._last_named_id()) + 1
             self._replace_small("counter", str(number).encode("ascii"))
         return f"j{number}"
+
+    def _last_named_id(self) -> int:
+        """The highest entry number named in the last 64 KiB of the entries (0 if none)."""
+        try:
+            fd = os.open("entries.jsonl", O_READ, dir_fd=self._fd)
+        except FileNotFoundError:
+            return 0
+        try:
+            size = os.fstat(fd).st_size
+            tail = os.pread(fd, 1 << 16, max(0, size - (1 << 16)))
+        finally:
+            os.close(fd)
+        found = [int(m) for m in _NAMED_ID.findall(tail.decode("utf-8", "replace"))]
+        return max(found, default=0)
 
     def _read_small(self, name: str) -> bytes | None:
         try:
@@ -262,7 +208,6 @@ class Journal:
         fd = os.open(tmp, _O_NEW, 0o600, dir_fd=self._fd)
         try:
             os.write(fd, data)
-            os.fsync(fd)
         finally:
             os.close(fd)
         try:
@@ -274,27 +219,38 @@ class Journal:
 
     # -- blobs ----------------------------------------------------------------------------
 
-    def save_blob(self, data: bytes) -> str:
-        """Keep ``data`` and return its sha256 (the blob's name)."""
+    def save_blob(self, data: bytes, *, durable: bool = True) -> str:
+        """Keep ``data`` and return its sha256 (the blob's name).
+
+        ``durable=False`` skips the ``fsync`` (for what is only shown, like a change's diff: after
+        a power loss it may be missing, which the history shows as no diff).
+        """
         digest = hashlib.sha256(data).hexdigest()
         with journal_io():
-            self._store_blob(digest, data)
+            self._store_blob(digest, data, durable)
         return digest
 
-    def _store_blob(self, digest: str, data: bytes) -> None:
+    def _store_blob(self, digest: str, data: bytes, durable: bool) -> None:
         try:
             info = os.lstat(digest, dir_fd=self._blobs)
-            if st.S_ISREG(info.st_mode) and info.st_size == len(data):
-                return
         except FileNotFoundError:
-            pass
+            info = None
+        if info is not None and st.S_ISREG(info.st_mode) and info.st_size == len(data):
+            if durable:  # kept before without a sync (a change's new bytes): sync it now
+                fd = os.open(digest, O_READ, dir_fd=self._blobs)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            return
         tmp = temp_name()
         fd = os.open(tmp, _O_NEW, 0o600, dir_fd=self._blobs)
         try:
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view[: 1 << 24]) :]
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, digest, src_dir_fd=self._blobs, dst_dir_fd=self._blobs)
@@ -378,7 +334,7 @@ class Journal:
 
     def record(self, entry: HistoryEntry) -> None:
         """Append an applied change."""
-        stored = {key: getattr(entry, key) for key in _STORED}
+        stored = {key: getattr(entry, key) for key in STORED}
         self._append({"entry": stored})
 
     def mark_undone(self, entry_id: str) -> None:
@@ -412,7 +368,7 @@ class Journal:
             torn = number == len(lines)
             try:
                 record = json.loads(line)
-                self._apply_record(found, record)
+                apply_record(found, record)
             except (ValueError, TypeError, KeyError, RecursionError):
                 if torn:
                     continue
@@ -425,37 +381,10 @@ class Journal:
     def _diff(self, entry: HistoryEntry) -> str | None:
         if entry.diff_sha256 is None:
             return None
-        return self.load_blob(entry.diff_sha256).decode("utf-8", "replace")
-
-    @staticmethod
-    def _apply_record(found: dict[str, HistoryEntry], record: Any) -> None:
-        if not isinstance(record, dict) or len(record) not in (1, 2):
-            raise ValueError("not a record")
-        if "entry" in record:
-            entry = parse_entry(record["entry"])
-            if entry.entry_id in found:
-                raise ValueError("duplicate id")
-            found[entry.entry_id] = entry
-            return
-        for marker in ("undone", "redone", "void", "partial"):
-            if marker in record:
-                entry = found[record[marker]]  # KeyError: a marker for an unknown entry
-                when = record.get("time")
-                if not isinstance(when, int | float) or not math.isfinite(when):
-                    raise ValueError("bad time")
-                if marker == "void":
-                    del found[entry.entry_id]
-                elif marker == "partial":
-                    found[entry.entry_id] = replace(entry, partial=True)
-                elif marker == "undone":
-                    found[entry.entry_id] = replace(
-                        entry, undone=True, redone=False, partial=False,
-                        undo_count=entry.undo_count + 1, undone_at=float(when),
-                    )  # fmt: skip
-                else:
-                    found[entry.entry_id] = replace(entry, undone=False, redone=True)
-                return
-        raise ValueError("unknown record")
+        try:
+            return self.load_blob(entry.diff_sha256).decode("utf-8", "replace")
+        except OperatorError:  # only shown, never used to change a file: no diff then
+            return None
 
     def _read_entries(self) -> str:
         try:

@@ -14,6 +14,9 @@ import contextlib
 import errno
 import os
 import stat as st
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from jupyter_operator.protocol import OperatorError, codes
 
@@ -143,3 +146,29 @@ def remove_tree(dir_fd: int, name: str) -> None:
 def _remove_quietly(dir_fd: int, name: str) -> None:
     with contextlib.suppress(OSError):
         remove_tree(dir_fd, name)
+
+
+_O_DIR_TRUSTED = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+
+
+@contextmanager
+def host_folder(folder: int | Path, rel: str, missing: OperatorError) -> Iterator[int]:
+    """A descriptor for a folder the host chose: an open one as is, a path opened once."""
+    if isinstance(folder, int):
+        yield folder
+        return
+    try:
+        fd = os.open(os.fspath(folder), _O_DIR_TRUSTED)
+    except OSError:
+        raise missing from None
+    try:
+        yield fd
+    finally:
+        close_quietly(fd)
+
+
+class PartialDelete(OperatorError):
+    """A delete across file systems that removed part of the path and could not put it back.
+
+    The trash holds a complete copy; ``ERR_IO`` with a message that says so.
+    """

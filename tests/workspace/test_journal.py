@@ -225,6 +225,7 @@ def test_the_journal_is_reserved_by_real_location_not_by_name(home, tmp_path: Pa
             lambda: ws.list_dir(rel),
             lambda: ws.write(f"{rel}/x", b"1", expect=ws.snapshot("nope", limit=10)),
             lambda: ws.snapshot(f"{rel}/counter", limit=10),
+            lambda: ws.stat(rel),
         ):
             with pytest.raises(OperatorError) as info:
                 call()
@@ -249,3 +250,13 @@ def test_default_workspace_reserves_the_default_journal(tmp_path: Path, monkeypa
         assert info.value.code == codes.ERR_PROTECTED_PATH
     assert not (journal / "x").exists()
     assert os.stat(journal).st_mode & 0o777 == 0o700
+
+
+def test_a_counter_that_lags_behind_the_entries_never_reuses_an_id(setup) -> None:
+    root, journal, _ = setup
+    with Operator(root, journal_dir=journal) as op:
+        op.run(block("w1", "fs.write", path="a.txt", content="beta")).approve("w1")
+        op.undo()
+        (journal / root_key(root) / "counter").write_text("0")  # as after a power loss
+        op.run(block("w2", "fs.write", path="a.txt", content="gamma")).approve("w2")
+        assert [e.entry_id for e in op.history()] == ["j1", "j2"]
