@@ -1,13 +1,15 @@
 """The server and the undo journal: out of reach of the file API, file API writes journaled.
 
-Here the journal lives *inside* the served root (as the default one does when the server's root
-is the home folder), so every request that names it must be refused.
+Here the journal is the *default* one (no ``journal_dir`` configured) and lives inside the served
+root, as it does when the server's root is the home folder: every request that names it must be
+refused.
 """
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from server_helpers import b64, write_cmd
@@ -16,10 +18,22 @@ from jupyter_operator.workspace.journal import root_key
 
 
 @pytest.fixture
-def journal_dir(jp_root_dir: Path) -> Path:
+def journal_dir(jp_root_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = jp_root_dir / ".local" / "share" / "journal"
     path.mkdir(parents=True)
+    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(path))
     return path
+
+
+@pytest.fixture
+def jp_server_config(journal_dir: Path) -> dict[str, Any]:
+    """The extension with its default journal folder (no ``journal_dir`` setting)."""
+    return {
+        "ServerApp": {
+            "jpserver_extensions": {"jupyter_operator": True},
+            "allow_unauthenticated_access": False,
+        },
+    }
 
 
 async def test_the_file_api_cannot_reach_the_journal(files, api, root: Path, journal_dir) -> None:
