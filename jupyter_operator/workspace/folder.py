@@ -69,7 +69,7 @@ class Workspace:
         # Every journal this host may use is out of reach, by real location (not by name).
         folders = {base, journal_base(None), *(Path(os.path.realpath(p)) for p in reserved)}
         self._jail = Jail(root, reserved=folders)
-        self._file_locks = FileLocks(base / "locks")
+        self._file_locks = FileLocks(base)
         self.root = Path(self._jail.path)
         self.limits = limits
         self._protected = ProtectedMatcher(protected)

@@ -4,7 +4,7 @@ A ``threading.Lock`` inside one ``Workspace`` cannot stop another process, or an
 whose root contains this one, from replacing the same file between our check and our rename.
 So every check-and-rename also holds an OS file lock (``flock``) on a lock file named after the
 real file: the ``(st_dev, st_ino)`` of its parent directory plus its case-folded name. Lock files
-live in ``<journal directory>/locks/`` (outside every workspace), are empty, and are never
+live in ``<journal directory>/locks/`` (outside every workspace, opened without following links), are empty, and are never
 removed (removing one could let two holders lock different files of the same name).
 """
 
@@ -15,8 +15,7 @@ import hashlib
 import os
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from contextlib import contextmanager, suppress
 
 from jupyter_operator.protocol import OperatorError, codes
 
@@ -25,18 +24,27 @@ from .jail import O_DIR, close_quietly
 _O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
+def _unavailable() -> OperatorError:
+    return OperatorError(codes.ERR_IO, "the folder for file locks cannot be opened")
+
+
 class FileLocks:
     """Exclusive ``flock`` locks keyed by a file's real location."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
-        path = Path(directory)
+        """Lock files go in ``directory/locks`` (made 0o700; a link there is refused)."""
         try:
-            path.mkdir(parents=True, exist_ok=True, mode=0o700)
-            self.fd = os.open(os.path.realpath(path), O_DIR)
+            base = os.open(os.path.realpath(directory), O_DIR)
         except OSError:
-            raise OperatorError(
-                codes.ERR_IO, "the folder for file locks cannot be opened"
-            ) from None
+            raise _unavailable() from None
+        try:
+            with suppress(FileExistsError):
+                os.mkdir("locks", 0o700, dir_fd=base)
+            self.fd = os.open("locks", O_DIR, dir_fd=base)
+        except OSError:
+            raise _unavailable() from None
+        finally:
+            close_quietly(base)
         self._finalizer = weakref.finalize(self, close_quietly, self.fd)
 
     def close(self) -> None:

@@ -122,7 +122,7 @@ def test_the_journal_takes_appends_from_many_processes(tmp_path: Path) -> None:
 
 def test_lock_keys_follow_the_real_file(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
-    locks = FileLocks(tmp_path / "locks")
+    locks = FileLocks(tmp_path)
     one = os.open(tmp_path / "d", os.O_RDONLY)
     two = os.open(tmp_path / "d", os.O_RDONLY)  # another descriptor (another root) same folder
     try:
@@ -143,10 +143,11 @@ def test_a_writer_waits_for_the_lock_holder(tmp_path: Path, held: bool) -> None:
     root = tmp_path / "ws"
     root.mkdir()
     (root / "f.txt").write_bytes(b"old")
+    (tmp_path / "journal").mkdir()
     ready, release, done = _CTX.Event(), _CTX.Event(), _CTX.Event()
 
     def holder() -> None:
-        locks = FileLocks(tmp_path / "journal" / "locks")
+        locks = FileLocks(tmp_path / "journal")
         fd = os.open(root, os.O_RDONLY)
         with locks.hold(fd, "f.txt"):
             ready.set()
