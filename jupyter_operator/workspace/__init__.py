@@ -5,17 +5,17 @@
 - Text transforms (str in, str out, raising ``OperatorError``): ``decode_text``/``encode_text``,
   ``apply_edits``, ``apply_patch``, regions, ``search_lines``, ``unified_diff``, ``diff_stats``,
   ``validate_notebook``.
-- ``Journal``/``HistoryEntry`` - the undo journal and trash (``journal.py``), loaded lazily.
+- ``Journal``/``HistoryEntry`` - the undo journal and trash (``journal.py``, checked as untrusted
+  input), whose folder every ``Workspace`` reserves; ``locks.py`` - the cross-process file locks.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
 
 from .diff import diff_stats, unified_diff
 from .edits import apply_edits
 from .errors import FileTooLarge
 from .folder import PartialDelete, Workspace
+from .journal import HistoryEntry, Journal
 from .notebook import ERR_INVALID_NOTEBOOK, validate_notebook
 from .patch import apply_patch
 from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, parse_path
@@ -29,9 +29,6 @@ from .regions import (
     replace_region,
 )
 from .text import TextFile, decode_text, encode_text, search_lines, split_lines
-
-if TYPE_CHECKING:
-    from .journal import HistoryEntry, Journal
 
 __all__ = [
     "DEFAULT_PROTECTED",
@@ -66,11 +63,3 @@ __all__ = [
     "validate_notebook",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    # The journal module belongs with the engine's undo; it is loaded on first use.
-    if name in ("Journal", "HistoryEntry"):
-        from . import journal
-
-        return getattr(journal, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,8 +4,9 @@ A ``threading.Lock`` inside one ``Workspace`` cannot stop another process, or an
 whose root contains this one, from replacing the same file between our check and our rename.
 So every check-and-rename also holds an OS file lock (``flock``) on a lock file named after the
 real file: the ``(st_dev, st_ino)`` of its parent directory plus its case-folded name. Lock files
-live in ``<journal directory>/locks/`` (outside every workspace, opened without following links), are empty, and are never
-removed (removing one could let two holders lock different files of the same name).
+live in ``<journal directory>/locks/`` (outside every workspace, opened without following links),
+are empty, and are never removed (removing one could let two holders lock different files of the
+same name).
 """
 
 from __future__ import annotations
