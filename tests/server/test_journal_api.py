@@ -97,3 +97,17 @@ async def test_a_damaged_journal_is_a_clear_error_not_a_500(files, api, root: Pa
     assert reply["type"] == "error" and reply["code"] == "io_error"
     assert "damaged" in reply["message"] and str(root) not in reply["message"]
     assert (root / "a.txt").read_text() == "1"
+
+
+async def test_undo_through_the_api_updates_the_session(api, root: Path) -> None:
+    _, scanned = await api("scan", body={"text": write_cmd("w1", "a.txt", "two\n")})
+    session = scanned["session"]
+    await api("sessions", session, "decide", body={"id": "w1", "decision": "approve"})
+    status, body = await api("undo", body={"workspace": "default"})
+    assert status == 200 and body["entry"]["undone"] is True
+    _, state = await api("sessions", session)
+    [item] = state["items"]
+    assert item["status"] == "undone" and item["ok"] is False
+    assert item["error_code"] == "ERR_UNDONE" and item["entry_id"] == "j1"
+    assert "Undone (ERR_UNDONE)" in state["results_text"]
+    assert not (root / "a.txt").exists()
