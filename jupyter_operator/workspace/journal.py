@@ -53,6 +53,8 @@ _NAMED_ID = re.compile(r'"j([1-9][0-9]{0,14})"')
 
 #: The largest blob read back (a change is previewed over at most 16 MiB; its diff is capped).
 MAX_BLOB = 64 * 1024 * 1024
+#: The most diff text one history listing carries (the newest entries get theirs first).
+MAX_HISTORY_DIFFS = 8 * 1024 * 1024
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
 _O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | _CLOEXEC
@@ -375,7 +377,17 @@ class Journal:
                 raise corrupt(f"line {number} of its entries is not valid") from None
         out = list(found.values())
         if diffs:
-            out = [replace(e, diff=self._diff(e)) for e in out]
+            out = self._with_diffs(out)
+        return out
+
+    def _with_diffs(self, entries: list[HistoryEntry]) -> list[HistoryEntry]:
+        """Attach diffs, newest first, until ``MAX_HISTORY_DIFFS`` bytes (older ones get None)."""
+        budget = MAX_HISTORY_DIFFS
+        out = list(entries)
+        for index in range(len(out) - 1, -1, -1):
+            diff = self._diff(out[index]) if budget > 0 else None
+            budget -= len(diff or "")
+            out[index] = replace(out[index], diff=diff if budget >= 0 else None)
         return out
 
     def _diff(self, entry: HistoryEntry) -> str | None:

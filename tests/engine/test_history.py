@@ -162,3 +162,14 @@ def test_history_of_a_partly_undone_reply(root: Path, make_operator) -> None:
     op.undo("j1")
     assert [e.undone for e in op.history()] == [True, False]
     assert [i.status for i in run.items] == ["undone", "applied"]
+
+
+def test_history_diffs_have_a_total_budget(root: Path, make_operator, monkeypatch) -> None:
+    from jupyter_operator.workspace import journal
+
+    op = make_operator()
+    for n in range(3):
+        op.run(write(f"w{n}", f"f{n}.txt", "x" * 300)).approve(f"w{n}")
+    sizes = [len(e.diff) for e in op.history()]
+    monkeypatch.setattr(journal, "MAX_HISTORY_DIFFS", sizes[-1] + sizes[-2])
+    assert [e.diff is not None for e in op.history()] == [False, True, True]
