@@ -26,6 +26,7 @@ import json
 import os
 import re
 import stat as st
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -115,6 +116,30 @@ def open_subdir(parent_fd: int, name: str, *, create: bool = True) -> int:
         raise corrupt(f"{name} is not a plain folder") from None
 
 
+_SHARED: dict[str, list[Any]] = {}  # journal folder -> [(root, blobs, trash) fds, users]
+_SHARED_GUARD = threading.Lock()
+
+
+def _open_folders(base: Path, key: str) -> tuple[int, int, int]:
+    """Descriptors of a root's journal folder and its blobs and trash (made when missing)."""
+    try:
+        base_fd = os.open(base, O_DIR)
+    except OSError:
+        raise OperatorError(codes.ERR_IO, "the undo journal folder cannot be opened") from None
+    fds: list[int] = []
+    try:
+        fds.append(open_subdir(base_fd, key))
+        fds.append(open_subdir(fds[0], "blobs"))
+        fds.append(open_subdir(fds[0], "trash"))
+    except BaseException:
+        for fd in fds:
+            close_quietly(fd)
+        raise
+    finally:
+        close_quietly(base_fd)
+    return fds[0], fds[1], fds[2]
+
+
 class Journal:
     """Append-only record of applied changes for one workspace root, with blobs and trash."""
 
@@ -122,30 +147,30 @@ class Journal:
         self.base = journal_base(directory)
         key = root_key(root)
         self.path = self.base / key  # for messages to the host only, never opened by name
-        try:
-            base_fd = os.open(self.base, O_DIR)
-        except OSError:
-            raise OperatorError(codes.ERR_IO, "the undo journal folder cannot be opened") from None
-        fds: list[int] = []
-        try:
-            fds.append(open_subdir(base_fd, key))
-            fds.append(open_subdir(fds[0], "blobs"))
-            fds.append(open_subdir(fds[0], "trash"))
-        except BaseException:
-            for fd in fds:
-                close_quietly(fd)
-            raise
-        finally:
-            close_quietly(base_fd)
-        self._fd, self._blobs, self._trash = fds
+        self._open = False
+        # Every Journal of one root in this process shares one set of folder descriptors
+        # (a server holds a session per reply: descriptors must not grow with them).
+        with _SHARED_GUARD:
+            shared = _SHARED.get(str(self.path))
+            if shared is None:
+                shared = _SHARED[str(self.path)] = [_open_folders(self.base, key), 0]
+            shared[1] += 1
+        self._fd, self._blobs, self._trash = shared[0]
+        self._open = True
 
     def close(self) -> None:
-        """Release the journal's directory descriptors (idempotent)."""
-        for name in ("_fd", "_blobs", "_trash"):
-            fd = getattr(self, name, -1)
-            if fd >= 0:
-                close_quietly(fd)
-                setattr(self, name, -1)
+        """Release this journal's share of the folder descriptors (idempotent)."""
+        if not getattr(self, "_open", False):
+            return
+        self._open = False
+        with _SHARED_GUARD:
+            shared = _SHARED.get(str(self.path))
+            if shared is not None:
+                shared[1] -= 1
+                if shared[1] <= 0:
+                    del _SHARED[str(self.path)]
+                    for fd in shared[0]:
+                        close_quietly(fd)
 
     def __del__(self) -> None:
         self.close()

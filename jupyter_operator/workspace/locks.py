@@ -14,7 +14,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import weakref
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
@@ -29,28 +29,56 @@ def _unavailable() -> OperatorError:
     return OperatorError(codes.ERR_IO, "the folder for file locks cannot be opened")
 
 
+_SHARED: dict[str, list[int]] = {}  # lock folder -> [descriptor, users]
+_SHARED_GUARD = threading.Lock()
+
+
+def _open_locks(path: str) -> int:
+    try:
+        base = os.open(path, O_DIR)
+    except OSError:
+        raise _unavailable() from None
+    try:
+        with suppress(FileExistsError):
+            os.mkdir("locks", 0o700, dir_fd=base)
+        return os.open("locks", O_DIR, dir_fd=base)
+    except OSError:
+        raise _unavailable() from None
+    finally:
+        close_quietly(base)
+
+
 class FileLocks:
     """Exclusive ``flock`` locks keyed by a file's real location."""
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         """Lock files go in ``directory/locks`` (made 0o700; a link there is refused)."""
-        try:
-            base = os.open(os.path.realpath(directory), O_DIR)
-        except OSError:
-            raise _unavailable() from None
-        try:
-            with suppress(FileExistsError):
-                os.mkdir("locks", 0o700, dir_fd=base)
-            self.fd = os.open("locks", O_DIR, dir_fd=base)
-        except OSError:
-            raise _unavailable() from None
-        finally:
-            close_quietly(base)
-        self._finalizer = weakref.finalize(self, close_quietly, self.fd)
+        self._path = os.path.realpath(directory)
+        self._open = False
+        # One descriptor per lock folder and process, however many workspaces use it.
+        with _SHARED_GUARD:
+            shared = _SHARED.get(self._path)
+            if shared is None:
+                shared = _SHARED[self._path] = [_open_locks(self._path), 0]
+            shared[1] += 1
+        self.fd = shared[0]
+        self._open = True
 
     def close(self) -> None:
-        """Release the lock folder's descriptor."""
-        self._finalizer()
+        """Release this user's share of the lock folder's descriptor (idempotent)."""
+        if not getattr(self, "_open", False):
+            return
+        self._open = False
+        with _SHARED_GUARD:
+            shared = _SHARED.get(self._path)
+            if shared is not None:
+                shared[1] -= 1
+                if shared[1] <= 0:
+                    del _SHARED[self._path]
+                    close_quietly(shared[0])
+
+    def __del__(self) -> None:
+        self.close()
 
     @staticmethod
     def key(parent_fd: int, name: str) -> str:
