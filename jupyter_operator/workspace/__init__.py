@@ -5,8 +5,9 @@
 - Text transforms (str in, str out, raising ``OperatorError``): ``decode_text``/``encode_text``,
   ``apply_edits``, ``apply_patch``, regions, ``search_lines``, ``unified_diff``, ``diff_stats``,
   ``validate_notebook``.
-- ``Journal``/``HistoryEntry`` - the undo journal and trash (``journal.py``, checked as untrusted
-  input), whose folder every ``Workspace`` reserves; ``locks.py`` - the cross-process file locks.
+- ``Journal``/``HistoryEntry`` - the undo journal and trash (``journal.py``, ``journal_paths.py``,
+  checked as untrusted input), whose folder every ``Workspace`` reserves; ``locks.py`` - the
+  cross-process file locks.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from jupyter_operator.protocol import OperatorError, codes
 from .atomic import write_replace
 from .errors import FileTooLarge, os_error
 from .jail import Jail, close_quietly, read_bounded, reserved_refused
-from .journal import journal_base
+from .journal_paths import journal_base
 from .locks import FileLocks
 from .moves import PartialDelete, PartialMove, host_folder, move, restore_missing
 from .paths import (

@@ -45,10 +45,16 @@ from .history_records import (
     apply_record,
     corrupt,
 )
-from .jail import O_DIR, O_READ, close_quietly
+from .jail import O_READ, close_quietly
+from .journal_paths import (
+    journal_base,
+    journal_io,
+    open_folders,
+    open_subdir,
+    root_key,
+)
 from .moves import remove_tree
 
-ENV_DIRECTORY = "JUPYTER_OPERATOR_JOURNAL_DIR"
 _COUNTER = re.compile(r"[0-9]{1,15}")
 _NAMED_ID = re.compile(r'"j([1-9][0-9]{0,14})"')
 
@@ -62,82 +68,8 @@ _O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | _CLOEXEC
 _O_APPEND = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | _CLOEXEC
 
 
-def default_directory() -> Path:
-    """``$JUPYTER_OPERATOR_JOURNAL_DIR``, else ``<jupyter data dir>/jupyter_operator/journal``."""
-    configured = os.environ.get(ENV_DIRECTORY)
-    if configured:
-        return Path(configured)
-    from jupyter_core.paths import jupyter_data_dir
-
-    return Path(jupyter_data_dir()) / "jupyter_operator" / "journal"
-
-
-@contextmanager
-def journal_io() -> Iterator[None]:
-    """Turn an OS failure on the journal into ``ERR_IO`` (no host path, no traceback)."""
-    try:
-        yield
-    except OSError as exc:
-        reason = os.strerror(exc.errno) if exc.errno else "input/output error"
-        raise OperatorError(codes.ERR_IO, f"the undo journal cannot be used: {reason}") from None
-
-
-def journal_base(directory: str | os.PathLike[str] | None = None) -> Path:
-    """The journal directory (configured or default), created 0o700 and resolved once."""
-    base = Path(directory) if directory is not None else default_directory()
-    try:
-        base.mkdir(parents=True, exist_ok=True, mode=0o700)
-    except OSError as exc:
-        raise OperatorError(
-            codes.ERR_IO,
-            f"the undo journal folder cannot be created: {os.strerror(exc.errno or 5)}",
-        ) from None
-    return Path(os.path.realpath(base))
-
-
-def root_key(root: Path) -> str:
-    """A folder name for a workspace root: readable, and unique per real path."""
-    real = os.path.realpath(root)
-    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(real).name)[:40]
-    return f"{name or 'root'}-{digest}"
-
-
-def open_subdir(parent_fd: int, name: str, *, create: bool = True) -> int:
-    """Open (making it when asked) a directory below ``parent_fd``; a link there is corruption."""
-    if create:
-        with contextlib.suppress(FileExistsError):
-            os.mkdir(name, 0o700, dir_fd=parent_fd)
-    try:
-        return os.open(name, O_DIR, dir_fd=parent_fd)
-    except FileNotFoundError:
-        raise
-    except OSError:
-        raise corrupt(f"{name} is not a plain folder") from None
-
-
 _SHARED: dict[str, list[Any]] = {}  # journal folder -> [(root, blobs, trash) fds, users]
 _SHARED_GUARD = threading.Lock()
-
-
-def _open_folders(base: Path, key: str) -> tuple[int, int, int]:
-    """Descriptors of a root's journal folder and its blobs and trash (made when missing)."""
-    try:
-        base_fd = os.open(base, O_DIR)
-    except OSError:
-        raise OperatorError(codes.ERR_IO, "the undo journal folder cannot be opened") from None
-    fds: list[int] = []
-    try:
-        fds.append(open_subdir(base_fd, key))
-        fds.append(open_subdir(fds[0], "blobs"))
-        fds.append(open_subdir(fds[0], "trash"))
-    except BaseException:
-        for fd in fds:
-            close_quietly(fd)
-        raise
-    finally:
-        close_quietly(base_fd)
-    return fds[0], fds[1], fds[2]
 
 
 class Journal:
@@ -153,7 +85,7 @@ class Journal:
         with _SHARED_GUARD:
             shared = _SHARED.get(str(self.path))
             if shared is None:
-                shared = _SHARED[str(self.path)] = [_open_folders(self.base, key), 0]
+                shared = _SHARED[str(self.path)] = [open_folders(self.base, key), 0]
             shared[1] += 1
         self._fd, self._blobs, self._trash = shared[0]
         self._open = True

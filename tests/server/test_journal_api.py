@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from server_helpers import b64, write_cmd
 
-from jupyter_operator.workspace.journal import root_key
+from jupyter_operator.workspace.journal_paths import root_key
 
 
 @pytest.fixture

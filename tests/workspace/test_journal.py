@@ -18,7 +18,7 @@ from replies import b64, block
 from jupyter_operator.engine import Operator
 from jupyter_operator.protocol import OperatorError, codes
 from jupyter_operator.workspace import Journal, Workspace
-from jupyter_operator.workspace.journal import root_key
+from jupyter_operator.workspace.journal_paths import root_key
 
 from .sandbox import tree_state
 
