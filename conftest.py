@@ -1,10 +1,38 @@
-"""Root pytest configuration: the jupyter-server fixtures (jp_fetch, jp_ws_fetch, ...)."""
+"""Root pytest configuration: the jupyter-server fixtures (jp_fetch, jp_ws_fetch, ...), and the
+workspace fixtures every part of the suite shares (replies are built with ``tests/replies.py``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import pytest
 
+if TYPE_CHECKING:
+    from jupyter_operator.engine import Operator
+
 pytest_plugins = ("pytest_jupyter.jupyter_server",)
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """An empty workspace folder (``tmp_path/ws``); the journal goes beside it."""
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    return folder
+
+
+@pytest.fixture
+def make_operator(tmp_path: Path, root: Path) -> Callable[..., Operator]:
+    """``make_operator(**kwargs)``: an ``Operator`` on ``root`` whose journal is outside it."""
+    from jupyter_operator.engine import Operator
+
+    def make(**kwargs: object) -> Operator:
+        return Operator(root, journal_dir=tmp_path / "journal", **kwargs)  # type: ignore[arg-type]
+
+    return make
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

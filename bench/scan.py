@@ -8,15 +8,28 @@ of the same text). Two reference timings show the floor: one ``str.find`` pass o
 and the base64 decoding of the payloads, both of which any validating scanner must do.
 Peak memory of one scan is measured with tracemalloc.
 
-Run: ``.venv/bin/python bench/scan.py``
+Side by side (``--peer``, the default when it can run): our ``scan`` against the reference
+desktop app's ``scanForCommands`` (``../shared/research/peer-scanner``, run with node) on the
+same texts: ordinary replies (40 writes with ~2 KB payloads in short prose, six seeds), long
+prose, many small blocks, and four hostile shapes. Each side is the best of 150 runs after
+warm-up (the peer's own ``time_peer.js``), taken in three alternating rounds so both sides see
+the same machine load; the ratio is ours / peer. Skipped with a note when the folder or node is
+missing (``JUPYTER_OPERATOR_SHARED`` overrides where ``shared/`` is).
+
+Run: ``.venv/bin/python bench/scan.py [--peer | --no-peer]``
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import json
+import os
 import random
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -164,5 +177,99 @@ def hostile_inputs() -> None:
         print(f"  {name:<38}{times['scan'] * 1e3:8.1f} ms  {times['scan'] / times['split']:7.1f}")
 
 
+PEER = (
+    Path(os.environ.get("JUPYTER_OPERATOR_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+    / "research"
+    / "peer-scanner"
+)
+
+
+def _write_block(i: int, payload_chars: int, rnd: random.Random) -> str:
+    body = ""
+    while len(body) < payload_chars * 3 // 4:
+        body += _source_file(rnd, i)
+    payload = base64.b64encode(body[: payload_chars * 3 // 4].encode()).decode()
+    return (
+        f"OPERATOR_CMD\nversion: 1\nid: w{i}\naction: fs.write\npath: src/m{i}.py\n"
+        f"content_b64: {payload}\nEND_OPERATOR_CMD"
+    )
+
+
+def _reply_with_prose(seed: int, sentences: tuple[int, int]) -> str:
+    """40 writes (~2 KB payloads); between them paragraphs of ``sentences`` sentences."""
+    rnd = random.Random(seed)
+    parts: list[str] = []
+    for i in range(BLOCKS):
+        parts.append(" ".join(_paragraph(rnd) for _ in range(rnd.randint(*sentences))))
+        parts.append(_write_block(i, 2_000, rnd))
+    text = "\n\n".join(parts)
+    while len(text) < TARGET_CHARS:
+        text += "\n\n" + " ".join(_paragraph(rnd) for _ in range(rnd.randint(*sentences)))
+    return text[:TARGET_CHARS]
+
+
+def peer_texts() -> dict[str, str]:
+    """The texts of the side-by-side table (each about 200,000 characters)."""
+    small = "OPERATOR_CMD\nversion: 1\nid: i{}\naction: fs.read\npath: a.txt\nEND_OPERATOR_CMD\n"
+    texts = {f"40 writes, short prose, seed {s}": _reply_with_prose(s, (1, 2)) for s in range(6)}
+    texts["40 writes, long prose paragraphs"] = _reply_with_prose(11, (12, 20))
+    texts["bench/scan.py's reply"] = build_reply()
+    texts["2,800 small valid fs.read blocks"] = "".join(small.format(i) for i in range(2_800))
+    texts["hostile: marker mentioned 13,400x on one line"] = "x OPERATOR_CMD " * 13_400
+    texts["hostile: 15,400 bare START markers"] = "OPERATOR_CMD\n" * 15_400
+    texts["hostile: 13,400 markers not alone"] = "OPERATOR_CMD x\n" * 13_400
+    texts["hostile: one 200-line block, CRLF"] = (
+        "OPERATOR_CMD\r\n" + "k: v\r\n" * 199 + "END_OPERATOR_CMD"
+    )
+    return {name: text[:TARGET_CHARS] for name, text in texts.items()}
+
+
+def _ours_best(text: str, runs: int = 150) -> float:
+    for _ in range(30):
+        scan(text)
+    best = float("inf")
+    for _ in range(runs):
+        start = time.perf_counter()
+        scan(text)
+        best = min(best, time.perf_counter() - start)
+    return best * 1e3
+
+
+def side_by_side() -> None:
+    """Our scan against the peer's scanForCommands, best of 150 each, three rounds."""
+    node = shutil.which("node")
+    if node is None or not (PEER / "time_peer.js").exists():
+        print(f"side by side: skipped (needs node and {PEER}/time_peer.js)")
+        return
+    texts = peer_texts()
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {}
+        for n, (name, text) in enumerate(texts.items()):
+            files[name] = Path(tmp) / f"text{n}.txt"
+            files[name].write_text(text, encoding="utf-8", newline="")
+        ours = dict.fromkeys(texts, float("inf"))
+        peer = dict.fromkeys(texts, float("inf"))
+        for _ in range(3):
+            for name, text in texts.items():
+                ours[name] = min(ours[name], _ours_best(text))
+                out = subprocess.run(
+                    [node, "time_peer.js", str(files[name])],
+                    cwd=PEER, capture_output=True, text=True, check=True,
+                )  # fmt: skip
+                peer[name] = min(peer[name], json.loads(out.stdout)["ms"])
+    print("side by side with the reference app's scanner (best of 150 x 3 rounds, ms):")
+    print(f"  {'text (200,000 chars)':<48}{'peer':>9}{'ours':>9}{'ours/peer':>11}  target")
+    for name in texts:
+        target = 2.0 if name.startswith("hostile") else 1.0
+        ratio = ours[name] / peer[name]
+        mark = "met" if ratio <= target else "MISSED"
+        print(
+            f"  {name:<48}{peer[name]:9.3f}{ours[name]:9.3f}{ratio:11.2f}  <= {target} {mark}"
+        )
+
+
 if __name__ == "__main__":
-    main()
+    if "--peer" not in sys.argv:
+        main()
+    if "--no-peer" not in sys.argv:
+        side_by_side()

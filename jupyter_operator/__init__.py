@@ -15,13 +15,26 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .engine import Operator, Policy, Run
+    from .engine import DecideFirst, Decision, EngineError, Operator, Policy, Run, UnknownItem
 
-__all__ = ["Operator", "Policy", "Run", "__version__", "last_run", "load_ipython_extension"]
+__all__ = [
+    "DecideFirst",
+    "Decision",
+    "EngineError",
+    "Operator",
+    "Policy",
+    "Run",
+    "UnknownItem",
+    "__version__",
+    "last_run",
+    "load_ipython_extension",
+]
+# Loaded from the engine on first use (importing the package stays cheap).
+_ENGINE_NAMES = frozenset(__all__[:7])
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("Operator", "Policy", "Run"):
+    if name in _ENGINE_NAMES:
         from . import engine
 
         return getattr(engine, name)

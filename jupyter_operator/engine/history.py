@@ -23,9 +23,8 @@ if TYPE_CHECKING:
     from .session import Run
 
 #: What the model is told about a change the person undid (``docs/protocol.md``).
-UNDONE_SUMMARY = (
-    f"Undone ({codes.ERR_UNDONE}): the person undid this change; the file is as it was before."
-)
+UNDONE_MESSAGE = "the person undid this change; the file is as it was before."
+UNDONE_SUMMARY = f"Undone ({codes.ERR_UNDONE}): {UNDONE_MESSAGE}"
 
 
 @dataclass
@@ -66,7 +65,7 @@ def settle(journal: Journal, entry: HistoryEntry) -> Item | None:
     with run._lock:
         if entry.undone:
             item.status = "undone"
-            item.result = Result(item.id, False, UNDONE_SUMMARY)
+            item.result = Result.failure(item.id, codes.ERR_UNDONE, UNDONE_MESSAGE)
             item.summary = UNDONE_SUMMARY
             item.error_code = codes.ERR_UNDONE
         else:

@@ -13,6 +13,7 @@ Status = Literal[
     "undone",
 ]  # fmt: skip
 Change = Literal["create", "modify", "delete"]
+DecidedBy = Literal["person", "rule"]
 
 
 @dataclass
@@ -54,8 +55,9 @@ class Item:
     # read (status "waiting") that runs once it is decided.
     builds_on: str | None = None
     command: Any = field(default=None, repr=False)  # protocol.Command, None for scan errors
-    # Who decided: a person, or a policy rule (``rule`` then holds its text).
-    decided_by: Literal["person", "rule"] | None = None
+    # Who decided the item (a person's click or call, or a policy rule) and, for a rule, its
+    # text as ``Policy.describe`` writes it (``auto=reads``, ``deny=fs.delete``).
+    decided_by: DecidedBy | None = None
     rule: str | None = None
     entry_id: str | None = None  # the history entry an applied mutation made (undo/redo it)
 

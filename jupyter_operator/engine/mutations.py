@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 from ..protocol import Command, OperatorError, Result, codes, resolve_style
 from ..workspace import (
+    MAX_PLANNED_BYTES,
     HistoryEntry,
     Journal,
     PartialDelete,
@@ -21,18 +22,21 @@ from ..workspace import (
     Workspace,
     apply_edits,
     apply_patch,
+    check_size,
     decode_text,
     delete_region,
     diff_stats,
     encode_text,
     insert_region,
+    is_notebook,
     replace_region,
     unified_diff,
+    utf8_len,
     validate_notebook,
 )
 from .items import Proposal
 
-EDIT_LIMIT = 16 * 1024 * 1024  # the largest file a mutation is previewed and applied over
+EDIT_LIMIT = MAX_PLANNED_BYTES  # the largest file a mutation is planned over, and may plan
 LISTING_LIMIT = 200  # entries shown when a directory is about to be deleted
 
 Transform = Callable[[str, Command], str]
@@ -75,23 +79,17 @@ def _describe(change: str, added: int, removed: int) -> str:
 
 
 def _directory_listing(ws: Workspace, path: str) -> tuple[str, int]:
-    """A diff-like listing of what deleting a directory moves to the trash."""
-    lines: list[str] = []
-    top = path.replace("\\", "/").rstrip("/")
-    stack = [top]
-    count = 0
-    while stack:
-        folder = stack.pop()
-        for entry in ws.list_dir(folder):
-            count += 1
-            child = f"{folder}/{entry.name}"
-            if len(lines) < LISTING_LIMIT:
-                lines.append(f"-{child}/" if entry.is_dir else f"-{child} ({entry.size} bytes)")
-            if entry.is_dir:
-                stack.append(child)
-    more = [f"-... and {count - LISTING_LIMIT} more"] if count > LISTING_LIMIT else []
-    head = f"--- a/{top}/\n+++ /dev/null\n"
-    return head + "\n".join(lines + more) + ("\n" if lines else ""), count
+    """A diff-like listing of what deleting a directory moves to the trash.
+
+    The count is exact (every entry at every depth); the workspace refuses a folder holding a
+    protected path or more entries than its limit.
+    """
+    tree = ws.tree_listing(path, shown=LISTING_LIMIT)
+    lines = [f"-{rel}/" if is_dir else f"-{rel} ({size} bytes)"
+             for rel, is_dir, size in tree.entries]  # fmt: skip
+    more = [f"-... and {tree.count - len(lines)} more"] if tree.count > len(lines) else []
+    head = f"--- a/{path_key(path)}/\n+++ /dev/null\n"
+    return head + "\n".join(lines + more) + ("\n" if lines else ""), tree.count
 
 
 def path_key(path: str) -> str:
@@ -135,6 +133,7 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     if snapshot.is_dir:
         raise OperatorError(codes.ERR_NOT_A_FILE, f"{path} is a directory.")
     if cmd.action == "fs.write":
+        check_size(utf8_len(cmd.params.content))
         new_bytes = cmd.params.content.encode("utf-8")
     else:
         if not snapshot.exists:
@@ -142,7 +141,8 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
         before = decode_text(snapshot.data)
         after = TRANSFORMS[cmd.action](before.text, cmd)
         new_bytes = encode_text(TextFile(text=after, bom=before.bom))
-    if path.lower().endswith(".ipynb"):
+        check_size(len(new_bytes))  # the exact bytes (a BOM counts too)
+    if is_notebook(path):  # on the parsed path: "nb.ipynb/" is nb.ipynb too
         validate_notebook(new_bytes)
     change = "modify" if snapshot.exists else "create"
     diff = unified_diff(snapshot.data, new_bytes, path)
@@ -222,6 +222,8 @@ def commit(ws: Workspace, journal: Journal, entry: HistoryEntry, proposal: Propo
         ws.write(entry.path, proposal.new_bytes, expect=proposal.snapshot)
         journal.record(entry)
         return
+    if proposal.snapshot.is_dir:  # still no protected path below it, still in bounds
+        ws.tree_listing(entry.path, shown=0)
     journal.record(entry)
     try:
         with journal.trash_slot(entry.entry_id) as slot:

@@ -66,6 +66,17 @@ class Policy:
         """True when the action needs no click (and is not denied)."""
         return action in expand(self.auto) and not self.is_denied(action)
 
+    def rule_for(self, action: str) -> str | None:
+        """The entry that decides ``action`` without asking (``deny=fs.delete``, ``auto=reads``).
+
+        None when the action waits for a person.
+        """
+        for key, names in (("deny", self.deny), ("auto", self.auto)):
+            for name in sorted(names):
+                if action in expand([name]):
+                    return f"{key}={name}"
+        return None
+
     @classmethod
     def parse(cls, text: str) -> Policy:
         """Parse ``"auto=reads,writes deny=fs.delete"``; ``none`` stands for the empty set.

@@ -2,6 +2,11 @@
 
 Output formats follow the spec and the reference app where models already know them
 (``%6d: text`` numbering, ``[DIR] name`` listings), with the fixes of PROTOCOL.md.
+
+Output is bounded twice: a line shown by ``fs.readSlice`` or ``fs.search`` is cut after
+``MAX_LINE_CHARS`` characters with a visible marker, and all the reads of one reply together
+return at most ``REPLY_OUTPUT_BUDGET`` bytes of details (``OutputBudget``); a read past it
+answers ``ERR_OUTPUT_BUDGET`` instead.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from ..protocol import (
     all_styles,
     codes,
     interface_spec,
+    read_too_large,
     resolve_style,
     style_for_language,
 )
@@ -27,10 +33,50 @@ from ..workspace import (
     list_regions,
     read_region,
     search_lines,
+    utf8_len,
 )
 
 READ_LIMIT = 200_000  # fs.read (spec)
 LARGE_READ_LIMIT = 2_000_000  # fs.readSlice, fs.search, regions (spec)
+MAX_LINE_CHARS = 2_000  # characters of one line shown by fs.readSlice and fs.search
+REPLY_OUTPUT_BUDGET = 8 * 1024 * 1024  # UTF-8 bytes of details all reads of one reply return
+
+
+class OutputBudget:
+    """What the reads of one reply may still return, so a reply cannot amplify its size.
+
+    Each result's details are charged when the read runs; a read that would go past the
+    budget (or starts once it is spent) answers ``ERR_OUTPUT_BUDGET`` and returns nothing.
+    """
+
+    def __init__(self, limit: int = REPLY_OUTPUT_BUDGET) -> None:
+        self.limit = limit
+        self.used = 0
+
+    def refusal(self, id: str, size: int | None = None) -> Result:
+        """The result of a read that does not fit (``size`` None: the budget is spent)."""
+        what = "this read was not run" if size is None else f"this read ({size} bytes) is not shown"
+        return Result.failure(
+            id,
+            codes.ERR_OUTPUT_BUDGET,
+            f"the reads of this reply already returned {self.used} of the {self.limit} bytes "
+            f"allowed; {what}. Read less (fs.readSlice, fs.search), or read it in a later reply.",
+        )
+
+    def charge(self, result: Result) -> Result:
+        """``result`` when its details fit in what is left, else the refusal."""
+        size = utf8_len(result.details) if result.details else 0
+        if self.used + size > self.limit:
+            return self.refusal(result.id, size)
+        self.used += size
+        return result
+
+
+def clip_line(line: str, limit: int = MAX_LINE_CHARS) -> str:
+    """``line`` cut after ``limit`` characters, with a marker saying how much was left out."""
+    if len(line) <= limit:
+        return line
+    return f"{line[:limit]} [line cut: {len(line) - limit} more characters]"
 
 
 def _json(value: Any) -> str:
@@ -83,9 +129,7 @@ def read(ws: Workspace, cmd: Command) -> Result:
     try:
         text = _read_text(ws, cmd.params.path, READ_LIMIT, "fs.read")
     except FileTooLarge as exc:
-        return Result(
-            cmd.id, False, f"File too large for fs.read ({exc.size} bytes). Use fs.readSlice."
-        )
+        return read_too_large(cmd.id, exc.size)
     return Result(cmd.id, True, "Read file" if text else "Read file (empty)", text)
 
 
@@ -99,7 +143,7 @@ def read_slice(ws: Workspace, cmd: Command) -> Result:
             f"# lines: past the end (start {start}; the file has {len(lines)} lines)\n"
         )
         return Result(cmd.id, True, f"Read slice (past the end: {len(lines)} lines)", header)
-    body = "\n".join(f"{n:6d}: {lines[n - 1]}" for n in range(start, end + 1))
+    body = "\n".join(f"{n:6d}: {clip_line(lines[n - 1])}" for n in range(start, end + 1))
     header = f"# {p.path}\n# lines {start}-{end} of {len(lines)}\n\n"
     return Result(cmd.id, True, f"Read slice ({start}-{end})", header + body)
 
@@ -112,7 +156,7 @@ def search(ws: Workspace, cmd: Command) -> Result:
     matches, truncated = search_lines(text, p.query)
     flag = " (truncated)" if truncated else ""
     header = f"# search in {p.path}\n# query: {p.query}\n# matches: {len(matches)}{flag}\n\n"
-    body = "\n".join(f"{n:6d}: {line}" for n, line in matches)
+    body = "\n".join(f"{n:6d}: {clip_line(line)}" for n, line in matches)
     return Result(cmd.id, True, f"Search found {len(matches)} matches", header + body)
 
 
@@ -177,9 +221,15 @@ READERS: dict[str, Callable[[Workspace, Command], Result]] = {
 }
 
 
-def run_read(ws: Workspace, cmd: Command) -> Result:
-    """Run one read action; command faults become ``ok: false`` results with their code."""
+def run_read(ws: Workspace, cmd: Command, budget: OutputBudget | None = None) -> Result:
+    """Run one read action; command faults become ``ok: false`` results with their code.
+
+    With a ``budget``, the read is charged to it (or refused with ``ERR_OUTPUT_BUDGET``).
+    """
+    if budget is not None and budget.used >= budget.limit:
+        return budget.refusal(cmd.id)
     try:
-        return READERS[cmd.action](ws, cmd)
+        result = READERS[cmd.action](ws, cmd)
     except OperatorError as exc:
-        return Result(cmd.id, False, exc.summary)
+        return Result.of_error(cmd.id, exc)
+    return budget.charge(result) if budget is not None else result

@@ -34,17 +34,17 @@ from ..workspace import (
     validate_notebook,
 )
 from . import history, mutations
+from .decisions import Decision
+from .errors import DecideFirst, UnknownItem
 from .items import Item, Proposal
 from .policy import Policy
-from .reads import READERS, run_read
+from .reads import READERS, OutputBudget, run_read
 from .undo import redo as _redo
 from .undo import undo as _undo
 
 log = logging.getLogger(__name__)
 
-UNEXPECTED = (
-    "Invalid OPERATOR_CMD (ERR_IO): the operation failed on the host; read the file and try again."
-)
+UNEXPECTED = "the operation failed on the host; read the file and try again."
 
 
 def _one_line(text: str, limit: int = 500) -> str:
@@ -74,8 +74,11 @@ class Run:
     """The items of one reply, in block order, and the decisions still to be made."""
 
     def __init__(self, operator: Operator, items: list[Item], truncated_chars: int,
-                 skipped_duplicates: tuple[str, ...]) -> None:  # fmt: skip
+                 skipped_duplicates: tuple[str, ...],
+                 budget: OutputBudget | None = None) -> None:  # fmt: skip
         self._operator = operator
+        #: What the reads of this reply may still return (shared by reads approved later).
+        self.budget = budget or OutputBudget()
         self.items = items
         self.truncated_chars = truncated_chars
         self.skipped_duplicates = skipped_duplicates
@@ -105,53 +108,59 @@ class Run:
         self._subscribers.append(callback)
 
     def item(self, id: str) -> Item:
-        """The decidable item with this command id. KeyError if there is none."""
+        """The decidable item with this command id; ``UnknownItem`` (a KeyError) if none."""
         for item in self.items:
             if item.id == id and item.kind != "error":
                 return item
-        raise KeyError(id)
+        raise UnknownItem(id)
 
-    def approve(self, id: str) -> Item:
-        """Apply one pending item. ValueError if it was already decided.
+    def approve(self, id: str) -> Decision:
+        """Apply one pending item (or run a pending read) and say what happened.
 
-        A change previewed on top of an earlier pending change to the same file can only be
-        approved once that earlier change is decided.
+        An item decided before is left alone (``outcome="already_decided"``). A change
+        previewed on top of an earlier pending change to the same file raises ``DecideFirst``
+        until that earlier change is decided; an unknown id raises ``UnknownItem``.
         """
         with self._lock:
             item = self._take(id)
-            if item.builds_on and self.item(item.builds_on).needs_approval:
-                raise ValueError(f"{id} builds on {item.builds_on}: decide {item.builds_on} first")
+            if not item.needs_approval:
+                return Decision.already(item)
             item.decided_by, item.rule = "person", None
-            self._operator._carry_out(item)
+            self._operator._carry_out(item, self.budget)
             history.track(self._operator.journal, self, item)
             refreshed = self._refresh_dependents(item) + self._release_waiting()
+            decision = Decision.made(item)
         for changed in [item, *refreshed]:
             self._notify(changed)
-        return item
+        return decision
 
-    def reject(self, id: str, reason: str | None = None) -> Item:
-        """Refuse one pending item; ``reason`` is passed on to the model."""
+    def reject(self, id: str, reason: str | None = None) -> Decision:
+        """Refuse one pending item; ``reason`` is passed on to the model.
+
+        An item decided before is left alone (``outcome="already_decided"``).
+        """
         with self._lock:
             item = self._take(id)
-            item.decided_by, item.rule = "person", None
+            if not item.needs_approval:
+                return Decision.already(item)
             message = "nothing was changed."
             if reason and reason.strip():
                 message += f" Reason: {_one_line(reason)}"
-            item.status = "rejected"
-            item.error_code = codes.ERR_REJECTED
-            item.summary = f"Rejected (ERR_REJECTED): {message}"
-            item.result = Result(item.id, False, item.summary)
+            item.decided_by, item.rule = "person", None
+            self._operator._finish(item, Result.failure(item.id, codes.ERR_REJECTED, message),
+                                   "rejected")  # fmt: skip
             refreshed = self._refresh_dependents(item) + self._release_waiting()
+            decision = Decision.made(item)
         for changed in [item, *refreshed]:
             self._notify(changed)
-        return item
+        return decision
 
-    def approve_all(self) -> list[Item]:
+    def approve_all(self) -> list[Decision]:
         """Apply every pending item, in block order."""
         # A decision can settle later items (a dependent change that no longer applies).
         return [self.approve(item.id) for item in list(self.pending) if item.needs_approval]
 
-    def reject_all(self, reason: str | None = None) -> list[Item]:
+    def reject_all(self, reason: str | None = None) -> list[Decision]:
         """Refuse every pending item."""
         return [self.reject(item.id, reason) for item in list(self.pending) if item.needs_approval]
 
@@ -163,10 +172,11 @@ class Run:
         """
         refreshed: list[Item] = []
         bases = {decided.id: None}
+        refused = decided.id if decided.status == "rejected" else None
         for item in self.items[decided.index + 1 :]:
             if item.needs_approval and item.builds_on in bases:
                 base = bases[item.builds_on]
-                self._operator._replan(item, base)
+                self._operator._replan(item, base, refused)
                 refreshed.append(item)
                 if item.needs_approval and item.proposal is not None:
                     bases[item.id] = mutations.after(item.proposal)
@@ -177,14 +187,17 @@ class Run:
         released: list[Item] = []
         for item in self.items:
             if item.status == "waiting" and not self._operator._blockers(self.items, item):
-                self._operator._start(item)
+                self._operator._start(item, self.budget)
                 released.append(item)
         return released
 
     def _take(self, id: str) -> Item:
+        """The item to decide; ``DecideFirst`` while the change it builds on is undecided."""
         item = self.item(id)
-        if not item.needs_approval:
-            raise ValueError(f"{id} is already decided ({item.status})")
+        if item.status == "waiting" or (
+            item.needs_approval and item.builds_on and self.item(item.builds_on).needs_approval
+        ):
+            raise DecideFirst(id, item.builds_on or "")
         return item
 
     def _notify(self, item: Item) -> None:
@@ -214,6 +227,7 @@ class Operator:
         self.workspace = Workspace(self.root, protected=protect, journal_dir=self.journal.base)
         _sweep_once(self.workspace)
         self._seen: dict[str, str] = {}
+        self._taken: set[str] = set()
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
@@ -238,17 +252,20 @@ class Operator:
         """
         with self._lock:
             scanned = scan(text, seen=self._seen)
+            # Ids made up for scan errors must not equal any id of the same reply.
+            self._taken = {entry.id for entry in scanned.items if entry.id}
             items: list[Item] = []
+            budget = OutputBudget()
             waiting: dict[str, Item] = {}  # path key -> latest pending change to it
             for index, entry in enumerate(scanned.items):
                 earlier = None
                 if isinstance(entry, Command) and entry.action not in READERS and entry.path:
                     earlier = waiting.get(mutations.path_key(entry.path))
-                item = self._plan(index, entry, earlier, items)
+                item = self._plan(index, entry, budget, earlier, items)
                 if item.needs_approval and item.kind == "mutation":
                     waiting[mutations.path_key(entry.path)] = item
                 items.append(item)
-            run = Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates)
+            run = Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates, budget)
             for item in items:  # changes a rule applied while planning
                 history.track(self.journal, run, item)
             return run
@@ -304,13 +321,22 @@ class Operator:
             mutations.commit(self.workspace, self.journal, entry, proposal)
             return entry
 
-    def _replan(self, item: Item, base: Snapshot | None) -> None:
-        """Plan a pending change again (from the disk when ``base`` is None)."""
+    def _replan(self, item: Item, base: Snapshot | None, refused: str | None = None) -> None:
+        """Plan a pending change again (from the disk when ``base`` is None).
+
+        ``refused`` names the rejected change this one was built on: when the change cannot be
+        planned without it, the model is told that refusal is why (not that its command was bad).
+        """
         item.builds_on = None
         try:
             item.proposal = mutations.plan(self.workspace, item.command, base)
         except OperatorError as exc:
-            self._finish(item, Result(item.id, False, exc.summary), "failed")
+            if refused is not None:
+                message = f"it builds on {refused}, which was rejected; nothing was changed."
+                result = Result.failure(item.id, codes.ERR_BASE_REJECTED, message)
+                self._finish(item, result, "rejected")
+            else:
+                self._finish(item, Result.of_error(item.id, exc), "failed")
             return
         item.summary = item.proposal.summary
 
@@ -326,37 +352,42 @@ class Operator:
             and mutations.overlaps(key, mutations.path_key(item.path or ""))
         ]  # fmt: skip
 
-    def _start(self, item: Item) -> None:
+    def _start(self, item: Item, budget: OutputBudget) -> None:
         """Run a read now, or leave it for approval when the policy asks for one."""
         item.builds_on = None
         if self.policy.runs_without_asking(item.action or ""):
-            self._carry_out(item)
+            self._carry_out(item, budget)
+            item.decided_by, item.rule = "rule", self.policy.rule_for(item.action or "")
         else:
             item.status = "pending"
             item.summary = f"{item.action} waits for approval"
 
-    def _plan(self, index: int, entry: Command | ScanError, earlier: Item | None = None,
+    def _plan(self, index: int, entry: Command | ScanError, budget: OutputBudget,
+              earlier: Item | None = None,
               before: list[Item] | None = None) -> Item:  # fmt: skip
         if isinstance(entry, ScanError):
-            result = error_result(entry, index + 1)
+            result = error_result(entry, index + 1, taken=self._taken)
+            self._taken.add(result.id)
             return Item(index, result.id, None, None, entry.line, "error", "error",
-                        result.summary, result, entry.code)  # fmt: skip
+                        result.summary, result, result.code)  # fmt: skip
         cmd = entry
         kind = "read" if cmd.action in READERS else "mutation"
         item = Item(index, cmd.id, cmd.action, cmd.path, cmd.line, kind, "pending", "", command=cmd)
         if self.policy.is_denied(cmd.action):
-            summary = f"Denied (ERR_POLICY_DENIED): {cmd.action} is not allowed in this workspace."
-            return self._finish(item, Result(cmd.id, False, summary), "denied")
+            item.decided_by, item.rule = "rule", self.policy.rule_for(cmd.action)
+            message = f"{cmd.action} is not allowed in this workspace."
+            return self._finish(item, Result.failure(cmd.id, codes.ERR_POLICY_DENIED, message),
+                                "denied")  # fmt: skip
         if kind == "mutation":
             base = mutations.after(earlier.proposal) if earlier else None
             item.builds_on = earlier.id if earlier else None
             try:
                 item.proposal = mutations.plan(self.workspace, cmd, base)
             except OperatorError as exc:
-                return self._finish(item, Result(cmd.id, False, exc.summary), "failed")
+                return self._finish(item, Result.of_error(cmd.id, exc), "failed")
             except Exception:  # never a traceback for the model; the log has it for us
                 log.exception("planning %s failed", cmd.id)
-                return self._finish(item, Result(cmd.id, False, UNEXPECTED), "failed")
+                return self._finish(item, _unexpected(cmd.id), "failed")
             item.summary = item.proposal.summary
         else:
             # Commands are a sequence: a read after a pending change to its path sees that change.
@@ -367,16 +398,16 @@ class Operator:
                 return item
             item.summary = f"{cmd.action} waits for approval"
         if self.policy.runs_without_asking(cmd.action) and not item.builds_on:
-            item.decided_by, item.rule = "rule", self.policy.describe()
-            self._carry_out(item)
+            item.decided_by, item.rule = "rule", self.policy.rule_for(cmd.action)
+            self._carry_out(item, budget)
         return item
 
-    def _carry_out(self, item: Item) -> None:
+    def _carry_out(self, item: Item, budget: OutputBudget) -> None:
         """Run an approved read, or apply an approved mutation's exact bytes."""
         cmd = item.command
         try:
             if item.kind == "read":
-                result = run_read(self.workspace, cmd)
+                result = run_read(self.workspace, cmd, budget)
                 self._finish(item, result, "done" if result.ok else "failed")
                 return
             result, item.entry_id = mutations.apply(
@@ -386,13 +417,13 @@ class Operator:
         except Exception as exc:
             if not isinstance(exc, OperatorError):
                 log.exception("%s %s failed", cmd.action, cmd.id)
-                self._finish(item, Result(cmd.id, False, UNEXPECTED), "failed")
+                self._finish(item, _unexpected(cmd.id), "failed")
                 return
             if exc.code == codes.ERR_STALE_PREVIEW:
-                summary = f"Not applied (ERR_STALE_PREVIEW): {exc.message} Read the file again."
-                self._finish(item, Result(cmd.id, False, summary), "stale")
+                message = f"{exc.message} Read the file again."
+                self._finish(item, Result.failure(cmd.id, exc.code, message), "stale")
             else:
-                self._finish(item, Result(cmd.id, False, exc.summary), "failed")
+                self._finish(item, Result.of_error(cmd.id, exc), "failed")
             return
         self._finish(item, result, "applied")
 
@@ -400,10 +431,12 @@ class Operator:
     def _finish(item: Item, result: Result, status: str) -> Item:
         item.result = result
         item.status = status  # type: ignore[assignment]
-        if not result.ok:
-            item.summary = result.summary
-            code = result.summary.partition("(")[2].partition(")")[0]
-            item.error_code = code if code.startswith("ERR_") else None
-        elif item.kind == "read":
+        item.error_code = result.code
+        if not result.ok or item.kind == "read":
             item.summary = result.summary
         return item
+
+
+def _unexpected(id: str) -> Result:
+    """The result of a failure we did not foresee: no traceback, no host path."""
+    return Result.failure(id, codes.ERR_IO, UNEXPECTED)

@@ -49,7 +49,14 @@ from ._models import (
     Stat,
     Write,
 )
-from ._results import Result, error_result, format_result, format_results, parse_results
+from ._results import (
+    Result,
+    error_result,
+    format_result,
+    format_results,
+    parse_results,
+    read_too_large,
+)
 from ._scanner import scan
 from ._spec import ACTIONS, DELETE_ACTIONS, READ_ACTIONS, WRITE_ACTIONS, interface_spec
 
@@ -99,6 +106,7 @@ __all__ = [
     "interface_spec",
     "parse_edits",
     "parse_results",
+    "read_too_large",
     "resolve_style",
     "scan",
     "style_for_language",

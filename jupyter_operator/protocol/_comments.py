@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
-
 from . import codes
 from ._errors import OperatorError, shown
 
@@ -41,10 +39,9 @@ class CommentStyle:
         }
 
 
-class StyleOverride(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class StyleOverride:
     """A command's ``comment_*`` / ``language`` fields (empty values are ``None``)."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     line_prefix: str | None = None
     block_start: str | None = None

@@ -1,8 +1,30 @@
-"""The one exception for command faults, and the summary line every fault is reported with."""
+"""The one exception for command faults, and the summary line every failure is reported with.
+
+Every ``ok: false`` summary is built here, as ``<Prefix> (CODE): message``: the spec's
+``Invalid OPERATOR_CMD`` for a faulty command, and three host prefixes for what was not the
+command's fault (a person's refusal, the policy, a file changed after its preview, an undo).
+"""
 
 from __future__ import annotations
 
+import re
+
+from . import codes
+
 SUMMARY_PREFIX = "Invalid OPERATOR_CMD"
+
+#: Summary prefixes for failures that are not a fault of the command itself.
+PREFIXES: dict[str, str] = {
+    codes.ERR_REJECTED: "Rejected",
+    codes.ERR_POLICY_DENIED: "Denied",
+    codes.ERR_STALE_PREVIEW: "Not applied",
+    codes.ERR_BASE_REJECTED: "Not applied",
+    codes.ERR_UNDONE: "Undone",
+}
+
+_CODE_IN_SUMMARY = re.compile(
+    r"^(?:Invalid OPERATOR_CMD|Rejected|Denied|Not applied|Undone) \((ERR_[A-Z0-9_]+)\): "
+)
 
 
 def shown(value: str, limit: int = 40) -> str:
@@ -14,8 +36,14 @@ def shown(value: str, limit: int = 40) -> str:
 
 
 def fault_summary(code: str, message: str) -> str:
-    """The spec's summary for an invalid command: ``Invalid OPERATOR_CMD (CODE): message``."""
-    return f"{SUMMARY_PREFIX} ({code}): {message}"
+    """The summary of a failure: ``Invalid OPERATOR_CMD (CODE): message`` (or a host prefix)."""
+    return f"{PREFIXES.get(code, SUMMARY_PREFIX)} ({code}): {message}"
+
+
+def code_in_summary(summary: str) -> str | None:
+    """The code of a summary made by :func:`fault_summary` (for result text read back only)."""
+    match = _CODE_IN_SUMMARY.match(summary)
+    return match.group(1) if match else None
 
 
 class OperatorError(Exception):
@@ -36,7 +64,7 @@ class OperatorError(Exception):
 
     @property
     def summary(self) -> str:
-        """The result summary, ``Invalid OPERATOR_CMD (CODE): message``."""
+        """The result summary, ``Invalid OPERATOR_CMD (CODE): message`` (see ``fault_summary``)."""
         return fault_summary(self.code, self.message)
 
     def __str__(self) -> str:

@@ -17,10 +17,12 @@ an empty value, so the model can tell the two apart and the round trip is exact.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
+from . import codes
 from ._base64 import decode_b64_text, encode_b64_text
+from ._errors import OperatorError, code_in_summary, fault_summary
 from ._models import ScanError
 
 _BEGIN, _END = "OPERATOR_RESULT", "END_OPERATOR_RESULT"
@@ -38,18 +40,41 @@ class Result:
     """The outcome of one command (or scan error), as the model will read it.
 
     ``summary`` is sanitised to one line of printable ASCII on construction; ``id`` must not
-    contain a line break.
+    contain a line break. ``code`` is the error code of a failure (``None`` when ``ok``); build
+    failures with :meth:`failure` or :meth:`of_error` so summary and code always agree.
     """
 
     id: str
     ok: bool
     summary: str
     details: str | None = None
+    code: str | None = None
 
     def __post_init__(self) -> None:
         if "\n" in self.id or "\r" in self.id:
             raise ValueError("a result id cannot contain a line break")
+        if self.ok and self.code is not None:
+            raise ValueError("a successful result has no error code")
         object.__setattr__(self, "summary", sanitize_summary(self.summary))
+
+    @classmethod
+    def failure(cls, id: str, code: str, message: str, details: str | None = None) -> Result:
+        """An ``ok: false`` result whose summary is ``<Prefix> (CODE): message``."""
+        return cls(id, False, fault_summary(code, message), details, code)
+
+    @classmethod
+    def of_error(cls, id: str, error: OperatorError) -> Result:
+        """The ``ok: false`` result reporting a command fault."""
+        return cls.failure(id, error.code, error.message)
+
+
+READ_TOO_LARGE = "File too large for fs.read"
+
+
+def read_too_large(id: str, size: int) -> Result:
+    """The spec's own failure for an ``fs.read`` over its limit (its summary names no code)."""
+    summary = f"{READ_TOO_LARGE} ({size} bytes). Use fs.readSlice."
+    return Result(id, False, summary, None, codes.ERR_FILE_TOO_LARGE)
 
 
 def format_result(result: Result) -> str:
@@ -120,17 +145,30 @@ def _parse_block(lines: list[str]) -> Result:
         details = decode_b64_text(value) if value else ""
         if details is None:
             raise ValueError("details_b64 is not canonical base64 of UTF-8")
-    return Result(fields.get("id", ""), fields["ok"] == "true", fields["summary"], details)
+    ok = fields["ok"] == "true"
+    summary = fields["summary"]
+    code = None if ok else code_in_summary(summary)
+    if code is None and not ok and summary.startswith(READ_TOO_LARGE):
+        code = codes.ERR_FILE_TOO_LARGE  # the spec's own wording carries no code
+    return Result(fields.get("id", ""), ok, summary, details, code)
 
 
-def error_result(err: ScanError, n: int) -> Result:
+def error_result(err: ScanError, n: int, taken: Collection[str] = ()) -> Result:
     """The result reporting a scan or validation error to the model.
 
-    The id is the block's id when one was read, else ``operator-error-<n>``; details are
-    JSON ``{"code","message","related_id","line"}``.
+    The id is the block's id when one was read, else ``operator-error-<n>``, or
+    ``operator-error-<n>-<k>`` (the smallest ``k >= 2`` that is free) when a command of the
+    same reply already uses that id (``taken``: every id of the reply). Details are JSON
+    ``{"code","message","related_id","line"}``.
     """
     details = json.dumps(
         {"code": err.code, "message": err.message, "related_id": err.id, "line": err.line},
         separators=(",", ":"),
     )
-    return Result(err.id or f"operator-error-{n}", False, err.summary, details)
+    rid = err.id
+    if not rid:
+        rid = f"operator-error-{n}"
+        k = 2
+        while rid in taken:
+            rid, k = f"operator-error-{n}-{k}", k + 1
+    return Result(rid, False, err.summary, details, err.code)

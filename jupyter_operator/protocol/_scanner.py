@@ -31,10 +31,22 @@ a blank line is ``ERR_EMPTY_LINE_IN_CMD`` and more than 200 lines or 50,000 char
 of it is prose. A block still open at the end is ``ERR_MISSING_END_MARKER``. Every
 block-level error carries the block's id when an ``id:`` line was read before the fault.
 
-Speed: a well-formed block is checked with a few whole-chunk C calls (``_KV_LINES.findall``
-clears the blank-line, key-value and CR rules at once); anything they do not clear goes
-through the exact per-line path, which finds and words the first fault. The tests compare
-the scanner with a plain per-line reference implementation of these rules.
+Speed (``bench/scan.py`` times it against the reference app's scanner):
+
+- Marker lines are found with ``str.find``; a line whose first token follows prose is skipped
+  to its end at once, so a line that mentions the token thousands of times costs one search.
+- A well-formed block (no CR, every line ``key: value``, an unindented END line) is taken whole
+  at its START line: one search for the END line, one for a stray marker token, one pattern for
+  the fields (``_whole_block``); anything else goes through the exact per-line path, which finds
+  and words the first fault.
+- A marker line repeated on the lines right after it is counted with one regular-expression
+  match (``_REPEATS``) and its transitions applied once for the whole run.
+- Folding: a run of ``FOLD_MIN`` or more errors with the same code, message and id, each on the
+  line right after the previous one (only marker errors can be: nested or not-alone markers), is
+  reported as one error whose message says how many lines it stands for. ``_fold`` applies the
+  rule to the items whichever way they were found.
+
+The tests compare the scanner with a plain per-line reference implementation of these rules.
 
 A finished block is checked in this order: ASCII only, every line ``key: value``
 (a stray line right after ``content:``, or a CR in a value, is ``ERR_CONTENT_HAS_NEWLINES``),
@@ -45,6 +57,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from . import codes
 from ._errors import OperatorError, shown
@@ -54,6 +67,7 @@ from ._validate import validate_fields
 
 _TOKEN = "OPERATOR_CMD"
 _TOKEN_LEN = len(_TOKEN)
+_END_LINE = "\nEND_OPERATOR_CMD"
 _END_PREFIX = "END_"
 _WS = " \t"
 _KEY_VALUE = re.compile(r"([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*)")
@@ -63,9 +77,25 @@ _KEY_VALUE = re.compile(r"([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*)")
 # a lazy value, or a [^\r\n] class, is 5-50 times slower on a long base64 line.
 _KV_LINES = re.compile(r"^[ \t]*([A-Za-z0-9_.-]+)[ \t]*:[ \t]*((?:.*[^ \t])?)[ \t]*$", re.M)
 
+# A line followed by one or more exact copies of itself.
+_REPEATS = re.compile(r"([^\n]*\n)(?:\1)+")
+FOLD_MIN = 10  # errors in a run before they are folded into one result
+
 START, END = "START", "END"
 OUTSIDE, INSIDE = "outside", "inside"
 _CONTENT_NL = "content contains newline; use content_b64."
+_NESTED = "OPERATOR_CMD started before END_OPERATOR_CMD."
+
+
+@dataclass(frozen=True, slots=True)
+class _ErrorRun:
+    """``count`` equal errors on consecutive lines from ``line`` (expanded or folded later)."""
+
+    code: str
+    message: str
+    id: str | None
+    line: int
+    count: int
 
 
 def _quote(line: str) -> str:
@@ -101,38 +131,57 @@ def _not_alone(line: str) -> str:
     return f"line '{_quote(line)}' must be only {token}."
 
 
-def _markers(text: str) -> list[tuple[int, int, str, bool]]:
-    """Every marker line: (line start offset, line end offset, START|END, alone).
+def _next_marker(text: str, pos: int) -> tuple[int, int, str, bool] | None:
+    """The first marker line at or after ``pos`` (a line start): (start, end, kind, alone).
 
-    Linear in the text: each line's lead is looked at once, for the first token on it.
+    Linear in the text: a line whose first token follows prose is skipped to its end.
     """
-    found: list[tuple[int, int, str, bool]] = []
     find, rfind = text.find, text.rfind
-    pos = 0  # where the next search starts: after a prose token, or at a marker line's end
     while True:
         i = find(_TOKEN, pos)
         if i < 0:
-            return found
-        newline = rfind("\n", pos, i)
-        if newline < 0 and pos > 0:
-            pos = i + _TOKEN_LEN  # a second token on a prose line
-            continue
-        line_start = newline + 1
+            return None
+        line_start = rfind("\n", pos, i) + 1 or pos
         kind = START
         if line_start != i:  # something before the token: END_ and/or indentation, or prose
             lead = text[line_start:i]
             if lead.endswith(_END_PREFIX):
                 kind, lead = END, lead[:-4]
-            if lead.strip(_WS):
-                pos = i + _TOKEN_LEN  # mentioned in prose, not a marker line
+            if lead.strip(_WS):  # prose: no marker on the rest of this line
+                pos = find("\n", i) + 1
+                if not pos:
+                    return None
                 continue
         after = i + _TOKEN_LEN
         line_end = find("\n", after)
         if line_end < 0:
             line_end = len(text)
         alone = line_end == after or not text[after:line_end].removesuffix("\r").strip(_WS)
-        found.append((line_start, line_end, kind, alone))
-        pos = line_end
+        return line_start, line_end, kind, alone
+
+
+def _whole_block(text: str, start_end: int) -> tuple[str, list[tuple[str, str]], int] | None:
+    """A well-formed block after the START line that ends at ``start_end``, else None.
+
+    Well-formed: an unindented END line alone, no marker token and no CR before it, and every
+    line ``key: value`` within the block limits. Returns (content, pairs, end of the END line).
+    Anything else is left to the per-line path.
+    """
+    end = text.find(_END_LINE, start_end)
+    if end <= start_end or text[start_end - 1] == "\r" or text.find(_TOKEN, start_end, end) >= 0:
+        return None
+    after = end + len(_END_LINE)
+    end_line = text.find("\n", after)
+    if end_line < 0:
+        end_line = len(text)
+    if after != end_line and text[after:end_line].strip(_WS):
+        return None  # not alone, or CRLF
+    content = text[start_end + 1 : end]
+    lines = content.count("\n") + 1
+    if lines > MAX_BLOCK_LINES or len(content) >= MAX_BLOCK_CHARS or "\r" in content:
+        return None
+    pairs = _KV_LINES.findall(content)
+    return (content, pairs, end_line) if len(pairs) == lines else None
 
 
 class _Scan:
@@ -140,7 +189,7 @@ class _Scan:
 
     def __init__(self, seen: dict[str, str]) -> None:
         self.seen = seen
-        self.items: list[Command | ScanError] = []
+        self.items: list[Command | ScanError | _ErrorRun] = []
         self.skipped: list[str] = []
         self.state = OUTSIDE
         self.block_line = 0  # line number of the open block's START marker
@@ -199,7 +248,7 @@ class _Scan:
         self.block_error(codes.ERR_MARKER_NOT_ALONE, _not_alone(line))
 
     def nested(self, line_no: int, line: str) -> None:
-        self.block_error(codes.ERR_NESTED_BLOCK, "OPERATOR_CMD started before END_OPERATOR_CMD.")
+        self.block_error(codes.ERR_NESTED_BLOCK, _NESTED)
         self.open_block(line_no, line)
 
     def ignore(self, line_no: int, line: str) -> None:
@@ -207,20 +256,51 @@ class _Scan:
 
     def finish(self, line_no: int, line: str) -> None:
         self.state = OUTSIDE
-        item = self.finalize()
+        if self.block_has_lines:
+            self.add(self.finalize(self.block_chunk, self.block_pairs))
+        else:
+            self.add(self.finalize("", []))
+
+    def finish_whole(self, line_no: int, content: str, pairs: list[tuple[str, str]]) -> None:
+        """A block found whole by ``_whole_block``."""
+        self.block_line = line_no
+        self.block_chunk, self.block_has_lines = content, True
+        self.add(self.finalize(content, pairs))
+
+    def run(self, line_no: int, line: str, kind: str, alone: bool, count: int) -> None:
+        """``count`` identical marker lines from ``line_no``, applied at once.
+
+        The first line takes its usual transition. After a START alone, every further line
+        finds an empty open block: nested, then opens its own. After a marker that is not
+        alone, every further line is not alone outside a block. Further END lines are stray.
+        """
+        _TRANSITIONS[self.state, kind, alone](self, line_no, line)
+        rest = count - 1
+        if kind == START and alone:
+            self.items.append(_ErrorRun(codes.ERR_NESTED_BLOCK, _NESTED, None, line_no, rest))
+            self.open_block(line_no + rest, line)
+        elif not alone:
+            message = _not_alone(line)
+            self.items.append(
+                _ErrorRun(codes.ERR_MARKER_NOT_ALONE, message, None, line_no + 1, rest)
+            )
+
+    def add(self, item: Command | ScanError | None) -> None:
         if item is not None:
             self.items.append(item)
 
     # --- a complete block ------------------------------------------------------------------
-    def finalize(self) -> Command | ScanError | None:
-        chunk = self.block_chunk if self.block_has_lines else ""
+    def finalize(
+        self, chunk: str, pairs: list[tuple[str, str]] | None
+    ) -> Command | ScanError | None:
+        """Validate a complete block; ``pairs`` is None unless every line matched ``_KV_LINES``."""
         if not chunk.isascii():
             message = "non-ASCII character detected in command block."
             return self._error(codes.ERR_NON_ASCII_IN_CMD, message)
-        pairs = self.block_pairs if self.block_has_lines else []
         fields = dict(pairs or ())
-        if pairs is None or len(fields) != len(pairs):
-            # Not every line matched the fast pattern, or a key repeats: find out exactly.
+        if pairs is None or (len(fields) != len(pairs) and len(set(pairs)) != len(fields)):
+            # Not every line matched the fast pattern, or a key repeats with another value:
+            # find the first fault exactly.
             lines = _lines(chunk)
             fault = _line_fault(lines)
             if fault is not None:
@@ -299,6 +379,52 @@ _TRANSITIONS: dict[tuple[str, str, bool], _Handler] = {
 }
 
 
+def _fold(items: list[Command | ScanError | _ErrorRun]) -> list[Command | ScanError]:
+    """Apply the fold rule (module docstring) and expand the runs found as runs."""
+    merged: list[Command | ScanError | _ErrorRun] = []
+    for item in items:
+        last = merged[-1] if merged else None
+        if (
+            isinstance(item, (ScanError, _ErrorRun))
+            and isinstance(last, (ScanError, _ErrorRun))
+            and _run_key(last) == _run_key(item)
+            and _run_end(last) == item.line
+        ):
+            count = _run_count(last) + _run_count(item)
+            merged[-1] = _ErrorRun(last.code, last.message, last.id, last.line, count)
+        else:
+            merged.append(item)
+    out: list[Command | ScanError] = []
+    for item in merged:
+        if not isinstance(item, _ErrorRun):
+            out.append(item)
+        elif item.count >= FOLD_MIN:
+            last_line = item.line + item.count - 1
+            message = (
+                f"{item.message} The same error is on each of the next {item.count - 1} lines "
+                f"(to line {last_line}): {item.count} errors folded into this result."
+            )
+            out.append(ScanError(item.code, message, item.id, item.line))
+        else:
+            out.extend(
+                ScanError(item.code, item.message, item.id, item.line + k)
+                for k in range(item.count)
+            )
+    return out
+
+
+def _run_key(item: ScanError | _ErrorRun) -> tuple[str, str, str | None]:
+    return item.code, item.message, item.id
+
+
+def _run_count(item: ScanError | _ErrorRun) -> int:
+    return item.count if isinstance(item, _ErrorRun) else 1
+
+
+def _run_end(item: ScanError | _ErrorRun) -> int:
+    return item.line + _run_count(item)
+
+
 def scan(
     text: str, *, seen: dict[str, str] | None = None, max_chars: int = MAX_SCAN_CHARS
 ) -> ScanResult:
@@ -318,22 +444,36 @@ def scan(
     -------
     ScanResult
         ``items`` holds a ``Command`` or a ``ScanError`` per block (identical duplicates are
-        left out and listed in ``skipped_duplicates``); ``truncated_chars`` says how many
-        characters were cut from the front. Never raises on any text.
+        left out and listed in ``skipped_duplicates``; long runs of one marker error are
+        folded, see the module docstring); ``truncated_chars`` says how many characters were
+        cut from the front. Never raises on any text.
     """
     truncated = max(0, len(text) - max(0, max_chars))
     if truncated:
         text = text[truncated:]
     state = _Scan({} if seen is None else seen)
-    line_no, counted_to, content_from = 1, 0, 0
-    for line_start, line_end, kind, alone in _markers(text):
+    line_no, counted_to, content_from, pos = 1, 0, 0, 0
+    repeats = _REPEATS.match
+    while (marker := _next_marker(text, pos)) is not None:
+        line_start, line_end, kind, alone = marker
         line_no += text.count("\n", counted_to, line_start)
         counted_to = line_start
-        if state.state == INSIDE and line_start > content_from:
-            state.feed(text[content_from : line_start - 1])
+        if state.state == INSIDE:
+            if line_start > content_from:
+                state.feed(text[content_from : line_start - 1])
+        elif kind == START and alone and (whole := _whole_block(text, line_end)):
+            state.finish_whole(line_no, whole[0], whole[1])
+            pos = content_from = whole[2] + 1
+            continue
         line = text[line_start:line_end]
+        run = repeats(text, line_start) if text.startswith(line, line_end + 1) else None
+        if run is not None:
+            count = (run.end() - line_start) // (line_end - line_start + 1)
+            state.run(line_no, line, kind, alone, count)
+            pos = content_from = line_start + count * (line_end - line_start + 1)
+            continue
         _TRANSITIONS[state.state, kind, alone](state, line_no, line)
-        content_from = line_end + 1
+        pos = content_from = line_end + 1
     if state.state == INSIDE:
         rest = text[content_from:]
         if rest:  # at least one line; the final line terminator is not an empty line
@@ -342,4 +482,4 @@ def scan(
             state.block_error(
                 codes.ERR_MISSING_END_MARKER, "reached end of text without END_OPERATOR_CMD."
             )
-    return ScanResult(tuple(state.items), tuple(state.skipped), truncated)
+    return ScanResult(tuple(_fold(state.items)), tuple(state.skipped), truncated)

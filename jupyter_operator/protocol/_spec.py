@@ -81,6 +81,14 @@ _EXTENSION_DOCS: dict[str, str] = {
     codes.ERR_INVALID_NOTEBOOK: "the change would leave a .ipynb file that is not a valid "
     "notebook; nothing was written.",
     codes.ERR_IO: "the operating system refused the operation; nothing was changed.",
+    codes.ERR_RESULT_TOO_LARGE: "the change would make the file larger than the host's limit "
+    "(16 MiB); nothing was planned. Make smaller changes.",
+    codes.ERR_OUTPUT_BUDGET: "this reply's reads already returned the host's output budget "
+    "(8 MiB in all); the read did not run. Read less, or read it in the next turn.",
+    codes.ERR_TOO_MANY_ENTRIES: "deleting this folder would move more entries than the host's "
+    "limit (10000); nothing was changed. Delete smaller folders.",
+    codes.ERR_BASE_REJECTED: "the change was built on an earlier change in the same reply "
+    "that the person rejected, and cannot be made without it; nothing was written.",
     codes.ERR_JOURNAL_CORRUPT: "the host's undo journal is damaged, so history, undo and redo "
     "refuse; nothing was changed.",
     codes.ERR_UNDO_CONFLICT: "an undo or redo was refused because the file changed since, or a "
@@ -104,6 +112,9 @@ Host behaviour a model must know:
 - Base64 payloads must be canonical standard base64 of UTF-8 text.
 - Writes are shown to the person as a diff and applied only after approval; fs.delete moves
   the path to an undoable trash and fails with ERR_NOT_FOUND when the path does not exist.
+- Limits: a change may make a file of at most 16 MiB; fs.readSlice and fs.search cut lines
+  after 2000 characters (" [line cut: N more characters]"); the reads of one reply return at
+  most 8 MiB in all; a folder delete moves at most 10000 entries and none protected.
 """
 
 
@@ -138,7 +149,9 @@ def interface_spec(extensions: Sequence[str] = codes.EXTENSION_CODES) -> str:
         "",
         "APPENDIX: HOST EXTENSIONS",
         "Extra error codes (summaries use the same 'Invalid OPERATOR_CMD (ERR_...): ...' form;",
-        "a person's refusal reads 'Rejected (ERR_REJECTED): ...'):",
+        "a person's refusal reads 'Rejected (ERR_REJECTED): ...', a policy's 'Denied",
+        "(ERR_POLICY_DENIED): ...', a file changed after its preview 'Not applied",
+        "(ERR_STALE_PREVIEW): ...'):",
     ]
     lines += [f"- {code}: {_EXTENSION_DOCS[code]}" for code in dict.fromkeys(extensions)]
     return text + "\n".join(lines) + "\n\n" + _HOST_NOTES

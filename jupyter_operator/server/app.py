@@ -10,6 +10,7 @@ Configuration (``jupyter_server_config.py`` or the command line)::
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from jupyter_server.extension.application import ExtensionApp
@@ -75,9 +76,19 @@ class OperatorExtension(ExtensionApp):
         100, help="Sessions kept in memory; the least recently used go first."
     ).tag(config=True)
 
-    session_idle_seconds = Float(3600.0, help="A session unused for this long is forgotten.").tag(
-        config=True
-    )
+    session_idle_seconds = Float(
+        3600.0, help="A session unused for this long leaves memory (it stays saved on disk)."
+    ).tag(config=True)
+
+    session_keep_seconds = Float(
+        7 * 24 * 3600.0,
+        help="""A saved session not changed for this long is deleted. Sessions are saved beside
+        the undo journal (in its 'sessions' folder) so decisions survive reloads and restarts.""",
+    ).tag(config=True)
+
+    max_saved_sessions = Integer(
+        500, help="Saved sessions kept on disk; the least recently changed go first."
+    ).tag(config=True)
 
     @validate("max_message_size")
     def _check_message_size(self, proposal: dict[str, Any]) -> int:
@@ -87,7 +98,7 @@ class OperatorExtension(ExtensionApp):
             raise TraitError(f"max_message_size must be at least {least} (a 1 MiB file write)")
         return value
 
-    @validate("max_body_size", "max_sessions")
+    @validate("max_body_size", "max_sessions", "max_saved_sessions")
     def _check_positive(self, proposal: dict[str, Any]) -> int:
         value = int(proposal["value"])
         if value < 1:
@@ -111,10 +122,20 @@ class OperatorExtension(ExtensionApp):
             protected=self.protected_paths,
             journal_dir=self.journal_dir or None,
         )
+        from ..workspace.journal import default_directory
+        from ..workspace.sessionstore import SessionStore
+
+        store = SessionStore(
+            Path(self.journal_dir or default_directory()) / "sessions",
+            keep_seconds=self.session_keep_seconds,
+            max_files=self.max_saved_sessions,
+        )
+        store.expire()
         self.sessions = SessionService(
             self.registry,
             max_sessions=self.max_sessions,
             idle_seconds=self.session_idle_seconds,
+            store=store,
         )
         self.file_api = FileApi(self.registry)
         self.log.info("jupyter_operator: workspaces %s", ", ".join(roots))
@@ -126,8 +147,16 @@ class OperatorExtension(ExtensionApp):
 
     async def _start_jupyter_server_extension(self, serverapp: Any) -> None:
         """Sweep idle sessions once a minute, so an idle server releases them too."""
-        self._sweeper = PeriodicCallback(self.sessions.sweep, 60_000)
+        self._sweeper = PeriodicCallback(self._sweep, 60_000)
         self._sweeper.start()
+
+    def _sweep(self) -> None:
+        self.sessions.sweep()
+        if self.sessions.store is not None:
+            try:
+                self.sessions.store.expire()
+            except OSError:
+                self.log.warning("jupyter_operator: could not expire saved sessions", exc_info=True)
 
     async def stop_extension(self) -> None:
         """Forget sessions and close open workspace descriptors."""

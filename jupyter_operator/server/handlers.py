@@ -1,18 +1,33 @@
 """REST handlers under ``{base_url}jupyter-operator/api/``: JSON in, JSON out.
 
 ==========================================  ========================================================
-``GET workspaces``                          ``{"workspaces": [{"name"}]}`` (names only, never roots)
+``GET workspaces``                          ``{"workspaces": [{"name", "path"}]}``: ``path`` is the
+                                            root relative to the server's root (``.``), or null
+                                            when it lies outside it; never an absolute path
 ``GET spec``                                ``{"spec"}``: the interface spec a model is given
-``POST scan`` ``{"text", "workspace"?}``    a new session: ``{"session", "workspace", "items",
-                                            "results_text", "truncated_chars", "skipped_duplicates",
-                                            "done"}``; reads have already run
-``GET sessions/{id}``                       the same view of a session, as it is now
+``POST scan``                               ``{"text", "workspace"?, "folder"?}`` (``folder``: take
+                                            the paths from that subfolder, e.g. a notebook's) ->
+                                            a new session: ``{"session", "workspace", "folder",
+                                            "created", "items", "results_text", "truncated_chars",
+                                            "skipped_duplicates", "done"}``; reads have run
+``GET sessions?workspace=``                 ``{"sessions": [{"session", "workspace", "created",
+                                            "pending"}]}``: sessions still waiting for decisions
+``GET sessions/{id}``                       the same view of a session, as it is now (also after
+                                            a reload or a server restart: sessions are saved)
 ``POST sessions/{id}/decide``               ``{"id", "decision": "approve"|"reject", "reason"?}``
                                             -> ``{"item", "items", "results_text", "done"}``
 ``POST sessions/{id}/decide-all``           ``{"decision", "reason"?}``
                                             -> ``{"decided", "items", "results_text", "done"}``
-``POST undo`` ``{"workspace"?, "id"?}``     ``{"workspace", "entry"}``: the undone history entry
-``GET history?workspace=``                  ``{"workspace", "history": [entry...]}``, oldest first
+``POST undo``                               ``{"workspace"?, "id"?, "session"?, "folder"?}`` ->
+                                            ``{"workspace", "entry", "session"}``: the undone
+                                            entry and the session that made it (its item now says
+                                            ``undone``), or null; ``session`` names the one the
+                                            client shows (found even after a restart)
+``POST redo``                               the same, for a change applied again
+``GET history?workspace=&folder=``          ``{"workspace", "folder", "history": [entry...]}``,
+                                            oldest first (a subfolder keeps its own history);
+                                            entries carry ``session``, ``decided_by``, ``rule``
+                                            and ``diff`` when known
 ==========================================  ========================================================
 
 ``workspace`` defaults to ``default``. Items are ``Item.to_dict()`` of the engine.
@@ -22,8 +37,8 @@ answer. Every verb carries ``@web.authenticated`` and ``@authorized`` (resource 
 reads need ``read``, anything that can change files needs ``write``). Errors are always
 ``{"error": {"code", "message"}}`` with 400 (bad request), 403, 404 (unknown session,
 workspace, item or history entry), 409 (already decided; undo refused because the file
-changed since), 413 (body over ``OperatorExtension.max_body_size``) or 500, never an HTML page
-or a traceback.
+changed since), 413 (body over ``OperatorExtension.max_body_size``, also when sent chunked),
+501 (redo with an engine that cannot redo) or 500, never an HTML page or a traceback.
 """
 
 from __future__ import annotations
@@ -43,6 +58,8 @@ from .errors import ApiError
 from .sessions import SessionService
 
 AUTH_RESOURCE = "contents"
+#: Bytes of an oversized chunked body read (and dropped) before the connection is closed.
+DRAIN_LIMIT = 64 * 1024 * 1024
 SESSION_ID = r"(?P<session_id>[A-Za-z0-9_-]{1,64})"
 
 #: Codes for errors raised by jupyter-server or tornado rather than by this package.
@@ -52,6 +69,7 @@ HTTP_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     413: "too_large",
+    501: "not_available",
 }
 
 M = TypeVar("M", bound=BaseModel)
@@ -66,6 +84,7 @@ class ScanBody(_Body):
 
     text: str
     workspace: str = "default"
+    folder: str | None = None
 
 
 class DecideBody(_Body):
@@ -84,10 +103,12 @@ class DecideAllBody(_Body):
 
 
 class UndoBody(_Body):
-    """``POST undo``."""
+    """``POST undo`` and ``POST redo``."""
 
     workspace: str = "default"
     id: str | None = None
+    session: str | None = None  # the session the client shows, to update it too
+    folder: str | None = None  # a subfolder's own history (see ``POST scan``)
 
 
 class OperatorApiHandler(ExtensionHandlerMixin, APIHandler):
@@ -143,8 +164,11 @@ class OperatorPostHandler(OperatorApiHandler):
         declared = self.request.headers.get("Content-Length", "0")
         if not declared.isdigit() or int(declared) > self.body_limit:
             raise web.HTTPError(413, f"Request body exceeds {self.body_limit} bytes")
-        # A chunked body that outgrows the limit makes tornado drop the connection.
-        self.request.connection.set_max_body_size(self.body_limit)  # type: ignore[union-attr]
+        # A chunked body has no declared length: what exceeds the limit is read and dropped
+        # (see data_received) so the client gets a JSON 413 rather than a closed connection.
+        # Tornado only drops the connection past a much larger bound.
+        drain = max(4 * self.body_limit, DRAIN_LIMIT)
+        self.request.connection.set_max_body_size(drain)  # type: ignore[union-attr]
 
     def data_received(self, chunk: bytes) -> None:
         """Collect the body (never more than ``body_limit`` bytes, see ``prepare``)."""
@@ -184,8 +208,11 @@ class WorkspacesHandler(OperatorApiHandler):
     @authorized
     async def get(self) -> None:
         """List workspace names."""
-        names = self.service.registry.names()
-        self.finish(json.dumps({"workspaces": [{"name": name} for name in names]}))
+        registry = self.service.registry
+        base = self.extensionapp.serverapp.root_dir  # type: ignore[attr-defined]
+        listed = [{"name": name, "path": registry.relative_root(name, base)}
+                  for name in registry.names()]  # fmt: skip
+        self.finish(json.dumps({"workspaces": listed}))
 
 
 class SpecHandler(OperatorApiHandler):
@@ -210,9 +237,20 @@ class ScanHandler(OperatorPostHandler):
 
         async def work() -> dict[str, Any]:
             body = self.parse(ScanBody)
-            return await self.service.scan(body.text, body.workspace)
+            return await self.service.scan(body.text, body.workspace, body.folder)
 
         await self.respond(work())
+
+
+class SessionsHandler(OperatorApiHandler):
+    """``GET sessions?workspace=``: sessions still waiting for decisions (to reattach to)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        """List open sessions, newest first."""
+        workspace = self.get_query_argument("workspace", None)
+        await self.respond(self.service.open_sessions(workspace))
 
 
 class SessionHandler(OperatorApiHandler):
@@ -265,7 +303,22 @@ class UndoHandler(OperatorPostHandler):
 
         async def work() -> dict[str, Any]:
             body = self.parse(UndoBody)
-            return await self.service.undo(body.workspace, body.id)
+            return await self.service.undo(body.workspace, body.id, body.session, body.folder)
+
+        await self.respond(work())
+
+
+class RedoHandler(OperatorPostHandler):
+    """``POST redo``: apply an undone change again."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        """Redo the given (or the latest undone) change."""
+
+        async def work() -> dict[str, Any]:
+            body = self.parse(UndoBody)
+            return await self.service.redo(body.workspace, body.id, body.session, body.folder)
 
         await self.respond(work())
 
@@ -278,7 +331,8 @@ class HistoryHandler(OperatorApiHandler):
     async def get(self) -> None:
         """List applied changes, oldest first."""
         workspace = self.get_query_argument("workspace", "default")
-        await self.respond(self.service.history(workspace))
+        folder = self.get_query_argument("folder", None)
+        await self.respond(self.service.history(workspace, folder))
 
 
 def rest_handlers(
@@ -289,9 +343,11 @@ def rest_handlers(
         (f"/{prefix}/workspaces", WorkspacesHandler),
         (f"/{prefix}/spec", SpecHandler),
         (f"/{prefix}/scan", ScanHandler),
+        (f"/{prefix}/sessions", SessionsHandler),
         (f"/{prefix}/sessions/{SESSION_ID}", SessionHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/decide", DecideHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/decide-all", DecideAllHandler),
         (f"/{prefix}/undo", UndoHandler),
+        (f"/{prefix}/redo", RedoHandler),
         (f"/{prefix}/history", HistoryHandler),
     ]

@@ -1,30 +1,46 @@
-"""REST sessions: one engine ``Operator`` and its ``Run`` per scanned reply, kept in memory.
+"""REST sessions: one engine ``Operator`` and its ``Run`` per scanned reply.
 
-A session lives until it has been idle for ``idle_seconds`` or until ``max_sessions`` newer ones
-push it out (least recently used first). Every engine call runs in a worker thread (it reads and
-writes files) while holding the workspace's lock (exclusively for anything that may change
-files), so a session's items are never read while another request is changing them, and
-changes in one workspace are applied one at a time.
+In memory, a session lives until it has been idle for ``idle_seconds`` or until ``max_sessions``
+newer ones push it out (least recently used first), so memory stays bounded however many replies
+are never decided. With a :class:`~jupyter_operator.workspace.sessionstore.SessionStore`, every
+session is also saved after each change (beside the undo journal, outside every workspace) and
+loaded back on demand: a page reload, an eviction or a server restart loses nothing, and a
+decision made afterwards applies exactly the bytes that were previewed (or answers stale). Saved
+sessions expire too (the store's ``keep_seconds`` and ``max_files``).
+
+Every engine call runs in a worker thread (it reads and writes files) while holding the
+workspace's lock (exclusively for anything that may change files), so a session's items are
+never read while another request is changing them, and changes in one workspace are applied one
+at a time.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..protocol import OperatorError
+from ..engine.errors import EngineError
+from ..protocol import OperatorError, Result, codes
 from .errors import ApiError, api_error
 from .workspaces import WorkspaceRegistry, close_operator
 
 if TYPE_CHECKING:
-    from ..engine import Operator, Run
+    from ..engine import Item, Operator, Run
+    from ..workspace import HistoryEntry
+    from ..workspace.sessionstore import SessionStore
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
+#: Saved sessions ``GET sessions`` looks at (newest first), and how many it lists.
+LIST_LOOKS = 50
+LIST_MAX = 20
 
 DECISIONS = ("approve", "reject")
 
@@ -37,6 +53,11 @@ class Session:
     workspace: str
     operator: Operator
     run: Run
+    text: str = ""
+    created: float = field(default_factory=time.time)
+    folder: str | None = None  # subfolder of the workspace the paths are taken from
+    #: History entry id -> the id of the item whose approval made it.
+    entries: dict[str, str] = field(default_factory=dict)
     last_used: float = field(default=0.0)
 
     def to_dict(self) -> dict[str, Any]:
@@ -45,6 +66,8 @@ class Session:
         return {
             "session": self.id,
             "workspace": self.workspace,
+            "folder": self.folder,
+            "created": self.created,
             "items": [item.to_dict() for item in run.items],
             "results_text": run.results_text,
             "truncated_chars": run.truncated_chars,
@@ -63,28 +86,39 @@ class SessionService:
         max_sessions: int = 100,
         idle_seconds: float = 3600.0,
         clock: Callable[[], float] = time.monotonic,
+        store: SessionStore | None = None,
     ) -> None:
         self.registry = registry
+        self.store = store
         self.max_sessions = max_sessions
         self.idle_seconds = idle_seconds
         self._clock = clock
         self._sessions: OrderedDict[str, Session] = OrderedDict()  # least recently used first
+        self._owners: dict[str, str] = {}  # history entry id -> session id (seen so far)
         self._closing: set[asyncio.Task[None]] = set()
 
     # -- sessions ---------------------------------------------------------------------------
 
-    async def scan(self, text: str, workspace: str = "default") -> dict[str, Any]:
-        """Create a session for one reply; reads (and whatever the policy allows) have run."""
+    async def scan(
+        self, text: str, workspace: str = "default", folder: str | None = None
+    ) -> dict[str, Any]:
+        """Create a session for one reply; reads (and whatever the policy allows) have run.
+
+        ``folder`` takes the reply's paths from a subfolder of the workspace (a notebook's own).
+        """
         self._check_workspace(workspace)
 
         def work() -> Session:
-            operator = self.registry.new_operator(workspace)
+            operator = self.registry.new_operator(workspace, folder)
             try:
                 run = operator.run(text)
             except BaseException:
                 close_operator(operator)
                 raise
-            return Session(secrets.token_urlsafe(16), workspace, operator, run)
+            session = Session(secrets.token_urlsafe(16), workspace, operator, run, text)
+            session.folder = _clean_folder(folder)
+            self._save(session)
+            return session
 
         session = await self._locked(workspace, work)
         self._add(session)
@@ -92,35 +126,54 @@ class SessionService:
 
     async def get(self, session_id: str) -> dict[str, Any]:
         """The current state of a session."""
-        session = self._lookup(session_id)
+        session = await self._lookup(session_id)
         return await self._locked(session.workspace, session.to_dict, write=False)
+
+    async def open_sessions(self, workspace: str | None = None) -> dict[str, Any]:
+        """Sessions still open (something waits for a decision), newest first."""
+        seen: set[str] = set()
+        found: list[dict[str, Any]] = []
+        ids = list(reversed(self._sessions))
+        if self.store is not None:
+            # Only the most recently saved are looked at: listing must not load every file.
+            ids += (await asyncio.to_thread(self.store.ids))[:LIST_LOOKS]
+        for session_id in ids:
+            if session_id in seen or len(found) >= LIST_MAX:
+                continue
+            seen.add(session_id)
+            try:
+                session = await self._lookup(session_id)
+            except ApiError:
+                continue
+            if workspace is not None and session.workspace != workspace:
+                continue
+            pending = sum(1 for item in session.run.items if item.needs_approval)
+            if pending:
+                found.append({"session": session.id, "workspace": session.workspace,
+                              "created": session.created, "pending": pending})  # fmt: skip
+        return {"sessions": found}
 
     async def decide(
         self, session_id: str, item_id: str, decision: str, reason: str | None = None
     ) -> dict[str, Any]:
         """Approve or reject one pending item."""
         _check_decision(decision)
-        session = self._lookup(session_id)
+        session = await self._lookup(session_id)
 
         def work() -> dict[str, Any]:
             run = session.run
-            try:
+            # An unknown id or a change built on an undecided one raises an EngineError,
+            # answered by _locked with its own status and code.
+            with self._recording(session):
                 if decision == "approve":
-                    item = run.approve(item_id)
+                    made = run.approve(item_id)
                 else:
-                    item = run.reject(item_id, reason)
-            except KeyError:
-                raise ApiError(
-                    404, "item_not_found", "No item with this id in the session"
-                ) from None
-            except ValueError as exc:
-                # Either decided already, or a change built on an earlier undecided one; the
-                # engine's message says which (it names ids only, never paths).
-                waiting = run.item(item_id).needs_approval
-                raise ApiError(409, "decide_first" if waiting else "already_decided",
-                               str(exc)) from None  # fmt: skip
+                    made = run.reject(item_id, reason)
+            if made.outcome == "already_decided":
+                raise ApiError(409, "already_decided", made.message)
+            self._save(session)
             state = session.to_dict()
-            return {"item": item.to_dict(), **_decision_view(state)}
+            return {"item": made.item.to_dict(), **_decision_view(state)}
 
         return await self._locked(session.workspace, work)
 
@@ -129,35 +182,81 @@ class SessionService:
     ) -> dict[str, Any]:
         """Approve or reject every pending item of a session (in block order)."""
         _check_decision(decision)
-        session = self._lookup(session_id)
+        session = await self._lookup(session_id)
 
         def work() -> dict[str, Any]:
             run = session.run
-            decided = run.approve_all() if decision == "approve" else run.reject_all(reason)
+            with self._recording(session):
+                decided = run.approve_all() if decision == "approve" else run.reject_all(reason)
+            self._save(session)
             state = session.to_dict()
-            return {"decided": [item.to_dict() for item in decided], **_decision_view(state)}
+            return {"decided": [made.item.to_dict() for made in decided], **_decision_view(state)}
 
         return await self._locked(session.workspace, work)
 
     # -- workspace history ------------------------------------------------------------------
 
-    async def undo(self, workspace: str, entry_id: str | None = None) -> dict[str, Any]:
-        """Undo one applied change (the latest one not yet undone when ``entry_id`` is None)."""
+    async def undo(
+        self,
+        workspace: str,
+        entry_id: str | None = None,
+        session: str | None = None,
+        folder: str | None = None,
+    ) -> dict[str, Any]:
+        """Undo one applied change (the latest one not yet undone when ``entry_id`` is None).
+
+        When the change came from a session this server still knows, the undo goes through
+        that session's engine, so its item turns ``undone`` and its results say what is true now.
+        """
         self._check_workspace(workspace)
+        owner = await self._owner(workspace, entry_id, session, folder)
 
         def work() -> dict[str, Any]:
-            entry = self.registry.history_operator(workspace).undo(entry_id)
-            return {"workspace": workspace, "entry": entry.to_dict()}
+            operator = owner.operator if owner else self._history_of(workspace, folder)
+            entry = operator.undo(entry_id)
+            if owner is not None:
+                _mark_undone(owner, entry)
+                self._save(owner)
+            return {"workspace": workspace, "entry": self._entry_view(entry),
+                    "session": owner.to_dict() if owner else None}  # fmt: skip
 
         return await self._locked(workspace, work)
 
-    async def history(self, workspace: str) -> dict[str, Any]:
-        """Every change applied in a workspace through any session, oldest first."""
+    async def redo(
+        self,
+        workspace: str,
+        entry_id: str | None = None,
+        session: str | None = None,
+        folder: str | None = None,
+    ) -> dict[str, Any]:
+        """Apply an undone change again (the engine refuses when the file changed since)."""
+        self._check_workspace(workspace)
+        owner = await self._owner(workspace, entry_id, session, folder)
+
+        def work() -> dict[str, Any]:
+            operator = owner.operator if owner else self._history_of(workspace, folder)
+            redo = getattr(operator, "redo", None)
+            if redo is None:
+                raise ApiError(501, "not_available", "This engine cannot redo changes yet")
+            entry = redo(entry_id)
+            if owner is not None:
+                self._save(owner)
+            return {"workspace": workspace, "entry": self._entry_view(entry),
+                    "session": owner.to_dict() if owner else None}  # fmt: skip
+
+        return await self._locked(workspace, work)
+
+    async def history(self, workspace: str, folder: str | None = None) -> dict[str, Any]:
+        """Every change applied in a workspace (or its subfolder ``folder``) through any
+        session, oldest first."""
         self._check_workspace(workspace)
 
         def work() -> dict[str, Any]:
-            entries = self.registry.history_operator(workspace).history()
-            return {"workspace": workspace, "history": [e.to_dict() for e in entries]}
+            operator = self._history_of(workspace, folder)
+            entries = operator.history()
+            return {"workspace": workspace, "folder": _clean_folder(folder),
+                    "can_redo": hasattr(operator, "redo"),
+                    "history": [self._entry_view(e) for e in entries]}  # fmt: skip
 
         return await self._locked(workspace, work, write=False)
 
@@ -187,6 +286,8 @@ class SessionService:
                 return await asyncio.to_thread(work)
             except OperatorError as exc:
                 raise api_error(exc) from None
+            except EngineError as exc:  # the one place engine errors become HTTP answers
+                raise ApiError(exc.status_hint, exc.code, exc.message) from None
 
     def _expire(self) -> None:
         deadline = self._clock() - self.idle_seconds
@@ -203,14 +304,149 @@ class SessionService:
         session.last_used = self._clock()
         self._sessions[session.id] = session
 
-    def _lookup(self, session_id: str) -> Session:
+    async def _lookup(self, session_id: str) -> Session:
         self._expire()
         session = self._sessions.get(session_id)
         if session is None:
-            raise ApiError(404, "session_not_found", "No such session (it may have expired)")
+            session = await self._restore(session_id)
+            self._add(session)
         session.last_used = self._clock()
         self._sessions.move_to_end(session_id)
         return session
+
+    async def _restore(self, session_id: str) -> Session:
+        """A saved session loaded back (after an eviction, a reload or a restart)."""
+        missing = ApiError(404, "session_not_found", "No such session (it may have expired)")
+        if self.store is None:
+            raise missing
+        from ..engine.persist import PersistError, load_data, load_run
+
+        store = self.store
+        raw = await asyncio.to_thread(store.load, session_id)
+        if raw is None:
+            raise missing
+        try:
+            data = load_data(raw)
+            workspace = data.get("workspace")
+            if not isinstance(workspace, str) or workspace not in self.registry:
+                raise PersistError("the session's workspace is not configured any more")
+        except PersistError as exc:
+            log.warning("saved session %s not restored: %s", session_id, exc)
+            await asyncio.to_thread(store.delete, session_id)
+            raise missing from None
+
+        folder = data.get("folder")
+        if folder is not None and not isinstance(folder, str):
+            await asyncio.to_thread(store.delete, session_id)
+            raise missing
+
+        def work() -> Session:
+            operator = self.registry.new_operator(workspace, folder)
+            try:
+                run = load_run(operator, data)
+            except BaseException:
+                close_operator(operator)
+                raise
+            entries = data.get("entries") or {}
+            return Session(session_id, workspace, operator, run, data["text"],
+                           float(data.get("created") or time.time()), folder,
+                           {str(k): str(v) for k, v in dict(entries).items()})  # fmt: skip
+
+        try:
+            session = await self._locked(workspace, work, write=False)
+        except PersistError as exc:
+            log.warning("saved session %s not restored: %s", session_id, exc)
+            await asyncio.to_thread(store.delete, session_id)
+            raise missing from None
+        found = self._sessions.get(session_id)  # restored meanwhile by another request
+        if found is not None:
+            close_operator(session.operator)
+            return found
+        return session
+
+    def _save(self, session: Session) -> None:
+        """Save the session (in the worker thread, under the workspace lock)."""
+        if self.store is None:
+            return
+        from ..engine.persist import dump_run
+
+        data = dump_run(session.run, session.text, workspace=session.workspace,
+                        folder=session.folder, created=session.created,
+                        entries=session.entries)  # fmt: skip
+        try:
+            self.store.save(session.id, data)
+        except OSError:
+            # The decision itself stands; only a reload would lose this session.
+            log.warning("could not save session %s", session.id, exc_info=True)
+
+    @contextlib.contextmanager
+    def _recording(self, session: Session) -> Iterator[None]:
+        """Note which history entries a decision made (so undo can update the session)."""
+        journal = session.operator.journal
+        before = {e.entry_id for e in journal.entries()}
+        try:
+            yield
+        finally:
+            by_command = {item.id: item.id for item in session.run.items}
+            for entry in journal.entries():
+                if entry.entry_id not in before and entry.command_id in by_command:
+                    session.entries[entry.entry_id] = entry.command_id
+
+    def _history_of(self, workspace: str, folder: str | None) -> Operator:
+        return self.registry.history_operator(workspace, _clean_folder(folder))
+
+    async def _owner(
+        self, workspace: str, entry_id: str | None, hint: str | None = None,
+        folder: str | None = None,
+    ) -> Session | None:  # fmt: skip
+        """The session whose approval made a history entry, when this server knows it.
+
+        ``hint`` is a session the client shows (perhaps saved before a restart): it is loaded
+        and asked first.
+        """
+        if entry_id is None:
+
+            def latest() -> str | None:
+                live = [e for e in self._history_of(workspace, folder).history()
+                        if not e.undone]  # fmt: skip
+                return live[-1].entry_id if live else None
+
+            entry_id = await self._locked(workspace, latest, write=False)
+            if entry_id is None:
+                return None
+        if hint is not None:
+            with contextlib.suppress(ApiError):
+                hinted = await self._lookup(hint)
+                if hinted.workspace == workspace and entry_id in hinted.entries:
+                    return hinted  # its own folder's journal holds the entry
+        for session in list(self._sessions.values()):
+            if (session.workspace, session.folder) == (workspace, _clean_folder(folder)) and (
+                entry_id in session.entries
+            ):
+                return session
+        owner_id = self._owners.get(entry_id)
+        if owner_id is not None:
+            with contextlib.suppress(ApiError):
+                return await self._lookup(owner_id)
+        return None
+
+    def _entry_view(self, entry: HistoryEntry) -> dict[str, Any]:
+        """A history entry with who decided it, its session and its diff (when known)."""
+        view = entry.to_dict()
+        owner = next((s for s in self._sessions.values() if entry.entry_id in s.entries), None)
+        item = None
+        if owner is not None:
+            self._owners[entry.entry_id] = owner.id
+            item = next((i for i in owner.run.items if i.id == owner.entries[entry.entry_id]
+                         and i.kind == "mutation"), None)  # fmt: skip
+        view.setdefault("session", owner.id if owner else self._owners.get(entry.entry_id))
+        view.setdefault("decided_by", getattr(item, "decided_by", None) or
+                        ("person" if item is not None else None))  # fmt: skip
+        view.setdefault("rule", getattr(item, "rule", None))
+        if "diff" not in view:
+            diff = getattr(entry, "diff", None)
+            view["diff"] = diff() if callable(diff) else (diff or (item.diff if item else None))
+        return view
 
     def _drop(self, session_id: str) -> None:
         session = self._sessions.pop(session_id)
@@ -238,3 +474,30 @@ def _check_decision(decision: str) -> None:
 
 def _decision_view(state: dict[str, Any]) -> dict[str, Any]:
     return {key: state[key] for key in ("items", "results_text", "done")}
+
+
+def _clean_folder(folder: str | None) -> str | None:
+    """A checked folder as shown to people: ``/`` separators, no empty or ``.`` parts."""
+    if not folder:
+        return None
+    parts = [p for p in folder.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts) or None
+
+
+def _mark_undone(session: Session, entry: HistoryEntry) -> None:
+    """Show an undone change as undone on its item, and tell the model what is true now.
+
+    Engines that do this themselves (the item's status is already ``undone``) are left alone.
+    """
+    item_id = session.entries.get(entry.entry_id)
+    item: Item | None = next((i for i in session.run.items if i.id == item_id
+                              and i.kind == "mutation"), None)  # fmt: skip
+    if item is None or item.status != "applied":
+        return
+    item.status = "undone"  # type: ignore[assignment]
+    item.error_code = codes.ERR_REJECTED
+    message = (
+        f"the person undid this change after it was applied; {entry.path} is as it was before it."
+    )
+    item.result = Result.failure(item.id, codes.ERR_REJECTED, message)
+    item.summary = item.result.summary

@@ -111,7 +111,7 @@ class WorkspaceRegistry:
         self._file_protected = self._protected_for_files()
         self._locks = {name: ReadWriteLock() for name in self._roots}
         self._workspaces: dict[str, Workspace] = {}
-        self._history: dict[str, Operator] = {}
+        self._history: dict[tuple[str, str], Operator] = {}
 
     def names(self) -> list[str]:
         """Configured workspace names, in configuration order."""
@@ -119,6 +119,15 @@ class WorkspaceRegistry:
 
     def __contains__(self, name: object) -> bool:
         return name in self._roots
+
+    def relative_root(self, name: str, base: str | os.PathLike[str]) -> str | None:
+        """Where workspace ``name`` lies under ``base`` (``.`` for ``base`` itself), as a
+        ``/`` path for people; None when it lies elsewhere (an absolute path is never shown)."""
+        try:
+            relative = self._roots[name].relative_to(Path(base).resolve())
+        except ValueError:
+            return None
+        return relative.as_posix() or "."
 
     def lock(self, name: str) -> ReadWriteLock:
         """The lock of workspace ``name`` (KeyError if unknown)."""
@@ -141,22 +150,45 @@ class WorkspaceRegistry:
 
         return tuple(DEFAULT_PROTECTED if self._protected is None else self._protected)
 
-    def new_operator(self, name: str) -> Operator:
-        """A fresh engine session on workspace ``name`` (duplicate ids are tracked per session)."""
-        from ..engine import Operator
+    def new_operator(self, name: str, folder: str | None = None) -> Operator:
+        """A fresh engine session on workspace ``name`` (duplicate ids are tracked per session).
 
+        ``folder`` (relative to the workspace root) narrows the session to a subfolder, e.g. a
+        notebook's own folder, so the panel and the notebook's kernel read the same relative
+        paths alike. It is checked through the jail (no ``..``, no links, not protected, an
+        existing directory); OperatorError otherwise.
+        """
+        from ..engine import Operator
+        from ..protocol import OperatorError, codes
+        from ..workspace.paths import parse_path
+
+        root = self._roots[name]
+        if folder:
+            parts = parse_path(folder)
+            if parts:
+                if not self.workspace(name).stat(folder).is_dir:
+                    raise OperatorError(codes.ERR_NOT_A_DIRECTORY, "the folder is not a directory")
+                root = root.joinpath(*parts)
+                # The jail walked it without links; resolving must land inside the root still.
+                if not root.resolve().is_relative_to(self._roots[name]):
+                    raise OperatorError(codes.ERR_PATH_ESCAPE, "the folder leaves the workspace")
         return Operator(
-            self._roots[name],
+            root,
             policy=self._policy,
             journal_dir=self._journal_dir,
             protected=self._protected,
         )
 
-    def history_operator(self, name: str) -> Operator:
-        """The long-lived session used for undo and history (the journal is shared on disk)."""
-        found = self._history.get(name)
+    def history_operator(self, name: str, folder: str | None = None) -> Operator:
+        """The long-lived session used for undo and history (the journal is shared on disk).
+
+        A subfolder has a journal of its own (as a notebook kernel rooted there has), so its
+        history is asked for with the same ``folder`` the sessions were created with.
+        """
+        key = (name, folder or "")
+        found = self._history.get(key)
         if found is None:
-            found = self._history[name] = self.new_operator(name)
+            found = self._history[key] = self.new_operator(name, folder)
         return found
 
     def close(self) -> None:

@@ -18,7 +18,7 @@ from .copybox import CopyBox
 from .render import STYLESHEET, escape, visible
 
 if TYPE_CHECKING:
-    from ..engine import Item, Run
+    from ..engine import Decision, Item, Run
 
 RESULTS_TITLE = "OPERATOR_RESULT blocks for the model's next turn"
 
@@ -194,17 +194,22 @@ class RunView(w.VBox):
 
     def _approve_one(self, item_id: str) -> None:
         try:
-            self.run.approve(item_id)
+            self._note(self.run.approve(item_id))
         except Exception as exc:  # shown as one line in the panel; a handler must not raise
             self._report(exc)
         self._resync()
 
     def _reject_one(self, item_id: str, reason: str | None) -> None:
         try:
-            self.run.reject(item_id, reason=reason)
+            self._note(self.run.reject(item_id, reason=reason))
         except Exception as exc:
             self._report(exc)
         self._resync()
+
+    def _note(self, decision: Decision) -> None:
+        # Deciding twice (a click after a cell decided) changes nothing: say so, in one line.
+        if decision.outcome == "already_decided":
+            self.messages.append_stdout(f"operator: {decision.message}\n")
 
     def _batch(self, *, approve: bool) -> None:
         self.approve_all_button.disabled = self.reject_all_button.disabled = True

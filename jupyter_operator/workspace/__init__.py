@@ -12,12 +12,13 @@
 
 from __future__ import annotations
 
+from .budget import MAX_PLANNED_BYTES, check_size, utf8_len
 from .diff import diff_stats, unified_diff
 from .edits import apply_edits
 from .errors import FileTooLarge
 from .folder import PartialDelete, Workspace
 from .journal import HistoryEntry, Journal
-from .notebook import ERR_INVALID_NOTEBOOK, validate_notebook
+from .notebook import ERR_INVALID_NOTEBOOK, is_notebook, validate_notebook
 from .patch import apply_patch
 from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, parse_path
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
@@ -34,6 +35,7 @@ from .text import TextFile, decode_text, encode_text, search_lines, split_lines
 __all__ = [
     "DEFAULT_PROTECTED",
     "ERR_INVALID_NOTEBOOK",
+    "MAX_PLANNED_BYTES",
     "TEMP_PREFIX",
     "DirEntry",
     "FileTooLarge",
@@ -49,11 +51,13 @@ __all__ = [
     "Workspace",
     "apply_edits",
     "apply_patch",
+    "check_size",
     "decode_text",
     "delete_region",
     "diff_stats",
     "encode_text",
     "insert_region",
+    "is_notebook",
     "list_regions",
     "parse_path",
     "read_region",
@@ -61,6 +65,7 @@ __all__ = [
     "search_lines",
     "split_lines",
     "unified_diff",
+    "utf8_len",
     "validate_notebook",
 ]
 

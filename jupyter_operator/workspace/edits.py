@@ -7,6 +7,9 @@ command (nothing is written) and its 0-based index is named in the message. Erro
   occurrence), or a ``replaceFirst``/``replaceAll`` find text, is not in the file.
 - ``ERR_INVALID_EDITS_JSON``: a ``replaceRange`` outside the file's lines, an empty anchor or
   find text, an unknown op or a missing field.
+- ``ERR_RESULT_TOO_LARGE``: an edit would make the text larger than the limit (16 MiB of UTF-8
+  by default). Each edit checks the size it would reach before building the larger text, so a
+  chain of ``replaceAll`` edits never allocates past the limit.
 
 Semantics (byte-exact; untouched lines stay byte-identical):
 
@@ -30,6 +33,7 @@ from typing import Any
 
 from jupyter_operator.protocol import OperatorError, codes
 
+from .budget import MAX_PLANNED_BYTES, SizeBudget, utf8_len
 from .text import newline_of, split_lines
 
 
@@ -72,7 +76,7 @@ def _text_field(edit: Any, i: int, name: str) -> str:
     return value
 
 
-def _insert(text: str, edit: Any, i: int, after: bool) -> str:
+def _insert(text: str, edit: Any, i: int, after: bool, budget: SizeBudget) -> str:
     anchor = _text_field(edit, i, "anchor")
     new = _text_field(edit, i, "text")
     if not anchor:
@@ -85,18 +89,19 @@ def _insert(text: str, edit: Any, i: int, after: bool) -> str:
         what = "anchor" if occurrence == 1 else f"occurrence {occurrence} of the anchor"
         raise _missing(i, f"{what} not found")
     if not after:
+        budget.grow(utf8_len(new))
         return text[:pos] + new + text[pos:]
     end = pos + len(anchor)
-    rest = text[end:]
     if "\n" not in anchor and not new.startswith(("\n", "\r\n")):
-        if rest.startswith("\r\n"):
+        if text.startswith("\r\n", end):
             new = "\r\n" + new
-        elif rest.startswith("\n") or not rest:
-            new = (newline_of(text) if not rest else "\n") + new
-    return text[:end] + new + rest
+        elif text.startswith("\n", end) or end == len(text):
+            new = (newline_of(text) if end == len(text) else "\n") + new
+    budget.grow(utf8_len(new))
+    return text[:end] + new + text[end:]
 
 
-def _replace(text: str, edit: Any, i: int, every: bool) -> str:
+def _replace(text: str, edit: Any, i: int, every: bool, budget: SizeBudget) -> str:
     find = _text_field(edit, i, "find")
     new = _text_field(edit, i, "text")
     if not find:
@@ -104,12 +109,16 @@ def _replace(text: str, edit: Any, i: int, every: bool) -> str:
     pos = text.find(find)
     if pos < 0:
         raise _missing(i, "find text not found")
+    # The size is checked before the new text exists: replaceAll multiplies.
+    delta = utf8_len(new) - utf8_len(find)
     if every:
+        budget.grow(text.count(find) * delta)
         return text.replace(find, new)
+    budget.grow(delta)
     return text[:pos] + new + text[pos + len(find) :]
 
 
-def _replace_range(text: str, edit: Any, i: int) -> str:
+def _replace_range(text: str, edit: Any, i: int, budget: SizeBudget) -> str:
     start = _get(edit, "start_line", "startLine")
     end = _get(edit, "end_line", "endLine")
     new = _text_field(edit, i, "text")
@@ -131,6 +140,8 @@ def _replace_range(text: str, edit: Any, i: int) -> str:
         parts = [p[:-1] if p.endswith("\r") else p for p in new.split("\n")]
         repl = [(p, nl) for p in parts]
         repl[-1] = (repl[-1][0], last_ending)
+    removed = sum(utf8_len(c) + len(e) for c, e in lines[start - 1 : end])
+    budget.grow(sum(utf8_len(c) + len(e) for c, e in repl) - removed)
     out = lines[: start - 1] + repl + lines[end:]
     return "".join(c + e for c, e in out)
 
@@ -141,23 +152,30 @@ def new_is_one_empty_line(edit: Any) -> bool:
     return value in ("\n", "\r\n")
 
 
-def apply_edits(text: str, edits: Iterable[Any]) -> str:
+def apply_edits(text: str, edits: Iterable[Any], *, limit: int = MAX_PLANNED_BYTES) -> str:
     """Apply edits (protocol edit models, or dicts with the same field names) in order.
 
-    Raises ``OperatorError`` naming the 0-based index of the first edit that fails.
+    Raises ``OperatorError`` naming the 0-based index of the first edit that fails, or
+    ``ERR_RESULT_TOO_LARGE`` before an edit would make the text larger than ``limit`` bytes.
     """
+    budget = SizeBudget(text, limit)
     for i, edit in enumerate(edits):
         op = _get(edit, "op")
-        if op == "insertAfter":
-            text = _insert(text, edit, i, after=True)
-        elif op == "insertBefore":
-            text = _insert(text, edit, i, after=False)
-        elif op == "replaceFirst":
-            text = _replace(text, edit, i, every=False)
-        elif op == "replaceAll":
-            text = _replace(text, edit, i, every=True)
-        elif op == "replaceRange":
-            text = _replace_range(text, edit, i)
-        else:
-            raise _bad(i, f"unknown op {op!r}")
+        try:
+            if op == "insertAfter":
+                text = _insert(text, edit, i, True, budget)
+            elif op == "insertBefore":
+                text = _insert(text, edit, i, False, budget)
+            elif op == "replaceFirst":
+                text = _replace(text, edit, i, False, budget)
+            elif op == "replaceAll":
+                text = _replace(text, edit, i, True, budget)
+            elif op == "replaceRange":
+                text = _replace_range(text, edit, i, budget)
+            else:
+                raise _bad(i, f"unknown op {op!r}")
+        except OperatorError as exc:
+            if exc.code != codes.ERR_RESULT_TOO_LARGE:
+                raise
+            raise OperatorError(exc.code, f"edit {i}: {exc.message}") from None
     return text

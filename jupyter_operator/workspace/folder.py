@@ -45,6 +45,7 @@ from .paths import (
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
 from .sweep import sweep_temps
 from .tree_search import search_tree as _search_tree
+from .tree_walk import TreeListing, walk_tree
 
 
 def _stale(rel: str, why: str) -> OperatorError:
@@ -213,6 +214,21 @@ class Workspace:
             max_files=max_files,
             max_file_size=max_file_size,
             max_depth=self.limits.max_search_depth,
+        )
+
+    def tree_listing(self, path: str, *, shown: int = 200) -> TreeListing:
+        """Everything a delete of the folder ``path`` would move (see ``tree_walk``).
+
+        Refuses (``ERR_PROTECTED_PATH``) when a protected path lies anywhere below it, and
+        (``ERR_TOO_MANY_ENTRIES``) above ``limits.max_delete_entries`` entries.
+        """
+        return walk_tree(
+            self._jail,
+            self._parse(path),
+            self._protected,
+            max_entries=self.limits.max_delete_entries,
+            max_depth=self.limits.max_search_depth,
+            shown=shown,
         )
 
     def snapshot(self, path: str, *, limit: int) -> Snapshot:

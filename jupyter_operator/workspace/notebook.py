@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from jupyter_operator.protocol import OperatorError, codes
 
+from .paths import parse_path
+
 # Not (yet) one of the protocol's extension codes; codes are plain strings equal to their name.
 ERR_INVALID_NOTEBOOK = codes.ERR_INVALID_NOTEBOOK
+
+
+def is_notebook(path: str) -> bool:
+    """True when ``path`` names a ``.ipynb`` file, decided on the parsed path.
+
+    Parsing drops a trailing ``/``, ``/.`` or ``\\`` (``nb.ipynb/`` is the file ``nb.ipynb``),
+    so a check on the raw text would let such a spelling skip notebook validation.
+    """
+    comps = parse_path(path)
+    return bool(comps) and comps[-1].lower().endswith(".ipynb")
 
 
 def _first_line(text: str, limit: int = 200) -> str:

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from jupyter_operator.protocol import OperatorError, codes
 
+from .budget import MAX_PLANNED_BYTES, SizeBudget, utf8_len
 from .text import newline_of, split_lines
 
 _HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(?: .*)?$")
@@ -165,12 +166,14 @@ def parse_patch(patch: str, path: str) -> list[_Hunk]:
     return hunks
 
 
-def apply_patch(text: str, patch: str, *, path: str) -> str:
+def apply_patch(text: str, patch: str, *, path: str, limit: int = MAX_PLANNED_BYTES) -> str:
     """Apply a unified diff for ``path`` to ``text``; all or nothing.
 
-    Raises ``OperatorError`` (``ERR_INVALID_PATCH`` or ``ERR_PATCH_DOES_NOT_APPLY``).
+    Raises ``OperatorError`` (``ERR_INVALID_PATCH`` or ``ERR_PATCH_DOES_NOT_APPLY``; or
+    ``ERR_RESULT_TOO_LARGE`` as soon as the added lines would take the text over ``limit``).
     """
     hunks = parse_patch(patch, path)
+    budget = SizeBudget(text, limit)
     lines = split_lines(text)
     nl = newline_of(text)
     file_no_eol = bool(lines) and lines[-1][1] == ""
@@ -214,8 +217,10 @@ def apply_patch(text: str, patch: str, *, path: str) -> str:
                 out.append(lines[k])  # context keeps its own bytes
                 k += 1
             elif tag == "-":
+                budget.grow(-utf8_len(lines[k][0]) - len(lines[k][1]))
                 k += 1
             else:
+                budget.grow(utf8_len(line) + len(nl))
                 out.append((line, nl))
         pos = end
         last = hunk

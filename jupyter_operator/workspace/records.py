@@ -12,10 +12,14 @@ class Limits:
     ``max_list_entries``: entries returned by ``list_dir`` (the first ones by name).
     ``max_search_depth``: directory levels below the search start that ``search_tree`` enters;
     deeper directories are counted as skipped.
+    ``max_delete_entries``: entries a folder delete may move (all counted, at any depth);
+    more is refused with ``ERR_TOO_MANY_ENTRIES``, as is a folder nested deeper than
+    ``max_search_depth`` levels.
     """
 
     max_list_entries: int = 10_000
     max_search_depth: int = 128
+    max_delete_entries: int = 10_000
 
 
 @dataclass(frozen=True)

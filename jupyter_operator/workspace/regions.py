@@ -24,6 +24,7 @@ from typing import Any
 
 from jupyter_operator.protocol import OperatorError, codes
 
+from .budget import MAX_PLANNED_BYTES, SizeBudget, utf8_len
 from .text import newline_of, split_lines
 
 
@@ -104,6 +105,10 @@ def _join(lines: list[tuple[str, str]]) -> str:
     return "".join(c + e for c, e in lines)
 
 
+def _size(lines: list[tuple[str, str]]) -> int:
+    return sum(utf8_len(c) + len(e) for c, e in lines)
+
+
 def list_regions(text: str, style: Any) -> list[Region]:
     """Every region of the file, in file order; refuses broken, nested or overlapping ones."""
     begin_re = _marker_re(style, "BEGIN", None)
@@ -161,12 +166,20 @@ def read_region(text: str, style: Any, marker_id: str) -> str:
     return _join(lines[begin + 1 : end])
 
 
-def replace_region(text: str, style: Any, marker_id: str, content: str) -> str:
-    """Replace the region's content; the marker lines stay."""
+def replace_region(
+    text: str, style: Any, marker_id: str, content: str, *, limit: int = MAX_PLANNED_BYTES
+) -> str:
+    """Replace the region's content; the marker lines stay.
+
+    ``ERR_RESULT_TOO_LARGE`` when the result would be over ``limit`` bytes (checked first).
+    """
+    budget = SizeBudget(text, limit)
     lines = split_lines(text)
     begin, end = _find(lines, style, marker_id)
     nl = lines[begin][1] or newline_of(text)
-    return _join(lines[: begin + 1] + _content_lines(content, nl) + lines[end:])
+    new = _content_lines(content, nl)
+    budget.grow(_size(new) - _size(lines[begin + 1 : end]))
+    return _join(lines[: begin + 1] + new + lines[end:])
 
 
 def delete_region(text: str, style: Any, marker_id: str) -> str:
@@ -182,8 +195,14 @@ def insert_region(
     content: str,
     position: str = "after",
     occurrence: int = 1,
+    *,
+    limit: int = MAX_PLANNED_BYTES,
 ) -> str:
-    """Insert a new region before or after the ``occurrence``-th line containing ``anchor``."""
+    """Insert a new region before or after the ``occurrence``-th line containing ``anchor``.
+
+    ``ERR_RESULT_TOO_LARGE`` when the result would be over ``limit`` bytes (checked first).
+    """
+    budget = SizeBudget(text, limit)
     lines = split_lines(text)
     begin_re = _marker_re(style, "BEGIN", marker_id)
     end_re = _marker_re(style, "END", marker_id)
@@ -205,9 +224,12 @@ def insert_region(
         (_marker_line(style, "END", marker_id), nl),
     ]
     if position == "before":
+        budget.grow(_size(block))
         return _join(lines[:at] + block + lines[at:])
     if not lines[at][1]:
         # The anchor is the last line and has no newline: it gets one, the END marker doesn't.
         lines[at] = (lines[at][0], nl)
         block[-1] = (block[-1][0], "")
+        budget.grow(len(nl))
+    budget.grow(_size(block))
     return _join(lines[: at + 1] + block + lines[at + 1 :])

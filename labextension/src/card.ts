@@ -4,7 +4,7 @@
  */
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
-import { hasSuspiciousAdditions, visibleText } from './diff';
+import { hasSuspiciousAdditions, hasSuspiciousLines, visibleText } from './diff';
 import { DiffView } from './diffview';
 import { button, el } from './dom';
 import { isPending, STATUS_LABELS } from './state';
@@ -28,12 +28,15 @@ export class ItemCard {
   private _details: HTMLElement;
   private _actions: HTMLElement | null = null;
   private _approve: HTMLButtonElement | null = null;
+  private _reason: HTMLInputElement | null = null;
+  private _dependency: HTMLElement;
   private _diff: DiffView | null = null;
 
   constructor(
     item: IOperatorItem,
     private _onDecide: DecideHandler,
-    languages: IEditorLanguageRegistry | null
+    languages: IEditorLanguageRegistry | null,
+    where?: string
   ) {
     this._item = item;
     const node = (this.node = el('section', 'jp-Operator-card'));
@@ -52,22 +55,34 @@ export class ItemCard {
     header.append(this._status);
     this._summary = el('p', 'jp-Operator-card-summary');
     this._details = el('div', 'jp-Operator-card-details');
-    node.append(header, this._summary);
+    node.append(header);
+    if (where && item.path !== null) {
+      // Which folder the path is taken from, relative to the server's root.
+      const location = el('div', 'jp-Operator-card-where', `in ${visibleText(where)}`);
+      location.title = 'The workspace folder this path is relative to';
+      node.append(location);
+    }
+    this._dependency = el('p', 'jp-Operator-dependency');
+    this._dependency.setAttribute('role', 'note');
+    node.append(this._dependency, this._summary);
 
     if (item.kind === 'mutation' && item.diff) {
       const host = el('div', 'jp-Operator-diff');
       node.append(host);
       this._diff = new DiffView(host, { diff: item.diff, path: item.path, languages });
-      if (this._diff.layout.lines.length === 0) {
+      if (this._diff.layout.lines.length === 0 || !this._diff.consistent) {
         // No text hunks (e.g. "Binary files a/x and b/x differ"): show the diff's own words.
         this._diff.dispose();
         this._diff = null;
-        host.replaceWith(el('pre', 'jp-Operator-details-text', item.diff));
-      } else if (hasSuspiciousAdditions(this._diff.layout.lines)) {
+        host.replaceWith(el('pre', 'jp-Operator-details-text', visibleText(item.diff)));
+      } else if (hasSuspiciousLines(this._diff.layout.lines)) {
+        const added = hasSuspiciousAdditions(this._diff.layout.lines);
         const warning = el(
           'p',
           'jp-Operator-warning',
-          'Warning: the new text holds invisible or direction-changing characters (marked in the diff).'
+          `Warning: the ${added ? 'new' : 'unchanged or removed'} text holds invisible, ` +
+            'control or direction-changing characters, marked <U+....> in the diff. ' +
+            'Check them before approving.'
         );
         warning.setAttribute('role', 'note');
         node.insertBefore(warning, host);
@@ -100,11 +115,16 @@ export class ItemCard {
     }
     // A change previewed on top of an undecided one can be approved once that one is decided
     // (the server then clears builds_on); it can still be rejected.
-    const base = this._item.builds_on;
+    const base = isPending(this._item) ? this._item.builds_on : null;
     if (this._approve) {
       this._approve.disabled ||= Boolean(base);
       this._approve.title = base ? `Decide ${base} first: this change builds on it` : '';
     }
+  }
+
+  /** Put the cursor in the reason box (Reject with reason). */
+  focusReason(): void {
+    this._reason?.focus();
   }
 
   /** Free the diff editor. */
@@ -115,7 +135,7 @@ export class ItemCard {
 
   private _buildActions(): HTMLElement {
     const actions = (this._actions = el('div', 'jp-Operator-card-actions'));
-    const reason = el('input', 'jp-Operator-reason');
+    const reason = (this._reason = el('input', 'jp-Operator-reason'));
     reason.type = 'text';
     reason.placeholder = 'Reason (optional)';
     reason.setAttribute('aria-label', `Reason for rejecting ${this._item.id}`);
@@ -156,8 +176,20 @@ export class ItemCard {
     this.node.dataset.kind = item.kind;
     this.node.dataset.id = item.id;
     this._status.textContent = STATUS_LABELS[item.status] ?? item.status;
+    const base = item.builds_on;
+    const waitsForBase = Boolean(base) && (isPending(item) || item.status === 'waiting');
+    this._dependency.hidden = !waitsForBase;
+    this._dependency.textContent = !waitsForBase
+      ? ''
+      : item.kind === 'read'
+        ? `Runs after ${base} is decided (it reads what ${base} changes).`
+        : `Builds on ${base}: this preview assumes ${base} is applied. Decide ${base} first ` +
+          `(if ${base} is rejected, this change is computed again from the file, or not applied).`;
     this._status.className = `jp-Operator-status jp-Operator-status-${item.status}`;
-    this._summary.textContent = item.summary;
+    this._summary.textContent =
+      item.kind === 'mutation' && item.change === 'modify' && item.diff === ''
+        ? 'No change: the file already holds exactly this content, so nothing needs approving.'
+        : item.summary;
     this._details.replaceChildren();
     if (item.details) {
       const pre = el('pre', 'jp-Operator-details-text', item.details);

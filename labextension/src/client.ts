@@ -17,10 +17,29 @@ import {
 import {
   Decision,
   IDecideResponse,
+  IHistoryResponse,
   IScanResponse,
+  ISessionsResponse,
   IUndoResponse,
+  IWorkspace,
   IWorkspacesResponse
 } from './types';
+
+/** Body of `POST undo` / `POST redo`: only the fields that are set. */
+function undoBody(
+  workspace: string,
+  id?: string,
+  session?: string,
+  folder?: string | null
+): Record<string, string> {
+  const body: Record<string, string> = { workspace };
+  for (const [key, value] of Object.entries({ id, session, folder })) {
+    if (value) {
+      body[key] = value;
+    }
+  }
+  return body;
+}
 
 /** A failed API call, carrying a code and a message fit for the panel. */
 export class OperatorRequestError extends Error implements IPanelError {
@@ -38,10 +57,30 @@ export class OperatorClient {
     readonly settings: ServerConnection.ISettings = ServerConnection.makeSettings()
   ) {}
 
-  /** Workspace names the server offers. */
-  async workspaces(): Promise<string[]> {
+  /** The workspaces the server offers (names, and roots relative to the server's root). */
+  async workspaces(): Promise<IWorkspace[]> {
     const data = await this._call<IWorkspacesResponse>(['workspaces']);
-    return (data.workspaces ?? []).map(w => w.name);
+    return data.workspaces ?? [];
+  }
+
+  /** A session as it is now (also after a reload or a server restart). */
+  session(id: string): Promise<IScanResponse> {
+    return this._call(['sessions', id]);
+  }
+
+  /** Sessions still waiting for decisions. */
+  sessions(workspace?: string): Promise<ISessionsResponse> {
+    return this._call(['sessions'], undefined, { workspace });
+  }
+
+  /** The changes applied in a workspace, oldest first. */
+  history(workspace: string, folder?: string | null): Promise<IHistoryResponse> {
+    return this._call(['history'], undefined, { workspace, folder: folder || undefined });
+  }
+
+  /** Apply an undone change again. */
+  redo(workspace: string, id?: string, session?: string, folder?: string | null): Promise<IUndoResponse> {
+    return this._call(['redo'], undoBody(workspace, id, session, folder));
   }
 
   /** The interface specification text to give a model. */
@@ -50,8 +89,12 @@ export class OperatorClient {
   }
 
   /** Scan a reply: reads run at once, mutations come back pending. */
-  scan(text: string, workspace?: string | null): Promise<IScanResponse> {
-    return this._call(['scan'], scanBody(text, workspace));
+  scan(text: string, workspace?: string | null, folder?: string | null): Promise<IScanResponse> {
+    const body = scanBody(text, workspace) as Record<string, unknown>;
+    if (folder) {
+      body.folder = folder;
+    }
+    return this._call(['scan'], body);
   }
 
   /** Approve or reject one pending item. */
@@ -73,8 +116,8 @@ export class OperatorClient {
   }
 
   /** Undo the last applied change in a workspace (or a given history entry). */
-  undo(workspace: string, id?: string): Promise<IUndoResponse> {
-    return this._call(['undo'], id ? { workspace, id } : { workspace });
+  undo(workspace: string, id?: string, session?: string, folder?: string | null): Promise<IUndoResponse> {
+    return this._call(['undo'], undoBody(workspace, id, session, folder));
   }
 
   private async _call<T>(

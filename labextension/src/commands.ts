@@ -1,6 +1,7 @@
 /** Command ids and their registration. */
 import { JupyterFrontEnd } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
+import { PathExt } from '@jupyterlab/coreutils';
 import { INotebookTracker } from '@jupyterlab/notebook';
 
 import { cellCommandText, ICellLike } from './celltext';
@@ -54,8 +55,16 @@ export function addCommands(
         panel.showError('The active cell has no OPERATOR_CMD blocks in its source or outputs.');
         return;
       }
-      panel.setText(found.text, found.origin === 'source' ? 'From the cell source' : "From the cell's output");
-      await panel.run(found.text);
+      // Paths are taken from the notebook's own folder, as its kernel (and `%operator`,
+      // whose root defaults to the kernel's working directory) takes them.
+      const notebookPath = tracker?.currentWidget?.context.path ?? '';
+      const folder = PathExt.dirname(notebookPath);
+      panel.setText(
+        found.text,
+        `${found.origin === 'source' ? 'From the cell source' : "From the cell's output"}` +
+          ` (paths from ${folder || 'the server root'})`
+      );
+      await panel.run(found.text, { folder });
     }
   });
 

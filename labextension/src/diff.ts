@@ -80,8 +80,13 @@ export function parseUnifiedDiff(diff: string): IDiffHunk[] {
   if (raw.length && raw[raw.length - 1] === '') {
     raw.pop();
   }
+  // The server ends diff lines with `\n` alone and has already dropped the CR of CRLF file
+  // lines, so any other CR is a character of the file and must stay (a lone CR is how a line
+  // can hide inside another). Only a diff carried with CRLF terminators (its first header line
+  // ends in CR: a path never holds one) has a CR to drop on every line.
+  const crlf = raw.length > 0 && raw[0].endsWith('\r');
   for (const rawLine of raw) {
-    const line = rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
+    const line = crlf && rawLine.endsWith('\r') ? rawLine.slice(0, -1) : rawLine;
     const header = HUNK_HEADER.exec(line);
     // Content lines start with ' ', '+' or '-', so an '@@' line is always a header
     // (even when a malformed hunk came up short).
@@ -191,21 +196,43 @@ export function foldsInHunk(lines: readonly IDiffLine[], opts: ILayoutOptions): 
   return folds;
 }
 
-// Characters that are invisible or reorder text (Trojan Source), or control characters.
-// eslint-disable-next-line no-control-regex
-const SUSPICIOUS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\u00ad\u061c\u115f\u1160\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/;
-// eslint-disable-next-line no-control-regex
-const SUSPICIOUS_ALL = new RegExp(SUSPICIOUS.source, 'g');
+// Characters that are invisible, reorder text (Trojan Source) or break lines, and every
+// control character but tab: the same set as the notebook card (widgets/render.py). A lone CR
+// is among them: shown raw, some views start a new line at it.
+const SUSPICIOUS_SOURCE =
+  '[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u00ad\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180e' +
+  '\\u200b-\\u200f\\u2028-\\u202e\\u2060-\\u206f\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0' +
+  '\\u{e0000}-\\u{e007f}]';
+
+/** A fresh global matcher for the characters shown as markers (CodeMirror takes one too). */
+export function suspiciousChars(): RegExp {
+  return new RegExp(SUSPICIOUS_SOURCE, 'gu');
+}
+
+const SUSPICIOUS = new RegExp(SUSPICIOUS_SOURCE, 'u');
+const SUSPICIOUS_ALL = suspiciousChars();
+
+/** Whether a text holds an invisible, bidi, line-breaking or control character. */
+export function hasSuspicious(text: string): boolean {
+  return SUSPICIOUS.test(text);
+}
 
 /** Whether any added line holds invisible, bidi or control characters. */
 export function hasSuspiciousAdditions(lines: readonly IDiffLine[]): boolean {
   return lines.some(l => l.kind === 'add' && SUSPICIOUS.test(l.text));
 }
 
+/** Whether any line of the diff (added, removed or unchanged) holds one. */
+export function hasSuspiciousLines(lines: readonly IDiffLine[]): boolean {
+  return lines.some(l => SUSPICIOUS.test(l.text));
+}
+
+/** The `U+XXXX` name of one character. */
+export function codePointName(ch: string): string {
+  return `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
 /** A string with every invisible, bidi or control character shown as `<U+XXXX>`. */
 export function visibleText(text: string): string {
-  return text.replace(
-    SUSPICIOUS_ALL,
-    ch => `<U+${ch.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`
-  );
+  return text.replace(SUSPICIOUS_ALL, ch => `<${codePointName(ch)}>`);
 }

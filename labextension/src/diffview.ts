@@ -24,7 +24,14 @@ import {
   jupyterTheme
 } from '@jupyterlab/codemirror';
 
-import { IDiffLayout, IDiffLine, layoutDiff, parseUnifiedDiff } from './diff';
+import {
+  codePointName,
+  IDiffLayout,
+  IDiffLine,
+  layoutDiff,
+  parseUnifiedDiff,
+  suspiciousChars
+} from './diff';
 
 /** Unfold the fold that starts at a document position. */
 const unfold = StateEffect.define<number>();
@@ -113,6 +120,25 @@ class TextMarker extends GutterMarker {
     return span;
   }
 }
+
+/** Draw an invisible or control character as a visible `<U+XXXX>` mark. */
+function renderSpecial(code: number): HTMLElement {
+  const span = document.createElement('span');
+  const name = codePointName(String.fromCodePoint(code));
+  span.className = 'cm-specialChar jp-Operator-invisible';
+  span.title = `invisible or control character ${name}`;
+  span.textContent = `<${name}>`;
+  return span;
+}
+
+/**
+ * Show every control, bidi and zero-width character as a mark. CodeMirror's own default
+ * misses some (and would still split lines at a lone CR without the line separator below).
+ */
+const visibleSpecials = highlightSpecialChars({
+  specialChars: suspiciousChars(),
+  render: renderSpecial
+});
 
 const SIGNS: Record<IDiffLine['kind'], string> = { add: '+', del: '-', ctx: ' ' };
 
@@ -211,12 +237,17 @@ export interface IDiffViewOptions {
 export class DiffView {
   readonly view: EditorView;
   readonly layout: IDiffLayout;
+  /** Whether every diff line is exactly one editor line (always, unless a bug says otherwise). */
+  readonly consistent: boolean;
   private _language = new Compartment();
   private _disposed = false;
 
   constructor(host: HTMLElement, options: IDiffViewOptions) {
     this.layout = layoutDiff(parseUnifiedDiff(options.diff));
     const doc = this.layout.lines.map(l => l.text).join('\n');
+    // One display line per diff line, always: CodeMirror otherwise also breaks lines at a lone
+    // CR (and CRLF), which would shift every sign and colour after it by one, so an added
+    // line could be drawn as unchanged context.
     const decorations = StateField.define<DecorationSet>({
       create: state => staticDecorations(state, this.layout),
       update: value => value,
@@ -227,10 +258,11 @@ export class DiffView {
       state: EditorState.create({
         doc,
         extensions: [
+          EditorState.lineSeparator.of('\n'),
           EditorState.readOnly.of(true),
           EditorView.editable.of(false),
           EditorView.contentAttributes.of({ 'aria-label': 'Proposed change (diff)' }),
-          highlightSpecialChars({ addSpecialChars: /[\u200c\u200d\u202a-\u202c\u2060\u2068]/ }),
+          visibleSpecials,
           jupyterTheme,
           syntaxHighlighting(jupyterHighlightStyle),
           diffGutters(this.layout.lines),
@@ -240,6 +272,8 @@ export class DiffView {
         ]
       })
     });
+    // Never show signs against the wrong lines: the card falls back to plain text then.
+    this.consistent = this.view.state.doc.lines === Math.max(1, this.layout.lines.length);
     void this._loadLanguage(options);
   }
 

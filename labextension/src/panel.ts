@@ -6,12 +6,25 @@ import { Clipboard } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { Widget } from '@lumino/widgets';
 
+type Message = Parameters<Widget['processMessage']>[0];
+
 import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
+import { HistoryView } from './history';
 import { operatorIcon } from './icon';
-import { RunState } from './state';
-import { Decision, IOperatorItem } from './types';
+import { isNoChange, RunState } from './state';
+import { pickWorkspace, remember, remembered, whereText } from './workspaces';
+import { Decision, IHistoryEntry, IOperatorItem, IScanResponse, IWorkspace } from './types';
+
+export { SESSION_KEY } from './workspaces';
+
+/** Options of {@link OperatorPanel.run}. */
+export interface IRunOptions {
+  /** A folder relative to the server's root (a notebook's own folder): the paths of the
+   * reply are taken from there, as the notebook's kernel takes them. */
+  folder?: string;
+}
 
 /** The panel's DOM id (also used by commands and tests). */
 export const PANEL_ID = 'jupyter-operator-panel';
@@ -54,8 +67,11 @@ export class OperatorPanel extends Widget {
   private _results: HTMLElement;
   private _resultsText: HTMLTextAreaElement;
   private _copyNote: HTMLElement;
+  private _note: HTMLElement;
   private _runButton: HTMLButtonElement;
   private _undoButton: HTMLButtonElement;
+  private _history: HistoryView;
+  private _workspaces: IWorkspace[] = [];
 
   constructor(options: { client: OperatorClient; languages?: IEditorLanguageRegistry | null }) {
     super();
@@ -82,6 +98,12 @@ export class OperatorPanel extends Widget {
     const workspaceRow = el('label', 'jp-Operator-row');
     workspaceRow.append(el('span', 'jp-Operator-label', 'Workspace'));
     this._workspace = el('select', 'jp-mod-styled jp-Operator-workspace');
+    this._workspace.title = 'The folder the reply\'s paths are relative to';
+    this._workspace.addEventListener('change', () => {
+      if (this._history.isOpen) {
+        void this.refreshHistory();
+      }
+    });
     workspaceRow.append(this._workspace);
     root.append(workspaceRow);
 
@@ -112,6 +134,11 @@ export class OperatorPanel extends Widget {
     this._status = el('p', 'jp-Operator-run-status');
     this._status.setAttribute('aria-live', 'polite');
     root.append(this._status);
+
+    // What the last action did (an undo, a copy of the spec); cleared by the next action.
+    this._note = el('p', 'jp-Operator-note');
+    this._note.setAttribute('aria-live', 'polite');
+    root.append(this._note);
 
     this._batch = el('div', 'jp-Operator-row jp-Operator-batch');
     this._batch.append(
@@ -148,7 +175,14 @@ export class OperatorPanel extends Widget {
     this._results.hidden = true;
     root.append(this._results);
 
-    void this.refreshWorkspaces();
+    this._history = new HistoryView(
+      (entry, action) => void this.undoOrRedo(entry, action),
+      () => void this.refreshHistory(),
+      this._languages
+    );
+    root.append(this._history.node);
+
+    void this.refreshWorkspaces().then(() => this.reattach());
   }
 
   /** The run on display, if any. */
@@ -172,28 +206,48 @@ export class OperatorPanel extends Widget {
     this._source.textContent = origin ?? '';
   }
 
-  /** Load the workspace names from the server. */
+  /** Load the workspaces (names and folders) from the server. */
   async refreshWorkspaces(): Promise<void> {
     try {
-      const names = await this._client.workspaces();
+      const workspaces = (this._workspaces = await this._client.workspaces());
       const current = this._workspace.value;
       this._workspace.replaceChildren();
-      for (const name of names) {
-        const option = el('option', '', name);
-        option.value = name;
+      for (const ws of workspaces) {
+        const folder = ws.path === '.' ? 'the server root' : ws.path ?? 'outside the server root';
+        const option = el('option', '', `${ws.name}: ${folder}`);
+        option.value = ws.name;
         this._workspace.append(option);
       }
-      if (names.includes(current)) {
+      if (workspaces.some(w => w.name === current)) {
         this._workspace.value = current;
       }
-      this._workspace.disabled = names.length <= 1;
+      this._workspace.disabled = workspaces.length <= 1;
     } catch (reason) {
       this.showError(plainError(reason));
     }
   }
 
+  /** Show the session this page had open before a reload (or a server restart), if any. */
+  async reattach(): Promise<void> {
+    const session = remembered();
+    if (!session || this._state) {
+      return;
+    }
+    try {
+      this._show(await this._client.session(session));
+      this._note.textContent = 'Reopened the session this page had before it was reloaded.';
+    } catch (reason) {
+      remember(null); // expired or unknown: start afresh
+    }
+  }
+
+  /** The folder of a workspace (and subfolder) as shown on cards, relative to the server root. */
+  where(workspace: string, folder?: string | null): string {
+    return whereText(this._workspaces, workspace, folder);
+  }
+
   /** Scan the text in the input box (or the given text) and show its items. */
-  async run(text?: string): Promise<void> {
+  async run(text?: string, options: IRunOptions = {}): Promise<void> {
     const reply = text ?? this._input.value;
     if (text !== undefined) {
       this._input.value = text;
@@ -202,22 +256,52 @@ export class OperatorPanel extends Widget {
       this.showError('Paste a reply with OPERATOR_CMD blocks first.');
       return;
     }
+    let workspace = this._workspace.value || null;
+    let folder: string | null = null;
+    if (options.folder !== undefined) {
+      // Take the reply's paths from the given folder (a notebook's own), in the workspace
+      // that holds it most closely, so the panel and the notebook's kernel agree.
+      const picked = pickWorkspace(this._workspaces, options.folder);
+      if (!picked) {
+        this.showError(
+          `The notebook's folder (${options.folder || '.'}) is in no configured workspace.`
+        );
+        return;
+      }
+      ({ workspace, folder } = picked);
+    }
     await this._request(async () => {
-      const scan = await this._client.scan(reply, this._workspace.value || null);
-      this._clearCards();
-      this._state = new RunState(scan);
-      if (scan.workspace && this._workspace.value !== scan.workspace) {
-        this._workspace.value = scan.workspace;
+      const scan = await this._client.scan(reply, workspace, folder);
+      this._show(scan);
+      // A change that changes nothing (the same reply run again) needs no approval: settle it
+      // at once, so the person is only asked about real changes.
+      for (const item of scan.items.filter(isNoChange)) {
+        this._apply(this._state!.update(await this._client.decide(scan.session, item.id, 'approve')));
       }
-      const fragment = document.createDocumentFragment();
-      for (const item of this._state.items) {
-        const card = new ItemCard(item, (i, d, r) => void this.decide(i, d, r), this._languages);
-        this._cards.set(item.index, card);
-        fragment.append(card.node);
-      }
-      this._cardsNode.append(fragment);
-      this._renderRun();
     });
+  }
+
+  private _show(scan: IScanResponse): void {
+    this._clearCards();
+    this._state = new RunState(scan);
+    remember(scan.session);
+    if (scan.workspace && this._workspace.value !== scan.workspace) {
+      this._workspace.value = scan.workspace;
+    }
+    const where = this.where(scan.workspace, scan.folder);
+    const fragment = document.createDocumentFragment();
+    for (const item of this._state.items) {
+      const card = new ItemCard(
+        item,
+        (i, d, r) => void this.decide(i, d, r),
+        this._languages,
+        where
+      );
+      this._cards.set(item.index, card);
+      fragment.append(card.node);
+    }
+    this._cardsNode.append(fragment);
+    this._renderRun();
   }
 
   /** Approve or reject one pending item. */
@@ -258,26 +342,84 @@ export class OperatorPanel extends Widget {
   async copySpec(): Promise<void> {
     await this._request(async () => {
       await copyText(await this._client.spec());
-      this._status.textContent = 'Interface specification copied.';
+      this._note.textContent = 'Interface specification copied.';
     });
   }
 
   /** Undo the last applied change in the current workspace. */
   async undoLast(): Promise<void> {
+    await this.undoOrRedo(null, 'undo');
+  }
+
+  /** Undo or redo one history entry (the latest change when `entry` is null). */
+  async undoOrRedo(entry: IHistoryEntry | null, action: 'undo' | 'redo'): Promise<void> {
     const workspace = this._state?.workspace ?? this._workspace.value;
     await this._request(async () => {
-      const { entry } = await this._client.undo(workspace);
-      const where = entry.path ? ` of ${entry.path}` : '';
-      this._copyNote.textContent = `Undid ${entry.action}${where} (${entry.command_id}).`;
+      const call = action === 'undo' ? this._client.undo : this._client.redo;
+      let answer;
+      try {
+        answer = await call.call(
+          this._client,
+          workspace,
+          entry?.entry_id,
+          this._state?.session,
+          this._state?.folder
+        );
+      } finally {
+        // Whatever happened, cards, results and history show what is true now.
+        await this._refreshAfterChange();
+      }
+      const done = answer.entry;
+      const where = done.path ? ` of ${done.path}` : '';
+      const verb = action === 'undo' ? 'Undid' : 'Redid';
+      this._note.textContent = `${verb} ${done.action}${where} (${done.command_id}).`;
     });
+  }
+
+  /** The history of the workspace on display. */
+  async refreshHistory(): Promise<void> {
+    const workspace = this._state?.workspace ?? this._workspace.value;
+    if (!workspace) {
+      return;
+    }
+    try {
+      const folder = this._state?.folder;
+      const answer = await this._client.history(workspace, folder);
+      this._history.render(answer.history, answer.can_redo !== false);
+    } catch (reason) {
+      this.showError(plainError(reason));
+    }
+  }
+
+  private async _refreshAfterChange(): Promise<void> {
+    const state = this._state;
+    if (state) {
+      try {
+        this._apply(state.update(await this._client.session(state.session)));
+      } catch {
+        // The session may have expired; the history below still tells the truth.
+      }
+    }
+    if (this._history.isOpen) {
+      await this.refreshHistory();
+    }
   }
 
   protected onActivateRequest(): void {
     this._input.focus();
   }
 
+  protected onAfterShow(msg: Message): void {
+    super.onAfterShow(msg);
+    // The sidebar sizes itself from its widgets' minimum widths only when asked to fit again:
+    // ask, so the panel opens at its readable width (CSS) instead of a narrow default.
+    this.parent?.fit();
+    this.parent?.parent?.fit();
+  }
+
   dispose(): void {
     this._clearCards();
+    this._history.dispose();
     super.dispose();
   }
 
@@ -287,7 +429,10 @@ export class OperatorPanel extends Widget {
     }
     this._busy = true;
     this._setBusy(true);
+    // A note from an earlier action never stays beside a new result or error.
     this.showError('');
+    this._copyNote.textContent = '';
+    this._note.textContent = '';
     try {
       await action();
     } catch (reason) {
@@ -343,6 +488,9 @@ export class OperatorPanel extends Widget {
     if (c.rejected) {
       parts.push(`${c.rejected} rejected`);
     }
+    if (c.undone) {
+      parts.push(`${c.undone} undone`);
+    }
     if (c.errors) {
       parts.push(`${c.errors} with errors`);
     }
@@ -354,7 +502,6 @@ export class OperatorPanel extends Widget {
     this._resultsText.value = state.resultsText;
     this._results.hidden = !state.done || !state.resultsText;
     this._undoButton.hidden = c.applied === 0;
-    this._copyNote.textContent = '';
   }
 
   private _clearCards(): void {

@@ -25,12 +25,24 @@ export const STATUS_LABELS: Record<ItemStatus, string> = {
   applied: 'Applied',
   rejected: 'Rejected',
   denied: 'Denied by policy',
-  stale: 'Not applied: the file changed after the preview'
+  stale: 'Not applied: the file changed after the preview',
+  undone: 'Undone'
 };
 
 /** Whether an item still waits for a person's decision. */
 export function isPending(item: IOperatorItem): boolean {
   return item.status === 'pending';
+}
+
+/** A pending change that would leave its file exactly as it is (an identical write). */
+export function isNoChange(item: IOperatorItem): boolean {
+  return (
+    isPending(item) &&
+    item.kind === 'mutation' &&
+    item.change === 'modify' &&
+    !item.builds_on &&
+    item.diff === ''
+  );
 }
 
 /** Whether an item's outcome is final. */
@@ -55,6 +67,7 @@ function differs(a: IOperatorItem, b: IOperatorItem): boolean {
 export class RunState {
   readonly session: string;
   readonly workspace: string;
+  readonly folder: string | null;
   readonly truncatedChars: number;
   private _items: IOperatorItem[];
   private _resultsText: string;
@@ -62,6 +75,7 @@ export class RunState {
   constructor(scan: IScanResponse) {
     this.session = scan.session;
     this.workspace = scan.workspace;
+    this.folder = scan.folder ?? null;
     this.truncatedChars = scan.truncated_chars ?? 0;
     this._items = [...scan.items].sort((a, b) => a.index - b.index);
     this._resultsText = scan.results_text ?? '';
@@ -96,7 +110,7 @@ export class RunState {
    * Fold a decision answer in. Items are matched by index (ids can repeat
    * across invalid blocks). Returns the indices whose rendering changed.
    */
-  update(answer: IDecideResponse): number[] {
+  update(answer: Pick<IDecideResponse, 'item' | 'items' | 'results_text'> & { done?: boolean }): number[] {
     const incoming = [...(answer.items ?? [])];
     if (answer.item) {
       incoming.push(answer.item);
@@ -119,8 +133,15 @@ export class RunState {
   }
 
   /** Counts for the panel's summary line. */
-  counts(): { reads: number; pending: number; applied: number; rejected: number; errors: number } {
-    const c = { reads: 0, pending: 0, applied: 0, rejected: 0, errors: 0 };
+  counts(): {
+    reads: number;
+    pending: number;
+    applied: number;
+    rejected: number;
+    errors: number;
+    undone: number;
+  } {
+    const c = { reads: 0, pending: 0, applied: 0, rejected: 0, errors: 0, undone: 0 };
     for (const item of this._items) {
       if (item.kind === 'read') {
         c.reads++;
@@ -130,6 +151,8 @@ export class RunState {
         c.applied++;
       } else if (item.status === 'rejected' || item.status === 'denied') {
         c.rejected++;
+      } else if (item.status === 'undone') {
+        c.undone++;
       }
       if (item.kind === 'error' || item.status === 'failed' || item.status === 'stale') {
         c.errors++;

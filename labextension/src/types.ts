@@ -15,7 +15,8 @@ export type ItemStatus =
   | 'applied'
   | 'rejected'
   | 'denied'
-  | 'stale';
+  | 'stale'
+  | 'undone';
 
 /** One command of a scanned reply, as the server reports it. */
 export interface IOperatorItem {
@@ -41,10 +42,14 @@ export interface IOperatorItem {
   builds_on: string | null;
 }
 
-/** `POST scan`. */
+/** `POST scan` and `GET sessions/{id}`. */
 export interface IScanResponse {
   session: string;
   workspace: string;
+  /** The folder (relative to the workspace root) the session's paths are taken from. */
+  folder?: string | null;
+  created?: number;
+  done?: boolean;
   items: IOperatorItem[];
   results_text: string;
   truncated_chars: number;
@@ -60,22 +65,51 @@ export interface IDecideResponse {
 
 /** `GET workspaces`. */
 export interface IWorkspacesResponse {
-  workspaces: { name: string }[];
+  workspaces: IWorkspace[];
+}
+
+/** A configured workspace: its name, and its root relative to the server's root (or null). */
+export interface IWorkspace {
+  name: string;
+  path?: string | null;
+}
+
+/** `GET sessions`: sessions still waiting for decisions. */
+export interface ISessionsResponse {
+  sessions: { session: string; workspace: string; created: number; pending: number }[];
 }
 
 /** One entry of the undo history. */
 export interface IHistoryEntry {
   entry_id: string;
-  time?: string | number;
+  time?: number;
   command_id: string;
   action: string;
   path: string | null;
+  change?: string;
   undone: boolean;
+  /** The session whose decision made it, when known. */
+  session?: string | null;
+  /** Who approved it: a person or a policy rule (`rule` holds the rule's text). */
+  decided_by?: 'person' | 'rule' | null;
+  rule?: string | null;
+  diff?: string | null;
 }
 
-/** `POST undo`. */
+/** `GET history`. */
+export interface IHistoryResponse {
+  workspace: string;
+  history: IHistoryEntry[];
+  /** Whether the server's engine can apply an undone change again. */
+  can_redo?: boolean;
+}
+
+/** `POST undo` and `POST redo`. */
 export interface IUndoResponse {
+  workspace?: string;
   entry: IHistoryEntry;
+  /** The session that made the change, as it is now (its item says undone), if known. */
+  session?: IScanResponse | null;
 }
 
 /** A person's decision on a pending mutation. */

@@ -44,6 +44,7 @@ class LabServer:
     token: str
     root: Path
     process: subprocess.Popen[bytes]
+    port: int = 0
 
     def page_url(self, path: str) -> str:
         return f"{self.url}{path}{'&' if '?' in path else '?'}token={self.token}"
@@ -64,15 +65,20 @@ def require_chromium() -> None:
     pytest.skip(message)
 
 
-def start_server(root: Path, settings: Path, app: str = "lab") -> LabServer:
-    """Start ``jupyter <app>`` on a free loopback port and wait until it answers."""
-    port = free_port()
+def start_server(
+    root: Path, settings: Path, app: str = "lab", port: int | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> LabServer:
+    """Start ``jupyter <app>`` on a loopback port (a free one unless given) and wait until it
+    answers. Restarting on the same port keeps the page's origin (and its local storage)."""
+    port = port or free_port()
     notification = settings / "@jupyterlab" / "apputils-extension"
     notification.mkdir(parents=True, exist_ok=True)
     (notification / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
     )
-    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTER_PLATFORM_DIRS="1")
+    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTER_PLATFORM_DIRS="1",
+               **(extra_env or {}))  # fmt: skip
     log = (settings / f"{app}.log").open("wb")
     process = subprocess.Popen(
         [
@@ -95,7 +101,7 @@ def start_server(root: Path, settings: Path, app: str = "lab") -> LabServer:
                 url + "api/status", headers={"Authorization": f"token {TOKEN}"}
             )
             with urllib.request.urlopen(request, timeout=2):
-                return LabServer(url=url, token=TOKEN, root=root, process=process)
+                return LabServer(url=url, token=TOKEN, root=root, process=process, port=port)
         except OSError:
             time.sleep(0.3)
     process.terminate()

@@ -17,12 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conformance_data import cases, spec_error_codes
 
-# The shared project material sits beside the repository (override for other layouts).
-DEFAULT_SHARED = Path(__file__).resolve().parents[3] / "shared"
-SHARED = Path(os.environ.get("JUPYTER_OPERATOR_SHARED", DEFAULT_SHARED))
-CASES_FILE = SHARED / "conformance" / "cases.json"
-CASES: list[dict[str, Any]] = json.loads(CASES_FILE.read_text(encoding="utf-8"))
+# The cases are kept in tests/data (tests/test_conformance_data.py checks them against the
+# shared originals when those are present).
+CASES: list[dict[str, Any]] = cases()
 
 
 def parse_results(text: str) -> list[dict[str, Any]]:
@@ -130,13 +129,7 @@ def test_case(case: dict[str, Any], tmp_path: Path) -> None:
 
 
 def test_cases_cover_every_spec_error_code() -> None:
-    spec_codes = {
-        line.strip()[2:]
-        for line in (CASES_FILE.parents[1] / "seeds" / "000_1ee4255dd13496d0.txt")
-        .read_text(encoding="utf-8")
-        .splitlines()
-        if line.strip().startswith("- ERR_")
-    }
+    spec_codes = spec_error_codes()
     seen = {e.get("error_code") for c in CASES for e in c["expect"]}
     assert len(spec_codes) == 38
     assert spec_codes <= seen, f"no case expects {sorted(spec_codes - seen)}"

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from replies import b64, block, edits
 
-from jupyter_operator.engine import Operator, Policy
+from jupyter_operator.engine import DecideFirst, Operator, Policy, UnknownItem
 
 REPLY = "\n".join([
     "I will read, then change two files.",
@@ -56,10 +56,13 @@ def test_decisions_produce_results_in_block_order(files: Path, make_operator) ->
     assert order == ["r1", "w1", "bad", "e1"]
     reason = "Reason: Keep b.txt as it is, please."
     assert f"summary: Rejected (ERR_REJECTED): nothing was changed. {reason}" in text
-    with pytest.raises(ValueError):
-        run.approve("w1")
-    with pytest.raises(KeyError):
+    again = run.approve("w1")
+    assert (again.outcome, again.status) == ("already_decided", "applied")
+    assert again.item is run.item("w1")
+    assert run.reject("e1").outcome == "already_decided" and run.results_text == text
+    with pytest.raises(UnknownItem) as info:
         run.approve("nope")
+    assert isinstance(info.value, KeyError) and info.value.status_hint == 404
 
 
 def test_edit_keeps_crlf_and_diff_matches(files: Path, make_operator) -> None:
@@ -74,9 +77,11 @@ def test_edit_keeps_crlf_and_diff_matches(files: Path, make_operator) -> None:
 def test_stale_preview_is_not_applied(files: Path, make_operator) -> None:
     run = make_operator().run(REPLY)
     (files / "a.txt").write_bytes(b"someone else's edit\n")
-    item = run.approve("w1")
-    assert item.status == "stale"
-    assert "(ERR_STALE_PREVIEW)" in item.result.summary
+    decision = run.approve("w1")
+    item = decision.item
+    assert item.status == "stale" and decision.outcome == "stale"
+    assert item.result.summary.startswith("Not applied (ERR_STALE_PREVIEW): ")
+    assert item.error_code == item.result.code == "ERR_STALE_PREVIEW"
     assert (files / "a.txt").read_bytes() == b"someone else's edit\n"
 
 
@@ -93,18 +98,14 @@ def test_double_approve_from_two_threads_applies_once(files: Path, make_operator
     outcomes: list[str] = []
 
     def approve() -> None:
-        try:
-            run.approve("w1")
-            outcomes.append("applied")
-        except ValueError:
-            outcomes.append("refused")
+        outcomes.append(run.approve("w1").outcome)
 
     threads = [threading.Thread(target=approve) for _ in range(8)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert sorted(outcomes) == ["applied"] + ["refused"] * 7
+    assert sorted(outcomes) == ["already_decided"] * 7 + ["applied"]
     assert len(op.history()) == 1
 
 
@@ -184,8 +185,9 @@ def test_a_change_is_previewed_on_top_of_an_earlier_pending_one(root: Path, make
     write, edit = run.items
     assert edit.builds_on == "w1" and edit.status == "pending"
     assert "+Gamma" in edit.diff
-    with pytest.raises(ValueError, match="decide w1 first"):
+    with pytest.raises(DecideFirst, match="decide w1 first") as info:
         run.approve("e1")
+    assert info.value.base == "w1" and info.value.status_hint == 409
     run.approve_all()
     assert (root / "plan.txt").read_bytes() == b"Alpha\nBeta\nGamma"
     assert [write.status, edit.status] == ["applied", "applied"]
@@ -196,10 +198,26 @@ def test_rejecting_the_base_replans_the_dependent_from_disk(root: Path, make_ope
     heard: list[str] = []
     run.subscribe(lambda item: heard.append(f"{item.id}:{item.status}"))
     run.reject("w1")
-    # plan.txt never came to exist, so the edit can no longer be computed: it fails, unasked.
-    assert heard == ["w1:rejected", "e1:failed"]
-    assert run.item("e1").error_code == "ERR_NOT_FOUND" and run.done
+    # plan.txt never came to exist, so the edit can no longer be computed: it is not applied,
+    # and the model is told the refusal of its base is why (not that its command was invalid).
+    assert heard == ["w1:rejected", "e1:rejected"]
+    edit = run.item("e1")
+    assert edit.error_code == "ERR_BASE_REJECTED" and run.done
+    assert edit.result.summary == (
+        "Not applied (ERR_BASE_REJECTED): it builds on w1, which was rejected; nothing was changed."
+    )
     assert not (root / "plan.txt").exists()
+
+
+def test_a_dependent_that_still_applies_after_a_rejection_is_shown_again(
+    root: Path, make_operator
+) -> None:
+    (root / "plan.txt").write_bytes(b"Beta\n")
+    run = make_operator().run(CHAIN)
+    run.reject("w1")
+    edit = run.item("e1")
+    assert edit.status == "pending" and edit.builds_on is None
+    assert "+Gamma" in edit.diff and "Alpha" not in edit.diff
 
 
 def test_a_read_after_a_pending_change_to_its_path_waits(root: Path, make_operator) -> None:

@@ -44,7 +44,7 @@ def test_undo_restores_exact_bytes(kind: str, root: Path, make_operator) -> None
     target.write_bytes(ORIGINAL)
     op = make_operator()
     run = op.run(MUTATIONS[kind])
-    item = run.approve("m1")
+    item = run.approve("m1").item
     assert item.status == "applied", item.summary
     changed = target.read_bytes() if target.exists() else None
     assert changed != ORIGINAL

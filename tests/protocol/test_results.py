@@ -8,6 +8,7 @@ import json
 import pytest
 
 from jupyter_operator.protocol import (
+    OperatorError,
     Result,
     ScanError,
     codes,
@@ -15,6 +16,7 @@ from jupyter_operator.protocol import (
     format_result,
     format_results,
     parse_results,
+    read_too_large,
     scan,
 )
 
@@ -116,3 +118,43 @@ def test_error_result_without_id_gets_a_generated_one() -> None:
     assert r.details is not None
     details = json.loads(r.details)
     assert (details["related_id"], details["line"]) == (None, 2)
+
+
+# -- one error vocabulary ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("code", "prefix"), [
+    (codes.ERR_NOT_FOUND, "Invalid OPERATOR_CMD"),
+    (codes.ERR_REJECTED, "Rejected"),
+    (codes.ERR_POLICY_DENIED, "Denied"),
+    (codes.ERR_STALE_PREVIEW, "Not applied"),
+])  # fmt: skip
+def test_failures_are_built_in_one_place_and_carry_their_code(code: str, prefix: str) -> None:
+    result = Result.failure("x1", code, "what to do.")
+    assert (result.ok, result.code) == (False, code)
+    assert result.summary == f"{prefix} ({code}): what to do."
+    assert OperatorError(code, "what to do.").summary == result.summary
+    assert Result.of_error("x1", OperatorError(code, "what to do.")) == result
+    [back] = parse_results(format_results([result]))
+    assert back == result
+
+
+def test_a_successful_result_has_no_code() -> None:
+    assert Result("r1", True, "Read file", "a").code is None
+    with pytest.raises(ValueError, match="no error code"):
+        Result("r1", True, "Read file", "a", codes.ERR_IO)
+
+
+def test_the_large_read_keeps_the_spec_wording_and_its_code() -> None:
+    result = read_too_large("r1", 300_000)
+    assert result.summary == "File too large for fs.read (300000 bytes). Use fs.readSlice."
+    assert result.code == codes.ERR_FILE_TOO_LARGE
+    assert parse_results(format_results([result])) == [result]
+
+
+def test_made_up_error_ids_skip_the_ids_taken_in_the_reply() -> None:
+    err = ScanError(codes.ERR_MISSING_REQUIRED_FIELDS, "id is missing", None, 3)
+    assert error_result(err, 3).id == "operator-error-3"
+    taken = {"operator-error-3", "operator-error-3-2"}
+    result = error_result(err, 3, taken=taken)
+    assert (result.id, result.code) == ("operator-error-3-3", codes.ERR_MISSING_REQUIRED_FIELDS)

@@ -8,32 +8,17 @@ code, and the expected id on both. End-to-end execution is tested through the co
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
+from conformance_data import cases
 
 from jupyter_operator.protocol import Command, ScanError, codes, scan
 
 from .helpers import RUNTIME_CODES
 
-# The shared project material sits beside the repository (override for other layouts).
-DEFAULT_SHARED = Path(__file__).resolve().parents[3] / "shared"
-SHARED = Path(os.environ.get("JUPYTER_OPERATOR_SHARED", DEFAULT_SHARED))
-CASES_FILE = SHARED / "conformance" / "cases.json"
-
-
-def _load() -> list[dict[str, Any]]:
-    if not CASES_FILE.is_file():
-        if os.environ.get("CI"):
-            raise FileNotFoundError(f"conformance cases not found: {CASES_FILE}")
-        return []
-    return json.loads(CASES_FILE.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
-
-
-CASES = _load()
+# Kept in tests/data, so this module always has its cases (never an empty parametrisation).
+CASES = cases()
 SCAN_CASES = [c for c in CASES if c["name"].startswith(("scan_", "val_"))]
 
 # A case expecting a code that only execution can produce must scan to a Command.
@@ -60,7 +45,6 @@ def _check(case: dict[str, Any]) -> None:
             assert item.code == code
 
 
-@pytest.mark.skipif(not CASES, reason="conformance cases not available outside the project tree")
 def test_scan_cases_are_present() -> None:
     assert len(SCAN_CASES) >= 50
 

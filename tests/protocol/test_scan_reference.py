@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from jupyter_operator.protocol import Command, OperatorError, scan
+from jupyter_operator.protocol._scanner import FOLD_MIN, _not_alone
 from jupyter_operator.protocol._validate import validate_fields
 
 KV = re.compile(r"([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*)")
@@ -28,12 +29,40 @@ def _id(lines: list[str]) -> str | None:
 
 
 def reference(text: str) -> list[tuple[str, str | None, str | None, int]]:
-    """(kind, code, id, line) per item, from a line-by-line reading of the rules."""
+    """(kind, code, id, line) per item, from a line-by-line reading of the rules, folded."""
+    return fold(unfolded(text))
+
+
+def fold(items: list[tuple]) -> list[tuple[str, str | None, str | None, int]]:
+    """The fold rule: FOLD_MIN or more equal errors on consecutive lines become the first."""
+    out: list[tuple[str, str | None, str | None, int]] = []
+    runs: list[list[tuple]] = []
+    for item in items:
+        run = runs[-1] if runs else None
+        last = run[-1] if run else None
+        if (
+            last is not None
+            and len(item) == len(last) == 5
+            and (item[1], item[2], item[4]) == (last[1], last[2], last[4])
+            and item[3] == last[3] + 1
+        ):
+            run.append(item)
+        else:
+            runs.append([item])
+    for run in runs:
+        kept = run[:1] if len(run) >= FOLD_MIN else run
+        out.extend(item[:4] for item in kept)
+    return out
+
+
+def unfolded(text: str) -> list[tuple]:
+    """(kind, code, id, line, message key) per item; the key is set for marker errors."""
     raw_lines = text.split("\n")
     if text.endswith("\n"):
         raw_lines.pop()  # the final terminator is not an empty line
-    out: list[tuple[str, str | None, str | None, int]] = []
+    out: list[tuple] = []
     seen: dict[str, str] = {}
+    nested = "nested"
     block: list[str] | None = None
     start = 0
     for n, raw in enumerate(raw_lines, 1):
@@ -48,14 +77,14 @@ def reference(text: str) -> list[tuple[str, str | None, str | None, int]]:
             if kind == ("START", True):
                 block, start = [], n
             elif kind is not None and not kind[1]:
-                out.append(("error", "ERR_MARKER_NOT_ALONE", None, n))
+                out.append(("error", "ERR_MARKER_NOT_ALONE", None, n, _not_alone(line)))
             continue
         if kind is not None:
             if not kind[1]:
-                out.append(("error", "ERR_MARKER_NOT_ALONE", _id(block), start))
+                out.append(("error", "ERR_MARKER_NOT_ALONE", _id(block), start, _not_alone(line)))
                 block = None
             elif kind[0] == "START":
-                out.append(("error", "ERR_NESTED_BLOCK", _id(block), start))
+                out.append(("error", "ERR_NESTED_BLOCK", _id(block), start, nested))
                 block, start = [], n
             else:
                 out.extend(_finish(block, start, seen))
@@ -166,3 +195,37 @@ def test_reference_agrees_on_large_blocks() -> None:
         body = "version: 1\nid: a\naction: fs.list\npath: .\nx: "
         text = "OPERATOR_CMD\n" + body + "a" * (50_000 - len(body) - 1 + pad) + "\nEND_OPERATOR_CMD"
         assert actual(text) == reference(text)
+
+
+def test_long_runs_of_one_marker_error_are_folded() -> None:
+    for line in ("OPERATOR_CMD", "OPERATOR_CMD x", "  END_OPERATOR_CMD!"):
+        for count in (FOLD_MIN - 2, FOLD_MIN + 1, 5_000):
+            text = (line + "\n") * count
+            assert actual(text) == reference(text), (line, count)
+    items = scan("OPERATOR_CMD x\n" * 500).items
+    assert len(items) == 1 and items[0].line == 1
+    assert "500 errors folded into this result" in items[0].message
+    assert "(to line 500)" in items[0].message
+
+
+def test_runs_with_different_lines_fold_by_message_not_by_text() -> None:
+    # Bare START markers with and without trailing blanks give one nested error each.
+    text = "".join("OPERATOR_CMD" + " " * (i % 3) + "\n" for i in range(40)) + "tail\n"
+    assert actual(text) == reference(text)
+    first = scan(text).items[0]
+    assert first.code == "ERR_NESTED_BLOCK" and "39 errors folded" in first.message
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(PIECES), st.integers(min_value=1, max_value=3 * FOLD_MIN)),
+        max_size=8,
+    ),
+    st.sampled_from(["\n", "\r\n"]),
+)
+def test_scanner_agrees_with_the_reference_on_repeated_lines(
+    runs: list[tuple[str, int]], nl: str
+) -> None:
+    text = nl.join(piece for piece, count in runs for _ in range(count))
+    assert actual(text) == reference(text)

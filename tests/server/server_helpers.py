@@ -7,6 +7,8 @@ import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from replies import b64, block, write
+
 API = ("jupyter-operator", "api")
 FILES = ("jupyter-operator", "files")
 
@@ -48,19 +50,14 @@ class FileClient:
         self.connection.close()
 
 
-def b64(text: str | bytes) -> str:
-    """Standard base64 of UTF-8 text (or of raw bytes)."""
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    return base64.b64encode(data).decode("ascii")
-
-
 def cmd(id: str, action: str, **fields: str) -> str:
-    """One ``OPERATOR_CMD`` block."""
-    lines = ["OPERATOR_CMD", "version: 1", f"id: {id}", f"action: {action}"]
-    lines += [f"{key}: {value}" for key, value in fields.items()]
-    return "\n".join([*lines, "END_OPERATOR_CMD"]) + "\n"
+    """One ``OPERATOR_CMD`` block ending with a newline (the shared builder, ``replies``)."""
+    return block(id, action, **fields) + "\n"
 
 
 def write_cmd(id: str, path: str, text: str) -> str:
-    """An ``fs.write`` block with base64 content."""
-    return cmd(id, "fs.write", path=path, content_b64=b64(text))
+    """An ``fs.write`` block with base64 content, ending with a newline."""
+    return write(id, path, text) + "\n"
+
+
+__all__ = ["API", "FILES", "Api", "FileClient", "b64", "cmd", "write_cmd"]

@@ -25,10 +25,11 @@ from jupyter_operator.server.app import OperatorExtension
 
 REPO = Path(__file__).resolve().parents[2]
 
-GET_ROUTES = [("workspaces",), ("spec",), ("history",), ("sessions", "abc")]
+GET_ROUTES = [("workspaces",), ("spec",), ("history",), ("sessions",), ("sessions", "abc")]
 POST_ROUTES = [
     ("scan",),
     ("undo",),
+    ("redo",),
     ("sessions", "abc", "decide"),
     ("sessions", "abc", "decide-all"),
 ]
@@ -207,7 +208,7 @@ def test_every_registered_handler_has_its_decorators(jp_serverapp: Any) -> None:
     declared = OperatorExtension()
     declared.initialize_handlers()
     assert {h for _, h, *_ in declared.handlers} == set(handlers)
-    assert len(handlers) == 9
+    assert len(handlers) == 11  # 10 REST routes and the file API socket
     assert [p for h in handlers for p in missing_auth(h)] == []
 
 

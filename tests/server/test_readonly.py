@@ -36,6 +36,8 @@ async def test_reads_allowed_changes_refused(api: Api, root: Path) -> None:
     assert status == 403 and body["error"]["code"] == "forbidden"
     status, body = await api("undo", body={})
     assert status == 403
+    assert (await api("redo", body={}))[0] == 403
+    assert (await api("sessions"))[0] == 200
     assert not (root / "a.txt").exists()
 
 

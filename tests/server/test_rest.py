@@ -11,10 +11,10 @@ from server_helpers import Api, cmd, write_cmd
 from jupyter_operator.protocol import interface_spec, parse_results
 
 
-async def test_workspaces_lists_names_only(api: Api, root: Path) -> None:
+async def test_workspaces_list_names_and_paths_under_the_server_root(api: Api, root: Path) -> None:
     status, body = await api("workspaces")
     assert status == 200
-    assert body == {"workspaces": [{"name": "default"}]}
+    assert body == {"workspaces": [{"name": "default", "path": "."}]}
     assert str(root) not in json.dumps(body)
 
 
@@ -258,3 +258,90 @@ async def test_crlf_and_non_ascii_content_round_trip(api: Api, root: Path) -> No
     _, scanned = await api("scan", body={"text": write_cmd("w", "crlf.txt", text)})
     await api("sessions", scanned["session"], "decide", body={"id": "w", "decision": "approve"})
     assert (root / "crlf.txt").read_bytes() == text.encode("utf-8")
+
+
+async def test_too_large_chunked_body_is_a_json_413(api: Api, root: Path) -> None:
+    """A body without Content-Length (chunked) that outgrows the limit: JSON, not a reset."""
+
+    async def producer(write) -> None:  # type: ignore[no-untyped-def]
+        chunk = b"x" * 65_536
+        await write(b'{"text": "')
+        for _ in range(30):  # about 1.9 MB, over the 1.5 MB limit
+            await write(chunk)
+        await write(b'"}')
+
+    status, body = await api("scan", method="POST", body_producer=producer,
+                             allow_nonstandard_methods=True)  # fmt: skip
+    assert status == 413 and body["error"]["code"] == "too_large"
+    assert not any(root.iterdir())
+
+
+async def test_open_sessions_are_listed_and_undo_marks_the_card_undone(
+    api: Api, root: Path
+) -> None:
+    (root / "f.txt").write_text("before\n")
+    _, scanned = await api("scan", body={"text": write_cmd("w1", "f.txt", "after\n")})
+    session = scanned["session"]
+    _, listed = await api("sessions")
+    assert [s["session"] for s in listed["sessions"]] == [session]
+    await api("sessions", session, "decide", body={"id": "w1", "decision": "approve"})
+    _, listed = await api("sessions")
+    assert listed["sessions"] == []
+
+    _, history = await api("history")
+    from jupyter_operator.engine import Operator
+
+    assert history["can_redo"] is hasattr(Operator, "redo")  # the panel hides Redo otherwise
+    [entry] = history["history"]
+    assert entry["session"] == session and entry["decided_by"] == "person"
+    assert "+after" in entry["diff"]
+
+    status, undone = await api("undo", body={"id": entry["entry_id"]})
+    assert status == 200 and (root / "f.txt").read_text() == "before\n"
+    [item] = undone["session"]["items"]
+    assert item["status"] == "undone" and item["ok"] is False
+    # The results for the model say what is true now.
+    _, state = await api("sessions", session)
+    assert "ok: false" in state["results_text"] and "undid" in state["results_text"]
+
+
+async def test_scan_in_a_subfolder_takes_paths_from_there(api: Api, root: Path) -> None:
+    (root / "nb").mkdir()
+    (root / "nb" / "data.txt").write_text("in the notebook's folder\n")
+    (root / "data.txt").write_text("at the root\n")
+    status, scanned = await api(
+        "scan", body={"text": cmd("r1", "fs.read", path="data.txt"), "folder": "nb"}
+    )
+    assert status == 200 and scanned["folder"] == "nb"
+    assert scanned["items"][0]["details"] == "in the notebook's folder\n"
+    # The folder cannot leave the workspace, be a link, or be a file.
+    (root / "link").symlink_to(root / "nb")
+    for folder, code in [
+        ("../", "ERR_PATH_ESCAPE"),
+        ("link", "ERR_PATH_ESCAPE"),
+        ("data.txt", "ERR_NOT_A_DIRECTORY"),
+        ("missing", "ERR_NOT_FOUND"),
+    ]:
+        status, body = await api("scan", body={"text": "x", "folder": folder})
+        assert status in (400, 404, 409) and body["error"]["code"] == code, (folder, body)
+
+
+async def test_a_subfolder_session_has_the_history_a_kernel_there_has(
+    api: Api, root: Path, journal_dir: Path
+) -> None:
+    (root / "nb").mkdir()
+    text = write_cmd("w1", "out.txt", "made\n")
+    _, scanned = await api("scan", body={"text": text, "folder": "nb"})
+    await api("sessions", scanned["session"], "decide", body={"id": "w1", "decision": "approve"})
+    assert (root / "nb" / "out.txt").read_text() == "made\n"
+    _, history = await api("history", params={"workspace": "default", "folder": "nb"})
+    [entry] = history["history"]
+    assert entry["path"] == "out.txt" and entry["session"] == scanned["session"]
+    # The same journal a notebook kernel rooted in nb/ uses.
+    from jupyter_operator.engine import Operator
+
+    with Operator(root / "nb", journal_dir=journal_dir) as kernel_side:
+        assert [e.entry_id for e in kernel_side.history()] == [entry["entry_id"]]
+    status, undone = await api("undo", body={"id": entry["entry_id"], "folder": "nb"})
+    assert status == 200 and undone["session"]["items"][0]["status"] == "undone"
+    assert not (root / "nb" / "out.txt").exists()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from server_helpers import write_cmd
 from jupyter_operator.server.errors import ApiError
 from jupyter_operator.server.sessions import SessionService
 from jupyter_operator.server.workspaces import WorkspaceRegistry, resolve_roots
+from jupyter_operator.workspace.sessionstore import SessionStore
 
 
 class Clock:
@@ -119,3 +121,153 @@ def test_resolve_roots_checks_names_and_folders(tmp_path: Path) -> None:
         resolve_roots({"main": "missing"}, str(tmp_path))
     with pytest.raises(ValueError, match="must match"):
         resolve_roots({"../x": "a"}, str(tmp_path))
+
+
+# -- saved sessions: reloads, evictions and restarts ------------------------------------------
+
+
+def _service(tmp_path: Path, ws_root: Path, **kwargs: object) -> SessionService:
+    """A service as a freshly started server builds it (its own registry, the same folders)."""
+    registry = WorkspaceRegistry({"default": ws_root}, journal_dir=tmp_path / "journal")
+    store = SessionStore(tmp_path / "journal" / "sessions")
+    return SessionService(registry, store=store, **kwargs)  # type: ignore[arg-type]
+
+
+async def _stop(service: SessionService) -> None:
+    service.close()
+    await service.drain()
+    service.registry.close()
+
+
+async def test_a_pending_change_survives_a_restart(tmp_path: Path, ws_root: Path) -> None:
+    (ws_root / "f.txt").write_text("old\n")
+    first = _service(tmp_path, ws_root)
+    scanned = await first.scan(write_cmd("w1", "f.txt", "new\n") + write_cmd("w2", "g.txt", "g\n"))
+    await _stop(first)
+
+    second = _service(tmp_path, ws_root)
+    try:
+        # The reattaching panel asks for the open sessions, then for the one it had.
+        listed = await second.open_sessions()
+        assert [s["session"] for s in listed["sessions"]] == [scanned["session"]]
+        state = await second.get(scanned["session"])
+        assert [i["status"] for i in state["items"]] == ["pending", "pending"]
+        assert state["items"][0]["diff"] == scanned["items"][0]["diff"]
+        answer = await second.decide(scanned["session"], "w1", "approve")
+        assert answer["item"]["status"] == "applied"
+        assert (ws_root / "f.txt").read_text() == "new\n"
+        await second.decide(scanned["session"], "w2", "reject", "not now")
+    finally:
+        await _stop(second)
+
+    # Decisions are saved too: a third start shows them and the results text.
+    third = _service(tmp_path, ws_root)
+    try:
+        state = await third.get(scanned["session"])
+        assert [i["status"] for i in state["items"]] == ["applied", "rejected"]
+        assert "not now" in state["results_text"]
+        assert (await third.open_sessions())["sessions"] == []
+    finally:
+        await _stop(third)
+
+
+async def test_a_restored_preview_is_still_guarded_by_its_digest(
+    tmp_path: Path, ws_root: Path
+) -> None:
+    (ws_root / "f.txt").write_text("old\n")
+    first = _service(tmp_path, ws_root)
+    scanned = await first.scan(write_cmd("w1", "f.txt", "new\n"))
+    await _stop(first)
+    (ws_root / "f.txt").write_text("changed by a person\n")
+
+    second = _service(tmp_path, ws_root)
+    try:
+        answer = await second.decide(scanned["session"], "w1", "approve")
+        assert answer["item"]["status"] == "stale"
+        assert (ws_root / "f.txt").read_text() == "changed by a person\n"
+    finally:
+        await _stop(second)
+
+
+async def test_an_evicted_session_comes_back_from_disk(tmp_path: Path, ws_root: Path) -> None:
+    service = _service(tmp_path, ws_root, max_sessions=1)
+    try:
+        one = await service.scan(write_cmd("w", "one.txt", "1\n"))
+        await service.scan(write_cmd("w", "two.txt", "2\n"))
+        assert len(service) == 1  # memory stays bounded
+        await service.decide(one["session"], "w", "approve")
+        assert (ws_root / "one.txt").read_text() == "1\n"
+        assert len(service) == 1
+    finally:
+        await _stop(service)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda raw: b"{not json",
+        lambda raw: raw.replace(b'"format":1', b'"format":99'),
+        # The previewed bytes no longer match their digest.
+        lambda raw: raw.replace(base64.b64encode(b"new\n"), base64.b64encode(b"evil")),
+        # The items no longer match the reply.
+        lambda raw: raw.replace(b'"id":"w1"', b'"id":"zz"'),
+    ],
+)
+async def test_a_damaged_saved_session_is_not_found_never_applied(
+    tmp_path: Path, ws_root: Path, damage
+) -> None:
+    first = _service(tmp_path, ws_root)
+    scanned = await first.scan(write_cmd("w1", "f.txt", "new\n"))
+    await _stop(first)
+    saved = tmp_path / "journal" / "sessions" / f"{scanned['session']}.json"
+    saved.write_bytes(damage(saved.read_bytes()))
+
+    second = _service(tmp_path, ws_root)
+    try:
+        with pytest.raises(ApiError) as info:
+            await second.decide(scanned["session"], "w1", "approve")
+        assert (info.value.status, info.value.code) == (404, "session_not_found")
+        assert not (ws_root / "f.txt").exists()
+        assert not saved.exists()
+    finally:
+        await _stop(second)
+
+
+async def test_undo_after_a_restart_updates_the_saved_session(
+    tmp_path: Path, ws_root: Path
+) -> None:
+    (ws_root / "f.txt").write_text("old\n")
+    first = _service(tmp_path, ws_root)
+    scanned = await first.scan(write_cmd("w1", "f.txt", "new\n"))
+    await first.decide(scanned["session"], "w1", "approve")
+    await _stop(first)
+
+    second = _service(tmp_path, ws_root)
+    try:
+        [entry] = (await second.history("default"))["history"]
+        answer = await second.undo("default", entry["entry_id"], scanned["session"])
+        assert (ws_root / "f.txt").read_text() == "old\n"
+        [item] = answer["session"]["items"]
+        assert item["status"] == "undone" and "undid" in answer["session"]["results_text"]
+    finally:
+        await _stop(second)
+    third = _service(tmp_path, ws_root)
+    try:
+        state = await third.get(scanned["session"])
+        assert state["items"][0]["status"] == "undone"
+    finally:
+        await _stop(third)
+
+
+def test_workspace_roots_are_shown_relative_to_the_server_root(tmp_path: Path) -> None:
+    (tmp_path / "srv" / "proj").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()
+    roots = resolve_roots({"default": "srv", "proj": "srv/proj", "out": "elsewhere"},
+                          str(tmp_path))  # fmt: skip
+    registry = WorkspaceRegistry(roots, journal_dir=tmp_path / "journal")
+    base = tmp_path / "srv"
+    assert [registry.relative_root(n, base) for n in ("default", "proj", "out")] == [
+        ".",
+        "proj",
+        None,
+    ]

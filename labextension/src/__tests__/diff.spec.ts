@@ -2,6 +2,7 @@ import {
   DEFAULT_LAYOUT,
   foldsInHunk,
   hasSuspiciousAdditions,
+  hasSuspiciousLines,
   IDiffLine,
   layoutDiff,
   parseUnifiedDiff,
@@ -138,6 +139,24 @@ describe('suspicious characters', () => {
     expect(hasSuspiciousAdditions([add('access = "user\u202e \u2066// admin"')])).toBe(true);
     expect(hasSuspiciousAdditions([add('pass\u200bword')])).toBe(true);
     expect(hasSuspiciousAdditions([{ kind: 'del', text: '\u202e', oldNo: 1, newNo: null }])).toBe(false);
+  });
+
+  it('flags a lone CR, other controls and tag characters; tab is plain', () => {
+    const add = (text: string): IDiffLine => ({ kind: 'add', text, oldNo: null, newNo: 1 });
+    expect(hasSuspiciousAdditions([add('ok = 1\rok = 0')])).toBe(true);
+    expect(hasSuspiciousAdditions([add('\u001b[2K')])).toBe(true);
+    expect(hasSuspiciousAdditions([add('x\u{e0041}')])).toBe(true);
+    expect(hasSuspiciousAdditions([add('\tindented')])).toBe(false);
+    expect(hasSuspiciousLines([{ kind: 'ctx', text: 'a\rb', oldNo: 1, newNo: 1 }])).toBe(true);
+    expect(visibleText('a\rb')).toBe('a<U+000D>b');
+  });
+
+  it('keeps a lone CR inside a line (one diff line, never two)', () => {
+    const hunks = parseUnifiedDiff('--- a/x\n+++ b/x\n@@ -1 +1,2 @@\n ctx\r+evil = 1\n+new\n');
+    expect(hunks[0].lines.map(l => [l.kind, l.text])).toEqual([
+      ['ctx', 'ctx\r+evil = 1'],
+      ['add', 'new']
+    ]);
   });
 
   it('shows them as code points in paths', () => {

@@ -1,4 +1,4 @@
-import { isFinal, RunState } from '../state';
+import { isFinal, isNoChange, RunState, STATUS_LABELS } from '../state';
 import { IOperatorItem, IScanResponse } from '../types';
 
 function item(index: number, patch: Partial<IOperatorItem> = {}): IOperatorItem {
@@ -61,7 +61,7 @@ describe('RunState', () => {
     });
     expect(changed).toEqual([0, 1]);
     expect(state.done).toBe(true);
-    expect(state.counts()).toEqual({ reads: 0, pending: 0, applied: 1, rejected: 1, errors: 0 });
+    expect(state.counts()).toEqual({ reads: 0, pending: 0, applied: 1, rejected: 1, errors: 0, undone: 0 });
   });
 
   it('re-renders a dependent change once the change it builds on is decided', () => {
@@ -89,7 +89,7 @@ describe('RunState', () => {
         item(2, { kind: 'read', status: 'failed' })
       ])
     );
-    expect(state.counts()).toEqual({ reads: 1, pending: 0, applied: 0, rejected: 0, errors: 3 });
+    expect(state.counts()).toEqual({ reads: 1, pending: 0, applied: 0, rejected: 0, errors: 3, undone: 0 });
     expect(state.done).toBe(true);
   });
 });
@@ -100,5 +100,28 @@ describe('isFinal', () => {
     for (const status of ['done', 'failed', 'error', 'applied', 'rejected', 'denied', 'stale'] as const) {
       expect(isFinal(item(0, { status }))).toBe(true);
     }
+  });
+});
+
+describe('undone changes', () => {
+  it('shows an undone change as undone and takes the new results text', () => {
+    const state = new RunState(scan([item(0, { status: 'applied', needs_approval: false })]));
+    const undone = item(0, { status: 'undone', needs_approval: false, ok: false });
+    const changed = state.update({ items: [undone], results_text: 'ok: false', done: true });
+    expect(changed).toEqual([0]);
+    expect(STATUS_LABELS[state.item(0)!.status]).toBe('Undone');
+    expect(state.resultsText).toBe('ok: false');
+    expect(state.counts().undone).toBe(1);
+  });
+});
+
+describe('isNoChange', () => {
+  it('is true only for a pending modification with an empty diff', () => {
+    const base = { kind: 'mutation' as const, change: 'modify' as const, diff: '' };
+    expect(isNoChange(item(0, base))).toBe(true);
+    expect(isNoChange(item(0, { ...base, diff: '@@ -1 +1 @@\n-a\n+b\n' }))).toBe(false);
+    expect(isNoChange(item(0, { ...base, change: 'create' }))).toBe(false);
+    expect(isNoChange(item(0, { ...base, builds_on: 'w0' }))).toBe(false);
+    expect(isNoChange(item(0, { ...base, status: 'applied', needs_approval: false }))).toBe(false);
   });
 });

@@ -1,0 +1,69 @@
+"""Typed errors for programming mistakes made while deciding items (not command faults).
+
+A command fault is an ``ok: false`` result for the model; these are errors of the caller (a
+front, a notebook cell): deciding an id that is not in the run, or approving a change before
+the change it builds on. Each carries a stable ``code`` and the HTTP status a server answers
+with (``status_hint``), so every front maps them once instead of reading messages.
+"""
+
+from __future__ import annotations
+
+
+class EngineError(Exception):
+    """Base of the engine's typed errors.
+
+    Attributes
+    ----------
+    code
+        A stable snake_case name (``item_not_found``, ``decide_first``).
+    status_hint
+        The HTTP status a server should answer with.
+    message
+        One plain sentence; it names ids only, never paths.
+    """
+
+    code = "engine_error"
+    status_hint = 400
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows this instead of a traceback: one line, no frames, no host paths.
+        return [f"{type(self).__name__}: {self.message}"]
+
+
+class UnknownItem(EngineError, KeyError):
+    """No decidable item with this id in the run (a ``KeyError`` too)."""
+
+    code = "item_not_found"
+    status_hint = 404
+
+    def __init__(self, id: str) -> None:
+        super().__init__(f"no item with id {id!r} in this run")
+        self.id = id
+
+    def __str__(self) -> str:  # KeyError would quote the message again
+        return self.message
+
+
+class DecideFirst(EngineError, ValueError):
+    """A change previewed on top of an undecided one was approved first (a ``ValueError`` too).
+
+    ``base`` is the id of the change to decide first.
+    """
+
+    code = "decide_first"
+    status_hint = 409
+
+    def __init__(self, id: str, base: str) -> None:
+        super().__init__(f"{id} builds on {base}: decide {base} first")
+        self.id = id
+        self.base = base
+
+
+__all__ = ["DecideFirst", "EngineError", "UnknownItem"]

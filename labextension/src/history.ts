@@ -1,0 +1,151 @@
+/**
+ * The panel's History view: every change applied in the workspace, newest first, with its
+ * time, action, path, session, who decided it (a person or a rule), its diff, and Undo or
+ * Redo on any entry. Refusals (a later change to the same file must be undone first, or the
+ * file changed since) come back from the server with their reason and are shown as errors.
+ */
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+
+import { visibleText } from './diff';
+import { DiffView } from './diffview';
+import { button, el } from './dom';
+import { IHistoryEntry } from './types';
+
+/** What a history row asks its panel to do. */
+export type HistoryAction = (entry: IHistoryEntry, action: 'undo' | 'redo') => void;
+
+/** Who decided a change, in words. */
+export function decisionText(entry: IHistoryEntry): string {
+  if (entry.decided_by === 'rule') {
+    return entry.rule ? `allowed by the rule "${entry.rule}"` : 'allowed by a rule';
+  }
+  if (entry.decided_by === 'person') {
+    return 'approved by a person';
+  }
+  return 'approved';
+}
+
+/** A time of day (and the date when it is not today). */
+function when(seconds: number | undefined): string {
+  if (!seconds) {
+    return '';
+  }
+  const date = new Date(seconds * 1000);
+  const today = new Date().toDateString() === date.toDateString();
+  return today ? date.toLocaleTimeString() : date.toLocaleString();
+}
+
+/** The History section of the panel. */
+export class HistoryView {
+  readonly node: HTMLDetailsElement;
+  private _list: HTMLElement;
+  private _empty: HTMLElement;
+  private _diffs: DiffView[] = [];
+  private _canRedo = true;
+
+  constructor(
+    private _onAction: HistoryAction,
+    private _onRefresh: () => void,
+    private _languages: IEditorLanguageRegistry | null
+  ) {
+    this.node = el('details', 'jp-Operator-history');
+    const summary = el('summary', 'jp-Operator-history-title', 'History');
+    this.node.append(summary);
+    const bar = el('div', 'jp-Operator-row');
+    bar.append(
+      button('Refresh', 'jp-mod-styled jp-Operator-history-refresh', () => this._onRefresh())
+    );
+    this._empty = el('p', 'jp-Operator-history-empty', 'No changes applied in this workspace yet.');
+    this._list = el('ol', 'jp-Operator-history-list');
+    this._list.setAttribute('reversed', '');
+    this.node.append(bar, this._empty, this._list);
+    this.node.addEventListener('toggle', () => {
+      if (this.node.open) {
+        this._onRefresh();
+      }
+    });
+  }
+
+  /** Whether the section is open (only then is it kept up to date). */
+  get isOpen(): boolean {
+    return this.node.open;
+  }
+
+  /** Show these entries (oldest first, as the server sends them), newest at the top. */
+  render(entries: readonly IHistoryEntry[], canRedo = true): void {
+    this._canRedo = canRedo;
+    this._clear();
+    this._empty.hidden = entries.length > 0;
+    for (const entry of [...entries].reverse()) {
+      this._list.append(this._row(entry));
+    }
+  }
+
+  /** Free the diff editors. */
+  dispose(): void {
+    this._clear();
+  }
+
+  private _clear(): void {
+    for (const diff of this._diffs) {
+      diff.dispose();
+    }
+    this._diffs = [];
+    this._list.replaceChildren();
+  }
+
+  private _row(entry: IHistoryEntry): HTMLElement {
+    const row = el('li', 'jp-Operator-history-row');
+    row.dataset.entry = entry.entry_id;
+    row.dataset.undone = String(entry.undone);
+    const head = el('div', 'jp-Operator-card-header');
+    head.append(
+      el('span', 'jp-Operator-history-time', when(entry.time)),
+      el('span', 'jp-Operator-card-action', entry.action),
+      el('span', 'jp-Operator-card-path', entry.path === null ? '' : visibleText(entry.path)),
+      el('span', 'jp-Operator-card-id', `${entry.command_id} (${entry.entry_id})`)
+    );
+    const status = el(
+      'span',
+      `jp-Operator-status jp-Operator-status-${entry.undone ? 'undone' : 'applied'}`,
+      entry.undone ? 'Undone' : 'Applied'
+    );
+    head.append(status);
+    const session = entry.session ? `session ${entry.session.slice(0, 8)}` : 'an earlier session';
+    const meta = el('div', 'jp-Operator-history-meta', `${decisionText(entry)}, in ${session}`);
+    const actions = el('div', 'jp-Operator-card-actions');
+    if (entry.undone && !this._canRedo) {
+      actions.hidden = true;
+    }
+    actions.append(
+      entry.undone
+        ? button('Redo', 'jp-mod-styled jp-Operator-history-redo', () =>
+            this._onAction(entry, 'redo')
+          )
+        : button(
+            'Undo',
+            'jp-mod-styled jp-Operator-history-undo',
+            () => this._onAction(entry, 'undo'),
+            'Restore what this change replaced'
+          )
+    );
+    row.append(head, meta);
+    if (entry.diff) {
+      const details = el('details', 'jp-Operator-history-diff');
+      details.append(el('summary', '', 'Diff'));
+      const host = el('div', 'jp-Operator-diff');
+      details.append(host);
+      const diff = entry.diff;
+      details.addEventListener('toggle', () => {
+        if (details.open && !host.firstChild) {
+          this._diffs.push(
+            new DiffView(host, { diff, path: entry.path, languages: this._languages })
+          );
+        }
+      });
+      row.append(details);
+    }
+    row.append(actions);
+    return row;
+  }
+}
