@@ -439,7 +439,9 @@ class SessionService:
             self._owners[entry.entry_id] = owner.id
             item = next((i for i in owner.run.items if i.id == owner.entries[entry.entry_id]
                          and i.kind == "mutation"), None)  # fmt: skip
-        view.setdefault("session", owner.id if owner else self._owners.get(entry.entry_id))
+        known = owner.id if owner else self._owners.get(entry.entry_id)
+        if known is not None or "session" not in view:  # this server's session id wins
+            view["session"] = known
         view.setdefault("decided_by", getattr(item, "decided_by", None) or
                         ("person" if item is not None else None))  # fmt: skip
         view.setdefault("rule", getattr(item, "rule", None))

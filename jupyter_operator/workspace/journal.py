@@ -46,7 +46,9 @@ from .history_records import (
     corrupt,
 )
 from .jail import O_READ, close_quietly
-from .journal_paths import (
+from .journal_paths import (  # where it lives: re-exported for the fronts that configure it
+    ENV_DIRECTORY,
+    default_directory,
     journal_base,
     journal_io,
     open_folders,
@@ -54,6 +56,9 @@ from .journal_paths import (
     root_key,
 )
 from .moves import remove_tree
+
+__all__ = ["ENV_DIRECTORY", "HistoryEntry", "Journal", "default_directory", "journal_base",
+           "root_key"]  # fmt: skip
 
 _COUNTER = re.compile(r"[0-9]{1,15}")
 _NAMED_ID = re.compile(r'"j([1-9][0-9]{0,14})"')

@@ -120,7 +120,7 @@ def test_undo_and_redo_keep_items_and_results_true(root: Path, make_operator) ->
     run = op.run(write("w1", "a.txt", "1"))
     seen: list[tuple[str, str]] = []
     run.subscribe(lambda item: seen.append((item.id, item.status)))
-    item = run.approve("w1")
+    item = run.approve("w1").item
     applied = item.result
     assert item.entry_id == "j1" and item.decided_by == "person"
     op.undo()
@@ -136,7 +136,7 @@ def test_undo_and_redo_keep_items_and_results_true(root: Path, make_operator) ->
 
 def test_undo_from_another_session_updates_the_item(root: Path, make_operator) -> None:
     run = make_operator().run(write("w1", "a.txt", "1"))
-    item = run.approve("w1")
+    item = run.approve("w1").item
     make_operator().undo("j1")  # as the server does, from its own session
     assert item.status == "undone"
 

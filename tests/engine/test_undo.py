@@ -167,7 +167,7 @@ def test_cross_device_delete_failing_halfway_is_rolled_back(root: Path, make_ope
     before = _tree(root)
     cross_device["fail_at"] = 3  # "sub" itself, then "a" removed, then the failure
     op = make_operator()
-    item = op.run(block("d1", "fs.delete", path="sub")).approve("d1")
+    item = op.run(block("d1", "fs.delete", path="sub")).approve("d1").item
     assert item.status == "failed" and item.error_code == "ERR_IO"
     assert _tree(root) == before  # what was removed was put back
     assert op.history() == []  # the entry recorded ahead of the move is void
@@ -191,7 +191,7 @@ def test_cross_device_delete_that_cannot_roll_back_says_so_and_undoes(
     real_restore = moves.restore_missing
     monkeypatch.setattr(moves, "restore_missing", no_rollback)
     op = make_operator()
-    item = op.run(block("d1", "fs.delete", path="sub")).approve("d1")
+    item = op.run(block("d1", "fs.delete", path="sub")).approve("d1").item
     assert item.status == "failed" and item.error_code == "ERR_IO"
     assert "only partly moved" in item.summary and "undo j1" in item.summary
     assert str(root) not in item.summary

@@ -150,7 +150,7 @@ def test_damaged_lines_and_counter(setup) -> None:
         entries.write_text(good)
         (journal / root_key(root) / "counter").write_text("../../7")
         run = op.run(block("w2", "fs.write", path="a.txt", content="gamma"))
-        item = run.approve("w2")
+        item = run.approve("w2").item
     assert item.status == "failed" and item.error_code == codes.ERR_JOURNAL_CORRUPT
     assert (root / "a.txt").read_bytes() == b"beta"
 
