@@ -496,10 +496,10 @@ def _mark_undone(session: Session, entry: HistoryEntry) -> None:
                               and i.kind == "mutation"), None)  # fmt: skip
     if item is None or item.status != "applied":
         return
+    from ..engine.history import UNDONE_MESSAGE
+
+    # A session restored from disk: its items are not the ones the engine turned undone.
     item.status = "undone"  # type: ignore[assignment]
-    item.error_code = codes.ERR_REJECTED
-    message = (
-        f"the person undid this change after it was applied; {entry.path} is as it was before it."
-    )
-    item.result = Result.failure(item.id, codes.ERR_REJECTED, message)
+    item.error_code = codes.ERR_UNDONE
+    item.result = Result.failure(item.id, codes.ERR_UNDONE, UNDONE_MESSAGE)
     item.summary = item.result.summary
