@@ -1,10 +1,11 @@
 """``jupyter-operator``: run a model's reply from a script or a terminal.
 
-    jupyter-operator run [--root DIR] [--approve all|none|ask] [FILE]
+    jupyter-operator run [--root DIR] [--approve all|none|ask] [--dialect operator|commands] [FILE]
     jupyter-operator spec
     jupyter-operator undo [--root DIR] [ID]
     jupyter-operator redo [--root DIR] [ID]
     jupyter-operator history [--root DIR]
+    jupyter-operator agent --root DIR (--model NAME | --replay FILE) [--approve ask|all|none] TASK
 
 ``run`` prints only the ``OPERATOR_RESULT`` blocks on stdout (block order); notices, diffs and
 questions go to stderr and the terminal. Exit status: 0 whenever the reply was processed (even
@@ -15,9 +16,10 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import re
 import sys
 from collections.abc import Sequence
-from typing import IO
+from typing import IO, Any
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -45,6 +47,10 @@ def _parser() -> argparse.ArgumentParser:
         "--policy", default=None,
         help='what runs without asking and what is denied, e.g. "auto=reads deny=fs.delete"',
     )  # fmt: skip
+    run.add_argument(
+        "--dialect", choices=("operator", "commands"), default="operator",
+        help="how the reply is written: OPERATOR_CMD blocks (default) or string commands",
+    )  # fmt: skip
     run.add_argument("file", nargs="?", default="-", help="the reply (default: standard input)")
 
     sub.add_parser("spec", help="print the interface spec to give a model")
@@ -59,6 +65,7 @@ def _parser() -> argparse.ArgumentParser:
 
     history = sub.add_parser("history", help="list the changes applied in a workspace")
     common(history)
+    _add_agent_parser(sub, common)
     return parser
 
 
@@ -70,35 +77,97 @@ def _terminal() -> IO[str] | None:
         return None
 
 
+# Control characters (C0 but tab and newline, DEL, C1: CSI/OSC escapes start with ESC or U+009B)
+# and the invisible and bidirectional characters the notebook cards mark (Trojan Source).
+_UNSAFE = re.compile(
+    "[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+)
+
+
+def visible_text(text: str) -> str:
+    """``text`` with every control or invisible character spelled ``<U+XXXX>``.
+
+    Nothing from a file or a model reaches the terminal raw: cursor movement, erase, title and
+    hyperlink sequences in content would otherwise hide or forge what is shown. The CR of a
+    CRLF line ending is dropped (one note says the file uses CRLF), a lone CR is marked.
+    """
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+    return _UNSAFE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
 def _show_diff(diff: str, out: IO[str]) -> None:
+    shown = visible_text(diff)
+    if "\r\n" in diff:
+        out.write("(the file uses CRLF line endings)\n")
+    if not shown.endswith("\n"):
+        shown += "\n"
     if out.isatty():
         from pygments import highlight
         from pygments.formatters import TerminalFormatter
         from pygments.lexers import DiffLexer
 
-        out.write(highlight(diff, DiffLexer(), TerminalFormatter()))
+        # Colour codes are added after every character of content was made visible.
+        out.write(highlight(shown, DiffLexer(), TerminalFormatter()))
     else:
-        out.write(diff if diff.endswith("\n") else diff + "\n")
+        out.write(shown)
+
+
+ASK_HELP = (
+    "  y = apply this change, n or Enter = reject it, a = apply it and all remaining,\n"
+    "  q = reject it and all remaining; anything else is sent to the model as the reason.\n"
+)
 
 
 def _ask(run: object, answers: IO[str], tty: IO[str]) -> None:
-    """Show each pending diff on ``tty`` and read y / n / a reason to reject from ``answers``."""
+    """Show each pending diff on ``tty`` and read the decision from ``answers``.
+
+    ``[y/N/a/q/reason]``: the capital N is what Enter does.
+    """
+    remaining = "ask"
     for item in list(run.pending):  # type: ignore[attr-defined]
         if not item.needs_approval:
             continue  # settled by an earlier decision
-        tty.write(f"\n{item.action} {item.path}  ({item.summary})\n")
-        if item.diff:
-            _show_diff(item.diff, tty)
-        tty.write("Apply? [y]es, [n]o, or type a reason to reject: ")
-        tty.flush()
-        answer = answers.readline().strip()
-        if answer.lower() in ("y", "yes"):
+        if remaining == "ask":
+            tty.write(f"\n{visible_text(f'{item.action} {item.path}  ({item.summary})')}\n")
+            if item.diff:
+                _show_diff(item.diff, tty)
+            answer = "?"
+            while answer == "?":
+                tty.write(f"Apply {visible_text(item.id)}? [y/N/a/q/reason] (? for help): ")
+                tty.flush()
+                line = answers.readline()
+                answer = line.strip() if line else "q"  # end of input: reject the rest
+                if answer == "?":
+                    tty.write(ASK_HELP)
+            choice = answer.lower()
+            if choice in ("a", "all"):
+                remaining = "approve"
+            elif choice in ("q", "quit"):
+                remaining = "reject"
+        if remaining == "approve" or (remaining == "ask" and choice in ("y", "yes")):
             run.approve(item.id)  # type: ignore[attr-defined]
-            tty.write(f"  -> {item.status}: {item.result.summary}\n")
+            summary = item.result.summary if item.result is not None else item.status
+            tty.write(f"  {item.id} -> {item.status}: {visible_text(summary)}\n")
         else:
-            reason = None if answer.lower() in ("", "n", "no") else answer
+            reason = None
+            if remaining == "ask" and choice not in ("", "n", "no"):
+                reason = answer
             run.reject(item.id, reason)  # type: ignore[attr-defined]
-            tty.write("  -> rejected\n")
+            tty.write(f"  {item.id} -> rejected\n")
+
+
+def _reject_without_terminal(run: object) -> None:
+    """No terminal to ask and no --approve: reject every change, and say so on stderr."""
+    count = len(run.reject_all())  # type: ignore[attr-defined]
+    if count:
+        print(
+            f"jupyter-operator: no terminal to ask, so {count} change{'s' * (count != 1)} "
+            f"{'was' if count == 1 else 'were'} rejected "
+            "(use --approve all to apply, --approve none to reject quietly).",
+            file=sys.stderr,
+        )
 
 
 def _operator(args: argparse.Namespace, policy: object = None) -> object:
@@ -132,7 +201,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         if tty is None and mode == "ask":
             print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
             return EXIT_USAGE
-        mode = "ask" if tty is not None else "none"
+        mode = "ask" if tty is not None else "default-none"
+    if args.dialect == "commands":
+        return _cmd_run_commands(
+            args, text, policy, "none" if mode == "default-none" else mode, tty
+        )
     run = _operator(args, policy).run(text)  # type: ignore[attr-defined]
     if run.truncated_chars:
         print(f"jupyter-operator: only the last 200000 characters were scanned "
@@ -143,6 +216,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         run.approve_all()
     elif mode == "none":
         run.reject_all()
+    elif mode == "default-none":
+        _reject_without_terminal(run)
     else:
         assert tty is not None
         with contextlib.ExitStack() as stack:
@@ -153,6 +228,33 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print("jupyter-operator: no OPERATOR_CMD blocks found.", file=sys.stderr)
         return EXIT_OK
     sys.stdout.write(run.results_text + "\n")
+    return EXIT_OK
+
+
+def _cmd_run_commands(args: argparse.Namespace, text: str, policy: object, mode: str,
+                      tty: IO[str] | None) -> int:  # fmt: skip
+    """``run --dialect commands``: run a script of string commands, print every response.
+
+    Each change is decided as ``--approve`` says before the commands after it run.
+    """
+    from .engine.commands import CommandSession
+
+    with contextlib.ExitStack() as stack:
+        if tty is not None and tty is not sys.stdin:
+            stack.callback(tty.close)
+        batch = CommandSession(_operator(args, policy)).execute(text)  # type: ignore[arg-type]
+        while batch.pending is not None:
+            if mode == "all":
+                batch.approve()
+            elif mode == "none":
+                batch.reject()
+            else:
+                assert tty is not None
+                _ask(batch.pending.run, tty, sys.stderr if tty is sys.stdin else tty)
+    if not batch.replies:
+        print("jupyter-operator: no commands found.", file=sys.stderr)
+        return EXIT_OK
+    sys.stdout.write(batch.text + "\n")
     return EXIT_OK
 
 
@@ -211,6 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_run(args)
         if args.command in ("undo", "redo"):
             return _cmd_undo(args)
+        if args.command == "agent":
+            return _cmd_agent(args)
         return _cmd_history(args)
     except (NotADirectoryError, FileNotFoundError) as exc:
         print(f"jupyter-operator: {exc}", file=sys.stderr)
@@ -218,3 +322,91 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\njupyter-operator: interrupted; nothing further was applied.", file=sys.stderr)
         return 130
+
+
+# -- jupyter-operator agent ------------------------------------------------------------------
+def _add_agent_parser(sub: Any, common: Any) -> None:
+    agent = sub.add_parser("agent", help="run a task with a model in the loop")
+    common(agent)
+    agent.add_argument("--model", default=None,
+                       help="model name (default: $JUPYTER_OPERATOR_MODEL)")  # fmt: skip
+    agent.add_argument("--base-url", default=None,
+                       help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI); "
+                            "the key is read from $OPENAI_API_KEY")  # fmt: skip
+    agent.add_argument("--replay", default=None, metavar="FILE",
+                       help="scripted replies from a JSON or JSONL file (offline)")  # fmt: skip
+    agent.add_argument("--approve", choices=("all", "none", "ask"), default=None,
+                       help="approve every change, reject every change, or ask for each "
+                            "(default: ask on a terminal, else none)")  # fmt: skip
+    agent.add_argument("--policy", default=None, help='e.g. "auto=reads,writes deny=fs.delete"')
+    agent.add_argument("--max-turns", type=int, default=10)
+    agent.add_argument("--transcripts", default=None, metavar="DIR",
+                       help="folder of the JSONL transcript (default: by the journal)")  # fmt: skip
+    agent.add_argument("task", help="what the model should do")
+
+
+def _cmd_agent(args: argparse.Namespace) -> int:
+    """Run the agent loop in a terminal: the reply streams to stdout, changes are asked for."""
+    import asyncio
+
+    from .agent import Agent, ModelError, OpenAIChat, ReplayModel
+    from .agent import events as ev
+    from .engine import Policy
+
+    try:
+        policy = Policy.parse(args.policy) if args.policy else None
+        if args.replay:
+            model = ReplayModel(args.replay)
+        else:
+            model = OpenAIChat(args.model, base_url=args.base_url)
+    except (ValueError, OSError) as exc:
+        print(f"jupyter-operator: agent: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModelError as exc:
+        print(f"jupyter-operator: agent: {exc.message}", file=sys.stderr)
+        return EXIT_USAGE
+    mode, tty = args.approve, None
+    if mode in (None, "ask"):
+        tty = sys.stdin if sys.stdin.isatty() else _terminal()
+        if tty is None and mode == "ask":
+            print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
+            return EXIT_USAGE
+        mode = "ask" if tty is not None else "none"
+
+    def decide(run: object) -> None:
+        if mode == "all":
+            run.approve_all()  # type: ignore[attr-defined]
+        elif mode == "none":
+            run.reject_all("the person runs this task without applying changes")  # type: ignore[attr-defined]
+        else:
+            assert tty is not None
+            _ask(run, tty, sys.stderr if tty is sys.stdin else tty)
+
+    out = sys.stdout
+
+    def show(event: object) -> None:
+        if isinstance(event, ev.TurnStarted):
+            out.write(f"\n--- turn {event.turn}/{event.max_turns} ---\n")
+        elif isinstance(event, ev.TextDelta):
+            out.write(event.text)
+        elif isinstance(event, ev.TurnPlanned):
+            out.write("\n")
+            for item in event.run.items:
+                out.write(f"  [{item.status}] {item.action or 'invalid'} {item.path or ''} "
+                          f"({item.id}): {item.summary}\n")  # fmt: skip
+        elif isinstance(event, ev.Notice):
+            print(f"jupyter-operator: {event.message}", file=sys.stderr)
+        out.flush()
+
+    transcripts = args.transcripts if args.transcripts else True
+    agent = Agent(model, root=args.root, policy=policy, max_turns=args.max_turns,
+                  decide=decide, transcripts=transcripts, journal_dir=args.journal_dir)  # fmt: skip
+    agent.subscribe(show)
+    try:
+        result = asyncio.run(agent.run(args.task))
+    finally:
+        if tty is not None and tty is not sys.stdin:
+            tty.close()
+    where = f" Transcript: {result.transcript_path}" if result.transcript_path else ""
+    out.write(f"\n{result.message} ({result.turns} turns, {result.tokens} tokens).{where}\n")
+    return EXIT_FAILED if result.reason == "model_error" else EXIT_OK

@@ -21,12 +21,15 @@ MODULES = sorted(p for p in PACKAGE.rglob("*.py") if "labextension" not in p.par
 # What each part of the package may import from the package.
 ALLOWED: dict[str, set[str]] = {
     "protocol": {"protocol"},
+    # Dialects are pure parsers and formatters, beside protocol/.
+    "dialects": {"protocol", "dialects"},
     "workspace": {"protocol", "workspace"},
-    "engine": {"protocol", "workspace", "engine"},
-    "cli": {"protocol", "engine"},
-    "kernel": {"protocol", "engine", "widgets", "kernel"},
-    "widgets": {"protocol", "engine", "widgets"},
-    "server": {"protocol", "workspace", "engine", "server"},
+    "engine": {"protocol", "dialects", "workspace", "engine"},
+    "agent": {"protocol", "dialects", "workspace", "engine", "agent"},
+    "cli": {"protocol", "dialects", "engine", "agent"},
+    "kernel": {"protocol", "dialects", "engine", "widgets", "kernel", "agent"},
+    "widgets": {"protocol", "dialects", "engine", "widgets", "agent"},
+    "server": {"protocol", "dialects", "workspace", "engine", "server", "agent"},
 }
 # Calls that reach the file system or render raw HTML, allowed only where a reason is given.
 FORBIDDEN_CALLS = ("open(", "os.path.realpath", "shutil.rmtree", "expanduser", "HTMLMath(")
@@ -37,6 +40,8 @@ EXCEPTIONS = {
     # model paths never reach these.
     ("kernel", "expanduser"),
     ("server", "expanduser"),
+    # Run transcripts, appended in the host's own folder (never the workspace).
+    ("agent", "open("),
 }
 
 
@@ -114,10 +119,26 @@ def test_server_never_imports_the_kernel_side(path: Path | None) -> None:
     assert not third_party_imports(path) & {"IPython", "ipywidgets", "ipykernel"}
 
 
+@pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "agent"] or [None])
+def test_the_agent_is_no_front(path: Path | None) -> None:
+    assert path is not None, "the agent has no modules"
+    heavy = {"IPython", "ipywidgets", "ipykernel", "tornado", "jupyter_server"}
+    assert not third_party_imports(path) & heavy
+
+
 @pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "widgets"] or [None])
 def test_widgets_never_touch_files(path: Path | None) -> None:
     assert path is not None, "the widgets have no modules"
     assert "workspace" not in package_imports(path)
+
+
+def test_dialects_are_pure() -> None:
+    # Dialects only parse and format: no workspace, no engine, no file calls (checked above).
+    modules = [p for p in MODULES if part_of(p) == "dialects"]
+    assert modules, "no dialect modules found"
+    for path in modules:
+        assert package_imports(path) <= {"protocol", "dialects"}, path
+        assert not third_party_imports(path) & {"IPython", "ipywidgets", "tornado", "os"}, path
 
 
 def test_importing_the_package_is_cheap() -> None:

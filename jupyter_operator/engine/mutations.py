@@ -109,6 +109,16 @@ def after(proposal: Proposal) -> Snapshot:
     return Snapshot(proposal.snapshot.path, data is not None, False, data, digest)
 
 
+def unchanged(proposal: Proposal) -> bool:
+    """True when applying ``proposal`` would write the bytes the file already has."""
+    return proposal.change == "modify" and proposal.new_bytes == proposal.snapshot.data
+
+
+def unchanged_summary(path: str) -> str:
+    """The result of a change that changes nothing (it needs no approval and writes nothing)."""
+    return f"No change: {path} already has exactly this content; nothing was written."
+
+
 def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     """Compute what a mutation would write; raises OperatorError for command faults.
 

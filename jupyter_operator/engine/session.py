@@ -389,6 +389,10 @@ class Operator:
                 log.exception("planning %s failed", cmd.id)
                 return self._finish(item, _unexpected(cmd.id), "failed")
             item.summary = item.proposal.summary
+            if mutations.unchanged(item.proposal) and not item.builds_on:
+                # Nothing to approve: the same reply run again, or a write of what is there.
+                summary = mutations.unchanged_summary(cmd.path or "")
+                return self._finish(item, Result(cmd.id, True, summary), "done")
         else:
             # Commands are a sequence: a read after a pending change to its path sees that change.
             blockers = self._blockers(before or [], item)

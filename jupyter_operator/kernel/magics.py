@@ -8,28 +8,35 @@ Every mistake in using the magics is one line (``UsageError``), never a tracebac
 from __future__ import annotations
 
 import sys
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.utils.process import arg_split
 
+from . import commands
 from .session import session
 
 if TYPE_CHECKING:
-    from ..engine import HistoryEntry, Run
+    from ..engine import Run
 
 USAGE = """\
 %%operator [--root DIR] [--dry-run]   run the cell (a model's reply) against the workspace
+%%operator --dialect commands         run the cell's string commands (/open, /write, ...)
+%op /COMMAND                          run one string command (%op /help lists them)
 %operator root [PATH]                 show or set the workspace root (default: the working folder)
 %operator run VARIABLE [--root DIR] [--dry-run]
                                       run the reply held in a string variable
 %operator policy [auto=... deny=...]  show or set what runs without asking and what is refused
 %operator undo [ID]                   undo the last applied change (or the history entry ID)
-%operator history                     list the applied changes of this session
+%operator redo [ID]                   apply an undone change again (the last undone by default)
+%operator history                     the applied changes, with their diffs, Undo and Redo
+%operator status                      what the last run's commands are waiting for, or did
+%operator reset                       start afresh: forget this kernel's runs and command ids
 %operator spec                        the interface spec, to paste into a chat
-%operator results                     the results text of the last run again"""
+%operator results                     the results text of the last run again
+%operator model [NAME] [--base-url URL]
+                                      the model of %%operator_agent (key: in the environment)"""
 
 
 def _split(line: str) -> list[str]:
@@ -61,33 +68,6 @@ def _run_options(args: list[str]) -> tuple[str | None, bool, list[str]]:
     return root, dry_run, rest
 
 
-def _format_time(value: Any) -> str:
-    if isinstance(value, (int, float)):
-        return datetime.fromtimestamp(value).strftime("%H:%M:%S")
-    if isinstance(value, datetime):
-        return value.strftime("%H:%M:%S")
-    return str(value)
-
-
-def format_history(entries: list[HistoryEntry]) -> str:
-    """The history as aligned text lines, oldest first."""
-    if not entries:
-        return "No changes applied in this session yet."
-    rows = [
-        (
-            str(e.entry_id), _format_time(e.time), str(e.action), str(e.path),
-            str(e.command_id), "undone" if e.undone else "",
-        )
-        for e in entries
-    ]  # fmt: skip
-    header = ("ENTRY", "TIME", "ACTION", "PATH", "COMMAND", "")
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    return "\n".join(
-        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in [header, *rows]
-    )
-
-
 @magics_class
 class OperatorMagics(Magics):
     """The ``operator`` magics (one instance per shell)."""
@@ -105,6 +85,8 @@ class OperatorMagics(Magics):
         %operator history | spec | results
         """
         args = _split(line)
+        if cell is not None and commands.run_dialect_cell(args, cell):
+            return
         if cell is not None:
             root, dry_run, rest = _run_options(args)
             if rest:
@@ -124,19 +106,27 @@ class OperatorMagics(Magics):
 
     # -- running -------------------------------------------------------------------------------
     def _show_run(self, text: str, *, root: str | None, dry_run: bool) -> Run:
-        from IPython.display import display
-
         from ..widgets import RunView
+        from .saved_output import SavedOutput
 
+        state = session()
         try:
-            run = session().run(text, root=root, dry_run=dry_run)
+            run = state.run(text, root=root, dry_run=dry_run)
         except ValueError as exc:
             raise UsageError(f"operator: {exc}") from None
-        view = RunView(
-            run, title="Operator (dry run: nothing is written)" if dry_run else "Operator"
-        )
-        session().last_view = view
-        display(view)
+        note = ""
+        if not dry_run and not run.items and run.skipped_duplicates:
+            # The same reply again (a cell run twice): show what was decided, not "0 commands".
+            earlier = state.earlier_run(state.resolve_root(root), run.skipped_duplicates)
+            if earlier is not None:
+                run = state.last_run = earlier
+                note = "This reply already ran in this session; these are its cards as decided."
+        title = "Operator (dry run: nothing is written)" if dry_run else "Operator"
+        view = RunView(run, title=title, dry_run=dry_run, note=note)
+        state.last_view = view
+        saved = SavedOutput(view)
+        # After the view's own subscriber: the saved text follows the cards.
+        run.subscribe(lambda _item: saved.update(view))
         return run
 
     def _cmd_run(self, args: list[str]) -> None:
@@ -166,6 +156,11 @@ class OperatorMagics(Magics):
 
     def _cmd_help(self, _args: list[str]) -> None:
         print(USAGE)
+
+    def _cmd_model(self, args: list[str]) -> None:
+        from .agent_magics import model_command
+
+        model_command(args)
 
     def _cmd_root(self, args: list[str]) -> None:
         state = session()
@@ -198,16 +193,55 @@ class OperatorMagics(Magics):
         if len(args) > 1:
             raise UsageError("operator: usage: %operator undo [ID]")
         try:
-            entry = session().current_operator().undo(args[0] if args else None)
-        except (OperatorError, ValueError, KeyError) as exc:
-            message = getattr(exc, "message", None) or (exc.args[0] if exc.args else "")
-            raise UsageError(f"operator: cannot undo: {message}") from None
-        print(f"Undone: {entry.action} {entry.path} (entry {entry.entry_id})")
+            print(undo_entry(args[0] if args else None))
+        except OperatorError as exc:
+            if not args and not [e for e in session().current_operator().history() if not e.undone]:
+                print("Nothing to undo: no change is applied in this workspace.")
+                return
+            raise UsageError(f"operator: cannot undo: {exc.message}") from None
+        except (ValueError, KeyError) as exc:
+            raise UsageError(f"operator: cannot undo: {exc.args[0] if exc.args else exc}") from None
+
+    def _cmd_redo(self, args: list[str]) -> None:
+        from ..protocol import OperatorError
+
+        if len(args) > 1:
+            raise UsageError("operator: usage: %operator redo [ID]")
+        try:
+            print(redo_entry(args[0] if args else None))
+        except OperatorError as exc:
+            raise UsageError(f"operator: cannot redo: {exc.message}") from None
+        except (ValueError, KeyError) as exc:
+            raise UsageError(f"operator: cannot redo: {exc.args[0] if exc.args else exc}") from None
 
     def _cmd_history(self, args: list[str]) -> None:
+        from IPython.display import display
+
+        from ..widgets.history import HistoryView
+
         if args:
             raise UsageError("operator: usage: %operator history")
-        print(format_history(session().current_operator().history()))
+        op = session().current_operator()
+        has_redo = hasattr(op, "redo")
+        view = HistoryView(op.history, undo=undo_entry, redo=redo_entry if has_redo else None)
+        session().history_views.add(view)
+        display(view)
+
+    def _cmd_reset(self, args: list[str]) -> None:
+        if args:
+            raise UsageError("operator: usage: %operator reset")
+        session().reset()
+        print("New operator session: earlier runs and their command ids are forgotten "
+              "(the undo history on disk stays).")  # fmt: skip
+
+    def _cmd_status(self, args: list[str]) -> None:
+        if args:
+            raise UsageError("operator: usage: %operator status")
+        run = session().last_run
+        if run is None:
+            print("No %%operator run yet in this kernel.")
+            return
+        print(status_text(run))
 
     def _cmd_spec(self, args: list[str]) -> None:
         from IPython.display import display
@@ -228,19 +262,78 @@ class OperatorMagics(Magics):
         run = session().last_run
         if run is None:
             raise UsageError("operator: no %%operator run yet")
-        waiting = len(run.pending)
-        if waiting:
+        if session().last_dry_run:
             print(
-                f"({waiting} proposal{'s' * (waiting != 1)} still waiting; "
-                "their results are not included yet)",
-                file=sys.stderr,
+                "The last run was a dry run: nothing was written, and its results are not for "
+                "the model. Run the reply without --dry-run to decide for real."
             )
-        print(run.results_text)
+            return
+        waiting = [item.id for item in run.pending]
+        if waiting:
+            ids = ", ".join(waiting)
+            print(
+                f"Still waiting for your decision: {ids}. Click Approve or Reject on "
+                f"{'its card' if len(waiting) == 1 else 'their cards'} above; "
+                "the results below do not include them yet.\n"
+            )
+        print(run.results_text or "(no results yet)")
+
+
+def status_text(run: Run) -> str:
+    """One line per command of ``run``: what happened, or what it waits for."""
+    from ..widgets.panel import run_summary
+    from ..widgets.render import visible
+
+    lines = [run_summary(run)]
+    for item in run.items:
+        what = f"{item.action or 'invalid'} {item.path or ''}".rstrip()
+        if item.status == "pending":
+            state = "waiting for you: click Approve or Reject on its card above"
+        elif item.status == "waiting":
+            state = f"runs once {item.builds_on} is decided"
+        else:
+            summary = item.result.summary if item.result is not None else item.summary
+            state = f"{item.status}: {summary}"
+        lines.append(f"  {item.id} ({what}): {state}")
+    return visible("\n".join(lines))
+
+
+def undo_entry(entry_id: str | None = None) -> str:
+    """Undo one history entry (the latest by default); every card of the change says so."""
+    from . import undo_sync
+
+    state = session()
+    root = state.resolve_root()
+    undo_sync.remember_applied(state.runs_of(root))
+    entry = state.current_operator().undo(entry_id)
+    undo_sync.sync(state.runs_of(root), entry, undone=True)
+    state.refresh_history_views()
+    return f"Undone: {entry.action} {entry.path} (entry {entry.entry_id})"
+
+
+def redo_entry(entry_id: str | None = None) -> str:
+    """Apply an undone entry again (the last undone by default)."""
+    from . import undo_sync
+
+    state = session()
+    root = state.resolve_root()
+    op = state.current_operator()
+    redo = getattr(op, "redo", None)
+    if redo is None:
+        raise ValueError("redo is not available with this engine")
+    entry = redo(entry_id)
+    undo_sync.sync(state.runs_of(root), entry, undone=False)
+    state.refresh_history_views()
+    return f"Redone: {entry.action} {entry.path} (entry {entry.entry_id})"
 
 
 def load_ipython_extension(ipython: Any) -> None:
     """Register the magics on ``ipython`` (called by ``%load_ext jupyter_operator``)."""
     ipython.register_magics(OperatorMagics)
+    commands.load(ipython)
+    from .agent_magics import register as register_agent  # %%operator_agent
+
+    register_agent(ipython)
 
 
 def unload_ipython_extension(ipython: Any) -> None:
@@ -248,6 +341,8 @@ def unload_ipython_extension(ipython: Any) -> None:
     magics = ipython.magics_manager.magics
     for kind in ("line", "cell"):
         magics[kind].pop("operator", None)
+    magics["line"].pop("op", None)
+    magics["cell"].pop("operator_agent", None)
 
 
 def last_run() -> Run | None:

@@ -7,6 +7,7 @@ use it without IPython's machinery.
 from __future__ import annotations
 
 import os
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,12 @@ class KernelSession:
     operators: dict[Path, Operator] = field(default_factory=dict)
     last_run: Run | None = None
     last_view: Any = None
+    last_dry_run: bool = False
+    #: Every run of this kernel, per workspace root (to show decided ones again and to mark
+    #: undone changes on their cards).
+    runs: dict[Path, list[Run]] = field(default_factory=dict)
+    #: The history widgets on screen, redrawn after every undo or redo from anywhere.
+    history_views: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet)
 
     def resolve_root(self, path: str | os.PathLike[str] | None = None) -> Path:
         """The workspace root for a run: ``path``, else the set root, else the cwd.
@@ -77,8 +84,37 @@ class KernelSession:
             run.reject_all(reason=DRY_RUN_REASON)
         else:
             run = self.operator_for(where).run(text)
+            self.runs.setdefault(where, []).append(run)
         self.last_run = run
+        self.last_dry_run = dry_run
         return run
+
+    def earlier_run(self, root: Path, ids: tuple[str, ...]) -> Run | None:
+        """The earlier run of ``root`` that holds every id in ``ids`` (a reply run again)."""
+        for run in reversed(self.runs.get(root, [])):
+            known = {item.id for item in run.items}
+            if ids and set(ids) <= known:
+                return run
+        return None
+
+    def reset(self) -> None:
+        """Start a new session (a notebook run again from the top over a folder it reset): the
+        runs and seen command ids are forgotten; the root, the policy and the journal stay."""
+        for op in self.operators.values():
+            op.close()
+        self.operators.clear()
+        self.runs.clear()
+        self.last_run = self.last_view = None
+        self.last_dry_run = False
+
+    def refresh_history_views(self) -> None:
+        """Redraw every history widget (an entry was undone or redone)."""
+        for view in list(self.history_views):
+            view.refresh()
+
+    def runs_of(self, root: Path) -> list[Run]:
+        """The runs made against ``root`` in this kernel, oldest first."""
+        return list(self.runs.get(root, []))
 
     def current_operator(self) -> Operator:
         """The ``Operator`` of the current root (for undo and history)."""

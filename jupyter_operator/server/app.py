@@ -18,6 +18,7 @@ from tornado.ioloop import PeriodicCallback
 from traitlets import Dict, Float, Integer, List, TraitError, Unicode, validate
 
 from .. import __version__
+from .agent_handlers import agent_handlers, setup_agents
 from .fileapi import MAX_B64_CHARS, FileApi
 from .handlers import rest_handlers
 from .sessions import SessionService
@@ -138,11 +139,13 @@ class OperatorExtension(ExtensionApp):
             store=store,
         )
         self.file_api = FileApi(self.registry)
+        self.agents = setup_agents(self)  # the panel's Ask mode (c.OperatorAgent.*)
         self.log.info("jupyter_operator: workspaces %s", ", ".join(roots))
 
     def initialize_handlers(self) -> None:
         """Register the REST routes and the file API socket (base_url is prefixed for us)."""
         self.handlers.extend(rest_handlers())
+        self.handlers.extend(agent_handlers())
         self.handlers.append((r"/jupyter-operator/files", FileSocketHandler))
 
     async def _start_jupyter_server_extension(self, serverapp: Any) -> None:
@@ -163,6 +166,9 @@ class OperatorExtension(ExtensionApp):
         sweeper = getattr(self, "_sweeper", None)
         if sweeper is not None:
             sweeper.stop()
+        agents = getattr(self, "agents", None)
+        if agents is not None:
+            agents.close()
         sessions = getattr(self, "sessions", None)
         if sessions is not None:
             sessions.close()

@@ -32,6 +32,8 @@ class FileApiError(Exception):
         super().__init__(message)
         self.code = code
         self.message = message
+        #: Fields the error reply repeats when no valid request could be read (``request_id``).
+        self.echo: dict[str, object] = {}
 
 
 # The file API's error codes: the seed's five plus the two for requests that never reach a file,

@@ -1,10 +1,14 @@
-"""The WebSocket file API (Editor File API v1.3): ``file_list``, ``file_read``, ``file_write``.
+"""The WebSocket file API (Editor File API v1.3): ``file_list``, ``file_read``, ``file_write``,
+and ``capabilities``.
 
-Messages are JSON objects validated strictly (unknown fields, wrong types and unknown ``type``
-values are ``bad_request``). Every file access goes through the workspace layer's jail, so a
-path with ``..``, an absolute path or a symlink leading out of the root is ``path_escape``.
-Contents travel as base64 and must be UTF-8 text of at most 1 MiB, for reads and writes alike.
-Writes go through the engine (``Operator.write_file``): atomic, journaled so they can be undone,
+Messages are JSON objects. The seed's fields are validated strictly (wrong types, missing fields
+and unknown ``type`` values are ``bad_request``); fields the API does not know are ignored, so a
+client may add its own. A ``request_id`` (string or integer) is echoed in the reply, errors
+included. Paths follow the seed's rule: ``.`` and ``..`` are resolved lexically, a path that
+leaves the root is ``path_escape``, and the result goes through the workspace layer's jail like
+every other path (a symlink leading out of the root is ``path_escape`` too). Contents travel as
+base64 and must be UTF-8 text of at most 1 MiB, for reads and writes alike. Writes go
+through the engine (``Operator.write_file``): atomic, journaled so they can be undone,
 notebook-checked, and serial per workspace.
 """
 
@@ -21,6 +25,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from ..protocol import OperatorError
+from ..workspace.paths import MAX_PATH_CHARS, normalize_path
 from .errors import (
     BAD_REQUEST,
     FILE_TOO_LARGE,
@@ -40,9 +45,27 @@ MAX_FILE_SIZE = 1_048_576
 MAX_B64_CHARS = 4 * -(-MAX_FILE_SIZE // 3)
 
 
-class _Message(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+#: The protocol version ``capabilities_result`` announces.
+PROTOCOL_VERSION = "1.3"
+#: What this server supports: the seed's file operations, and ``request_id`` echoing.
+CAPABILITIES = ("file_operations", "request_id")
 
+
+class _Base(BaseModel):
+    # Unknown fields are ignored (a protocol extension must let clients add fields); the
+    # known ones are strict: no coercion of numbers to strings or the like.
+    model_config = ConfigDict(extra="ignore", strict=True, frozen=True)
+
+    request_id: str | int | None = None
+
+
+class Capabilities(_Base):
+    """Ask what the server supports (answered with ``capabilities_result``)."""
+
+    type: Literal["capabilities"]
+
+
+class _Message(_Base):
     project: str = ""
     workspace: str = "default"
 
@@ -69,12 +92,17 @@ class FileWrite(_Message):
     content_b64: str
 
 
-Request = Annotated[FileList | FileRead | FileWrite, Field(discriminator="type")]
+AnyRequest = FileList | FileRead | FileWrite | Capabilities
+Request = Annotated[AnyRequest, Field(discriminator="type")]
 _REQUEST = TypeAdapter(Request)
 
 
-def parse(raw: str | bytes) -> FileList | FileRead | FileWrite:
-    """Validate one incoming text frame; raises :class:`FileApiError` (``bad_request``)."""
+def parse(raw: str | bytes) -> AnyRequest:
+    """Validate one incoming text frame; raises :class:`FileApiError` (``bad_request``).
+
+    The error carries the message's ``request_id`` when it has a valid one, so even a
+    malformed request's answer can be matched to it.
+    """
     if isinstance(raw, bytes):
         raise FileApiError(BAD_REQUEST, "Binary frames are not supported; send JSON text")
     try:
@@ -86,23 +114,41 @@ def parse(raw: str | bytes) -> FileList | FileRead | FileWrite:
     try:
         return _REQUEST.validate_python(data)
     except ValidationError as exc:
-        raise FileApiError(BAD_REQUEST, _describe(exc)) from None
+        error = FileApiError(BAD_REQUEST, _describe(exc))
+        request_id = data.get("request_id")
+        if isinstance(request_id, str) or (
+            isinstance(request_id, int) and not isinstance(request_id, bool)
+        ):
+            error.echo = {"request_id": request_id}
+        raise error from None
 
 
 def echo(request: object) -> dict[str, Any]:
-    """The request fields a reply repeats so a client can match it to its request."""
+    """The request fields a reply repeats so a client can match it to its request.
+
+    ``project``, ``workspace`` and ``path`` come back as sent (the path before normalisation),
+    and ``request_id`` when one was given.
+    """
+    fields: dict[str, Any] = {}
     if isinstance(request, _Message):
         fields = {"project": request.project, "workspace": request.workspace}
         path = getattr(request, "path", None)
         if path is not None:
             fields["path"] = path
-        return fields
-    return {}
+    if isinstance(request, _Base) and request.request_id is not None:
+        fields["request_id"] = request.request_id
+    return fields
 
 
 def error_message(error: FileApiError, request: Any = None) -> dict[str, Any]:
     """An ``error`` reply."""
-    return {"type": "error", "code": error.code, "message": error.message, **echo(request)}
+    return {
+        "type": "error",
+        "code": error.code,
+        "message": error.message,
+        **error.echo,
+        **echo(request),
+    }
 
 
 class FileApi:
@@ -113,20 +159,36 @@ class FileApi:
         self.max_file_size = max_file_size
         self._max_b64 = 4 * -(-max_file_size // 3)
 
-    async def handle(self, request: FileList | FileRead | FileWrite) -> dict[str, Any]:
+    def capabilities(self, request: Capabilities) -> dict[str, Any]:
+        """The ``capabilities_result`` reply: protocol version, capabilities, workspace names
+        (never their roots) and the limits a client should know before sending."""
+        return {
+            "type": "capabilities_result",
+            "protocol": PROTOCOL_VERSION,
+            "capabilities": list(CAPABILITIES),
+            "workspaces": self.registry.names(),
+            "limits": {"max_file_size": self.max_file_size, "max_path_length": MAX_PATH_CHARS},
+            **echo(request),
+        }
+
+    async def handle(self, request: AnyRequest) -> dict[str, Any]:
         """Run one request and return its ``*_result`` reply (FileApiError on failure)."""
+        if isinstance(request, Capabilities):
+            return self.capabilities(request)
         if request.workspace not in self.registry:
             raise FileApiError(WORKSPACE_NOT_FOUND, "No workspace with this name")
-        _check_path(request.path)
+        # An empty path lists the root, as an omitted one does (reads and writes refuse it).
+        empty_is_root = isinstance(request, FileList) and request.path == ""
+        rel = "." if empty_is_root else _normalize(request.path)
         lock = self.registry.lock(request.workspace)
         if isinstance(request, FileWrite):
             data = self._decode_content(request.content_b64)
             async with lock.write():
-                return await self._call(self._store, request, data)
+                return await self._call(self._store, request, rel, data)
         async with lock.read():
             if isinstance(request, FileRead):
-                return await self._call(self._read, request)
-            return await self._call(self._list, request)
+                return await self._call(self._read, request, rel)
+            return await self._call(self._list, request, rel)
 
     def _too_large(self) -> FileApiError:
         return FileApiError(FILE_TOO_LARGE, f"File exceeds the limit of {self.max_file_size} bytes")
@@ -147,17 +209,16 @@ class FileApi:
             )
             raise FileApiError(IO_ERROR, "The operation failed on the server") from None
 
-    def _list(self, request: FileList) -> dict[str, Any]:
-        # An empty path means the root, as an omitted one does.
-        entries = self.registry.workspace(request.workspace).list_dir(request.path or ".")
+    def _list(self, request: FileList, rel: str) -> dict[str, Any]:
+        entries = self.registry.workspace(request.workspace).list_dir(rel)
         items = [
             {"name": e.name, "is_dir": e.is_dir, "size": 0 if e.is_dir else e.size} for e in entries
         ]
         return {"type": "file_list_result", **echo(request), "items": items}
 
-    def _read(self, request: FileRead) -> dict[str, Any]:
+    def _read(self, request: FileRead, rel: str) -> dict[str, Any]:
         workspace = self.registry.workspace(request.workspace)
-        data = workspace.read_bytes(request.path, limit=self.max_file_size)
+        data = workspace.read_bytes(rel, limit=self.max_file_size)
         _check_utf8(data)
         return {
             "type": "file_read_result",
@@ -166,13 +227,18 @@ class FileApi:
             "size": len(data),
         }
 
-    def _store(self, request: FileWrite, data: bytes) -> dict[str, Any]:
-        # The engine's one path for writes outside a reply: journaled (undo and redo work for
-        # it), notebook-checked on the parsed path, compare-and-swap under the file lock. Under
-        # the workspace lock only another process can change the file in between (io_error).
-        operator = self.registry.history_operator(request.workspace)
-        operator.write_file(request.path, data)
+    def _store(self, request: FileWrite, rel: str, data: bytes) -> dict[str, Any]:
+        self._write(request.workspace, rel, data)
         return {"type": "file_write_result", **echo(request), "success": True, "size": len(data)}
+
+    def _write(self, name: str, rel: str, data: bytes) -> None:
+        """The one place a ``file_write`` touches the disk (``rel`` is already normalised).
+
+        The engine's one path for writes outside a reply: journaled (undo and redo work for it),
+        notebook-checked on the parsed path, compare-and-swap under the file lock. Under the
+        workspace lock only another process can change the file in between (io_error).
+        """
+        self.registry.history_operator(name).write_file(rel, data)
 
     def _decode_content(self, text: str) -> bytes:
         if len(text) > self._max_b64:  # refuse before decoding anything
@@ -187,12 +253,16 @@ class FileApi:
         return data
 
 
-def _check_path(path: str) -> None:
+def _normalize(path: str) -> str:
     # JSON can carry lone surrogates, which no file name can hold.
     try:
         path.encode("utf-8")
     except UnicodeEncodeError:
         raise FileApiError(INVALID_UTF8, "path is not valid UTF-8") from None
+    try:
+        return normalize_path(path)
+    except OperatorError as exc:
+        raise file_api_error(exc) from None
 
 
 def _check_utf8(data: bytes) -> None:
@@ -209,8 +279,6 @@ def _describe(exc: ValidationError) -> str:
     kind = first["type"]
     if kind == "missing":
         return f"missing field {where!r}"
-    if kind == "extra_forbidden":
-        return f"unknown field {where!r}"
     if kind in ("union_tag_invalid", "union_tag_not_found"):
-        return "type must be one of 'file_list', 'file_read', 'file_write'"
+        return "type must be one of 'file_list', 'file_read', 'file_write', 'capabilities'"
     return f"field {where!r}: {first['msg']}"[:200]

@@ -59,6 +59,9 @@ class Session:
     #: History entry id -> the id of the item whose approval made it.
     entries: dict[str, str] = field(default_factory=dict)
     last_used: float = field(default=0.0)
+    #: A turn of the agent loop: its engine session is the loop's (not closed here) and it is
+    #: not saved (an agent run does not resume after a restart).
+    adopted: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The session as the REST API shows it."""
@@ -123,6 +126,19 @@ class SessionService:
         session = await self._locked(workspace, work)
         self._add(session)
         return session.to_dict()
+
+    def adopt(self, workspace: str, operator: Operator, run: Run) -> str:
+        """Serve a run made elsewhere (a turn of the agent loop) through the decide API.
+
+        Returns the new session id. The caller keeps ``operator`` (it is not closed here).
+        """
+        session = Session(secrets.token_urlsafe(16), workspace, operator, run, adopted=True)
+        self._add(session)
+        return session.id
+
+    async def locked(self, workspace: str, work: Callable[[], T], *, write: bool = True) -> T:
+        """Run a blocking engine call in a worker thread under the workspace's lock."""
+        return await self._locked(workspace, work, write=write)
 
     async def get(self, session_id: str) -> dict[str, Any]:
         """The current state of a session."""
@@ -268,7 +284,8 @@ class SessionService:
         """Forget every session."""
         while self._sessions:
             _, session = self._sessions.popitem(last=False)
-            close_operator(session.operator)
+            if not session.adopted:
+                close_operator(session.operator)
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -366,7 +383,7 @@ class SessionService:
 
     def _save(self, session: Session) -> None:
         """Save the session (in the worker thread, under the workspace lock)."""
-        if self.store is None:
+        if self.store is None or session.adopted:
             return
         from ..engine.persist import dump_run
 
@@ -461,7 +478,8 @@ class SessionService:
 
     async def _close_when_idle(self, session: Session) -> None:
         async with self.registry.lock(session.workspace).write():
-            close_operator(session.operator)
+            if not session.adopted:
+                close_operator(session.operator)
 
     async def drain(self) -> None:
         """Wait until forgotten sessions have released their resources."""

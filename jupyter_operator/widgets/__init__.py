@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from .cards import ItemCard, StaticCard
 from .copybox import CopyBox
+from .history import HistoryView
 from .panel import RunView, text_listing
 from .render import escape, render_diff
 
 __all__ = [
     "CopyBox",
+    "HistoryView",
     "ItemCard",
     "RunView",
     "StaticCard",

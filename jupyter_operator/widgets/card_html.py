@@ -7,10 +7,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .render import DETAILS_OPEN_LINES, escape, has_invisible, render_text_block
+from .render import (
+    DETAILS_OPEN_LINES,
+    STYLESHEET,
+    escape,
+    has_invisible,
+    render_text_block,
+    split_lines,
+    strip_cr,
+)
 
 if TYPE_CHECKING:
-    from ..engine import Item
+    from ..engine import Item, Run
+
+#: Diff lines kept in a saved notebook's static view of a card.
+STATIC_DIFF_LINES = 40
 
 STATUS_LABELS = {
     "pending": "waiting for you",
@@ -22,6 +33,7 @@ STATUS_LABELS = {
     "rejected": "rejected",
     "denied": "denied by policy",
     "stale": "stale",
+    "undone": "undone",
 }
 
 #: What the outcome line says before the result summary (which carries the code and reason).
@@ -29,6 +41,7 @@ OUTCOME_NOTES = {
     "applied": "Applied.",
     "stale": "Not written: the file changed after this preview was made.",
     "failed": "Could not be applied; nothing was written.",
+    "undone": "Applied, then undone: the file is back as it was before.",
 }
 
 
@@ -52,7 +65,9 @@ def header_html(item: Item) -> str:
         stats.append(f'<span class="jpo-stat-del">&minus;{item.removed}</span>')
         parts.append(" ".join(stats))
     parts.append(f'<span class="jpo-id">id {escape(item.id)} &middot; line {int(item.line)}</span>')
-    return f'<div class="jpo-head">{"".join(parts)}</div>'
+    # Spaces between the parts: a page that drops our styles (an untrusted notebook) still
+    # shows them as words.
+    return f'<div class="jpo-head">{" ".join(parts)}</div>'
 
 
 def notes_html(item: Item, blocked_by: str | None = None, *, diff_invisible: bool = False) -> str:
@@ -102,3 +117,29 @@ def details_html(item: Item) -> str:
     is_open = " open" if count <= DETAILS_OPEN_LINES else ""
     label = f"Result ({count} line{'s' * (count != 1)})"
     return f"<details{is_open}><summary>{label}</summary>{block}</details>"
+
+
+def static_card_html(item: Item) -> str:
+    """One card as plain HTML (no buttons): what a notebook without a kernel shows."""
+    diff = ""
+    if item.kind == "mutation" and item.diff is not None:
+        # The plain diff text: it reads the same with or without our styles.
+        lines = split_lines(item.diff)
+        shown = "\n".join(strip_cr(line) for line in lines[:STATIC_DIFF_LINES])
+        more = len(lines) - STATIC_DIFF_LINES
+        tail = f"\n... {more} more lines" if more > 0 else ""
+        diff = f'<pre class="jpo-text">{escape(shown + tail)}</pre>'
+    body = header_html(item) + notes_html(item) + details_html(item) + diff
+    return f'<div class="jpo-card jpo-kind-{escape(item.kind)}">{body}</div>'
+
+
+def static_html(run: Run, *, title: str = "Operator") -> str:
+    """The whole run as plain HTML, saved beside the widget and updated as decisions arrive."""
+    from .panel import run_summary
+
+    head = (
+        f'<div class="jpo-head"><span class="jpo-action">{escape(title)}</span> '
+        f'<span class="jpo-muted">{escape(run_summary(run))}</span></div>'
+    )
+    cards = "".join(static_card_html(item) for item in run.items)
+    return f'{STYLESHEET}<div class="jpo-run jpo-static">{head}{cards}</div>'

@@ -20,6 +20,10 @@ if TYPE_CHECKING:
     from ..engine import Item
 
 
+#: How long a rejection sent with Enter waits for the last keystrokes of its reason.
+SUBMIT_SETTLE_SECONDS = 0.4
+
+
 def _approve_tooltip(blocked_by: str | None) -> str:
     if blocked_by is not None:
         return f"Decide {blocked_by} first"
@@ -101,6 +105,7 @@ class ItemCard(w.Box):
         self._full_diff: str | None = None
         self._expanded = False
         self._details: tuple[object, str] = (None, "")
+        self._submit_timer: Any = None  # a pending Enter in the reason field
         # Every widget is created with its final state: a trait changed after creation is one
         # more state message, and those dominated the cost of displaying a long reply.
         pending, blocked_by, value = self._compute()
@@ -127,7 +132,9 @@ class ItemCard(w.Box):
         if not self._expanded:
             return self._short_diff
         if self._full_diff is None:  # rendered on first request only
-            self._full_diff = render_diff(self._diff_source, max_lines=None).html
+            self._full_diff = render_diff(
+                self._diff_source, max_lines=None, path=self.item.path
+            ).html
         return self._full_diff
 
     # -- display -------------------------------------------------------------------------------
@@ -185,7 +192,7 @@ class ItemCard(w.Box):
         diff = self.item.diff if self.item.kind == "mutation" else None
         if diff is None or diff == self._diff_source:
             return
-        rendered = render_diff(diff)
+        rendered = render_diff(diff, path=self.item.path)
         self._diff_source, self._short_diff, self._full_diff = diff, rendered.html, None
         self._total, self._hidden = rendered.total, rendered.total - rendered.shown
         self._truncated, self._expanded = rendered.truncated, False
@@ -226,19 +233,53 @@ class ItemCard(w.Box):
             return
         if self.reason is None:
             self.reason = w.Text(
-                placeholder="Reason for the model",
+                placeholder="Reason for the model (Enter sends)",
                 layout=self._shared.layout,
                 style=self._shared.text,
             )
+            # Enter in the field sends the rejection: the view sends a "submit" event (read
+            # here directly; Text.on_submit is deprecated in ipywidgets 8).
+            self.reason.on_msg(self._reason_message)
+            self.reason.observe(self._submit_when_settled, names="value")
             self.controls.insert(2, self.reason)
             self.children = tuple(self._wanted_children(True))
             self.reason_button.description = "Send rejection"
             self.reason_button.tooltip = "Reject and send the reason typed on the left to the model"
+            self.reason.focus()
             return
         if not self.reason.value.strip():  # e.g. a double click: wait for the reason
             self.reason.placeholder = "Type the reason for the model first"
             return
         self._decide(approve=False, with_reason=True)
+
+    def _reason_message(self, _widget: object, content: dict[str, Any], _buffers: object) -> None:
+        if isinstance(content, dict) and content.get("event") == "submit":
+            self._submit_when_settled()
+
+    def _submit_when_settled(self, _change: object = None) -> None:
+        """Enter was pressed: send the rejection once the typed reason has arrived.
+
+        The page sends a field's value at most one message at a time and holds back the rest
+        until the kernel answers, so the last keystrokes can arrive after the Enter event. The
+        rejection waits for the value to settle (each value that arrives restarts the wait).
+        """
+        import asyncio
+
+        if self._submit_timer is not None:
+            self._submit_timer.cancel()
+            self._submit_timer = None
+        elif _change is not None:
+            return  # typing without Enter
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a plain Python process): the value is final
+            self._reason_clicked()
+            return
+        self._submit_timer = loop.call_later(SUBMIT_SETTLE_SECONDS, self._submit_now)
+
+    def _submit_now(self) -> None:
+        self._submit_timer = None
+        self._reason_clicked()
 
     @property
     def buttons(self) -> list[w.Button]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from .card_html import static_html
 from .cards import ItemCard, Shared, StaticCard
 from .copybox import CopyBox
 from .render import STYLESHEET, escape, visible
@@ -44,6 +45,7 @@ def run_summary(run: Run) -> str:
         "done": "ran", "failed": "failed", "error": "invalid", "pending": "waiting for approval",
         "waiting": "waiting for an earlier change",
         "applied": "applied", "rejected": "rejected", "denied": "denied", "stale": "stale",
+        "undone": "undone",
     }  # fmt: skip
     parts = [f"{n} {words.get(status, status)}" for status, n in counts.items()]
     total = len(run.items)
@@ -64,9 +66,15 @@ def text_listing(run: Run) -> str:
 class RunView(w.VBox):
     """Cards for every item of ``run`` plus Approve all / Reject all and the results panel."""
 
-    def __init__(self, run: Run, *, title: str = "Operator") -> None:
+    def __init__(
+        self, run: Run, *, title: str = "Operator", dry_run: bool = False, note: str = ""
+    ) -> None:
         self.run = run
         self._title = title
+        #: A dry run's results are not real (every change was refused to preview it): they are
+        #: not offered for copying.
+        self.dry_run = dry_run
+        self._heading_note = note
         shared = self._shared = Shared()
         # Widgets are created with their final state (see ItemCard): no change messages.
         self.heading = shared.html_widget(self._heading_html())
@@ -113,9 +121,16 @@ class RunView(w.VBox):
                 f"Only the last 200,000 characters were scanned "
                 f"({run.truncated_chars:,} characters cut from the start)."
             )
+        if self._heading_note:
+            notes.append(self._heading_note)
         if run.skipped_duplicates:
             ids = ", ".join(run.skipped_duplicates)
             notes.append(f"Already ran earlier in this session, skipped: {ids}.")
+        if self.dry_run and run.done and run.items:
+            notes.append(
+                "Dry run: nothing was written, and these results are not for the model. "
+                "Run the reply without --dry-run to decide for real."
+            )
         if not run.items and not run.skipped_duplicates:
             notes.append("No OPERATOR_CMD blocks found.")
         html = (
@@ -125,7 +140,7 @@ class RunView(w.VBox):
         return html + "".join(f'<div class="jpo-note jpo-muted">{escape(n)}</div>' for n in notes)
 
     def _sync_results(self) -> None:
-        if not self.run.done or not self.run.items:  # nothing to tell the model yet
+        if not self.run.done or not self.run.items or self.dry_run:  # nothing to tell yet
             return
         if self.results is None:
             self.results = CopyBox(RESULTS_TITLE, self.run.results_text)
@@ -134,9 +149,10 @@ class RunView(w.VBox):
             self.results.value = self.run.results_text
 
     def _wanted_children(self) -> list[w.Widget]:
-        wanted: list[w.Widget] = [self.heading, *self.cards]
+        wanted: list[w.Widget] = [self.heading]
         if len(self.run.pending) >= 2:  # a batch bar only helps with two or more proposals
-            wanted.append(self.batch)
+            wanted.append(self.batch)  # at the top, as in the JupyterLab panel
+        wanted.extend(self.cards)
         if self._messages is not None and self._messages.outputs:
             wanted.append(self._messages)
         if self.results is not None:
@@ -231,8 +247,9 @@ class RunView(w.VBox):
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         bundle = super()._repr_mimebundle_(**kwargs)
-        if isinstance(bundle, dict):  # a plain-text listing for terminals and saved notebooks
+        if isinstance(bundle, dict):  # what terminals and a notebook without a kernel show
             bundle["text/plain"] = text_listing(self.run)
+            bundle["text/html"] = static_html(self.run, title=self._title)
         return bundle
 
     def __repr__(self) -> str:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
 
 # Characters that change how text reads without being visible (Trojan Source, CVE-2021-42574),
 # plus C0/C1 controls other than tab and newline. They are shown as ``<U+XXXX>`` marks.
@@ -25,12 +23,12 @@ _INVISIBLE_CHARS = (
     "\u2060-\u206f"  # word joiner, invisible operators, bidi isolates
     "\u3164\ufe00-\ufe0f\ufeff\uffa0"  # Hangul filler, variation selectors, BOM, half-width filler
     "\U000e0000-\U000e007f"  # tag characters
-    "\ue000\ue001"  # the private-use pair render_diff uses as placeholders (see there)
+    "\ue000\ue001"  # private use: U+E000 stands for invisibles while a diff is lexed
 )
 INVISIBLE = re.compile(f"[{_INVISIBLE_CHARS}]")
 
 #: Diff lines shown before the "Show all" toggle.
-DIFF_PREVIEW_LINES = 200
+DIFF_PREVIEW_LINES = 80
 #: Lines of a read's result shown in its card (the full text is in the results for the model).
 DETAILS_PREVIEW_LINES = 200
 #: A read's result longer than this many lines starts collapsed.
@@ -78,22 +76,10 @@ def escape(text: object) -> str:
     return mark_invisible(html.escape(str(text), quote=True))
 
 
-@lru_cache(maxsize=1)
-def _diff_lexer() -> tuple[Any, dict[Any, str]]:
-    """pygments' ``DiffLexer`` and our CSS class for each token type it produces."""
-    # Imported on first use: pygments loads its tables lazily and `import jupyter_operator`
-    # must stay cheap.
-    from pygments.lexers import DiffLexer
-    from pygments.token import Generic
-
-    classes = {
-        Generic.Inserted: "jpo-gi",
-        Generic.Deleted: "jpo-gd",
-        Generic.Subheading: "jpo-gu",
-        Generic.Heading: "jpo-gh",
-        Generic.Strong: "jpo-gs",
-    }
-    return DiffLexer(stripnl=False, ensurenl=True), classes
+def mark_code(char: str) -> str:
+    """The visible mark of one invisible character."""
+    code = f"U+{ord(char):04X}"
+    return f'<span class="jpo-invisible" title="invisible character {code}">&lt;{code}&gt;</span>'
 
 
 @dataclass(frozen=True)
@@ -117,48 +103,28 @@ def split_lines(text: str) -> list[str]:
     return lines
 
 
-_PLACEHOLDER = re.compile("\ue000([0-9A-F]{4,6})\ue001")
-
-
-def _to_placeholder(match: re.Match[str]) -> str:
-    return f"\ue000{ord(match.group()):04X}\ue001"
-
-
-def _from_placeholder(match: re.Match[str]) -> str:
-    code = f"U+{match.group(1)}"
-    return f'<span class="jpo-invisible" title="invisible character {code}">&lt;{code}&gt;</span>'
-
-
 def strip_cr(line: str) -> str:
     """Drop the one ``\r`` of a CRLF line ending (shown once as a note, not on every line)."""
     return line[:-1] if line.endswith("\r") else line
 
 
-def render_diff(diff: str, *, max_lines: int | None = DIFF_PREVIEW_LINES) -> DiffHTML:
-    """Colour a unified diff with pygments' ``DiffLexer``; every byte of content is escaped.
+def render_diff(
+    diff: str, *, max_lines: int | None = DIFF_PREVIEW_LINES, path: str | None = None
+) -> DiffHTML:
+    """A unified diff as numbered, syntax-coloured rows (see :mod:`.diff_html`).
 
-    Only the first ``max_lines`` lines are lexed, so the cost of a card does not grow with
+    Only the first ``max_lines`` lines are rendered, so the cost of a card does not grow with
     the size of the diff (the full diff renders only when the person asks for it).
     """
-    # Split off only the lines shown: a 10,000-line diff costs no more than a 200-line one.
+    from .diff_html import diff_rows
+
     total = diff.count("\n") + (1 if diff and not diff.endswith("\n") else 0)
     head = diff.split("\n") if max_lines is None else diff.split("\n", max_lines)[:max_lines]
     shown = [strip_cr(line) for line in head[:total]]
-    lexer, classes = _diff_lexer()
-    # pygments turns a lone CR into a newline, so invisible characters become private-use
-    # placeholders before lexing and visible marks after escaping. The tokens are wrapped in
-    # our own scoped spans rather than through HtmlFormatter, so that one escaping rule
-    # (html.escape with quote=True) applies to every piece of content we show.
-    text = INVISIBLE.sub(_to_placeholder, "\n".join(shown) + "\n")
-    parts = []
-    for token_type, value in lexer.get_tokens(text):
-        escaped = _PLACEHOLDER.sub(_from_placeholder, html.escape(value, quote=True))
-        css = classes.get(token_type)
-        parts.append(f'<span class="{css}">{escaped}</span>' if css else escaped)
-    body = "".join(parts)
-    if not shown:
+    body = diff_rows(shown, path)
+    if not body:
         body = '<span class="jpo-muted">(no textual change)</span>'
-    return DiffHTML(html=f'<pre class="jpo-diff">{body}</pre>', shown=len(shown), total=total)
+    return DiffHTML(html=f'<div class="jpo-diff">{body}</div>', shown=len(shown), total=total)
 
 
 def render_text_block(text: str, *, max_lines: int = DETAILS_PREVIEW_LINES) -> tuple[str, int]:
@@ -196,15 +162,31 @@ STYLESHEET = """<style>
 .jpo-s-failed,.jpo-s-error,.jpo-s-stale{background:var(--jp-error-color1,#c62828)}
 .jpo-note{margin:4px 0;white-space:pre-wrap}
 .jpo-warn{color:var(--jp-warn-color0,#b45309)}
-.jpo-diff,.jpo-text{margin:6px 0 2px;padding:6px 8px;max-height:420px;overflow:auto;
+.jpo-diff,.jpo-text{margin:6px 0 2px;padding:4px 0;overflow-x:auto;
  border:1px solid var(--jp-border-color2,#ddd);border-radius:4px;
  background:var(--jp-cell-editor-background,var(--jp-layout-color2,#f7f7f7));
  color:var(--jp-content-font-color1,#222);font-family:var(--jp-code-font-family,monospace);
- font-size:var(--jp-code-font-size,12.5px);line-height:1.45;white-space:pre;tab-size:4}
-.jpo-diff .jpo-gi{background:rgba(46,160,67,0.18);display:inline-block;min-width:100%}
-.jpo-diff .jpo-gd{background:rgba(248,81,73,0.18);display:inline-block;min-width:100%}
-.jpo-diff .jpo-gu{color:var(--jp-mirror-editor-keyword-color,#7b1fa2);font-weight:600}
-.jpo-diff .jpo-gh,.jpo-diff .jpo-gs{color:var(--jp-ui-font-color2,#777);font-weight:600}
+ font-size:var(--jp-code-font-size,12.5px);line-height:1.45;tab-size:4}
+.jpo-text{padding:6px 8px;white-space:pre}
+.jpo-row{white-space:pre;min-width:max-content;display:flex}
+.jpo-ln{display:inline-block;min-width:3.2em;padding:0 6px 0 0;text-align:right;
+ color:var(--jp-ui-font-color3,#999);user-select:none;flex:none}
+.jpo-sign{display:inline-block;width:1.4em;text-align:center;user-select:none;flex:none}
+.jpo-code{padding-right:8px}
+.jpo-add{background:rgba(46,160,67,0.18)}
+.jpo-del{background:rgba(248,81,73,0.18)}
+.jpo-add .jpo-sign{color:var(--jp-success-color1,#2e7d32)}
+.jpo-del .jpo-sign{color:var(--jp-error-color1,#c62828)}
+.jpo-fold,.jpo-meta{color:var(--jp-ui-font-color2,#777);padding:1px 8px;font-style:italic;
+ background:var(--jp-layout-color3,rgba(127,127,127,0.12))}
+.jpo-tk{color:var(--jp-mirror-editor-keyword-color,#008000);font-weight:600}
+.jpo-ts{color:var(--jp-mirror-editor-string-color,#ba2121)}
+.jpo-tc{color:var(--jp-mirror-editor-comment-color,#408080);font-style:italic}
+.jpo-tm{color:var(--jp-mirror-editor-number-color,#080)}
+.jpo-tf{color:var(--jp-mirror-editor-def-color,#00f)}
+.jpo-tb{color:var(--jp-mirror-editor-builtin-color,#008000)}
+.jpo-run{max-width:1100px}
+.jpo-s-undone{background:var(--jp-inverse-layout-color3,#616161)}
 .jpo-invisible{background:var(--jp-warn-color3,#ffe0b2);color:var(--jp-warn-color0,#8a4b00);
  border-radius:3px;padding:0 2px;font-size:0.85em}
 .jpo-card details>summary{cursor:pointer;color:var(--jp-ui-font-color2,#666)}

@@ -20,7 +20,7 @@ from .folder import PartialDelete, Workspace
 from .journal import HistoryEntry, Journal
 from .notebook import ERR_INVALID_NOTEBOOK, is_notebook, validate_notebook
 from .patch import apply_patch
-from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, parse_path
+from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, normalize_path, parse_path
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
 from .regions import (
     Region,
@@ -59,6 +59,7 @@ __all__ = [
     "insert_region",
     "is_notebook",
     "list_regions",
+    "normalize_path",
     "parse_path",
     "read_region",
     "replace_region",

@@ -17,6 +17,8 @@ from jupyter_operator.protocol import OperatorError, codes
 
 MAX_PATH_BYTES = 4096
 MAX_COMPONENT_BYTES = 255
+#: The Editor File API's limit on the path it is sent, before normalisation.
+MAX_PATH_CHARS = 4096
 
 #: Protected by default, for every action including reads. Entries without a ``/`` match a
 #: component at any depth; entries with one (even a trailing one) are anchored at the root.
@@ -51,9 +53,7 @@ def parse_path(path: str) -> tuple[str, ...]:
     """
     if not isinstance(path, str) or path == "":
         raise _refuse("the path is empty")
-    for ch in path:
-        if ch < " " or ch == "\x7f" or (ch > "~" and unicodedata.category(ch) in _BAD_CATEGORIES):
-            raise _refuse("control, format or unassigned characters are not allowed")
+    _check_characters(path)
     try:
         raw = path.encode("utf-8")
     except UnicodeEncodeError:
@@ -78,6 +78,46 @@ def parse_path(path: str) -> tuple[str, ...]:
             raise _refuse(f"a path component is longer than {MAX_COMPONENT_BYTES} bytes")
         parts.append(comp)
     return tuple(parts)
+
+
+def _check_characters(path: str) -> None:
+    for ch in path:
+        if ch < " " or ch == "\x7f" or (ch > "~" and unicodedata.category(ch) in _BAD_CATEGORIES):
+            raise _refuse("control, format or unassigned characters are not allowed")
+
+
+def normalize_path(path: str, *, max_chars: int = MAX_PATH_CHARS) -> str:
+    """The Editor File API's path rule: resolve ``.`` and ``..`` lexically, refuse escapes.
+
+    ``a/../b.txt`` becomes ``b.txt`` and ``./a/./b`` becomes ``a/b``; a path that climbs above
+    the root at any point (``a/../../x``, ``../x``) raises ``OperatorError(ERR_PATH_ESCAPE)``,
+    as do absolute paths, paths longer than ``max_chars`` characters, and control or format
+    characters anywhere (even in a component that ``..`` removes). The result is a plain
+    relative path (``.`` for the root) that still goes through :func:`parse_path` and the
+    descriptor walk like every other path. Nothing here touches the file system, so a symlink
+    at ``a`` in ``a/../b.txt`` never matters: ``a/..`` is gone before any system call.
+
+    The Operator protocol keeps the stricter rule of :func:`parse_path` (``..`` refused).
+    """
+    if not isinstance(path, str) or path == "":
+        raise _refuse("the path is empty")
+    if len(path) > max_chars:
+        raise _refuse(f"longer than {max_chars} characters")
+    _check_characters(path)
+    norm = path.replace("\\", "/")
+    if norm.startswith("/"):
+        raise _refuse("absolute paths are not allowed; use a path relative to the workspace")
+    parts: list[str] = []
+    for comp in norm.split("/"):
+        if comp in ("", "."):
+            continue
+        if comp == "..":
+            if not parts:
+                raise _refuse("the path leaves the workspace root")
+            parts.pop()
+        else:
+            parts.append(comp)
+    return display_path(tuple(parts))
 
 
 def display_path(components: tuple[str, ...]) -> str:

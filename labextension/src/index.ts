@@ -1,5 +1,6 @@
 /**
- * jupyter-operator JupyterLab / Notebook 7 extension: the Operator side panel.
+ * jupyter-operator JupyterLab / Notebook 7 extension: the Operator side panel,
+ * and the "Workspace files" view of the Editor File API.
  *
  * Only core application tokens are required; the palette, notebook tracker,
  * layout restorer and language registry are optional so the plugin also loads
@@ -16,6 +17,7 @@ import { INotebookTracker } from '@jupyterlab/notebook';
 
 import { OperatorClient } from './client';
 import { addCommands } from './commands';
+import { addFileCommands } from './filecommands';
 import { OperatorPanel } from './panel';
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -35,6 +37,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     app.shell.add(panel, 'right', { rank: 600 });
     restorer?.add(panel, 'jupyter-operator');
     addCommands(app, panel, tracker, palette);
+    addFileCommands(app, palette, languages);
   }
 };
 

@@ -6,8 +6,7 @@ import { Clipboard } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { Widget } from '@lumino/widgets';
 
-type Message = Parameters<Widget['processMessage']>[0];
-
+import { AskView } from './ask';
 import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
@@ -18,6 +17,8 @@ import { pickWorkspace, remember, remembered, whereText } from './workspaces';
 import { Decision, IHistoryEntry, IOperatorItem, IScanResponse, IWorkspace } from './types';
 
 export { SESSION_KEY } from './workspaces';
+
+type Message = Parameters<Widget['processMessage']>[0];
 
 /** Options of {@link OperatorPanel.run}. */
 export interface IRunOptions {
@@ -56,6 +57,8 @@ export class OperatorPanel extends Widget {
   private _state: RunState | null = null;
   private _cards = new Map<number, ItemCard>();
   private _busy = false;
+  /** Ask mode: the server's model runs a task (see ask.ts). */
+  readonly ask: AskView;
 
   private _workspace: HTMLSelectElement;
   private _input: HTMLTextAreaElement;
@@ -106,6 +109,9 @@ export class OperatorPanel extends Widget {
     });
     workspaceRow.append(this._workspace);
     root.append(workspaceRow);
+
+    this.ask = new AskView(this._client, this._languages, () => this._workspace.value);
+    root.append(this.ask.node);
 
     this._input = el('textarea', 'jp-Operator-input');
     this._input.placeholder = "Paste a model's reply with OPERATOR_CMD blocks";
@@ -418,6 +424,7 @@ export class OperatorPanel extends Widget {
   }
 
   dispose(): void {
+    this.ask.dispose();
     this._clearCards();
     this._history.dispose();
     super.dispose();

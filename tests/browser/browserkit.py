@@ -67,10 +67,11 @@ def require_chromium() -> None:
 
 def start_server(
     root: Path, settings: Path, app: str = "lab", port: int | None = None,
-    extra_env: dict[str, str] | None = None,
+    extra_env: dict[str, str] | None = None, extra_args: list[str] | None = None,
 ) -> LabServer:
     """Start ``jupyter <app>`` on a loopback port (a free one unless given) and wait until it
-    answers. Restarting on the same port keeps the page's origin (and its local storage)."""
+    answers. Restarting on the same port keeps the page's origin (and its local storage).
+    ``extra_args`` are added to the command line (extension configuration, for instance)."""
     port = port or free_port()
     notification = settings / "@jupyterlab" / "apputils-extension"
     notification.mkdir(parents=True, exist_ok=True)
@@ -88,6 +89,7 @@ def start_server(
             f"--ServerApp.base_url={BASE_URL}",
             f"--ServerApp.root_dir={root}",
             "--ServerApp.allow_unauthenticated_access=False",
+            *(extra_args or []),
         ],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip

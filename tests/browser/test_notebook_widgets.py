@@ -112,9 +112,9 @@ def test_approve_in_jupyterlab(lab_server: Any, page: Any, tmp_path: Path) -> No
     status.get_by_text("Idle").wait_for(timeout=60_000)
     card = _run_both_cells(page)
     diff = card.locator(".jpo-diff")
-    diff.get_by_text("+hello from the browser").wait_for()
+    diff.locator(".jpo-row.jpo-add", has_text="hello from the browser").wait_for()
     # The file's markup is shown as text, never as an element.
-    assert "+<img src=x onerror=" in diff.inner_text()
+    assert "<img src=x onerror=" in diff.locator(".jpo-row.jpo-add").nth(1).inner_text()
     assert diff.locator("img").count() == 0
     assert card.locator(".jpo-badge").inner_text() == "waiting for you"
     assert not target.exists()
@@ -165,7 +165,7 @@ def test_approve_in_notebook7(notebook_server: Any, page: Any, tmp_path: Path) -
     # Notebook 7 shows the kernel state in the toolbar; wait for it before typing.
     page.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=60_000)
     card = _run_both_cells(page)
-    card.locator(".jpo-diff").get_by_text("+hello from the browser").wait_for()
+    card.locator(".jpo-diff .jpo-row.jpo-add", has_text="hello from the browser").wait_for()
     _approve_button(card).click()
     assert _wait_for_file(root / "browser-test.txt") == CONTENT
     card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)

@@ -180,7 +180,6 @@ async def test_write_refuses_a_file_swapped_for_an_outside_link(
         json.dumps({"type": "file_read"}),
         json.dumps({"type": "file_read", "path": 5}),
         json.dumps({"type": "file_read", "path": ["a"]}),
-        json.dumps({"type": "file_read", "path": "a.txt", "root": "/"}),
         json.dumps({"type": "file_list", "workspace": 1}),
         json.dumps({"type": "file_write", "path": "a.txt"}),
         b"\x00binary frame",

@@ -7,10 +7,12 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
+from ipython_fixtures import diff_text
 from operator_replies import block, reply, write_block
 
 import jupyter_operator
 from jupyter_operator.kernel.magics import last_view
+from jupyter_operator.kernel.session import session
 from jupyter_operator.protocol import parse_results
 
 
@@ -53,11 +55,18 @@ def test_duplicate_ids_are_tracked_across_cells(ip: Any, workspace: Path) -> Non
     ip.run_line_magic("operator", f"root {workspace}")
     first = run_cell(ip, "", write_block("w1", "a.txt", "A"))
     assert len(first.items) == 1
-    second = run_cell(ip, "", write_block("w1", "a.txt", "A"))
-    assert second.items == [] and second.skipped_duplicates == ("w1",)
-    heading = last_view_for(ip, second)
+    first.approve("w1")
+    # The same cell run again shows the earlier run's cards as decided, not "0 commands".
+    again = run_cell(ip, "", write_block("w1", "a.txt", "A"))
+    assert again is first and last_view().run is first
+    heading = last_view().heading.value
+    assert "already ran in this session" in heading and "1 applied" in heading
+    assert last_view().card_for("w1").item.status == "applied"
+    # A reply mixing old and new ids runs the new ones and lists the skipped ones.
+    mixed = run_cell(ip, "", write_block("w1", "a.txt", "A") + write_block("w2", "b.txt", "B"))
+    assert [i.id for i in mixed.items] == ["w2"] and mixed.skipped_duplicates == ("w1",)
+    heading = last_view_for(ip, mixed)
     assert "Already ran earlier in this session, skipped: w1." in heading
-    assert "No OPERATOR_CMD blocks found" not in heading
     third = run_cell(ip, "", write_block("w1", "a.txt", "different"))
     assert third.items[0].error_code == "ERR_DUPLICATE_ID"
 
@@ -90,16 +99,21 @@ def test_policy_show_and_set(ip: Any, workspace: Path, capsys: Any) -> None:
     assert run.items[0].status == "applied" and (workspace / "c.txt").read_text() == "C"
 
 
-def test_dry_run_shows_diffs_and_writes_nothing(ip: Any, workspace: Path) -> None:
+def test_dry_run_shows_diffs_and_writes_nothing(ip: Any, workspace: Path, capsys: Any) -> None:
     (workspace / "a.txt").write_text("old\n")
     text = reply(block("r1", "fs.read", "a.txt"), write_block("w1", "a.txt", "new\n"))
     run = run_cell(ip, f"--root {workspace} --dry-run", text)
     assert [i.status for i in run.items] == ["done", "rejected"]
     assert (workspace / "a.txt").read_text() == "old\n"
     card = last_view().card_for("w1")
-    assert "+new" in card.diff_view.value  # shown ...
+    assert "+new" in diff_text(card.diff_view.value)  # shown ...
     assert "dry run" in run.results_text  # ... and refused, with the reason for the model
     assert "dry run" in last_view().heading.value
+    # ... but not offered for copying as if the model should get them.
+    assert last_view().results is None
+    assert "these results are not for the model" in last_view().heading.value
+    ip.run_line_magic("operator", "results")
+    assert "was a dry run" in capsys.readouterr().out
     # A dry run does not use up the ids: the real run afterwards still asks.
     real = run_cell(ip, f"--root {workspace}", text)
     assert [i.status for i in real.items] == ["done", "pending"]
@@ -108,18 +122,31 @@ def test_dry_run_shows_diffs_and_writes_nothing(ip: Any, workspace: Path) -> Non
 def test_undo_and_history(ip: Any, workspace: Path, capsys: Any) -> None:
     ip.run_line_magic("operator", f"root {workspace}")
     (workspace / "a.txt").write_text("before\n")
-    run_cell(ip, "", write_block("w1", "a.txt", "after\n")).approve("w1")
+    run = run_cell(ip, "", write_block("w1", "a.txt", "after\n"))
+    run.approve("w1")
+    card = last_view().card_for("w1")
     capsys.readouterr()
     ip.run_line_magic("operator", "history")
     out = capsys.readouterr().out
     assert "fs.write" in out and "a.txt" in out and "w1" in out
+    history = next(iter(session().history_views))
+    assert not history.rows[history.entries[0].entry_id][1].disabled
     ip.run_line_magic("operator", "undo")
     assert "Undone: fs.write a.txt" in capsys.readouterr().out
+    # The history widget on screen follows an undo made elsewhere.
+    assert history.rows[history.entries[0].entry_id][1].disabled
     assert (workspace / "a.txt").read_text() == "before\n"
+    # The card and the results for the model say what is true now.
+    assert card.item.status == "undone" and "undone" in card.header.value
+    [result] = parse_results(run.results_text)
+    assert not result.ok and "Undone" in result.summary
+    assert "[undone] fs.write a.txt (w1)" in last_view()._repr_mimebundle_()["text/plain"]
     ip.run_line_magic("operator", "history")
     assert "undone" in capsys.readouterr().out
-    with pytest.raises(UsageError, match="cannot undo: nothing to undo"):
-        ip.run_line_magic("operator", "undo")
+    ip.run_line_magic("operator", "undo")  # nothing left: said plainly, not as an error
+    assert "Nothing to undo" in capsys.readouterr().out
+    with pytest.raises(UsageError, match=r"cannot undo: .*j9"):
+        ip.run_line_magic("operator", "undo j9")
 
 
 def test_results_prints_the_last_results(ip: Any, workspace: Path, capsys: Any) -> None:
@@ -193,3 +220,50 @@ def test_unload_removes_the_magics(ip: Any) -> None:
     assert "operator" not in ip.magics_manager.magics["cell"]
     ip.run_line_magic("load_ext", "jupyter_operator")
     assert "operator" in ip.magics_manager.magics["cell"]
+
+
+def test_undo_from_the_history_widget_updates_the_card_and_results(
+    ip: Any, workspace: Path
+) -> None:
+    ip.run_line_magic("operator", f"root {workspace}")
+    run = run_cell(ip, "", write_block("w1", "a.txt", "A\n") + write_block("w2", "b.txt", "B\n"))
+    run.approve_all()
+    view = last_view()
+    ip.run_line_magic("operator", "history")
+    history = next(iter(session().history_views))
+    older = next(e for e in history.entries if e.command_id == "w1")
+    history.rows[older.entry_id][1].click()  # Undo on the older entry
+    assert not (workspace / "a.txt").exists() and (workspace / "b.txt").exists()
+    assert view.card_for("w1").item.status == "undone"
+    assert view.card_for("w2").item.status == "applied"
+    results = {r.id: r for r in parse_results(view.results.value)}
+    assert not results["w1"].ok and results["w2"].ok
+    assert f"Undone: fs.write a.txt (entry {older.entry_id})" in history.message.value
+
+
+@pytest.mark.skipif(
+    not hasattr(jupyter_operator.Operator, "redo"),
+    reason="Operator.redo comes with the journal's redo support (not in this engine yet)",
+)
+def test_redo_brings_the_card_back_to_applied(ip: Any, workspace: Path, capsys: Any) -> None:
+    ip.run_line_magic("operator", f"root {workspace}")
+    run = run_cell(ip, "", write_block("w1", "a.txt", "A\n"))
+    run.approve("w1")
+    card = last_view().card_for("w1")
+    ip.run_line_magic("operator", "undo")
+    assert card.item.status == "undone" and not (workspace / "a.txt").exists()
+    ip.run_line_magic("operator", "redo")
+    assert "Redone: fs.write a.txt" in capsys.readouterr().out
+    assert card.item.status == "applied" and (workspace / "a.txt").read_text() == "A\n"
+    [result] = parse_results(run.results_text)
+    assert result.ok
+
+
+def test_reset_starts_a_new_session(ip: Any, workspace: Path, capsys: Any) -> None:
+    ip.run_line_magic("operator", f"root {workspace}")
+    run_cell(ip, "", write_block("w1", "a.txt", "A")).approve("w1")
+    (workspace / "a.txt").unlink()  # a notebook resets its folder and runs again from the top
+    ip.run_line_magic("operator", "reset")
+    assert "New operator session" in capsys.readouterr().out
+    again = run_cell(ip, "", write_block("w1", "a.txt", "A"))
+    assert [(i.id, i.status) for i in again.items] == [("w1", "pending")]  # asked again

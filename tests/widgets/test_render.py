@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from ipython_fixtures import diff_text
 
 from jupyter_operator.widgets.copybox import copy_script
 from jupyter_operator.widgets.render import (
@@ -40,15 +41,42 @@ def test_diff_content_renders_as_text(text: str) -> None:
     diff = f"--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-{text}\n+{text} again\n"
     html = render_diff(diff).html
     # Only our own element types survive; the hostile ones appear escaped.
-    assert tags(html) <= {"pre", "span"}
+    assert tags(html) <= {"div", "span"}
     assert "&lt;" in html
 
 
-def test_diff_lines_are_coloured_by_kind() -> None:
+def test_diff_rows_are_numbered_and_tinted_by_kind() -> None:
     html = render_diff("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n same\n-old\n+new\n").html
-    assert '<span class="jpo-gd">-old</span>' in html
-    assert '<span class="jpo-gi">+new</span>' in html
-    assert '<span class="jpo-gu">@@ -1,2 +1,2 @@</span>' in html
+    assert "--- a/x" not in html and "+++ b/x" not in html and "@@" not in html
+    ln = '<span class="jpo-ln">{}</span>'
+    assert (f'<div class="jpo-row jpo-ctx">{ln.format(1)}{ln.format(1)}') in html
+    assert (f'<div class="jpo-row jpo-del">{ln.format(2)}{ln.format("")}') in html
+    assert (f'<div class="jpo-row jpo-add">{ln.format("")}{ln.format(2)}') in html
+    assert diff_text(html) == " same\n-old\n+new"
+
+
+def test_unchanged_lines_between_hunks_are_folded() -> None:
+    diff = "@@ -10,2 +10,2 @@\n a\n-b\n+B\n@@ -40,1 +40,1 @@\n-c\n+C\n"
+    html = render_diff(diff).html
+    assert "9 unchanged lines" in html  # lines 1-9 before the first hunk
+    assert "28 unchanged lines" in html  # lines 12-39 between the hunks
+    assert '<span class="jpo-ln">40</span>' in html
+
+
+def test_code_is_coloured_by_the_lexer_for_the_path() -> None:
+    diff = "@@ -0,0 +1,2 @@\n+def f():\n+    return 'x'  # done\n"
+    html = render_diff(diff, path="pkg/mod.py").html
+    assert '<span class="jpo-tk">def</span>' in html
+    assert '<span class="jpo-ts">&#x27;x&#x27;</span>' in html
+    assert "jpo-tc" in html
+    plain = render_diff(diff, path="notes.txt").html
+    assert "jpo-tk" not in plain
+
+
+def test_a_python_string_over_several_lines_stays_a_string() -> None:
+    diff = '@@ -0,0 +1,3 @@\n+x = """\n+def not_code\n+"""\n'
+    html = render_diff(diff, path="a.py").html
+    assert '<span class="jpo-tk">def</span>' not in html
 
 
 @pytest.mark.parametrize(
@@ -76,7 +104,7 @@ def test_placeholder_characters_in_content_cannot_forge_marks() -> None:
 def test_crlf_line_endings_are_not_marked_on_every_line() -> None:
     html = render_diff("@@ -1,2 +1,2 @@\r\n-a\r\n+b\r\n").html
     assert "U+000D" not in html
-    assert '<span class="jpo-gi">+b</span>' in html
+    assert diff_text(html) == "-a\n+b"
 
 
 def test_plain_text_is_not_flagged() -> None:
@@ -142,3 +170,10 @@ def test_visible_spells_out_invisibles_for_plain_text() -> None:
 
     assert visible("report\u202etxt.py\x1b") == "report<U+202E>txt.py<U+001B>"
     assert visible("plain <b>text</b>\n") == "plain <b>text</b>\n"
+
+
+def test_very_long_lines_are_shown_uncoloured() -> None:
+    long_line = "x = 1; " * 1000
+    html = render_diff(f"@@ -0,0 +1 @@\n+{long_line}\n", path="min.py").html
+    assert "jpo-tm" not in html and "x = 1; x = 1;" in html
+    assert "jpo-tm" in render_diff("@@ -0,0 +1 @@\n+x = 1\n", path="min.py").html

@@ -78,3 +78,13 @@ def ip(fresh_session: Any) -> Iterator[Any]:
     shell.run_line_magic("load_ext", "jupyter_operator")
     yield shell
     shell.run_line_magic("unload_ext", "jupyter_operator")
+
+
+def diff_text(html: str) -> str:
+    """A rendered diff as ``+line`` / ``-line`` / `` line`` text (line numbers and tags dropped),
+    with entities left escaped: what a person reads, row by row."""
+    import re
+
+    html = re.sub(r'<span class="jpo-ln">[^<]*</span>', "", html)
+    rows = re.findall(r'<div class="jpo-row[^"]*">(.*?)</div>', html)
+    return "\n".join(re.sub(r"<[^>]+>", "", row) for row in rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from ipython_fixtures import diff_text
 from operator_replies import block, edits_block, reply, write_block
 
 from jupyter_operator.engine import Operator
@@ -20,7 +21,7 @@ def test_approve_writes_the_file_and_the_card_shows_it(workspace: Path) -> None:
     view = view_for(workspace, reply(write_block("w1", "notes/plan.txt", "Alpha\nBeta\n")))
     card = view.card_for("w1")
     assert card.item.status == "pending"
-    assert "jpo-gi" in card.diff_view.value and "+Alpha" in card.diff_view.value
+    assert "jpo-add" in card.diff_view.value and ">Alpha<" in card.diff_view.value
     assert "new file" in card.header.value
     assert not (workspace / "notes" / "plan.txt").exists()  # nothing before the click
     assert view.results is None
@@ -169,8 +170,8 @@ def test_file_content_with_markup_renders_as_text(workspace: Path) -> None:
     card = view.card_for("w1")
     html = card.diff_view.value + card.header.value
     assert "<script>" not in html and "<img" not in html and "<p>" not in html
-    assert "+&lt;script&gt;alert(1)&lt;/script&gt;" in card.diff_view.value
-    assert "+&lt;img src=x onerror=alert(1)&gt;" in card.diff_view.value
+    assert "+&lt;script&gt;alert(1)&lt;/script&gt;" in diff_text(card.diff_view.value)
+    assert "+&lt;img src=x onerror=alert(1)&gt;" in diff_text(card.diff_view.value)
     # The buttons are widgets of their own, not HTML inside the preview.
     assert card.approve_button in card.children
     assert "button" not in card.diff_view.value.lower()
@@ -214,7 +215,7 @@ def test_apply_edits_diff_and_summary(workspace: Path) -> None:
     view = view_for(workspace, reply(edits_block("e1", "plan.txt", edits)))
     card = view.card_for("e1")
     assert '<span class="jpo-stat-add">+1</span>' in card.header.value
-    assert "+Gamma" in card.diff_view.value
+    assert "+Gamma" in diff_text(card.diff_view.value)
     card.approve_button.click()
     assert (workspace / "plan.txt").read_text() == "Alpha\nBeta\nGamma\n"
 
@@ -299,7 +300,8 @@ def test_rejecting_the_base_change_shows_the_recomputed_diff(workspace: Path) ->
     view.card_for("e1").reject_button.click()
     # e2 is now previewed from the disk: the diff shown is what approving would write.
     assert card2.item.status == "pending" and "One" not in card2.diff_view.value
-    assert "-Beta" in card2.diff_view.value and "+Two" in card2.diff_view.value
+    assert "-Beta" in diff_text(card2.diff_view.value)
+    assert "+Two" in diff_text(card2.diff_view.value)
     card2.approve_button.click()
     assert (workspace / "plan.txt").read_text() == "Alpha\nTwo\n"
 
@@ -352,3 +354,44 @@ def test_a_reply_without_blocks_says_so(workspace: Path) -> None:
     view = view_for(workspace, "Just prose, no commands.")
     assert view.cards == [] and "No OPERATOR_CMD blocks found." in view.heading.value
     assert view.results is None
+
+
+def test_reason_field_gets_focus_and_enter_sends_the_rejection(workspace: Path) -> None:
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "A\n")))
+    card = view.card_for("w1")
+    card.reason_button.click()
+    sent = [args[0] if args else kwargs.get("data") for args, kwargs in card.reason.comm.messages]
+    assert {"method": "custom", "content": {"do": "focus"}} in sent
+    card.reason.value = "not this file"
+    card.reason._handle_custom_msg({"event": "submit"}, [])  # Enter in the field
+    assert card.item.status == "rejected"
+    assert "Reason: not this file" in card.item.result.summary
+
+
+def test_batch_buttons_come_before_the_cards(workspace: Path) -> None:
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "A"), write_block("w2", "b", "B")))
+    children = list(view.children)
+    assert children.index(view.batch) < children.index(view.card_for("w1"))
+    assert [b.description for b in view.card_for("w1").buttons] == [
+        "Approve", "Reject", "Reject with reason...",
+    ]  # fmt: skip
+
+
+def test_a_write_that_changes_nothing_needs_no_approval(workspace: Path) -> None:
+    (workspace / "a.txt").write_text("same\n")
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "same\n")))
+    card = view.card_for("w1")
+    assert card.item.status == "done" and card.buttons == []
+    assert "No change: a.txt already has exactly this content" in card.header.value
+    [result] = parse_results(view.run.results_text)
+    assert result.ok and "nothing was written" in result.summary
+
+
+def test_saved_html_shows_each_card_without_buttons(workspace: Path) -> None:
+    view = view_for(workspace, reply(write_block("w1", "a.txt", "<b>A</b>\n")))
+    html = view._repr_mimebundle_()["text/html"]
+    assert "jpo-badge jpo-s-pending" in html and "&lt;b&gt;A&lt;/b&gt;" in html
+    assert "<button" not in html and "<b>A" not in html
+    view.card_for("w1").approve_button.click()
+    html = view._repr_mimebundle_()["text/html"]
+    assert "jpo-badge jpo-s-applied" in html and "jpo-badge jpo-s-pending" not in html

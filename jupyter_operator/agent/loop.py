@@ -1,0 +1,506 @@
+"""``Agent``: a model in the loop. Ask, run its commands through the engine, feed results back.
+
+The loop is async and never waits by blocking: while the person decides, it awaits an event
+that the run's subscription sets, so a kernel or a server keeps serving (nbclient's pattern:
+an async core with small sync wrappers). Decisions come from the person (cards, the panel, the
+terminal), from the policy, or from a ``decide`` callback given to the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import inspect
+import logging
+import os
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import events as ev
+from . import records
+from .blocks import BlockTracker
+from .guards import RepeatGuard
+from .models import Message, Model, ModelError, ReplayModel, Usage
+from .prompt import CONTINUE_REQUEST, DUPLICATES_NOTE, system_prompt
+from .transcript import Transcript, default_directory
+
+if TYPE_CHECKING:
+    from ..engine import Item, Operator, Policy, Run
+
+log = logging.getLogger(__name__)
+
+Decide = Callable[["Run"], "Awaitable[None] | None"]
+EngineCall = Callable[[Callable[[], Any]], Awaitable[Any]]
+STOP_REASON_TEXT = "the person stopped the run"
+
+
+@dataclass(frozen=True)
+class AgentResult:
+    """How a run ended."""
+
+    reason: str  # one of events.STOP_REASONS
+    message: str
+    turns: int
+    tokens: int
+    transcript_path: Path | None
+
+    def __repr__(self) -> str:
+        return (
+            f"<AgentResult {self.reason}: {self.message} turns={self.turns} tokens={self.tokens}>"
+        )
+
+
+class _Stop(Exception):
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason, self.message = reason, message
+
+
+class Agent:
+    """Runs a task: the model proposes commands, the engine runs them, results go back.
+
+    ``model`` is any ``Model`` (default: an empty ``ReplayModel``). ``root`` the workspace,
+    ``policy`` what runs without asking (a ``Policy`` or its text), ``max_turns`` the number of
+    model replies, ``system`` a system prompt replacing the default (the host preamble and the
+    interface spec). Budgets: ``max_tokens`` (reported usage, all turns) and ``max_seconds``.
+    ``decide(run)`` (sync or async) may decide pending items itself; whatever it leaves pending
+    waits for the person. ``transcripts`` is the folder of the JSONL transcripts (default
+    beside the undo journal), or None to keep them in memory only.
+
+    Hosts may pass ``operator_factory()`` (the engine session to use, e.g. with the server's
+    protected paths) and ``engine_call(work)`` (runs a blocking engine call, e.g. in a worker
+    thread under the workspace's lock); by default the engine is called directly.
+    """
+
+    def __init__(
+        self,
+        model: Model | None = None,
+        *,
+        root: str | os.PathLike[str] = ".",
+        policy: Policy | str | None = None,
+        max_turns: int = 10,
+        system: str | None = None,
+        max_tokens: int | None = None,
+        max_seconds: float | None = None,
+        decide: Decide | None = None,
+        transcripts: str | os.PathLike[str] | bool | None = True,
+        journal_dir: str | os.PathLike[str] | None = None,
+        operator_factory: Callable[[], Operator] | None = None,
+        engine_call: EngineCall | None = None,
+    ) -> None:
+        from ..engine import Policy as _Policy
+
+        self.model: Model = model if model is not None else ReplayModel([])
+        self.root = Path(root)
+        if not self.root.is_dir():
+            raise NotADirectoryError(f"workspace root is not a directory: {os.fspath(root)}")
+        self.policy = _Policy.parse(policy) if isinstance(policy, str) else (policy or _Policy())
+        if max_turns < 1:
+            raise ValueError("max_turns must be at least 1")
+        self.max_turns = max_turns
+        self.system = system
+        self.max_tokens = max_tokens
+        self.max_seconds = max_seconds
+        self.decide = decide
+        self.journal_dir = journal_dir
+        self._operator_factory = operator_factory
+        self._engine_call = engine_call
+        if transcripts is True:
+            transcripts = default_directory()
+        self.transcripts_dir: Path | None = Path(transcripts) if transcripts else None
+        self._subscribers: list[Callable[[ev.Event], None]] = []
+        self._stop_requested = False
+        self._wake: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stream_task: asyncio.Future[Any] | None = None
+        self._task: asyncio.Task[AgentResult] | None = None
+        self._tick: asyncio.Event | None = None  # set (and replaced) on every event
+        self._settling = False
+        self._transcript: Transcript | None = None
+        self.operator: Operator | None = None
+        #: The engine run of the latest turn, the turn number and the tokens used so far.
+        self.run_now: Run | None = None
+        self.turn = 0
+        self.tokens = 0
+        self.result: AgentResult | None = None
+
+    def __repr__(self) -> str:
+        state = "running" if self.running else (self.result.reason if self.result else "idle")
+        return f"<Agent model={self.model.name!r} turn={self.turn}/{self.max_turns} {state}>"
+
+    # -- public API ----------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """True while a run is under way."""
+        return self._loop is not None
+
+    @property
+    def transcript(self) -> list[dict[str, Any]]:
+        """The records of the current (or last) run, as saved in its JSONL file."""
+        return self._transcript.records if self._transcript is not None else []
+
+    @property
+    def transcript_path(self) -> Path | None:
+        """The JSONL file of the current (or last) run (None when kept in memory only)."""
+        return self._transcript.path if self._transcript is not None else None
+
+    def subscribe(self, callback: Callable[[ev.Event], None]) -> None:
+        """Call ``callback(event)`` for every event of every run (see ``agent.events``)."""
+        self._subscribers.append(callback)
+
+    def stop(self) -> None:
+        """End the run: the reply being streamed is dropped, pending changes are rejected.
+
+        Safe to call from any thread and when nothing runs.
+        """
+        self._stop_requested = True
+        loop = self._loop
+        if loop is None:
+            return
+
+        def _interrupt() -> None:
+            if self._stream_task is not None and not self._stream_task.done():
+                self._stream_task.cancel()
+            if self._wake is not None:
+                self._wake.set()
+
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            _interrupt()
+        else:
+            loop.call_soon_threadsafe(_interrupt)
+
+    def start(self, task: str) -> asyncio.Task[AgentResult]:
+        """Start ``run(task)`` on the running event loop and return at once (for notebooks).
+
+        A notebook cell must not await a run that waits for clicks: the kernel handles widget
+        messages only between cells. ``%%operator_agent`` uses this.
+        """
+        self.result = None
+        self._task = asyncio.get_running_loop().create_task(self.run(task))
+        return self._task
+
+    async def waiting(self) -> Run | None:
+        """The turn's run once it waits for a person's decision; None when the run has ended.
+
+        For notebooks and scripts that decide from Python: ``run = await agent.waiting()``,
+        then ``run.approve(...)`` / ``run.reject(..., reason=...)``.
+        """
+        while True:
+            run = self.run_now
+            if self._settling and run is not None and run.pending:
+                return run
+            starting = self._task is not None and not self._task.done()
+            if self.result is not None or not (self.running or starting):
+                return None
+            self._tick = self._tick or asyncio.Event()
+            await self._tick.wait()
+
+    async def wait(self) -> AgentResult:
+        """The result of the run started with ``start`` (waits for its end)."""
+        if self._task is None:
+            raise RuntimeError("no run was started with start()")
+        return await self._task
+
+    def run_sync(self, task: str) -> AgentResult:
+        """``run(task)`` for scripts without an event loop (the CLI)."""
+        return asyncio.run(self.run(task))
+
+    def default_system_prompt(self, operator: Operator | None = None) -> str:
+        """The system prompt used when ``system`` is None (preamble plus interface spec)."""
+        if operator is not None:
+            return system_prompt(operator)
+        from ..engine import Operator as _Operator
+
+        with _Operator(self.root, policy=self.policy, journal_dir=self.journal_dir) as op:
+            return system_prompt(op)
+
+    async def run(self, task: str) -> AgentResult:
+        """Run ``task`` to its end and return how it ended (never raises for endpoint faults)."""
+        from ..engine import Operator as _Operator
+
+        if self.running:
+            raise RuntimeError("this agent is already running; stop() it or use another Agent")
+        self._loop = asyncio.get_running_loop()
+        self._stop_requested = False
+        self.turn = self.tokens = 0
+        self.result = None
+        started = time.monotonic()
+        transcript = self._transcript = Transcript(self.transcripts_dir)
+        own = self._operator_factory is None
+        try:
+            if own:
+                operator = _Operator(self.root, policy=self.policy, journal_dir=self.journal_dir)
+            else:
+                operator = self._operator_factory()  # type: ignore[misc]
+        except BaseException:
+            self._loop = None
+            transcript.close()
+            raise
+        self.operator = operator
+        transcript.add(
+            "start",
+            run_id=transcript.run_id,
+            task=task,
+            model=self.model.name,
+            endpoint=self.model.endpoint,
+            policy=self.policy.describe(),
+            max_turns=self.max_turns,
+            root=self.root.resolve().name,
+            time=time.time(),
+        )
+        try:
+            system = self.system
+            if system is None:
+                system = await self._engine(lambda: system_prompt(operator))
+            messages: list[Message] = [{"role": "system", "content": system}]
+            transcript.add("message", turn=0, role="system", content=system)
+            reason, message = await self._turns(task, messages, started)
+        except _Stop as stop:
+            reason, message = stop.reason, stop.message
+        finally:
+            self._loop = None
+            if own:
+                operator.close()
+            closer = getattr(self.model, "aclose", None)
+            if closer is not None:  # connections belong to this loop; the next run may have another
+                with contextlib.suppress(Exception):
+                    await closer()
+        wall = round(time.monotonic() - started, 4)
+        transcript.add(
+            "stop",
+            reason=reason,
+            message=message,
+            turns=self.turn,
+            tokens=self.tokens,
+            wall_seconds=wall,
+        )
+        transcript.close()
+        self.result = AgentResult(reason, message, self.turn, self.tokens, transcript.path)
+        self._emit(ev.Stopped(reason, message, self.turn, self.tokens))
+        return self.result
+
+    # -- the loop ------------------------------------------------------------------------------
+    async def _turns(self, task: str, messages: list[Message], started: float) -> tuple[str, str]:
+        guard = RepeatGuard()
+        user = task
+        for turn in range(1, self.max_turns + 1):
+            self._check_budgets(started)
+            self.turn = turn
+            messages.append({"role": "user", "content": user})
+            self._transcript_add("message", turn=turn, role="user", content=user)
+            self._emit(ev.TurnStarted(turn, self.max_turns))
+            reply = await self._reply(turn, messages, started)
+            run = await self._engine(functools.partial(self._plan, turn, reply))
+            self._emit(ev.TurnPlanned(turn, run))
+            if not run.items:
+                if run.skipped_duplicates:
+                    user = DUPLICATES_NOTE
+                    continue
+                return "done", f"The model finished after {turn} turn{'s' * (turn != 1)}."
+            await self._settle(turn, run)
+            self._record_results(turn, run)
+            self._emit(ev.TurnFinished(turn, self.tokens, self._last_usage, run.results_text))
+            stop = guard.check(run)
+            if stop is not None:
+                raise _Stop("repeated_failure", stop)
+            user = run.results_text
+        return "max_turns", f"Stopped after {self.max_turns} turns (the turn limit)."
+
+    def _check_budgets(self, started: float) -> None:
+        if self._stop_requested:
+            raise _Stop("stopped", "Stopped by the person.")
+        if self.max_tokens is not None and self.tokens >= self.max_tokens:
+            raise _Stop(
+                "token_budget", f"Stopped: the token budget ({self.max_tokens}) is used up."
+            )
+        if self.max_seconds is not None and time.monotonic() - started >= self.max_seconds:
+            raise _Stop(
+                "time_budget", f"Stopped: the time budget ({self.max_seconds:g} s) is used up."
+            )
+
+    async def _reply(self, turn: int, messages: list[Message], started: float) -> str:
+        """Stream one reply; once, ask the model to go on when it stopped inside a block."""
+        text, tracker, finish = await self._stream(turn, messages, started, BlockTracker())
+        open_at = tracker.open_block_start
+        if open_at is None:
+            messages.append({"role": "assistant", "content": text})
+            return text
+        # Cut off inside a block (usually the length limit): keep the complete part, ask once.
+        self._emit(
+            ev.Notice(
+                turn,
+                "The reply stopped inside an open command block; "
+                "asking the model to continue from it.",
+            )
+        )
+        messages.append({"role": "assistant", "content": text})
+        messages.append({"role": "user", "content": CONTINUE_REQUEST})
+        self._transcript_add("continue", turn=turn, finish_reason=finish, open_at=open_at)
+        self._transcript_add("message", turn=turn, role="user", content=CONTINUE_REQUEST)
+        self._emit(ev.TextDelta(turn, "\n"))
+        head = text[:open_at]
+        rest, _tracker, _finish = await self._stream(
+            turn, messages, started, BlockTracker(), offset=len(head)
+        )
+        messages.append({"role": "assistant", "content": rest})
+        return head + rest
+
+    async def _stream(
+        self,
+        turn: int,
+        messages: list[Message],
+        started: float,
+        tracker: BlockTracker,
+        offset: int = 0,
+    ) -> tuple[str, BlockTracker, str | None]:
+        """One model call: deltas to the displays, complete blocks announced as they close."""
+        t0 = time.monotonic()
+        first: float | None = None
+        parts: list[str] = []
+        reply: Any = None
+
+        async def consume() -> None:
+            nonlocal first, reply
+            reply = self.model.stream(list(messages))
+            async for delta in reply:
+                if not delta:
+                    continue
+                if first is None:
+                    first = time.monotonic()
+                parts.append(delta)
+                self._emit(ev.TextDelta(turn, delta))
+                for block in tracker.feed(delta):
+                    self._emit(ev.BlockReady(turn, block.index, block.text))
+
+        timeout = None
+        if self.max_seconds is not None:
+            timeout = max(0.0, self.max_seconds - (time.monotonic() - started))
+        self._stream_task = asyncio.ensure_future(consume())
+        try:
+            await asyncio.wait_for(self._stream_task, timeout)
+        except asyncio.CancelledError:
+            if not self._stop_requested:
+                raise  # our caller was cancelled, not the stream
+            raise _Stop("stopped", "Stopped by the person while the model was replying.") from None
+        except asyncio.TimeoutError:
+            raise _Stop(
+                "time_budget",
+                f"Stopped: the time budget ({self.max_seconds:g} s) "
+                "ran out while the model was replying.",
+            ) from None
+        except ModelError as exc:
+            self._transcript_add("model_error", turn=turn, kind=exc.kind, message=exc.message)
+            self._emit(ev.Notice(turn, exc.message))
+            raise _Stop("model_error", exc.message) from None
+        except Exception as exc:  # a model of the person's own (a replay function) failed
+            log.exception("the model failed")
+            message = f"The model failed unexpectedly ({type(exc).__name__}); see the log."
+            self._emit(ev.Notice(turn, message))
+            raise _Stop("model_error", message) from None
+        finally:
+            self._stream_task = None
+            if reply is not None:
+                with contextlib.suppress(Exception):
+                    await reply.aclose()
+        for block in tracker.finish():
+            self._emit(ev.BlockReady(turn, block.index, block.text))
+        text = "".join(parts)
+        usage: Usage | None = reply.usage
+        self._last_usage = usage.to_dict() if usage is not None else None
+        if usage is not None:
+            self.tokens += usage.total_tokens
+        self._transcript_add(
+            "message",
+            turn=turn,
+            role="assistant",
+            content=text,
+            finish_reason=reply.finish_reason,
+            usage=self._last_usage,
+            model_seconds=round(time.monotonic() - t0, 4),
+            first_delta_seconds=None if first is None else round(first - t0, 4),
+        )
+        self._transcript_add("turn", turn=turn, usage=self._last_usage)
+        return text, tracker, reply.finish_reason
+
+    _last_usage: dict[str, Any] | None = None
+
+    def _plan(self, turn: int, reply: str) -> Run:
+        assert self.operator is not None
+        run = self.operator.run(reply)
+        self.run_now = run
+        for record in records.commands(run):
+            self._transcript_add("command", turn=turn, **record)
+        return run
+
+    async def _settle(self, turn: int, run: Run) -> None:
+        """Wait, without blocking, until every item of ``run`` is decided (or Stop)."""
+        loop = asyncio.get_running_loop()
+        wake = self._wake = asyncio.Event()
+        decided_at: dict[str, float] = {}
+
+        def on_loop(item: Item) -> None:
+            self._emit(ev.ItemChanged(turn, item))
+            wake.set()
+
+        def changed(item: Item) -> None:  # hosts may decide from a worker thread
+            if item.kind == "mutation" and item.status not in ("pending",):
+                decided_at.setdefault(item.id, time.monotonic())
+            loop.call_soon_threadsafe(on_loop, item)
+
+        run.subscribe(changed)
+        waited = time.monotonic()
+        self._settling = True
+        self._poke()
+        if self.decide is not None and not run.done:
+            outcome = self.decide(run)
+            if inspect.isawaitable(outcome):
+                await outcome
+        while not run.done:
+            if self._stop_requested:
+                await self._engine(lambda: run.reject_all(reason=STOP_REASON_TEXT))
+                break
+            wake.clear()
+            if run.done:
+                break
+            await wake.wait()
+        self._wake = None
+        self._settling = False
+        for record in records.decisions(run, decided_at, waited):
+            self._transcript_add("decision", turn=turn, **record)
+        if self._stop_requested:
+            raise _Stop("stopped", "Stopped by the person while changes waited for decisions.")
+
+    def _record_results(self, turn: int, run: Run) -> None:
+        for record in records.results(run):
+            self._transcript_add("result", turn=turn, **record)
+
+    # -- plumbing ------------------------------------------------------------------------------
+    async def _engine(self, work: Callable[[], Any]) -> Any:
+        if self._engine_call is not None:
+            return await self._engine_call(work)
+        return work()
+
+    def _transcript_add(self, record_type: str, /, **fields: Any) -> None:
+        if self._transcript is not None:
+            self._transcript.add(record_type, **fields)
+
+    def _poke(self) -> None:
+        tick, self._tick = self._tick, None
+        if tick is not None:
+            tick.set()
+
+    def _emit(self, event: ev.Event) -> None:
+        self._poke()
+        for callback in list(self._subscribers):
+            try:
+                callback(event)
+            except Exception:  # a broken display must not end the run
+                log.exception("agent subscriber failed")

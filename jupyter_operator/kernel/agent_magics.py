@@ -1,0 +1,194 @@
+"""``%%operator_agent`` (a task run by a model in the loop) and ``%operator model``.
+
+The cell displays the run and returns at once: the run is an asyncio task on the kernel's
+event loop, so clicks on its cards (and other cells) are handled while it waits for decisions.
+The endpoint's key is read from the kernel's environment by the SDK; it is never shown,
+stored in the notebook or written to a transcript.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, magics_class
+from IPython.utils.process import arg_split
+
+from .session import session
+
+if TYPE_CHECKING:
+    from ..agent import Agent, Model
+
+USAGE = """\
+%%operator_agent [--model NAME] [--max-turns N] [--policy POLICY] [--replay FILE] [--root DIR]
+    the cell body is the task; the model proposes commands, you approve, results go back
+%operator model                       show the endpoint and model the agent uses
+%operator model NAME [--base-url URL] set them (the key stays in OPENAI_API_KEY)"""
+
+NO_LOOP_REASON = "this IPython has no running event loop to wait for a decision in."
+
+
+@dataclass
+class AgentSettings:
+    """What ``%operator model`` set for this kernel (None: the environment's values)."""
+
+    model: str | None = None
+    base_url: str | None = None
+    #: The agent of the latest ``%%operator_agent`` cell, and its display.
+    last_agent: Any = None
+    last_view: Any = None
+
+    def model_name(self) -> str | None:
+        return self.model or os.environ.get("JUPYTER_OPERATOR_MODEL")
+
+    def base(self) -> str:
+        from ..agent.openai_chat import DEFAULT_BASE_URL
+
+        return self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+
+
+SETTINGS = AgentSettings()
+
+
+def _split(line: str) -> list[str]:
+    try:
+        return arg_split(line, posix=not sys.platform.startswith("win"))
+    except ValueError as exc:
+        raise UsageError(f"operator_agent: cannot read the options ({exc})") from None
+
+
+def _options(args: list[str], names: dict[str, str], magic: str) -> dict[str, str]:
+    """``--name VALUE`` / ``--name=VALUE`` pairs; anything else is a usage error."""
+    found: dict[str, str] = {}
+    tokens = iter(args)
+    for token in tokens:
+        name, eq, value = token.partition("=")
+        if name not in names:
+            raise UsageError(f"{magic}: unexpected {token!r}\n{USAGE}")
+        if not eq:
+            value = next(tokens, None)  # type: ignore[assignment]
+            if value is None:
+                raise UsageError(f"{magic}: {name} needs {names[name]}")
+        found[name] = value
+    return found
+
+
+def model_command(args: list[str]) -> None:
+    """``%operator model [NAME] [--base-url URL]``: show or set the agent's endpoint and model."""
+    from ..agent.openai_chat import ENV_API_KEY, endpoint_name
+
+    if args:
+        name = args[0] if not args[0].startswith("-") else None
+        opts = _options(args[1:] if name else args, {"--base-url": "a URL"}, "operator model")
+        if name:
+            SETTINGS.model = name
+        if "--base-url" in opts:
+            SETTINGS.base_url = opts["--base-url"]
+    key = "set" if os.environ.get(ENV_API_KEY) else "not set (fine for local servers)"
+    print(f"model:    {SETTINGS.model_name() or '(none: %operator model NAME, or --replay FILE)'}")
+    print(f"endpoint: {endpoint_name(SETTINGS.base())}")
+    print(f"key:      {ENV_API_KEY} {key}")
+
+
+def build_model(opts: dict[str, str]) -> Model:
+    """The model for a cell: ``--replay FILE``, else an OpenAI-compatible endpoint."""
+    from ..agent import ModelError, OpenAIChat, ReplayModel
+
+    if "--replay" in opts:
+        try:
+            return ReplayModel(opts["--replay"])
+        except (OSError, ValueError) as exc:
+            raise UsageError(f"operator_agent: cannot read the replay file ({exc})") from None
+    name = opts.get("--model") or SETTINGS.model_name()
+    if not name:
+        raise UsageError(
+            "operator_agent: no model: pass --model NAME, set one with "
+            "%operator model NAME, or use --replay FILE"
+        )
+    try:
+        return OpenAIChat(name, base_url=SETTINGS.base())
+    except ModelError as exc:
+        raise UsageError(f"operator_agent: {exc.message}") from None
+
+
+def start_agent(agent: Agent, task: str) -> Any:
+    """Run ``agent`` on the kernel's loop and return at once; without a loop, run it here."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        loop = None
+    if loop is not None:
+        return agent.start(task)
+    # A terminal IPython has no loop running between cells: nobody could click, so changes a
+    # rule does not decide are refused with a reason the model can read.
+    if agent.decide is None:
+        agent.decide = lambda run: run.reject_all(reason=NO_LOOP_REASON)
+    return agent.run_sync(task)
+
+
+@magics_class
+class AgentMagics(Magics):
+    """``%%operator_agent``."""
+
+    @cell_magic
+    def operator_agent(self, line: str, cell: str) -> Any:
+        """Run the task in the cell body with a model in the loop.
+
+        %%operator_agent [--model NAME] [--max-turns N] [--policy POLICY] [--replay FILE]
+                         [--root DIR]
+        """
+        from IPython.display import display
+
+        from ..agent import Agent
+        from ..engine import Policy
+        from ..widgets.agent_view import AgentView
+
+        names = {
+            "--model": "a model name",
+            "--max-turns": "a number",
+            "--policy": "a policy",
+            "--replay": "a file",
+            "--root": "a folder",
+        }
+        opts = _options(_split(line), names, "operator_agent")
+        task = cell.strip()
+        if not task:
+            raise UsageError("operator_agent: the cell body is the task; it is empty")
+        try:
+            max_turns = int(opts.get("--max-turns", "10"))
+            if max_turns < 1:
+                raise ValueError
+        except ValueError:
+            raise UsageError("operator_agent: --max-turns needs a positive number") from None
+        try:
+            policy = (
+                Policy.parse(opts["--policy"]) if "--policy" in opts else session().current_policy()
+            )
+            root = session().resolve_root(opts.get("--root"))
+        except ValueError as exc:
+            raise UsageError(f"operator_agent: {exc}") from None
+        model = build_model(opts)
+        agent = Agent(model, root=root, policy=policy, max_turns=max_turns)
+        view = AgentView(agent, task=task)
+        SETTINGS.last_agent, SETTINGS.last_view = agent, view
+        display(view)
+        start_agent(agent, task)
+        return None
+
+
+def register(ipython: Any) -> None:
+    """Register ``%%operator_agent`` (called from ``%load_ext jupyter_operator``)."""
+    ipython.register_magics(AgentMagics)
+
+
+def unregister(ipython: Any) -> None:
+    ipython.magics_manager.magics["cell"].pop("operator_agent", None)
+
+
+def last_agent() -> Agent | None:
+    """The agent of the latest ``%%operator_agent`` cell in this kernel."""
+    return SETTINGS.last_agent

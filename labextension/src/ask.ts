@@ -1,0 +1,375 @@
+/**
+ * Ask mode of the Operator panel: give the server's model a task and follow the run.
+ *
+ * The server calls the model (its key never reaches the browser) and streams the
+ * run as server-sent events; this view shows the model's prose as it arrives, a
+ * "received" card as soon as a command block is complete, then each turn's real
+ * cards. Decisions go through the existing decide API (the turn's session).
+ */
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import { ServerConnection } from '@jupyterlab/services';
+
+import { IAgentEvent, parseFrames, ProseFilter } from './askstream';
+import { ItemCard } from './card';
+import { OperatorClient, OperatorRequestError } from './client';
+import { button, el } from './dom';
+import { buildRequest, describeHttpError, NETWORK_ERROR } from './request';
+import { Decision, IDecideResponse, IOperatorItem } from './types';
+
+interface IAskInfo {
+  available: boolean;
+  model: string | null;
+  endpoint: string;
+  max_turns: number;
+}
+
+interface IAskStarted {
+  run: string;
+  model: string;
+  endpoint: string;
+  max_turns: number;
+}
+
+/** Prose shown per turn (a reply of megabytes would stall the page). */
+const PROSE_LIMIT = 100_000;
+
+/** The widgets of one turn. */
+class TurnView {
+  readonly node = el('section', 'jp-Operator-ask-turn');
+  readonly prose = el('div', 'jp-Operator-ask-prose');
+  readonly received = el('div', 'jp-Operator-ask-received');
+  readonly cardsNode = el('div', 'jp-Operator-cards');
+  readonly filter = new ProseFilter();
+  readonly cards = new Map<number, ItemCard>();
+  session: string | null = null;
+  private _shown = 0;
+
+  constructor(readonly turn: number) {
+    this.node.append(
+      el('h3', 'jp-Operator-subtitle', `Turn ${turn}`),
+      this.prose,
+      this.received,
+      this.cardsNode
+    );
+  }
+
+  /** Append prose; past PROSE_LIMIT characters a turn's prose is cut with a note. */
+  showProse(text: string): void {
+    if (this._shown >= PROSE_LIMIT) {
+      return;
+    }
+    const room = PROSE_LIMIT - this._shown;
+    this._shown += text.length;
+    this.prose.append(document.createTextNode(text.slice(0, room)));
+    if (this._shown >= PROSE_LIMIT) {
+      this.prose.append(el('span', 'jp-Operator-ask-cut', ' [... the rest of this reply is in the transcript]'));
+    }
+  }
+
+  dispose(): void {
+    for (const card of this.cards.values()) {
+      card.dispose();
+    }
+    this.cards.clear();
+  }
+}
+
+/** The Ask section: a task box, Ask and Stop, the run's status and its turns. */
+export class AskView {
+  readonly node: HTMLDetailsElement;
+  private _task: HTMLTextAreaElement;
+  private _askButton: HTMLButtonElement;
+  private _stopButton: HTMLButtonElement;
+  private _status: HTMLElement;
+  private _error: HTMLElement;
+  private _turnsNode: HTMLElement;
+  private _turns: TurnView[] = [];
+  private _run: string | null = null;
+  private _info: IAskInfo | null = null;
+  private _tokens = 0;
+  private _turn = 0;
+  private _maxTurns = 0;
+  private _state = '';
+
+  constructor(
+    private _client: OperatorClient,
+    private _languages: IEditorLanguageRegistry | null,
+    private _workspace: () => string
+  ) {
+    this.node = el('details', 'jp-Operator-ask');
+    this.node.append(el('summary', 'jp-Operator-ask-summary', 'Ask a model'));
+    this._task = el('textarea', 'jp-Operator-ask-task');
+    this._task.placeholder = 'A task for the model, e.g. "add a README for this folder"';
+    this._task.setAttribute('aria-label', 'Task for the model');
+    this._task.rows = 3;
+    this._task.addEventListener('keydown', event => {
+      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        void this.ask();
+      }
+    });
+    const row = el('div', 'jp-Operator-row');
+    this._askButton = button('Ask', 'jp-mod-accept jp-Operator-ask-button', () => void this.ask(), 'Run the task (Ctrl+Enter)');
+    this._stopButton = button('Stop', 'jp-mod-reject jp-Operator-ask-stop', () => void this.stop(), 'Stop the run');
+    this._stopButton.disabled = true;
+    this._status = el('span', 'jp-Operator-ask-status');
+    this._status.setAttribute('aria-live', 'polite');
+    row.append(this._askButton, this._stopButton, this._status);
+    this._error = el('div', 'jp-Operator-error');
+    this._error.setAttribute('role', 'alert');
+    this._error.hidden = true;
+    this._turnsNode = el('div', 'jp-Operator-ask-turns');
+    this.node.append(this._task, row, this._error, this._turnsNode);
+    this.node.addEventListener('toggle', () => {
+      if (this.node.open && !this._info) {
+        void this.refreshInfo();
+      }
+    });
+  }
+
+  /** The run being shown, if any. */
+  get runId(): string | null {
+    return this._run;
+  }
+
+  /** Ask the server which model Ask mode uses (never its key). */
+  async refreshInfo(): Promise<void> {
+    try {
+      const info = await this._fetchJson<IAskInfo>(['agent']);
+      this._info = info;
+      if (!this._run) {
+        this._status.textContent = info.available
+          ? `${info.model} at ${info.endpoint}`
+          : 'No model configured on the server (c.OperatorAgent.model).';
+      }
+      this._askButton.disabled = !info.available;
+    } catch (reason) {
+      this._showError(reason);
+    }
+  }
+
+  /** Start a run of the task in the box. */
+  async ask(task?: string): Promise<void> {
+    const text = (task ?? this._task.value).trim();
+    if (!text) {
+      this._showError(new OperatorRequestError('EMPTY', 'Write a task for the model first.'));
+      return;
+    }
+    if (task !== undefined) {
+      this._task.value = task;
+    }
+    this._error.hidden = true;
+    this._clear();
+    this._askButton.disabled = true;
+    try {
+      const body: Record<string, string> = { task: text };
+      const workspace = this._workspace();
+      if (workspace) {
+        body.workspace = workspace;
+      }
+      const started = await this._fetchJson<IAskStarted>(['agent', 'runs'], body);
+      this._run = started.run;
+      this._maxTurns = started.max_turns;
+      this._stopButton.disabled = false;
+      this._state = `${started.model} at ${started.endpoint}`;
+      this._renderStatus();
+      await this._follow(started.run);
+    } catch (reason) {
+      this._showError(reason);
+    } finally {
+      this._askButton.disabled = false;
+      this._stopButton.disabled = true;
+    }
+  }
+
+  /** Stop the run: the reply being streamed is dropped, pending changes are rejected. */
+  async stop(): Promise<void> {
+    if (!this._run) {
+      return;
+    }
+    this._stopButton.disabled = true;
+    try {
+      await this._fetchJson(['agent', 'runs', this._run, 'stop'], {});
+    } catch (reason) {
+      this._showError(reason);
+    }
+  }
+
+  dispose(): void {
+    this._clear();
+  }
+
+  private async _follow(run: string): Promise<void> {
+    const settings = this._client.settings;
+    const spec = buildRequest(settings.baseUrl, ['agent', 'runs', run, 'events']);
+    let response: Response;
+    try {
+      response = await ServerConnection.makeRequest(spec.url, spec.init, settings);
+    } catch {
+      throw new OperatorRequestError(NETWORK_ERROR.code, NETWORK_ERROR.message);
+    }
+    if (!response.ok || !response.body) {
+      const error = describeHttpError(response.status, await response.text());
+      throw new OperatorRequestError(error.code, error.message);
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        break;
+      }
+      buffer += decoder.decode(value, { stream: true });
+      const parsed = parseFrames(buffer);
+      buffer = parsed.rest;
+      for (const event of parsed.events) {
+        this._onEvent(event);
+      }
+    }
+  }
+
+  private _current(): TurnView {
+    return this._turns[this._turns.length - 1];
+  }
+
+  private _onEvent(event: IAgentEvent): void {
+    switch (event.kind) {
+      case 'turn_started': {
+        const view = new TurnView(event.turn ?? this._turns.length + 1);
+        this._turns.push(view);
+        this._turnsNode.append(view.node);
+        this._turn = view.turn;
+        this._maxTurns = event.max_turns ?? this._maxTurns;
+        this._renderStatus('model replying');
+        break;
+      }
+      case 'delta': {
+        const view = this._current();
+        const prose = view?.filter.feed(event.text ?? '');
+        if (prose) {
+          view.showProse(prose);
+        }
+        break;
+      }
+      case 'block': {
+        const card = el('div', 'jp-Operator-ask-block');
+        card.append(
+          el('span', 'jp-Operator-status', 'Received'),
+          el('span', 'jp-Operator-card-action', event.action ?? 'command'),
+          el('span', 'jp-Operator-card-path', event.path ?? ''),
+          el('span', 'jp-Operator-card-id', event.id ?? '')
+        );
+        this._current()?.received.append(card);
+        break;
+      }
+      case 'planned':
+        this._showCards(event);
+        break;
+      case 'item': {
+        const item = event.item as IOperatorItem | undefined;
+        if (item) {
+          this._current()?.cards.get(item.index)?.update(item);
+        }
+        this._renderStatus();
+        break;
+      }
+      case 'turn_finished':
+        this._tokens = event.tokens ?? this._tokens;
+        this._renderStatus('running');
+        break;
+      case 'notice': {
+        const note = el('p', 'jp-Operator-ask-notice', event.message ?? '');
+        this._current()?.node.append(note);
+        break;
+      }
+      case 'stopped':
+        this._tokens = event.tokens ?? this._tokens;
+        this._renderStatus(`ended: ${event.message ?? ''}`);
+        this._stopButton.disabled = true;
+        break;
+    }
+  }
+
+  private _showCards(event: IAgentEvent): void {
+    const view = this._current();
+    if (!view) {
+      return;
+    }
+    view.session = event.session ?? null;
+    view.received.replaceChildren();
+    const items = (event.items ?? []) as IOperatorItem[];
+    for (const item of items) {
+      const card = new ItemCard(item, (i, d, r) => void this._decide(view, i, d, r), this._languages);
+      view.cards.set(item.index, card);
+      view.cardsNode.append(card.node);
+    }
+    this._renderStatus(items.some(i => i.status === 'pending') ? 'waiting for you' : 'running');
+  }
+
+  private async _decide(
+    view: TurnView,
+    item: IOperatorItem,
+    decision: Decision,
+    reason?: string
+  ): Promise<void> {
+    if (!view.session) {
+      return;
+    }
+    try {
+      const answer: IDecideResponse = await this._client.decide(view.session, item.id, decision, reason);
+      for (const next of answer.items ?? []) {
+        view.cards.get(next.index)?.update(next);
+      }
+    } catch (reason) {
+      this._showError(reason);
+    }
+  }
+
+  private _renderStatus(state?: string): void {
+    if (state !== undefined) {
+      this._state = state;
+    }
+    this._status.textContent = `Turn ${this._turn}/${this._maxTurns} · ${this._tokens.toLocaleString()} tokens · ${this._state}`;
+  }
+
+  private _clear(): void {
+    for (const turn of this._turns) {
+      turn.dispose();
+    }
+    this._turns = [];
+    this._turnsNode.replaceChildren();
+    this._run = null;
+    this._tokens = 0;
+    this._turn = 0;
+  }
+
+  private _showError(reason: unknown): void {
+    const message =
+      reason instanceof OperatorRequestError
+        ? reason.message
+        : 'Something went wrong in Ask mode; see the browser console.';
+    if (!(reason instanceof OperatorRequestError)) {
+      console.error('jupyter-operator:', reason);
+    }
+    this._error.textContent = message;
+    this._error.hidden = false;
+  }
+
+  private async _fetchJson<T>(segments: string[], body?: unknown): Promise<T> {
+    const settings = this._client.settings;
+    const spec = buildRequest(settings.baseUrl, segments, body);
+    let response: Response;
+    try {
+      response = await ServerConnection.makeRequest(spec.url, spec.init, settings);
+    } catch {
+      throw new OperatorRequestError(NETWORK_ERROR.code, NETWORK_ERROR.message);
+    }
+    const text = await response.text();
+    if (!response.ok) {
+      const error = describeHttpError(response.status, text);
+      throw new OperatorRequestError(error.code, error.message);
+    }
+    return JSON.parse(text) as T;
+  }
+}

@@ -1,0 +1,230 @@
+"""The shipped demo notebooks clicked through by a person in JupyterLab and Notebook 7.
+
+A person runs the cells one by one, clicks Approve or Reject on the cards, then runs the next
+cells: no cell may end in an error, each says what happened, and the saved notebook (read
+back from disk, and opened again without a kernel) shows the final state of every card.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from browserkit import LabServer, require_chromium, screenshot, start_server, stop_server
+
+REPO = Path(__file__).resolve().parents[2]
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+pytestmark = pytest.mark.timeout(420)
+
+
+@pytest.fixture
+def demo_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[LabServer]:
+    """A server (JupyterLab, or Notebook 7 when parametrized so) over a copy of the notebooks;
+    the kernels keep their undo journal in the test's folder, and nothing decides for them."""
+    require_chromium()
+    root, settings = tmp_path / "root", tmp_path / "settings"
+    root.mkdir()
+    settings.mkdir()
+    for name in ("01-quickstart.ipynb", "02-teaching-demo.ipynb"):
+        shutil.copy(REPO / "notebooks" / name, root / name)
+    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
+    monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
+    server = start_server(root, settings, app=getattr(request, "param", "lab"))
+    yield server
+    stop_server(server)
+
+
+def open_notebook(page: Any, server: LabServer, name: str, app: str) -> None:
+    if app == "lab":
+        page.goto(server.page_url(f"lab/workspaces/{name.split('.')[0]}/tree/{name}"))
+        page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=90_000)
+    else:
+        page.goto(server.page_url(f"notebooks/{name}"))
+        page.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=90_000)
+        page.wait_for_timeout(1_000)  # a late "Select Kernel" dialog shows up within this
+        accept_kernel_dialog(page)
+
+
+def accept_kernel_dialog(page: Any) -> None:
+    """Notebook 7 sometimes asks which kernel to start while it is still connecting (more often
+    on a busy machine); take the kernel it proposes, as a person would."""
+    dialog = page.locator(".jp-Dialog", has_text="Select Kernel")
+    if dialog.count() and dialog.first.is_visible():
+        dialog.first.locator("button.jp-mod-accept").click()
+        dialog.first.wait_for(state="detached", timeout=30_000)
+
+
+def run_code_cell(page: Any, index: int) -> Any:
+    """Run the code cell ``index`` (0-based, code cells only) as a person does: click it, press
+    Shift+Enter; wait until its prompt shows an execution count. A keystroke sent while the
+    kernel connection settles can be lost, so an unanswered one is sent again."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    cell = page.locator(".jp-Notebook .jp-CodeCell").nth(index)
+    done = cell.locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]:"))
+    for _ in range(4):
+        accept_kernel_dialog(page)
+        cell.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        try:
+            done.wait_for(timeout=30_000)
+            return cell
+        except PlaywrightTimeout:
+            if cell.locator(".jp-InputPrompt", has_text="[*]").count():
+                done.wait_for(timeout=60_000)
+                return cell
+    raise AssertionError(f"code cell {index} did not run")
+
+
+def button(card: Any, label: str) -> Any:
+    return card.locator(
+        "button.jupyter-button", has_text=re.compile(rf"^\s*{re.escape(label)}\s*$")
+    )
+
+
+def card_for(page: Any, path: str) -> Any:
+    return page.locator(".jpo-card.jpo-kind-mutation", has=page.locator(".jpo-path", has_text=path))
+
+
+def assert_no_error_output(page: Any) -> None:
+    errors = page.locator(
+        '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], '
+        ".jp-OutputArea-output .jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']"
+    )
+    texts = [errors.nth(i).inner_text() for i in range(errors.count())]
+    assert texts == [], texts
+
+
+def save(page: Any, path: Path) -> None:
+    before = path.stat().st_mtime_ns
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 30
+    while path.stat().st_mtime_ns == before:
+        assert time.monotonic() < deadline, "the notebook was not saved"
+        time.sleep(0.2)
+    time.sleep(0.5)  # the write may still be in progress
+
+
+def saved_listing(path: Path, cell_index: int) -> str:
+    """The saved text/plain of the panel displayed by code cell ``cell_index``."""
+    nb = nbformat.read(path, as_version=4)
+    cell = [c for c in nb.cells if c.cell_type == "code"][cell_index]
+    [data] = [o["data"] for o in cell.outputs if WIDGET_MIME in o.get("data", {})]
+    return data["text/plain"]
+
+
+@pytest.mark.parametrize("demo_server", ["lab", "notebook"], indirect=True)
+def test_quickstart_clicked_through(demo_server: LabServer, page: Any, request: Any) -> None:
+    app = request.node.callspec.params["demo_server"]
+    open_notebook(page, demo_server, "01-quickstart.ipynb", app)
+    for index in range(4):  # load, set up, root, the %%operator cell
+        run_code_cell(page, index)
+    write, edit = card_for(page, "plan.md"), card_for(page, "notes.txt")
+    write.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+    # One look: numbered rows, Approve all above the cards.
+    assert write.locator(".jpo-row.jpo-add .jpo-ln").nth(1).inner_text() == "1"
+    batch = page.locator(".jpo-batch")
+    assert batch.bounding_box()["y"] < write.bounding_box()["y"]
+    screenshot(page, f"demo-quickstart-{app}-pending")
+
+    button(write, "Approve").click()
+    write.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+    card_for(page, "notes.txt").locator("button", has_text="Reject with reason").click()
+    reason = page.locator(".jpo-card input[type='text']").first
+    reason.wait_for(timeout=30_000)
+    page.wait_for_function("document.activeElement && document.activeElement.tagName === 'INPUT'")
+    page.keyboard.type("keep notes.txt as it is")
+    page.keyboard.press("Enter")  # Enter sends the rejection
+    card_for(page, "notes.txt").locator(".jpo-badge.jpo-s-rejected").wait_for(timeout=30_000)
+    assert "notes.txt" in edit.inner_text()
+
+    status = run_code_cell(page, 4)  # "run = last_run() ... %operator status"
+    text = status.locator(".jp-OutputArea").inner_text()
+    assert "write-1 (fs.write plan.md): applied" in text
+    assert "edit-1 (fs.applyEdits notes.txt): rejected" in text
+    assert "Reason: keep notes.txt as it is" in text
+    results = run_code_cell(page, 5).locator(".jp-OutputArea").inner_text()
+    assert "id: write-1\nok: true" in results and "ERR_REJECTED" in results
+    run_code_cell(page, 6)  # %operator history: the widget
+    row = page.locator(".jpo-history .jpo-card", has_text="plan.md")
+    row.wait_for(timeout=30_000)
+    screenshot(page, f"demo-quickstart-{app}-history")
+    button(row, "Undo").click()  # Undo from the history widget
+    page.locator(".jpo-history", has_text="Undone: fs.write plan.md").wait_for(timeout=30_000)
+    # The card of the undone change says so.
+    write.locator(".jpo-badge.jpo-s-undone").wait_for(timeout=30_000)
+    undo = run_code_cell(page, 7).locator(".jp-OutputArea").inner_text()
+    assert "Nothing to undo" in undo  # the only applied change is already undone
+    assert not (demo_server.root / "quickstart-workspace" / "plan.md").exists()
+    assert_no_error_output(page)
+    screenshot(page, f"demo-quickstart-{app}-done")
+
+    # Saved, the notebook tells the final state without a kernel.
+    path = demo_server.root / "01-quickstart.ipynb"
+    save(page, path)
+    listing = saved_listing(path, 3)
+    assert "[undone] fs.write plan.md (write-1)" in listing
+    assert "[rejected] fs.applyEdits notes.txt (edit-1)" in listing
+    assert "[pending]" not in listing
+
+
+def test_teaching_demo_clicked_through_and_reopened_without_kernel(
+    demo_server: LabServer, page: Any
+) -> None:
+    open_notebook(page, demo_server, "02-teaching-demo.ipynb", "lab")
+    for index in range(8):  # up to the dry run's check, then the real run
+        run_code_cell(page, index)
+    dry = page.locator(".jp-Notebook .jp-CodeCell").nth(6)
+    dry.scroll_into_view_if_needed()
+    assert "not for the model" in dry.inner_text()
+    assert dry.locator(".jpo-results").count() == 0  # no Copy for a dry run's results
+    run_code_cell(page, 8)  # %operator run reply
+    real = page.locator(".jp-Notebook .jp-CodeCell").nth(8)
+    card = real.locator(".jpo-card.jpo-kind-mutation", has_text="stats.py")
+    card.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+    assert card.locator(".jpo-tk", has_text="def").count() > 0  # Python colours
+    button(card, "Reject").click()
+    card.locator(".jpo-badge.jpo-s-rejected").wait_for(timeout=30_000)
+    # Each output is read right after its cell ran: JupyterLab does not render cells that
+    # are scrolled far out of view.
+    text = run_code_cell(page, 9).locator(".jp-OutputArea").inner_text()  # status
+    assert "write-1 (fs.write stats.py): rejected" in text
+    assert "delete-1 (fs.delete draft.txt): denied" in text
+    results = run_code_cell(page, 10).locator(".jp-OutputArea").inner_text()
+    assert "ERR_REJECTED" in results and "ERR_POLICY_DENIED" in results
+    run_code_cell(page, 11)  # the policy back to the default
+    assert_no_error_output(page)
+    screenshot(page, "demo-teaching-lab-done")
+
+    path = demo_server.root / "02-teaching-demo.ipynb"
+    save(page, path)
+    assert "[rejected] fs.write stats.py (write-1)" in saved_listing(path, 8)
+
+    # Opened again with no kernel at all: the saved cards show the final state.
+    nb = json.loads(path.read_text())
+    nb["metadata"]["kernelspec"] = {"name": "none", "display_name": "none", "language": "python"}
+    (demo_server.root / "shared.ipynb").write_text(json.dumps(nb))
+    page.goto(demo_server.page_url("lab/workspaces/shared/tree/shared.ipynb"))
+    no_kernel = page.locator(".jp-Dialog button", has_text="No Kernel")
+    try:
+        no_kernel.wait_for(timeout=20_000)
+        no_kernel.click()
+    except Exception:  # no dialog: JupyterLab chose "No Kernel" itself
+        pass
+    real = page.locator(".jp-Notebook .jp-CodeCell").nth(8)
+    real.scroll_into_view_if_needed()
+    static = real.locator(".jpo-static .jpo-card.jpo-kind-mutation", has_text="stats.py")
+    static.wait_for(timeout=60_000)
+    assert static.locator(".jpo-badge").inner_text() == "rejected"
+    assert page.locator(".jpo-static .jpo-badge.jpo-s-pending").count() == 0
+    screenshot(page, "demo-teaching-reopened-without-kernel")

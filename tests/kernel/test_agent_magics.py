@@ -1,0 +1,134 @@
+"""%%operator_agent and %operator model in a real IPython shell."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import comm
+import pytest
+from IPython.core.error import UsageError
+from replies import b64, block
+
+
+class _Comm:
+    kernel = "recording"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.comm_id = kwargs.get("comm_id") or f"comm-{id(self):x}"
+
+    def open(self, *args: Any, **kwargs: Any) -> None: ...
+    def on_msg(self, *args: Any, **kwargs: Any) -> None: ...
+    def on_close(self, *args: Any, **kwargs: Any) -> None: ...
+    def send(self, *args: Any, **kwargs: Any) -> None: ...
+    def close(self, *args: Any, **kwargs: Any) -> None: ...
+
+
+@pytest.fixture
+def ip(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any]:
+    from IPython.testing import globalipapp
+
+    from jupyter_operator.kernel import agent_magics
+    from jupyter_operator.kernel import session as session_module
+
+    monkeypatch.setattr(comm, "create_comm", lambda *a, **k: _Comm(*a, **k))
+    monkeypatch.setattr(comm, "get_comm_manager", lambda *a, **k: None)
+    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
+    monkeypatch.setenv("JUPYTER_OPERATOR_TRANSCRIPT_DIR", str(tmp_path / "runs"))
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "JUPYTER_OPERATOR_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(session_module, "_SESSION", session_module.KernelSession())
+    monkeypatch.setattr(agent_magics, "SETTINGS", agent_magics.AgentSettings())
+    globalipapp.start_ipython()
+    shell = globalipapp.get_ipython()
+    shell.run_line_magic("load_ext", "jupyter_operator")
+    yield shell
+    shell.run_line_magic("unload_ext", "jupyter_operator")
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    return folder
+
+
+def test_a_replayed_task_runs_with_a_policy(ip: Any, root: Path, tmp_path: Path) -> None:
+    from jupyter_operator.kernel.agent_magics import last_agent
+
+    script = tmp_path / "script.jsonl"
+    lines = [block("w1", "fs.write", path="a.txt", content_b64=b64("a")), "Done."]
+    script.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    ip.run_cell_magic(
+        "operator_agent", f'--replay "{script}" --root "{root}" --policy auto=all', "write a"
+    )
+    agent = last_agent()
+    assert agent is not None and agent.result.reason == "done"
+    assert (root / "a.txt").read_text() == "a"
+
+
+def test_without_an_event_loop_changes_are_refused_with_a_reason(
+    ip: Any, root: Path, tmp_path: Path
+) -> None:
+    from jupyter_operator.kernel.agent_magics import last_agent
+
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([block("w1", "fs.write", path="a.txt", content_b64=b64("a"))]))
+    ip.run_cell_magic("operator_agent", f'--replay "{script}" --root "{root}"', "write a")
+    agent = last_agent()
+    (decision,) = [r for r in agent.transcript if r["type"] == "decision"]
+    assert decision["outcome"] == "rejected" and "no running event loop" in decision["reason"]
+    assert not (root / "a.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("line", "body", "message"),
+    [
+        ("--max-turns 0 --replay x", "t", "--max-turns needs a positive number"),
+        ("--replay", "t", "--replay needs a file"),
+        ("--bogus 1", "t", "unexpected '--bogus'"),
+        ("", "t", "no model"),
+        ("--replay x", "  ", "the cell body is the task"),
+        ("--replay /nonexistent/x.json", "t", "cannot read the replay file"),
+        ("--policy auto=nope --replay x", "t", "unknown action or group"),
+    ],
+)
+def test_usage_errors_are_one_line(ip: Any, line: str, body: str, message: str) -> None:
+    from jupyter_operator.kernel.agent_magics import AgentMagics
+
+    magics = AgentMagics(shell=ip)
+    with pytest.raises(UsageError, match=message):
+        magics.operator_agent(line, body)
+
+
+def test_model_shows_and_sets_the_endpoint_never_the_key(
+    ip: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-kernel-SECRET-1")
+    ip.run_line_magic("operator", "model")
+    shown = capsys.readouterr().out
+    assert "api.openai.com" in shown and "OPENAI_API_KEY set" in shown
+    ip.run_line_magic("operator", "model llama3 --base-url http://localhost:11434/v1")
+    shown = capsys.readouterr().out
+    assert "llama3" in shown and "localhost:11434" in shown
+    assert "sk-kernel-SECRET-1" not in shown
+
+
+def test_a_task_against_an_endpoint_set_with_operator_model(
+    ip: Any, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from fake_openai import FakeOpenAI
+
+    from jupyter_operator.kernel.agent_magics import last_agent
+
+    with FakeOpenAI() as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", fake.key)
+        fake.add(block("w1", "fs.write", path="a.txt", content_b64=b64("a")), "Done.")
+        ip.run_line_magic("operator", f"model fake-model --base-url {fake.url}")
+        ip.run_cell_magic("operator_agent", f'--root "{root}" --policy auto=all', "write a")
+    agent = last_agent()
+    assert agent.result.reason == "done" and agent.model.name == "fake-model"
+    assert (root / "a.txt").read_text() == "a"
+    assert fake.key not in capsys.readouterr().out

@@ -1,0 +1,108 @@
+"""String commands in a real IPython shell: ``%op`` and ``%%operator --dialect commands``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from IPython.core.error import UsageError
+from ipython_fixtures import diff_text
+
+from jupyter_operator.kernel.commands import command_session
+from jupyter_operator.kernel.magics import last_view
+from jupyter_operator.widgets.command_view import CommandView
+
+
+def cell(ip: Any, line: str, body: str) -> CommandView:
+    ip.run_cell_magic("operator", line, body)
+    view = last_view()
+    assert isinstance(view, CommandView)
+    return view
+
+
+def test_cell_runs_commands_and_waits_for_the_card(ip: Any, workspace: Path) -> None:
+    (workspace / "notes.md").write_text("# Notes\n\n## Setup\n\n<b>bold</b> text\n", "utf-8")
+    view = cell(ip, f"--dialect commands --root {workspace}",
+                "/open notes.md#setup\n/write new.md\nhello\n/end\n/ls")  # fmt: skip
+    batch = view.batch
+    assert [r.status for r in batch.replies] == ["done", "pending"]
+    assert not (workspace / "new.md").exists()
+    # The document is rendered as HTML, its markup escaped; the change is an approval card.
+    html = view.children[1].value
+    assert "<h2>Setup</h2>" in html and "&lt;b&gt;bold&lt;/b&gt;" in html
+    card = view.children[3]
+    assert card.approve_button is not None and "+hello" in diff_text(card.header.value)
+    card.approve_button.click()
+    assert (workspace / "new.md").read_text() == "hello\n"
+    assert [r.status for r in batch.replies] == ["done", "done", "done"]
+    assert batch.replies[2].body.startswith("Listing ./\n---\n")
+    assert "Written: new.md (6 bytes, 1 line)" in view.children[2].value
+    assert card.approve_button.disabled or card.approve_button not in card.children
+
+
+def test_reject_from_the_card_with_a_reason(ip: Any, workspace: Path) -> None:
+    view = cell(ip, f"--dialect=commands --root={workspace}", "/write a.md\nx\n/end")
+    view._reject("ignored", "not today")
+    assert view.batch.replies[0].body == "ERROR(REJECTED): nothing was changed. Reason: not today"
+    assert "jpo-cmd-error" in view.children[1].value
+    assert not (workspace / "a.md").exists()
+
+
+def test_op_line_magic_shares_the_session(ip: Any, workspace: Path, monkeypatch: Any) -> None:
+    monkeypatch.chdir(workspace)
+    (workspace / "a.md").write_text("# A\ntext\n", "utf-8")
+    ip.run_line_magic("op", '/set {f} = "a.md"')
+    ip.run_line_magic("op", "/open {f}")
+    view = last_view()
+    assert view.batch.replies[0].body == "Opened a.md\n---\n# A\ntext"
+    assert command_session().variables == {"f": "a.md"}
+    ip.run_cell_magic("operator", "--dialect commands", "/close")
+    assert last_view().batch.replies[0].body == "Closed: a.md"
+    bundle = last_view()._repr_mimebundle_()
+    assert bundle["text/plain"].endswith("/close\nClosed: a.md")
+
+
+def test_undo_through_op_and_the_operator_history(
+    ip: Any, workspace: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.chdir(workspace)
+    ip.run_line_magic("operator", "policy auto=reads,writes")
+    ip.run_cell_magic("operator", "--dialect commands", "/write a.md\nx\n/end")
+    assert (workspace / "a.md").exists()
+    ip.run_line_magic("op", "/undo")
+    assert last_view().batch.replies[0].body == "Undo: reverted a.md (1 line)"
+    assert not (workspace / "a.md").exists()
+
+
+def test_actions_registered_from_python(ip: Any, workspace: Path, monkeypatch: Any) -> None:
+    monkeypatch.chdir(workspace)
+    (workspace / "answers.md").write_text("42\n", "utf-8")
+    session = command_session()
+    session.register_action(
+        "grade", lambda file, session: f"{file}: {session.read_text(file).strip()}",
+        schema={"file": {"type": "path", "required": True}},
+    )  # fmt: skip
+    ip.run_line_magic("op", "/act.grade --file answers.md")
+    assert last_view().batch.replies[0].body == "answers.md: 42"
+
+
+@pytest.mark.parametrize(("kind", "line", "message"), [
+    ("line", "", "usage: %op /command"),
+    ("cell", "--dialect klingon", "unknown dialect 'klingon'"),
+    ("cell", "--dialect", "--dialect needs a name"),
+    ("cell", "--dialect commands --dry-run", "unexpected '--dry-run'"),
+])  # fmt: skip
+def test_usage_errors_are_one_line(ip: Any, kind: str, line: str, message: str) -> None:
+    with pytest.raises(UsageError, match=message):
+        if kind == "line":
+            ip.run_line_magic("op", line)
+        else:
+            ip.run_cell_magic("operator", line, "/ls")
+
+
+def test_dialect_operator_is_the_default(ip: Any, workspace: Path) -> None:
+    import jupyter_operator
+
+    ip.run_cell_magic("operator", f"--dialect operator --root {workspace}", "no blocks here")
+    assert jupyter_operator.last_run() is not None and jupyter_operator.last_run().items == []

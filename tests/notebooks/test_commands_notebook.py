@@ -1,0 +1,45 @@
+"""notebooks/05-commands.ipynb runs unattended and shows a short command session."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+import pytest
+from test_notebooks import NOTEBOOKS, code_cells, execute, text
+
+
+@pytest.fixture(autouse=True)
+def kernel_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The kernel imports this checkout and keeps its journal in a temporary folder."""
+    repo = str(NOTEBOOKS.parent)
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))
+    )
+    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
+
+
+def test_stored_without_outputs() -> None:
+    nb = nbformat.read(NOTEBOOKS / "05-commands.ipynb", as_version=4)
+    nbformat.validate(nb)
+    assert all(cell.outputs == [] and cell.execution_count is None for cell in code_cells(nb))
+
+
+def test_commands_notebook(tmp_path: Path) -> None:
+    _nb, out = execute("05-commands.ipynb", tmp_path)
+    assert "Listing ./\n---\nlesson.md" in text(out["cell-03"])
+    assert "Opened lesson.md#exercise\n---\n## Exercise" in text(out["cell-04"])
+    assert "Proposed: write answers.md (new file, +1 -0 lines); waiting for approval" in text(
+        out["cell-05"]
+    )
+    approved = text(out["cell-06"])
+    assert "Written: answers.md (3 bytes, 1 line)" in approved
+    assert "Opened answers.md\n---\n42" in approved
+    session = text(out["cell-08"])
+    assert "Menu: lesson\n---\nLesson 1\n1. Read the exercise: /open lesson.md#exercise" in session
+    assert "Action: grade\n---\n/act.grade --file PATH" in session
+    assert session.rstrip().endswith("/act.grade --file answers.md\ncorrect!")
+    assert "Undo: reverted answers.md (1 line)" in text(out["cell-09"])
+    assert not (tmp_path / "commands-demo" / "answers.md").exists()
+    assert "open: answers.md" in text(out["cell-10"])

@@ -1,0 +1,171 @@
+"""The notebooks in notebooks/ run top to bottom with nbclient and show what they promise."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parents[2]
+NOTEBOOKS = REPO / "notebooks"
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+
+
+def execute(name: str, cwd: Path) -> tuple[Any, dict[str, list[dict[str, Any]]]]:
+    """Run a notebook with its kernel in ``cwd``; return it and the outputs of each cell by id."""
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
+    ).execute()
+    return nb, {
+        cell["id"]: cell.get("outputs", []) for cell in nb.cells if cell.cell_type == "code"
+    }
+
+
+@pytest.fixture
+def unattended(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the test suite sets so the notebooks decide what nobody clicked."""
+    monkeypatch.setenv("OPERATOR_DEMO_UNATTENDED", "1")
+
+
+@pytest.fixture
+def attended(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Restart & Run All by a person: nothing decides for them."""
+    monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
+
+
+def panel(outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The data of the approval panel's output (a widget with text and HTML fallbacks)."""
+    [found] = [o["data"] for o in outputs if WIDGET_MIME in o.get("data", {})]
+    return found
+
+
+def no_errors(nb: Any) -> None:
+    """No cell ended in an error or wrote to stderr."""
+    for cell in code_cells(nb):
+        for out in cell.outputs:
+            assert out["output_type"] != "error", (cell.id, out)
+            assert out.get("name") != "stderr", (cell.id, out)
+
+
+@pytest.fixture(autouse=True)
+def kernel_imports_this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernels import the code under test, installed or not (their cwd is a temp dir)."""
+    monkeypatch.setenv(
+        "PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    )
+
+
+def text(outputs: list[dict[str, Any]]) -> str:
+    """Everything a cell printed (streams and plain-text displays)."""
+    parts = []
+    for out in outputs:
+        assert out["output_type"] != "error", out
+        if out["output_type"] == "stream":
+            parts.append(out["text"])
+        elif "data" in out:
+            parts.append(out["data"].get("text/plain", ""))
+    return "".join(parts)
+
+
+def code_cells(nb: Any) -> list[Any]:
+    return [cell for cell in nb.cells if cell.cell_type == "code"]
+
+
+@pytest.mark.parametrize("name", ["01-quickstart.ipynb", "02-teaching-demo.ipynb"])
+def test_notebooks_are_stored_without_outputs(name: str) -> None:
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    nbformat.validate(nb)
+    assert all(cell.outputs == [] and cell.execution_count is None for cell in code_cells(nb))
+
+
+def test_quickstart_unattended(tmp_path: Path, unattended: None) -> None:
+    nb, out = execute("01-quickstart.ipynb", tmp_path)
+    no_errors(nb)
+    assert "['notes.txt']" in text(out["cell-02"])
+    decided = text(out["cell-08"])
+    assert "write-1 (fs.write plan.md): applied: Wrote file" in decided
+    assert "edit-1 (fs.applyEdits notes.txt): applied: Applied edits" in decided
+    assert decided.endswith("Alpha\nBeta\nGamma\n\n")
+    # The saved fallback of the %%operator cell was updated as the decisions were made: a
+    # notebook opened without a kernel reads the final state, never "[pending]".
+    data = panel(out["cell-06"])
+    assert "[applied] fs.write plan.md (write-1)" in data["text/plain"]
+    assert "[pending]" not in data["text/plain"]
+    assert "jpo-badge jpo-s-applied" in data["text/html"]
+    assert "jpo-badge jpo-s-pending" not in data["text/html"]
+    results = text(out["cell-10"])
+    for command_id in ("read-1", "write-1", "edit-1"):
+        assert f"id: {command_id}\nok: true" in results
+    assert "fs.write" in text(out["cell-12"]) and "plan.md" in text(out["cell-12"])
+    undone = text(out["cell-13"])
+    assert "Undone: fs.applyEdits notes.txt" in undone and undone.endswith("Alpha\nBeta\n\n")
+    # The undone change shows as undone in the saved output too.
+    assert "[undone] fs.applyEdits notes.txt (edit-1)" in panel(out["cell-06"])["text/plain"]
+    # One fixed folder beside the notebook, reset by the notebook itself: a second Run All
+    # leaves no new folder.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["quickstart-workspace"]
+    execute("01-quickstart.ipynb", tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["quickstart-workspace"]
+
+
+def test_quickstart_run_all_by_a_person_decides_nothing(tmp_path: Path, attended: None) -> None:
+    nb, out = execute("01-quickstart.ipynb", tmp_path)
+    no_errors(nb)
+    status = text(out["cell-08"])
+    assert "write-1 (fs.write plan.md): waiting for you: click Approve or Reject" in status
+    assert status.endswith("Alpha\nBeta\n\n")  # nothing written behind the person's back
+    assert "[pending] fs.write plan.md (write-1)" in panel(out["cell-06"])["text/plain"]
+    assert "Still waiting for your decision: write-1, edit-1" in text(out["cell-10"])
+    assert "Nothing to undo" in text(out["cell-13"])
+    assert not (tmp_path / "quickstart-workspace" / "plan.md").exists()
+
+
+def test_teaching_demo_unattended(tmp_path: Path, unattended: None) -> None:
+    nb, out = execute("02-teaching-demo.ipynb", tmp_path)
+    no_errors(nb)
+    assert text(out["cell-02"]) == "['draft.txt', 'stats.py']\n"
+    assert "policy: auto=reads deny=none" in text(out["cell-05"])
+    assert "policy: auto=reads deny=fs.delete" in text(out["cell-06"])
+    dry = text(out["cell-10"])
+    assert "[('read-1', 'done'), ('write-1', 'rejected'), ('delete-1', 'denied')]" in dry
+    assert "['draft.txt', 'stats.py'] - nothing changed" in dry
+    real = text(out["cell-13"])
+    assert "write-1 (fs.write stats.py): rejected: Rejected (ERR_REJECTED)" in real
+    assert "Reason: median is wrong for even-length lists" in real
+    assert "delete-1 (fs.delete draft.txt): denied" in real
+    results = text(out["cell-15"])
+    assert "ERR_REJECTED" in results and "ERR_POLICY_DENIED" in results
+    assert "[rejected] fs.write stats.py (write-1)" in panel(out["cell-12"])["text/plain"]
+    assert "policy: auto=reads deny=none" in text(out["cell-17"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["teaching-workspace"]
+
+
+def test_teaching_demo_run_all_by_a_person_decides_nothing(tmp_path: Path, attended: None) -> None:
+    nb, out = execute("02-teaching-demo.ipynb", tmp_path)
+    no_errors(nb)
+    assert "write-1 (fs.write stats.py): waiting for you" in text(out["cell-13"])
+    assert "Still waiting for your decision: write-1" in text(out["cell-15"])
+
+
+def test_quickstart_run_all_twice_in_one_kernel(tmp_path: Path, unattended: None) -> None:
+    # Run All again without restarting: the notebook resets its folder and its session, so the
+    # second pass asks (and here decides) again instead of showing stale cards.
+    nb = nbformat.read(NOTEBOOKS / "01-quickstart.ipynb", as_version=4)
+    again = [nbformat.from_dict({**cell, "id": f"again-{cell['id']}"}) for cell in nb.cells]
+    nb.cells = nb.cells + again
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    no_errors(nb)
+    out = {cell["id"]: cell.get("outputs", []) for cell in nb.cells if cell.cell_type == "code"}
+    second = text(out["again-cell-08"])
+    assert "write-1 (fs.write plan.md): applied: Wrote file" in second
+    assert "Undone: fs.applyEdits notes.txt" in text(out["again-cell-13"])
+    assert sorted(p.name for p in (tmp_path / "quickstart-workspace").iterdir()) == [
+        "notes.txt", "plan.md",
+    ]  # fmt: skip

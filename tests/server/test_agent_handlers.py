@@ -1,0 +1,173 @@
+"""Ask mode on the server: the agent loop against the loopback endpoint, streamed as events."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_openai import FakeOpenAI, Script
+from replies import b64, block
+from server_helpers import API, Api
+
+from jupyter_operator.server.agent_handlers import OperatorAgent
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def jp_server_config(journal_dir: Path, fake: FakeOpenAI, tmp_path: Path) -> dict[str, Any]:
+    return {
+        "ServerApp": {
+            "jpserver_extensions": {"jupyter_operator": True},
+            "allow_unauthenticated_access": False,
+        },
+        "OperatorExtension": {"journal_dir": str(journal_dir)},
+        "OperatorAgent": {
+            "model": "fake-model", "base_url": fake.url, "api_key": fake.key,
+            "transcripts_dir": str(tmp_path / "runs"),
+        },
+    }  # fmt: skip
+
+
+class Stream:
+    """The events of one run, read as they arrive."""
+
+    def __init__(self, jp_fetch: Any, run_id: str) -> None:
+        self.raw = b""
+        self.events: list[dict[str, Any]] = []
+        self.task = asyncio.ensure_future(
+            jp_fetch(
+                *API,
+                "agent",
+                "runs",
+                run_id,
+                "events",
+                streaming_callback=self._chunk,
+                request_timeout=60,
+            )
+        )
+
+    def _chunk(self, data: bytes) -> None:
+        self.raw += data
+        *frames, rest = self.raw.split(b"\n\n")
+        self.raw = rest
+        for frame in frames:
+            for line in frame.decode().splitlines():
+                if line.startswith("data: "):
+                    self.events.append(json.loads(line[6:]))
+
+    async def until(self, kind: str, count: int = 1) -> dict[str, Any]:
+        for _ in range(2000):
+            found = [e for e in self.events if e["kind"] == kind]
+            if len(found) >= count:
+                return found[count - 1]
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"no {kind} event: {[e['kind'] for e in self.events]}")
+
+
+async def test_ask_runs_turns_and_decisions_use_the_decide_api(
+    api: Api, jp_fetch: Any, root: Path, fake: FakeOpenAI
+) -> None:
+    (root / "notes.txt").write_text("a\n")
+    fake.add(
+        "Reading.\n" + block("r1", "fs.read", path="notes.txt"),
+        block("w1", "fs.write", path="plan.txt", content_b64=b64("plan\n")),
+        "All done.",
+    )
+    status, info = await api("agent")
+    assert status == 200 and info["model"] == "fake-model" and info["available"] is True
+    assert fake.key not in json.dumps(info)
+    status, started = await api("agent", "runs", body={"task": "make a plan"})
+    assert status == 200, started
+    stream = Stream(jp_fetch, started["run"])
+    planned = await stream.until("planned", 2)
+    assert [i["status"] for i in planned["items"]] == ["pending"]
+    status, decided = await api("sessions", planned["session"], "decide",
+                                body={"id": "w1", "decision": "approve"})  # fmt: skip
+    assert status == 200 and decided["done"] is True
+    stopped = await stream.until("stopped")
+    assert stopped["reason"] == "done" and stopped["turns"] == 3
+    await stream.task
+    assert (root / "plan.txt").read_text() == "plan\n"
+    kinds = [e["kind"] for e in stream.events]
+    assert kinds[0] == "turn_started" and "delta" in kinds and "block" in kinds
+    text = "".join(e["text"] for e in stream.events if e["kind"] == "delta")
+    assert "Reading." in text and "All done." in text
+    assert fake.key not in json.dumps(stream.events)
+
+
+async def test_stop_in_the_middle_of_a_stream(api: Api, jp_fetch: Any, fake: FakeOpenAI) -> None:
+    fake.add(Script("word " * 400, chunk=5, delay=0.01))
+    _, started = await api("agent", "runs", body={"task": "talk"})
+    stream = Stream(jp_fetch, started["run"])
+    await stream.until("delta", 3)
+    status, body = await api("agent", "runs", started["run"], "stop", body={})
+    assert status == 200 and body["stopping"] is True
+    stopped = await stream.until("stopped")
+    assert stopped["reason"] == "stopped"
+    await stream.task
+
+
+async def test_a_reconnecting_panel_gets_what_it_missed(
+    api: Api, jp_fetch: Any, fake: FakeOpenAI
+) -> None:
+    fake.add("Just prose.")
+    _, started = await api("agent", "runs", body={"task": "hi"})
+    first = Stream(jp_fetch, started["run"])
+    await first.until("stopped")
+    await first.task
+    response = await jp_fetch(*API, "agent", "runs", started["run"], "events",
+                              params={"from": str(len(first.events) - 1)})  # fmt: skip
+    assert response.body.decode().count("data: ") == 1 and b'"stopped"' in response.body
+
+
+async def test_endpoint_faults_arrive_as_a_notice_and_a_stop(
+    api: Api, jp_fetch: Any, fake: FakeOpenAI
+) -> None:
+    fake.key = "sk-the-server-expects-another"  # the configured key is now wrong: 401
+    _, started = await api("agent", "runs", body={"task": "hi"})
+    stream = Stream(jp_fetch, started["run"])
+    stopped = await stream.until("stopped")
+    await stream.task
+    assert stopped["reason"] == "model_error" and "refused the API key (401)" in stopped["message"]
+    assert "sk-test-SECRET" not in json.dumps(stream.events)
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "code"),
+    [
+        ({"task": " "}, 400, "bad_request"),
+        ({"task": "x", "workspace": "nope"}, 404, "workspace_not_found"),
+        ({"text": "x"}, 400, "bad_request"),
+    ],
+)
+async def test_bad_requests(api: Api, body: dict[str, Any], status: int, code: str) -> None:
+    got, answer = await api("agent", "runs", body=body)
+    assert (got, answer["error"]["code"]) == (status, code)
+
+
+async def test_unknown_run(api: Api) -> None:
+    status, body = await api("agent", "runs", "nope", "stop", body={})
+    assert (status, body["error"]["code"]) == (404, "run_not_found")
+
+
+async def test_events_need_authentication(jp_fetch: Any, root: Path) -> None:
+    from tornado.httpclient import HTTPClientError
+
+    with pytest.raises(HTTPClientError) as caught:
+        await jp_fetch(*API, "agent", "runs", "x", "events", headers={"Authorization": ""})
+    assert caught.value.code in (401, 403)
+
+
+def test_describe_never_holds_the_key() -> None:
+    config = OperatorAgent(model="m", base_url="http://h:1/v1", api_key="sk-abc")
+    assert "sk-abc" not in json.dumps(config.describe())
+    assert config.describe() == {"available": True, "model": "m", "endpoint": "h:1"}

@@ -1,0 +1,143 @@
+"""AgentView: prose streams in, a card per block as it completes, the turn's cards, Stop."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import comm
+import pytest
+from replies import b64, block
+
+from jupyter_operator.agent import Agent, ReplayModel
+from jupyter_operator.agent import events as ev
+from jupyter_operator.widgets import RunView
+from jupyter_operator.widgets.agent_view import AgentView
+
+
+class _Comm:
+    kernel = "recording"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.comm_id = kwargs.get("comm_id") or f"comm-{id(self):x}"
+
+    def open(self, *args: Any, **kwargs: Any) -> None: ...
+    def on_msg(self, *args: Any, **kwargs: Any) -> None: ...
+    def on_close(self, *args: Any, **kwargs: Any) -> None: ...
+    def send(self, *args: Any, **kwargs: Any) -> None: ...
+    def close(self, *args: Any, **kwargs: Any) -> None: ...
+
+
+@pytest.fixture(autouse=True)
+def no_kernel(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Widgets without a kernel (as ipywidgets' own tests do); host files in tmp_path."""
+    monkeypatch.setattr(comm, "create_comm", lambda *a, **k: _Comm(*a, **k))
+    monkeypatch.setattr(comm, "get_comm_manager", lambda *a, **k: None)
+    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
+    monkeypatch.setenv("JUPYTER_OPERATOR_TRANSCRIPT_DIR", str(tmp_path / "runs"))
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    (folder / "notes.txt").write_text("a\n")
+    return folder
+
+
+REPLY = (
+    "I will write <b>the plan</b>.\n"
+    + block("w1", "fs.write", path="plan.txt", content_b64=b64("x"))
+    + "\nThen read it.\n"
+    + block("r1", "fs.read", path="notes.txt")
+)
+
+
+def test_prose_cards_and_the_end(root: Path) -> None:
+    agent = Agent(ReplayModel([REPLY], chunk=7), root=root)
+    view = AgentView(agent, task="plan")
+    snapshots: list[tuple[str, int]] = []
+
+    def watch(event: object) -> None:
+        if isinstance(event, ev.BlockReady):  # the received card is there before the engine ran
+            turn = view.turns[-1]
+            snapshots.append((type(event).__name__, len(turn.received)))
+
+    agent.subscribe(watch)
+
+    async def main():  # type: ignore[no-untyped-def]
+        agent.start("plan")
+        run = await agent.waiting()
+        assert run is not None
+        turn = view.turns[0]
+        assert isinstance(turn.box.children[-1], RunView)  # the real cards replaced them
+        assert "waiting for you" in view.heading.value
+        run.approve("w1")
+        return await agent.wait()
+
+    result = asyncio.run(main())
+    assert result.reason == "done"
+    assert snapshots == [("BlockReady", 1), ("BlockReady", 2)]
+    prose = view.turns[0].prose.value
+    assert "I will write &lt;b&gt;the plan&lt;/b&gt;." in prose and "Then read it." in prose
+    assert "OPERATOR_CMD" not in prose and "content_b64" not in prose
+    assert "turn 2/10" in view.heading.value and "tokens" in view.heading.value
+    assert view.stop_button.disabled
+    assert "finished after 2 turns" in view.status.value
+    assert repr(view).startswith("Agent run: replay")
+
+
+def test_stop_button_stops_the_run(root: Path) -> None:
+    agent = Agent(ReplayModel([REPLY]), root=root)
+    view = AgentView(agent)
+
+    async def main():  # type: ignore[no-untyped-def]
+        agent.start("plan")
+        await agent.waiting()
+        view.stop_button.click()
+        return await agent.wait()
+
+    assert asyncio.run(main()).reason == "stopped"
+    assert "ended: stopped" in view.heading.value
+    assert not (root / "plan.txt").exists()
+
+
+def test_the_first_prose_is_drawn_at_once_and_later_deltas_are_coalesced(root: Path) -> None:
+    agent = Agent(ReplayModel(["word " * 400], chunk=5), root=root)
+    view = AgentView(agent)
+    draws = 0
+    original = view._draw_prose
+
+    def counting(turn: Any) -> None:
+        nonlocal draws
+        draws += 1
+        original(turn)
+
+    view._draw_prose = counting  # type: ignore[method-assign]
+    asyncio.run(agent.run("talk"))
+    assert view.first_draw is not None
+    assert 1 <= draws < 100  # 400 deltas, far fewer redraws
+    assert view.turns[0].prose.value.count("word") == 400  # the last delta is drawn too
+
+
+def test_a_long_reply_keeps_only_the_end_on_screen(root: Path) -> None:
+    from jupyter_operator.widgets.agent_view import PROSE_LIMIT
+
+    agent = Agent(ReplayModel(["x" * 100_000 + "\nthe end"], chunk=1000), root=root)
+    view = AgentView(agent)
+    asyncio.run(agent.run("talk"))
+    turn = view.turns[0]
+    assert turn.prose_chars == 100_008 and len(turn.prose_text) == PROSE_LIMIT
+    assert turn.prose_text.endswith("the end")
+    assert "80,008 characters above not shown" in turn.prose.value
+
+
+def test_the_closing_reply_shows_no_empty_cards_and_the_end_is_green(root: Path) -> None:
+    agent = Agent(ReplayModel([block("s", "fs.stat", path="notes.txt"), "All done."]), root=root)
+    view = AgentView(agent)
+    asyncio.run(agent.run("look"))
+    first, last = view.turns
+    assert isinstance(first.box.children[-1], RunView)
+    assert not any(isinstance(child, RunView) for child in last.box.children)
+    assert "jpo-s-applied" in view.heading.value and "ended: done" in view.heading.value
