@@ -4,13 +4,14 @@
                          [--dialect auto|operator|json|commands] [--shell RULES] [FILE]
     jupyter-operator spec
     jupyter-operator undo [--root DIR] [ID]
+    jupyter-operator redo [--root DIR] [ID]
     jupyter-operator history [--root DIR]
     jupyter-operator agent --root DIR (--model NAME | --replay FILE) [--approve ask|all|none] TASK
 
 ``run`` prints only the results on stdout: ``OPERATOR_RESULT`` blocks (block order), or for
 JSON operations the response events (a JSON list); notices, diffs and questions go to stderr
 and the terminal. Exit status: 0 whenever the reply was processed (even
-with ``ok: false`` results), 1 when undo or history fails, 2 for usage errors.
+with ``ok: false`` results), 1 when undo, redo or history fails, 2 for usage errors.
 """
 
 from __future__ import annotations
@@ -67,6 +68,10 @@ def _parser() -> argparse.ArgumentParser:
     undo = sub.add_parser("undo", help="undo an applied change (the latest by default)")
     common(undo)
     undo.add_argument("id", nargs="?", default=None, help="history entry id, e.g. j3")
+
+    redo = sub.add_parser("redo", help="apply an undone change again (the last undone by default)")
+    common(redo)
+    redo.add_argument("id", nargs="?", default=None, help="history entry id, e.g. j3")
 
     history = sub.add_parser("history", help="list the changes applied in a workspace")
     common(history)
@@ -289,25 +294,38 @@ def _cmd_run_commands(args: argparse.Namespace, text: str, policy: object, mode:
 def _cmd_undo(args: argparse.Namespace) -> int:
     from .protocol import OperatorError
 
+    verb = args.command
     try:
-        entry = _operator(args).undo(args.id)  # type: ignore[attr-defined]
+        operator = _operator(args)
+        entry = (operator.undo if verb == "undo" else operator.redo)(args.id)  # type: ignore[attr-defined]
     except OperatorError as exc:
-        print(f"jupyter-operator: undo: {exc.summary}", file=sys.stderr)
+        print(f"jupyter-operator: {verb}: {exc.summary}", file=sys.stderr)
         return EXIT_FAILED
-    print(f"Undid {entry.entry_id}: {entry.action} {entry.path}")
+    done = "Undid" if verb == "undo" else "Redid"
+    print(f"{done} {entry.entry_id}: {entry.action} {entry.path}")
     return EXIT_OK
 
 
 def _cmd_history(args: argparse.Namespace) -> int:
     import time
 
-    entries = _operator(args).history()  # type: ignore[attr-defined]
+    from .protocol import OperatorError
+
+    try:
+        entries = _operator(args).history()  # type: ignore[attr-defined]
+    except OperatorError as exc:
+        print(f"jupyter-operator: history: {exc.summary}", file=sys.stderr)
+        return EXIT_FAILED
     if not entries:
         print("No changes applied in this workspace yet.")
     for e in entries:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.time))
-        flag = "  (undone)" if e.undone else ""
-        print(f"{e.entry_id:>5}  {when}  {e.action:<16} {e.path}  [{e.command_id}]{flag}")
+        flag = "  (undone)" if e.undone else "  (redone)" if e.redone else ""
+        who = "rule" if e.decided_by == "rule" else "person" if e.decided_by else "-"
+        print(
+            f"{e.entry_id:>5}  {when}  {e.action:<16} {e.path}  [{e.command_id}]  "
+            f"session {e.session or '-'}  by {who}{flag}"
+        )
     return EXIT_OK
 
 
@@ -326,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "run":
             return _cmd_run(args)
-        if args.command == "undo":
+        if args.command in ("undo", "redo"):
             return _cmd_undo(args)
         if args.command == "agent":
             return _cmd_agent(args)

@@ -9,8 +9,9 @@ from ..protocol import Result
 
 Kind = Literal["read", "mutation", "error"]
 Status = Literal[
-    "done", "failed", "error", "pending", "waiting", "applied", "rejected", "denied", "stale"
-]
+    "done", "failed", "error", "pending", "waiting", "applied", "rejected", "denied", "stale",
+    "undone",
+]  # fmt: skip
 Change = Literal["create", "modify", "delete"]
 DecidedBy = Literal["person", "rule"]
 
@@ -58,6 +59,7 @@ class Item:
     # text as ``Policy.describe`` writes it (``auto=reads``, ``deny=fs.delete``).
     decided_by: DecidedBy | None = None
     rule: str | None = None
+    entry_id: str | None = None  # the history entry an applied mutation made (undo/redo it)
 
     @property
     def needs_approval(self) -> bool:
@@ -115,4 +117,5 @@ class Item:
             "builds_on": self.builds_on,
             "decided_by": self.decided_by,
             "rule": self.rule,
+            "entry_id": self.entry_id,
         }

@@ -16,6 +16,7 @@ from ..workspace import (
     MAX_PLANNED_BYTES,
     HistoryEntry,
     Journal,
+    PartialDelete,
     Snapshot,
     TextFile,
     Workspace,
@@ -177,35 +178,71 @@ def success_summary(cmd: Command) -> str:
     return f"{verb} region {cmd.params.marker_id}"
 
 
-def apply(ws: Workspace, journal: Journal, cmd: Command, proposal: Proposal) -> Result:
-    """Write exactly the previewed bytes (or trash the path) and record it for undo.
+#: The longest diff kept in the journal for the history view (the change itself is not capped).
+MAX_HISTORY_DIFF = 256 * 1024
 
-    Raises OperatorError (``ERR_STALE_PREVIEW`` when the file changed since the preview).
+
+def _history_diff(diff: str) -> bytes:
+    data = diff.encode("utf-8", "replace")
+    if len(data) <= MAX_HISTORY_DIFF:
+        return data
+    cut = data[:MAX_HISTORY_DIFF].decode("utf-8", "ignore")
+    return (cut[: cut.rfind("\n") + 1] + "... (diff shortened for the history)\n").encode()
+
+
+def apply(ws: Workspace, journal: Journal, cmd: Command, proposal: Proposal, *,
+          session: str | None = None, decided_by: str | None = None,
+          rule: str | None = None) -> tuple[Result, str]:  # fmt: skip
+    """Write exactly the previewed bytes (or trash the path) and record it for undo and redo.
+
+    Returns the result and the history entry id. Raises OperatorError (``ERR_STALE_PREVIEW``
+    when the file changed since the preview). A delete is recorded *before* anything moves, so a
+    delete that fails halfway is still undoable; one that moved nothing is marked void.
     """
     path = cmd.params.path
     entry_id = journal.allocate_id()
+    entry = record_for(journal, entry_id, cmd.id, cmd.action, path, proposal,
+                       session=session, decided_by=decided_by, rule=rule)  # fmt: skip
+    commit(ws, journal, entry, proposal)
+    return Result(cmd.id, True, success_summary(cmd)), entry_id
+
+
+def record_for(journal: Journal, entry_id: str, command_id: str, action: str, path: str,
+               proposal: Proposal, **who: str | None) -> HistoryEntry:  # fmt: skip
+    """The history entry of ``proposal``, with the blobs undo and redo need saved first."""
     before = proposal.snapshot
     before_sha = before.sha256 if before.exists and not before.is_dir else None
-    if proposal.change == "delete":
-        if before.is_dir:
-            ws.tree_listing(path, shown=0)  # still no protected path below it, still in bounds
-        ws.move_out(path, journal.trash_slot(entry_id), expect=before)
-        after_sha = None
-    else:
-        if before_sha is not None:
-            journal.save_blob(before.data)
-        ws.write(path, proposal.new_bytes, expect=before)
-        after_sha = hashlib.sha256(proposal.new_bytes).hexdigest()
-    journal.record(
-        HistoryEntry(
-            entry_id=entry_id,
-            time=time.time(),
-            command_id=cmd.id,
-            action=cmd.action,
-            path=path,
-            change=proposal.change,
-            before_sha256=before_sha,
-            after_sha256=after_sha,
-        )
-    )
-    return Result(cmd.id, True, success_summary(cmd))
+    if before_sha is not None:
+        journal.save_blob(before.data)
+    after_sha = None
+    if proposal.new_bytes is not None:
+        # Only redo needs these bytes (it fails closed if a power loss took them); the next
+        # change's "before" copy, which undo needs, is synced when it is saved again.
+        after_sha = journal.save_blob(proposal.new_bytes, durable=False)
+    return HistoryEntry(
+        entry_id=entry_id, time=time.time(), command_id=command_id, action=action, path=path,
+        change=proposal.change, before_sha256=before_sha, after_sha256=after_sha,
+        diff_sha256=journal.save_blob(_history_diff(proposal.diff), durable=False), **who,
+    )  # fmt: skip
+
+
+def commit(ws: Workspace, journal: Journal, entry: HistoryEntry, proposal: Proposal) -> None:
+    """Carry out ``proposal`` on the disk and record ``entry`` (see ``apply``)."""
+    if proposal.change != "delete":
+        ws.write(entry.path, proposal.new_bytes, expect=proposal.snapshot)
+        journal.record(entry)
+        return
+    if proposal.snapshot.is_dir:  # still no protected path below it, still in bounds
+        ws.tree_listing(entry.path, shown=0)
+    journal.record(entry)
+    try:
+        with journal.trash_slot(entry.entry_id) as slot:
+            ws.move_out(entry.path, slot, expect=proposal.snapshot)
+    except PartialDelete as exc:
+        journal.mark_partial(entry.entry_id)
+        raise OperatorError(
+            codes.ERR_IO, f"{exc.message}; undo {entry.entry_id} puts it back"
+        ) from None
+    except BaseException:
+        journal.mark_void(entry.entry_id)
+        raise

@@ -7,9 +7,9 @@ returns a ``Run``. Nothing in a run ever waits for a person: decisions arrive la
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
+import secrets
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -24,15 +24,24 @@ from ..protocol import (
     format_results,
     scan,
 )
-from ..workspace import DEFAULT_PROTECTED, HistoryEntry, Journal, Snapshot, Workspace
-from . import mutations
+from ..workspace import (
+    DEFAULT_PROTECTED,
+    HistoryEntry,
+    Journal,
+    Snapshot,
+    Workspace,
+    parse_path,
+    validate_notebook,
+)
+from . import history, mutations
 from .decisions import Decision
 from .errors import DecideFirst, UnknownItem
-from .items import Item
+from .items import Item, Proposal
 from .policy import Policy
 from .reads import READERS, OutputBudget, run_read
 from .shell_ops import ShellHistory
 from .shell_policy import ShellPolicy
+from .undo import redo as _redo
 from .undo import undo as _undo
 
 log = logging.getLogger(__name__)
@@ -45,6 +54,22 @@ def _one_line(text: str, limit: int = 500) -> str:
     flat = " ".join(text.split())
     flat = "".join(c if " " <= c <= "~" else "?" for c in flat)
     return flat[:limit] + ("..." if len(flat) > limit else "")
+
+
+_SWEPT: set[str] = set()
+_SWEPT_GUARD = threading.Lock()
+
+
+def _sweep_once(workspace: Workspace) -> None:
+    """Remove stale temp files of killed writes, once per workspace root and process."""
+    with _SWEPT_GUARD:
+        if str(workspace.root) in _SWEPT:
+            return
+        _SWEPT.add(str(workspace.root))
+    try:
+        workspace.sweep_temps()
+    except Exception:  # a sweep is housekeeping: it must never stop a session from starting
+        log.exception("sweeping temp files failed")
 
 
 class Run:
@@ -102,8 +127,9 @@ class Run:
             item = self._take(id)
             if not item.needs_approval:
                 return Decision.already(item)
-            self._operator._carry_out(item, self.budget)
             item.decided_by, item.rule = "person", None
+            self._operator._carry_out(item, self.budget)
+            history.track(self._operator.journal, self, item)
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
         for changed in [item, *refreshed]:
@@ -189,7 +215,8 @@ class Operator:
 
     def __init__(self, root: str | os.PathLike[str] = ".", *, policy: Policy | None = None,
                  journal_dir: str | os.PathLike[str] | None = None,
-                 protected: Iterable[str] | None = None) -> None:  # fmt: skip
+                 protected: Iterable[str] | None = None,
+                 session: str | None = None) -> None:  # fmt: skip
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise NotADirectoryError(f"workspace root is not a directory: {root}")
@@ -197,12 +224,13 @@ class Operator:
         # Rules for shell commands (JSON dialect and later ones) and the commands that ran.
         self.shell_policy = ShellPolicy()
         self.shell_history = ShellHistory()
+        #: Recorded with every change this session applies (shown in the history).
+        self.session = session or f"s-{secrets.token_hex(4)}"
         self.journal = Journal(self.root, Path(journal_dir) if journal_dir else None)
         protect = list(DEFAULT_PROTECTED if protected is None else protected)
-        # A journal kept inside the workspace must not be reachable by the model.
-        with contextlib.suppress(ValueError):
-            protect.append(str(self.journal.path.resolve().relative_to(self.root)) + "/")
-        self.workspace = Workspace(self.root, protected=protect)
+        # The journal folder is out of reach by its real location (wherever it is), not by name.
+        self.workspace = Workspace(self.root, protected=protect, journal_dir=self.journal.base)
+        _sweep_once(self.workspace)
         self._seen: dict[str, str] = {}
         self._taken: set[str] = set()
         self._lock = threading.RLock()
@@ -213,6 +241,7 @@ class Operator:
     def close(self) -> None:
         """Release the workspace's open root descriptor (long-running hosts hold many sessions)."""
         self.workspace.close()
+        self.journal.close()
 
     def __enter__(self) -> Operator:
         return self
@@ -241,16 +270,61 @@ class Operator:
                 if item.needs_approval and item.kind == "mutation":
                     waiting[mutations.path_key(entry.path)] = item
                 items.append(item)
-            return Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates, budget)
+            run = Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates, budget)
+            for item in items:  # changes a rule applied while planning
+                history.track(self.journal, run, item)
+            return run
 
     def undo(self, entry_id: str | None = None) -> HistoryEntry:
-        """Restore what an applied change replaced (the latest one when no id is given)."""
+        """Restore what an applied change replaced (the latest live one when no id is given).
+
+        Any entry can be undone unless a later live change touched the same path, or the path
+        changed since: then ``OperatorError(ERR_UNDO_CONFLICT)`` names what is in the way. The
+        item that applied the entry (in any run of this process) becomes ``"undone"``.
+        """
         with self._lock:
-            return _undo(self.workspace, self.journal, entry_id)
+            entry = _undo(self.workspace, self.journal, entry_id)
+        history.settle(self.journal, entry)
+        return entry
+
+    def redo(self, entry_id: str | None = None) -> HistoryEntry:
+        """Apply an undone entry again (the one undone last when no id is given).
+
+        Refused with ``ERR_UNDO_CONFLICT`` when the path is no longer as the entry found it or
+        a later live change touched it; the item that applied it becomes ``"applied"`` again.
+        """
+        with self._lock:
+            entry = _redo(self.workspace, self.journal, entry_id)
+        history.settle(self.journal, entry)
+        return entry
 
     def history(self) -> list[HistoryEntry]:
-        """Applied changes in this workspace, oldest first (from every session)."""
-        return self.journal.entries()
+        """Applied changes in this workspace, oldest first (from every session), with diffs."""
+        return self.journal.entries(diffs=True)
+
+    def write_file(self, path: str, data: bytes, *, command_id: str = "file-api",
+                   action: str = "file_write") -> HistoryEntry:  # fmt: skip
+        """Replace (or create) one file outside any reply (the server's file API), journaled.
+
+        The caller's client decided (``decided_by="person"``). A ``.ipynb`` target (judged on the
+        parsed path) must hold a valid notebook. Undo and redo work as for any change.
+        """
+        comps = parse_path(path)
+        if comps and comps[-1].lower().endswith(".ipynb"):
+            validate_notebook(data)
+        with self._lock:
+            before = self.workspace.snapshot(path, limit=mutations.EDIT_LIMIT)
+            if before.is_dir:
+                raise OperatorError(codes.ERR_NOT_A_FILE, f"{path} is a directory.")
+            change = "modify" if before.exists else "create"
+            diff = mutations.unified_diff(before.data, data, path)
+            proposal = Proposal(data, before, change, diff, 0, 0, "")
+            entry = mutations.record_for(
+                self.journal, self.journal.allocate_id(), command_id, action, path, proposal,
+                session=self.session, decided_by="person", rule=None,
+            )  # fmt: skip
+            mutations.commit(self.workspace, self.journal, entry, proposal)
+            return entry
 
     def _replan(self, item: Item, base: Snapshot | None, refused: str | None = None) -> None:
         """Plan a pending change again (from the disk when ``base`` is None).
@@ -333,8 +407,8 @@ class Operator:
                 return item
             item.summary = f"{cmd.action} waits for approval"
         if self.policy.runs_without_asking(cmd.action) and not item.builds_on:
-            self._carry_out(item, budget)
             item.decided_by, item.rule = "rule", self.policy.rule_for(cmd.action)
+            self._carry_out(item, budget)
         return item
 
     def _carry_out(self, item: Item, budget: OutputBudget) -> None:
@@ -345,7 +419,10 @@ class Operator:
                 result = run_read(self.workspace, cmd, budget)
                 self._finish(item, result, "done" if result.ok else "failed")
                 return
-            result = mutations.apply(self.workspace, self.journal, cmd, item.proposal)
+            result, item.entry_id = mutations.apply(
+                self.workspace, self.journal, cmd, item.proposal, session=self.session,
+                decided_by=item.decided_by, rule=item.rule,
+            )  # fmt: skip
         except Exception as exc:
             if not isinstance(exc, OperatorError):
                 log.exception("%s %s failed", cmd.action, cmd.id)

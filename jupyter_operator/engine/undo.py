@@ -1,54 +1,158 @@
-"""Undo: restore the bytes a path had before an applied change, deletes included.
+"""Undo and redo of any history entry, with the guards that keep later work safe.
 
-Undo refuses (``ERR_STALE_PREVIEW``) when the path changed after the change it would undo, so it
-never throws away work done since; a created file is moved to the trash rather than deleted.
+Undo restores the bytes a path had before a change; redo applies the change again. Both refuse
+with ``ERR_UNDO_CONFLICT`` (naming the entry in the way) when a later live change touched the same
+path, or when the path is not in the state the change left (undo) or found (redo): they never
+throw away work done since. Nothing is ever deleted for good: what undo or redo takes away goes to
+the trash. Everything read back from the journal is checked first (``ERR_JOURNAL_CORRUPT``).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..protocol import OperatorError, codes
-from ..workspace import HistoryEntry, Journal, Workspace
-from .mutations import EDIT_LIMIT
+from ..workspace import HistoryEntry, Journal, Snapshot, Workspace
+from .mutations import EDIT_LIMIT, overlaps, path_key
 
 
-def _pick(journal: Journal, entry_id: str | None) -> HistoryEntry:
+def _conflict(message: str) -> OperatorError:
+    return OperatorError(codes.ERR_UNDO_CONFLICT, message)
+
+
+def _find(entries: list[HistoryEntry], entry_id: str) -> HistoryEntry:
+    for entry in entries:
+        if entry.entry_id == entry_id:
+            return entry
+    raise OperatorError(codes.ERR_NOT_FOUND, f"no history entry {entry_id} in this workspace.")
+
+
+def _later_live(entries: list[HistoryEntry], entry: HistoryEntry) -> HistoryEntry | None:
+    """The latest live change after ``entry`` to the same path (or a folder holding it)."""
+    key = path_key(entry.path)
+    index = entries.index(entry)
+    found = [e for e in entries[index + 1 :]
+             if not e.undone and overlaps(key, path_key(e.path))]  # fmt: skip
+    return found[-1] if found else None
+
+
+def _label(entry: HistoryEntry) -> str:
+    return f"{entry.entry_id} ({entry.action} {entry.path})"
+
+
+def undo(ws: Workspace, journal: Journal, entry_id: str | None = None) -> HistoryEntry:
+    """Undo one entry (the latest live one when ``entry_id`` is None)."""
     entries = journal.entries()
     if entry_id is None:
         live = [e for e in entries if not e.undone]
         if not live:
             raise OperatorError(codes.ERR_NOT_FOUND, "nothing to undo in this workspace.")
-        return live[-1]
-    for entry in entries:
-        if entry.entry_id == entry_id:
-            if entry.undone:
-                raise OperatorError(codes.ERR_NOT_FOUND, f"{entry_id} was already undone.")
-            return entry
-    raise OperatorError(codes.ERR_NOT_FOUND, f"no history entry {entry_id} in this workspace.")
-
-
-def undo(ws: Workspace, journal: Journal, entry_id: str | None = None) -> HistoryEntry:
-    """Undo one entry (the latest not yet undone when ``entry_id`` is None)."""
-    entry = _pick(journal, entry_id)
+        entry = live[-1]
+    else:
+        entry = _find(entries, entry_id)
+        if entry.undone:
+            raise _conflict(f"{entry.entry_id} is already undone; redo it to apply it again.")
+    later = _later_live(entries, entry)
+    if later is not None:
+        raise _conflict(
+            f"{entry.path} was changed again by {_label(later)}; undo {later.entry_id} first."
+        )
     current = ws.snapshot(entry.path, limit=EDIT_LIMIT)
     if entry.change == "delete":
-        if current.exists:
-            raise OperatorError(
-                codes.ERR_STALE_PREVIEW,
-                f"{entry.path} exists again; restoring it would overwrite that.",
-            )
-        trashed = sorted((journal.trash / entry.entry_id).iterdir())
-        if len(trashed) != 1:
-            raise OperatorError(codes.ERR_IO, f"the trash of {entry.entry_id} is missing.")
-        ws.move_in(trashed[0], entry.path, expect=current)
+        _put_back(ws, journal, entry, current)
     else:
-        if current.sha256 != entry.after_sha256:
-            raise OperatorError(
-                codes.ERR_STALE_PREVIEW,
-                f"{entry.path} changed after {entry.entry_id} was applied; undo would lose that.",
+        if current.is_dir or current.sha256 != entry.after_sha256:
+            raise _conflict(
+                f"{entry.path} changed after {entry.entry_id} was applied; undoing it would lose "
+                f"that change."
             )
         if entry.before_sha256 is None:
-            ws.move_out(entry.path, journal.trash_slot(f"{entry.entry_id}-undo"), expect=current)
+            with journal.trash_slot(f"{entry.entry_id}-u{entry.undo_count + 1}") as slot:
+                ws.move_out(entry.path, slot, expect=current)
         else:
             ws.write(entry.path, journal.load_blob(entry.before_sha256), expect=current)
     journal.mark_undone(entry.entry_id)
-    return entry.__class__(**{**entry.to_dict(), "undone": True})
+    return replace(entry, undone=True, redone=False, partial=False,
+                   undo_count=entry.undo_count + 1)  # fmt: skip
+
+
+def _put_back(ws: Workspace, journal: Journal, entry: HistoryEntry, current: Snapshot) -> None:
+    """Move what a delete trashed back into place (only what is missing, after a partial one)."""
+    with journal.trash_slot(entry.entry_id, create=False) as slot:
+        name = journal.trashed_name(slot, entry.entry_id)
+        if name is None:
+            raise _conflict(
+                f"the trash of {entry.entry_id} is empty; there is nothing to put back."
+            )
+        if current.exists and not (entry.partial and current.is_dir):
+            raise _conflict(f"{entry.path} exists again; putting it back would overwrite that.")
+        if entry.before_sha256 is not None and (
+            journal.trashed_sha256(slot, name) != entry.before_sha256
+        ):
+            raise OperatorError(
+                codes.ERR_JOURNAL_CORRUPT,
+                f"the trashed copy of {entry.path} does not match {entry.entry_id}; nothing "
+                f"was changed.",
+            )
+        ws.move_in((slot, name), entry.path, expect=current, merge=entry.partial)
+        if entry.partial:
+            journal.discard_trashed(slot, name)
+
+
+def redo(ws: Workspace, journal: Journal, entry_id: str | None = None) -> HistoryEntry:
+    """Apply an undone entry again (the one undone last when ``entry_id`` is None)."""
+    entries = journal.entries()
+    if entry_id is None:
+        undone = [e for e in entries if e.undone]
+        if not undone:
+            raise OperatorError(codes.ERR_NOT_FOUND, "nothing to redo in this workspace.")
+        entry = max(undone, key=lambda e: e.undone_at or 0.0)
+    else:
+        entry = _find(entries, entry_id)
+        if not entry.undone:
+            raise _conflict(f"{entry.entry_id} is not undone; there is nothing to redo.")
+    later = _later_live(entries, entry)
+    if later is not None:
+        raise _conflict(
+            f"{entry.path} was changed by {_label(later)} after {entry.entry_id} was undone; "
+            f"undo {later.entry_id} first."
+        )
+    current = ws.snapshot(entry.path, limit=EDIT_LIMIT)
+    if not _found_as_before(entry, current):
+        key = path_key(entry.path)
+        index = entries.index(entry)
+        earlier = [e for e in entries[:index] if e.undone and overlaps(key, path_key(e.path))]
+        if earlier:
+            raise _conflict(
+                f"{entry.path} is not as {entry.entry_id} found it: {_label(earlier[-1])} "
+                f"is undone too; redo {earlier[-1].entry_id} first."
+            )
+        raise _conflict(
+            f"{entry.path} changed since {entry.entry_id} was undone; redoing it would lose that "
+            f"change."
+        )
+    if entry.change == "delete":
+        with journal.trash_slot(entry.entry_id) as slot:
+            if journal.trashed_name(slot, entry.entry_id) is not None:
+                raise OperatorError(
+                    codes.ERR_JOURNAL_CORRUPT,
+                    f"the trash of {entry.entry_id} is not empty; nothing was changed.",
+                )
+            ws.move_out(entry.path, slot, expect=current)
+    else:
+        if entry.after_sha256 is None:
+            raise OperatorError(codes.ERR_JOURNAL_CORRUPT, f"{entry.entry_id} has no saved copy.")
+        ws.write(entry.path, journal.load_blob(entry.after_sha256), expect=current)
+    journal.mark_redone(entry.entry_id)
+    return replace(entry, undone=False, redone=True)
+
+
+def _found_as_before(entry: HistoryEntry, current: Snapshot) -> bool:
+    """True when the path is in the state ``entry`` was applied to."""
+    if entry.change == "create":
+        return not current.exists
+    if entry.change == "modify":
+        return current.exists and not current.is_dir and current.sha256 == entry.before_sha256
+    if entry.before_sha256 is None:  # the delete of a folder
+        return current.exists and current.is_dir
+    return current.exists and not current.is_dir and current.sha256 == entry.before_sha256

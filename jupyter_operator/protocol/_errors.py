@@ -2,7 +2,7 @@
 
 Every ``ok: false`` summary is built here, as ``<Prefix> (CODE): message``: the spec's
 ``Invalid OPERATOR_CMD`` for a faulty command, and three host prefixes for what was not the
-command's fault (a person's refusal, the policy, a file changed after its preview).
+command's fault (a person's refusal, the policy, a file changed after its preview, an undo).
 """
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ PREFIXES: dict[str, str] = {
     codes.ERR_POLICY_DENIED: "Denied",
     codes.ERR_STALE_PREVIEW: "Not applied",
     codes.ERR_BASE_REJECTED: "Not applied",
+    codes.ERR_UNDONE: "Undone",
 }
 
 _CODE_IN_SUMMARY = re.compile(
-    r"^(?:Invalid OPERATOR_CMD|Rejected|Denied|Not applied) \((ERR_[A-Z0-9_]+)\): "
+    r"^(?:Invalid OPERATOR_CMD|Rejected|Denied|Not applied|Undone) \((ERR_[A-Z0-9_]+)\): "
 )
 
 

@@ -89,6 +89,12 @@ _EXTENSION_DOCS: dict[str, str] = {
     "limit (10000); nothing was changed. Delete smaller folders.",
     codes.ERR_BASE_REJECTED: "the change was built on an earlier change in the same reply "
     "that the person rejected, and cannot be made without it; nothing was written.",
+    codes.ERR_JOURNAL_CORRUPT: "the host's undo journal is damaged, so history, undo and redo "
+    "refuse; nothing was changed.",
+    codes.ERR_UNDO_CONFLICT: "an undo or redo was refused because the file changed since, or a "
+    "later change to it must be undone first; nothing was changed.",
+    codes.ERR_UNDONE: "the person undid this change after it was applied; the file is as it "
+    "was before the command. Read it again before building on it.",
 }
 
 _HOST_NOTES = """\

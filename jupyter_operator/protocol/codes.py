@@ -68,6 +68,9 @@ ERR_RESULT_TOO_LARGE = "ERR_RESULT_TOO_LARGE"
 ERR_OUTPUT_BUDGET = "ERR_OUTPUT_BUDGET"
 ERR_TOO_MANY_ENTRIES = "ERR_TOO_MANY_ENTRIES"
 ERR_BASE_REJECTED = "ERR_BASE_REJECTED"
+ERR_JOURNAL_CORRUPT = "ERR_JOURNAL_CORRUPT"
+ERR_UNDO_CONFLICT = "ERR_UNDO_CONFLICT"
+ERR_UNDONE = "ERR_UNDONE"
 
 # --- JSON operations (the ``json`` dialect; answered in its response events) -------------------
 ERR_INVALID_JSON = "ERR_INVALID_JSON"
@@ -140,6 +143,9 @@ EXTENSION_CODES: tuple[str, ...] = (
     ERR_OUTPUT_BUDGET,
     ERR_TOO_MANY_ENTRIES,
     ERR_BASE_REJECTED,
+    ERR_JOURNAL_CORRUPT,
+    ERR_UNDO_CONFLICT,
+    ERR_UNDONE,
 )
 """Codes this host adds beyond the spec; each is explained in the spec appendix."""
 

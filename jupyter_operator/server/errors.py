@@ -60,6 +60,7 @@ FILE_API_CODES: dict[str, str] = {
     codes.ERR_NOT_A_DIRECTORY: IO_ERROR,
     codes.ERR_STALE_PREVIEW: IO_ERROR,
     codes.ERR_IO: IO_ERROR,
+    codes.ERR_JOURNAL_CORRUPT: IO_ERROR,
 }
 
 #: Engine codes (from undo) -> HTTP status. Anything not listed is a 409: the request was well
@@ -68,6 +69,9 @@ HTTP_STATUS: dict[str, int] = {
     codes.ERR_NOT_FOUND: 404,
     codes.ERR_PATH_ESCAPE: 400,
     codes.ERR_STALE_PREVIEW: 409,
+    codes.ERR_UNDO_CONFLICT: 409,
+    # A damaged journal is state the person can repair, never a server fault (no 500).
+    codes.ERR_JOURNAL_CORRUPT: 409,
 }
 
 

@@ -7,8 +7,9 @@ client may add its own. A ``request_id`` (string or integer) is echoed in the re
 included. Paths follow the seed's rule: ``.`` and ``..`` are resolved lexically, a path that
 leaves the root is ``path_escape``, and the result goes through the workspace layer's jail like
 every other path (a symlink leading out of the root is ``path_escape`` too). Contents travel as
-base64 and must be UTF-8 text of at most 1 MiB, for reads and writes alike. Writes are atomic
-(the workspace layer's one write path) and serial per workspace.
+base64 and must be UTF-8 text of at most 1 MiB, for reads and writes alike. Writes go
+through the engine (``Operator.write_file``): atomic, journaled so they can be undone,
+notebook-checked, and serial per workspace.
 """
 
 from __future__ import annotations
@@ -231,12 +232,13 @@ class FileApi:
         return {"type": "file_write_result", **echo(request), "success": True, "size": len(data)}
 
     def _write(self, name: str, rel: str, data: bytes) -> None:
-        """The one place a ``file_write`` touches the disk (``rel`` is already normalised)."""
-        workspace = self.registry.workspace(name)
-        # The snapshot is what the atomic write checks against; under the workspace lock only
-        # a process outside this server can change the file in between (then: io_error).
-        before = workspace.snapshot(rel, limit=self.max_file_size)
-        workspace.write(rel, data, expect=before)
+        """The one place a ``file_write`` touches the disk (``rel`` is already normalised).
+
+        The engine's one path for writes outside a reply: journaled (undo and redo work for it),
+        notebook-checked on the parsed path, compare-and-swap under the file lock. Under the
+        workspace lock only another process can change the file in between (io_error).
+        """
+        self.registry.history_operator(name).write_file(rel, data)
 
     def _decode_content(self, text: str) -> bytes:
         if len(text) > self._max_b64:  # refuse before decoding anything

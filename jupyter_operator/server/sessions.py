@@ -463,7 +463,9 @@ class SessionService:
             self._owners[entry.entry_id] = owner.id
             item = next((i for i in owner.run.items if i.id == owner.entries[entry.entry_id]
                          and i.kind == "mutation"), None)  # fmt: skip
-        view.setdefault("session", owner.id if owner else self._owners.get(entry.entry_id))
+        known = owner.id if owner else self._owners.get(entry.entry_id)
+        if known is not None or "session" not in view:  # this server's session id wins
+            view["session"] = known
         view.setdefault("decided_by", getattr(item, "decided_by", None) or
                         ("person" if item is not None else None))  # fmt: skip
         view.setdefault("rule", getattr(item, "rule", None))
@@ -519,10 +521,10 @@ def _mark_undone(session: Session, entry: HistoryEntry) -> None:
                               and i.kind == "mutation"), None)  # fmt: skip
     if item is None or item.status != "applied":
         return
+    from ..engine.history import UNDONE_MESSAGE
+
+    # A session restored from disk: its items are not the ones the engine turned undone.
     item.status = "undone"  # type: ignore[assignment]
-    item.error_code = codes.ERR_REJECTED
-    message = (
-        f"the person undid this change after it was applied; {entry.path} is as it was before it."
-    )
-    item.result = Result.failure(item.id, codes.ERR_REJECTED, message)
+    item.error_code = codes.ERR_UNDONE
+    item.result = Result.failure(item.id, codes.ERR_UNDONE, UNDONE_MESSAGE)
     item.summary = item.result.summary

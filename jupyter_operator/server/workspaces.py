@@ -141,23 +141,16 @@ class WorkspaceRegistry:
         if found is None:
             from ..workspace import Workspace
 
-            protected = [*self._file_protected, *self._inside(self._roots[name])]
-            found = self._workspaces[name] = Workspace(self._roots[name], protected=protected)
+            # The journal folder is refused by its real location (Workspace's journal_dir).
+            found = self._workspaces[name] = Workspace(
+                self._roots[name], protected=self._file_protected, journal_dir=self._journal_dir
+            )
         return found
 
     def _protected_for_files(self) -> tuple[str, ...]:
         from ..workspace import DEFAULT_PROTECTED
 
         return tuple(DEFAULT_PROTECTED if self._protected is None else self._protected)
-
-    def _inside(self, root: Path) -> list[str]:
-        """The journal folder, when configured inside this root (the engine guards it too)."""
-        if self._journal_dir is None:
-            return []
-        try:
-            return [Path(self._journal_dir).resolve().relative_to(root).as_posix() + "/"]
-        except ValueError:
-            return []
 
     def new_operator(self, name: str, folder: str | None = None) -> Operator:
         """A fresh engine session on workspace ``name`` (duplicate ids are tracked per session).

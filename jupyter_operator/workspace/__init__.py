@@ -5,19 +5,20 @@
 - Text transforms (str in, str out, raising ``OperatorError``): ``decode_text``/``encode_text``,
   ``apply_edits``, ``apply_patch``, regions, ``search_lines``, ``unified_diff``, ``diff_stats``,
   ``validate_notebook``.
-- ``Journal``/``HistoryEntry`` - the undo journal and trash (``journal.py``), loaded lazily.
+- ``Journal``/``HistoryEntry`` - the undo journal and trash (``journal.py``, ``journal_paths.py``,
+  checked as untrusted input), whose folder every ``Workspace`` reserves; ``locks.py`` - the
+  cross-process file locks.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
 
 from .budget import MAX_PLANNED_BYTES, check_size, utf8_len
 from .diff import diff_stats, unified_diff
 from .dirs import working_dir
 from .edits import apply_edits
 from .errors import FileTooLarge
-from .folder import Workspace
+from .folder import PartialDelete, Workspace
+from .journal import HistoryEntry, Journal
 from .notebook import ERR_INVALID_NOTEBOOK, is_notebook, validate_notebook
 from .patch import apply_patch
 from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, normalize_path, parse_path
@@ -32,9 +33,6 @@ from .regions import (
 )
 from .text import TextFile, decode_text, encode_text, search_lines, split_lines
 
-if TYPE_CHECKING:
-    from .journal import HistoryEntry, Journal
-
 __all__ = [
     "DEFAULT_PROTECTED",
     "ERR_INVALID_NOTEBOOK",
@@ -45,6 +43,7 @@ __all__ = [
     "HistoryEntry",
     "Journal",
     "Limits",
+    "PartialDelete",
     "Region",
     "Snapshot",
     "StatInfo",
@@ -73,11 +72,3 @@ __all__ = [
     "working_dir",
 ]
 
-
-def __getattr__(name: str) -> Any:
-    # The journal module belongs with the engine's undo; it is loaded on first use.
-    if name in ("Journal", "HistoryEntry"):
-        from . import journal
-
-        return getattr(journal, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

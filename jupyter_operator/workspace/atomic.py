@@ -12,6 +12,7 @@ import os
 import secrets
 import stat as st
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 
 from jupyter_operator.protocol import OperatorError, codes
 
@@ -41,13 +42,15 @@ def write_replace(
     data: bytes,
     current: os.stat_result | None,
     check: Callable[[], None],
+    guard: Callable[[], AbstractContextManager[object]] = contextlib.nullcontext,
 ) -> None:
     """Atomically make ``comps[-1]`` in ``parent_fd`` hold exactly ``data``.
 
     ``current`` is the ``lstat`` of the target (None to create). ``check`` is called after the
     temp file is complete and synced, right before the rename, and raises to abort (the
-    compare-and-swap against the previewed state; the caller holds the per-path lock). The temp
-    file is removed on every failure and the target is left untouched.
+    compare-and-swap against the previewed state). ``guard()`` is held around that check and the
+    rename only (the cross-process file lock), not while the bytes are written. The temp file is
+    removed on every failure and the target is left untouched.
     """
     rel = display_path(comps)
     name = comps[-1]
@@ -74,9 +77,10 @@ def write_replace(
                     os.fchown(fd, current.st_uid, current.st_gid)
         os.close(fd)
         fd = -1
-        check()
-        os.replace(tmp, name, src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
-        tmp = ""
+        with guard():
+            check()
+            os.replace(tmp, name, src_dir_fd=parent_fd, dst_dir_fd=parent_fd)
+            tmp = ""
         # Durability of the rename; the new bytes are already in place either way.
         with contextlib.suppress(OSError):
             os.fsync(parent_fd)

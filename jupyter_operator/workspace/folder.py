@@ -9,6 +9,11 @@ Policy on symbolic links: never followed, for any action - a link met on the way
 target gives ``ERR_PATH_ESCAPE``; ``list_dir`` shows a link as a non-directory entry and
 ``search_tree`` skips it. Hard-linked files (``st_nlink > 1``) may be read but not changed or
 deleted: a hard link can share its bytes with a file outside the workspace.
+
+The undo journal's directory (and every folder that holds it) is reserved by its real location:
+walks refuse to enter it and deletes refuse to take it, whatever its name inside the workspace.
+Every compare-and-swap holds an OS file lock keyed by the real file (``locks.py``), so other
+processes and overlapping workspaces cannot slip a write in between the check and the rename.
 """
 
 from __future__ import annotations
@@ -25,8 +30,10 @@ from jupyter_operator.protocol import OperatorError, codes
 
 from .atomic import write_replace
 from .errors import FileTooLarge, os_error
-from .jail import Jail, close_quietly, read_bounded
-from .moves import move
+from .jail import Jail, close_quietly, read_bounded, reserved_refused
+from .journal_paths import journal_base
+from .locks import FileLocks
+from .moves import PartialDelete, PartialMove, host_folder, move, restore_missing
 from .paths import (
     DEFAULT_PROTECTED,
     TEMP_PREFIX,
@@ -36,10 +43,9 @@ from .paths import (
     parse_path,
 )
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
+from .sweep import sweep_temps
 from .tree_search import search_tree as _search_tree
 from .tree_walk import TreeListing, walk_tree
-
-_O_DIR_TRUSTED = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
 
 
 def _stale(rel: str, why: str) -> OperatorError:
@@ -57,8 +63,14 @@ class Workspace:
         *,
         protected: Iterable[str] = DEFAULT_PROTECTED,
         limits: Limits = Limits(),  # noqa: B008  (frozen dataclass: a shared default is safe)
+        journal_dir: str | os.PathLike[str] | None = None,
+        reserved: Iterable[str | os.PathLike[str]] = (),
     ) -> None:
-        self._jail = Jail(root)
+        base = journal_base(journal_dir)
+        # Every journal this host may use is out of reach, by real location (not by name).
+        folders = {base, journal_base(None), *(Path(os.path.realpath(p)) for p in reserved)}
+        self._jail = Jail(root, reserved=folders)
+        self._file_locks = FileLocks(base)
         self.root = Path(self._jail.path)
         self.limits = limits
         self._protected = ProtectedMatcher(protected)
@@ -68,6 +80,12 @@ class Workspace:
     def close(self) -> None:
         """Release the root descriptor."""
         self._jail.close()
+        self._file_locks.close()
+
+    def sweep_temps(self, *, stale_after: float = 3600.0) -> int:
+        """Remove the hidden temp files killed writes left (ours, older than ``stale_after``)."""
+        return sweep_temps(self._jail, self._protected, stale_after=stale_after,
+                           max_depth=self.limits.max_search_depth)  # fmt: skip
 
     def __enter__(self) -> Workspace:
         return self
@@ -148,6 +166,8 @@ class Workspace:
                     codes.ERR_PATH_ESCAPE,
                     f"{display_path(comps)} is a symbolic link; links are not followed",
                 )
+            if (found.st_dev, found.st_ino) in self._jail.reserved:
+                raise reserved_refused(display_path(comps))
             info = found
         return StatInfo(
             size=info.st_size,
@@ -302,15 +322,18 @@ class Workspace:
                 raise
             try:
                 current = self._check(pfd, comps, expect)
-                write_replace(pfd, comps, data, current, lambda: self._check(pfd, comps, expect))
+                write_replace(pfd, comps, data, current, lambda: self._check(pfd, comps, expect),
+                              lambda: self._file_locks.hold(pfd, comps[-1]))  # fmt: skip
             finally:
                 close_quietly(pfd)
 
-    def move_out(self, path: str, dest: Path, *, expect: Snapshot) -> None:
-        """Move a file or directory out of the workspace into the folder ``dest`` (the trash).
+    def move_out(self, path: str, dest: int | Path, *, expect: Snapshot) -> None:
+        """Move a file or directory out of the workspace into the folder ``dest`` (fd or path).
 
-        The item keeps its name inside ``dest``, which the engine chose outside the workspace.
-        Never the root; only if the path is still as ``expect`` describes.
+        The item keeps its name inside the destination (the trash the engine chose, outside the
+        workspace). Never the root, nor a folder holding the journal; only if the path is still
+        as ``expect`` describes. ``PartialDelete`` when a move across file systems removed part
+        of the path and could not put it back (the trash then holds a complete copy).
         """
         comps = self._parse_target(path)
         rel = display_path(comps)
@@ -322,19 +345,24 @@ class Workspace:
                     raise _stale(rel, "was removed") from None
                 raise
             try:
-                if self._check(pfd, comps, expect) is None:
-                    raise OperatorError(codes.ERR_NOT_FOUND, f"{rel} does not exist")
-                try:
-                    dfd = os.open(os.fspath(dest), _O_DIR_TRUSTED)
-                except OSError:
+                with self._file_locks.hold(pfd, comps[-1]):
+                    info = self._check(pfd, comps, expect)
+                    if info is None:
+                        raise OperatorError(codes.ERR_NOT_FOUND, f"{rel} does not exist")
+                    self._jail.check_not_holding_reserved(info, rel)
                     # Never fall back to a permanent delete (D12): no trash, no delete.
-                    raise OperatorError(
+                    gone = OperatorError(
                         codes.ERR_IO, f"the trash is not available; {rel} was not deleted"
-                    ) from None
-                try:
-                    move(pfd, comps[-1], dfd, comps[-1])
-                finally:
-                    close_quietly(dfd)
+                    )
+                    with host_folder(dest, rel, gone) as dfd:
+                        move(pfd, comps[-1], dfd, comps[-1])
+            except PartialMove:
+                raise PartialDelete(
+                    codes.ERR_IO,
+                    f"{rel} was only partly moved to the trash (moving it to another file "
+                    f"system failed and could not be rolled back); the trash holds a complete "
+                    f"copy, so undo can put back what is missing",
+                ) from None
             except OSError as exc:
                 raise os_error(exc, rel) from None
             except RecursionError:
@@ -342,31 +370,36 @@ class Workspace:
             finally:
                 close_quietly(pfd)
 
-    def move_in(self, src: Path, path: str, *, expect: Snapshot) -> None:
-        """Move ``src`` (an item in the trash, outside the workspace) back to ``path``.
+    def move_in(self, src: Path | tuple[int, str], path: str, *, expect: Snapshot,
+                merge: bool = False) -> None:  # fmt: skip
+        """Move ``src`` (an item in the trash: a path, or an open folder and a name) to ``path``.
 
         ``path`` must still be absent, as in ``expect``; missing parent folders are created.
+        With ``merge`` (the undo of a delete that was only partly done) ``path`` may be a folder,
+        and only what is missing from it is put back.
         """
         comps = self._parse_target(path)
         rel = display_path(comps)
-        if expect.exists:
+        if expect.exists and not merge:
             raise _stale(rel, "exists")
-        src = Path(src)
-        with self._lock(comps):
-            gone = OperatorError(codes.ERR_NOT_FOUND, "the item is no longer in the trash")
-            try:
-                sfd = os.open(os.fspath(src.parent), _O_DIR_TRUSTED)
-            except OSError:
-                raise gone from None
+        gone = OperatorError(codes.ERR_NOT_FOUND, "the item is no longer in the trash")
+        folder, src_name = src if isinstance(src, tuple) else (Path(src).parent, Path(src).name)
+        if not src_name or "/" in src_name or src_name in (".", ".."):
+            raise gone
+        with self._lock(comps), host_folder(folder, rel, gone) as src_fd:
             try:
                 try:
-                    os.lstat(src.name, dir_fd=sfd)
+                    os.lstat(src_name, dir_fd=src_fd)
                 except FileNotFoundError:
                     raise gone from None
                 pfd = self._jail.open_dir(comps[:-1], create=True)
                 try:
-                    self._check(pfd, comps, expect)
-                    move(sfd, src.name, pfd, comps[-1])
+                    with self._file_locks.hold(pfd, comps[-1]):
+                        self._check(pfd, comps, expect)
+                        if merge and expect.exists:
+                            restore_missing(src_fd, src_name, pfd, comps[-1])
+                        else:
+                            move(src_fd, src_name, pfd, comps[-1])
                 finally:
                     close_quietly(pfd)
             except FileExistsError:
@@ -375,5 +408,3 @@ class Workspace:
                 raise os_error(exc, rel) from None
             except RecursionError:
                 raise OperatorError(codes.ERR_IO, f"{rel} is nested too deeply to move") from None
-            finally:
-                close_quietly(sfd)

@@ -15,7 +15,7 @@ import errno
 import os
 import stat as st
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 
 from jupyter_operator.protocol import OperatorError, codes
@@ -37,14 +37,61 @@ def close_quietly(fd: int) -> None:
 class Jail:
     """An open workspace root and the descriptor walks below it."""
 
-    def __init__(self, root: str | os.PathLike[str]) -> None:
+    def __init__(self, root: str | os.PathLike[str],
+                 reserved: Iterable[str | os.PathLike[str]] = ()) -> None:  # fmt: skip
         # The host chose the root, so resolving it (once) is fine; nothing below it is resolved.
         self.path = os.path.realpath(os.fspath(root))
+        # Reserved folders (the undo journal) by real location: (st_dev, st_ino) of each, and
+        # of every folder above one (deleting any of those would take the journal along).
+        self.reserved: set[tuple[int, int]] = set()
+        self.holding_reserved: set[tuple[int, int]] = set()
+        for folder in reserved:
+            real = os.path.realpath(os.fspath(folder))
+            with suppress(OSError):
+                info = os.stat(real)
+                self.reserved.add((info.st_dev, info.st_ino))
+            while True:
+                with suppress(OSError):
+                    info = os.stat(real)
+                    self.holding_reserved.add((info.st_dev, info.st_ino))
+                parent = os.path.dirname(real)
+                if parent == real:
+                    break
+                real = parent
         self.fd = os.open(self.path, O_DIR)
-        info = os.fstat(self.fd)
-        self.dev, self.ino = info.st_dev, info.st_ino
         # A workspace that is dropped without close() still gives its descriptor back.
         self._finalizer = weakref.finalize(self, close_quietly, self.fd)
+        info = os.fstat(self.fd)
+        self.dev, self.ino = info.st_dev, info.st_ino
+        if self._inside_reserved():
+            self.close()
+            raise OperatorError(
+                codes.ERR_PROTECTED_PATH, "the workspace root is inside the undo journal's folder"
+            )
+
+    def _inside_reserved(self) -> bool:
+        real = self.path
+        while True:
+            info = os.stat(real)
+            if (info.st_dev, info.st_ino) in self.reserved:
+                return True
+            parent = os.path.dirname(real)
+            if parent == real:
+                return False
+            real = parent
+
+    def check_entry(self, fd: int, rel: str) -> None:
+        """Refuse a directory just opened when it is a reserved folder (the undo journal)."""
+        if not self.reserved:
+            return
+        info = os.fstat(fd)
+        if (info.st_dev, info.st_ino) in self.reserved:
+            raise reserved_refused(rel)
+
+    def check_not_holding_reserved(self, info: os.stat_result, rel: str) -> None:
+        """Refuse to move or delete a folder that is, or holds, a reserved folder."""
+        if (info.st_dev, info.st_ino) in self.holding_reserved:
+            raise reserved_refused(rel)
 
     def close(self) -> None:
         """Release the root descriptor (idempotent)."""
@@ -56,7 +103,7 @@ class Jail:
         """Open directory ``comp`` below ``fd`` without following links."""
         for _attempt in range(3):
             try:
-                return os.open(comp, O_DIR, dir_fd=fd)
+                nfd = os.open(comp, O_DIR, dir_fd=fd)
             except FileNotFoundError:
                 if not create:
                     raise OperatorError(
@@ -70,6 +117,13 @@ class Jail:
                     raise os_error(exc, display_path(done)) from None
             except OSError as exc:
                 raise self._walk_error(exc, fd, comp, done) from None
+            else:
+                try:
+                    self.check_entry(nfd, display_path(done))
+                except BaseException:
+                    close_quietly(nfd)
+                    raise
+                return nfd
         raise OperatorError(codes.ERR_IO, f"{display_path(done)} keeps changing")
 
     def _walk_error(self, exc: OSError, fd: int, comp: str, done: tuple[str, ...]) -> OperatorError:
@@ -159,6 +213,14 @@ class Jail:
             close_quietly(fd)
             raise
         return fd, info
+
+
+def reserved_refused(rel: str) -> OperatorError:
+    """A path that reaches the undo journal's folder, under whatever name."""
+    return OperatorError(
+        codes.ERR_PROTECTED_PATH,
+        f"{rel} is (or holds) the host's undo journal, which no workspace may reach",
+    )
 
 
 def check_regular(info: os.stat_result, rel: str) -> None:

@@ -1,148 +1,395 @@
-"""The undo journal and trash: kept outside the workspace, one folder per workspace root.
+"""The undo journal and trash: kept outside every workspace, one folder per workspace root.
 
-Layout under ``<directory>/<root key>/``::
+Layout under the journal directory (``$JUPYTER_OPERATOR_JOURNAL_DIR``, else
+``<jupyter data dir>/jupyter_operator/journal``)::
 
-    entries.jsonl      one JSON object a line: applied changes, then "undone" markers
-    counter            the last entry number handed out
-    blobs/<sha256>     the bytes a file had before a change (content-addressed)
-    trash/<entry id>/  what a delete moved away, kept so the delete can be undone
-    lock               flock'd while entries are appended (the server runs sessions in parallel)
+    locks/<dev>-<ino>-<name hash>.lock   flock'd around every compare-and-swap (see locks.py)
+    <root key>/entries.jsonl   one JSON object a line: changes, then undone/redone/void markers
+    <root key>/counter         the last entry number handed out (replaced atomically)
+    <root key>/lock            flock'd while the counter or the entries change (many processes)
+    <root key>/blobs/<sha256>  bytes before and after a change, and its diff (content-addressed)
+    <root key>/trash/<slot>/   what a delete (or the undo of a create) moved away
 
-The journal holds our own files in a folder the model cannot name, so plain ``pathlib`` I/O is
-right here; everything inside the workspace still goes through the jail.
+Everything read back from here is untrusted input (another process, or a person, may have edited
+it): entry ids, slots and digests are checked against fixed patterns, every name is opened
+relative to the journal's own directory descriptors without following links, blobs are verified
+against their sha256 before use, and anything that does not check out is ``ERR_JOURNAL_CORRUPT``.
+Workspaces refuse to reach into this directory by its real location (``Workspace(reserved=)``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import json
 import os
+import re
+import stat as st
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-ENV_DIRECTORY = "JUPYTER_OPERATOR_JOURNAL_DIR"
+from jupyter_operator.protocol import OperatorError, codes
+
+from .atomic import temp_name
+from .history_records import (
+    DIGEST,
+    SLOT,
+    STORED,
+    HistoryEntry,
+    apply_record,
+    corrupt,
+)
+from .jail import O_READ, close_quietly
+from .journal_paths import (  # where it lives: re-exported for the fronts that configure it
+    ENV_DIRECTORY,
+    default_directory,
+    journal_base,
+    journal_io,
+    open_folders,
+    open_subdir,
+    root_key,
+)
+from .moves import remove_tree
+
+__all__ = ["ENV_DIRECTORY", "HistoryEntry", "Journal", "default_directory", "journal_base",
+           "root_key"]  # fmt: skip
+
+_COUNTER = re.compile(r"[0-9]{1,15}")
+_NAMED_ID = re.compile(r'"j([1-9][0-9]{0,14})"')
+
+#: The largest blob read back (a change is previewed over at most 16 MiB; its diff is capped).
+MAX_BLOB = 64 * 1024 * 1024
+#: The most diff text one history listing carries (the newest entries get theirs first).
+MAX_HISTORY_DIFFS = 8 * 1024 * 1024
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_O_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
+_O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | _CLOEXEC
+_O_APPEND = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | _CLOEXEC
 
 
-@dataclass(frozen=True)
-class HistoryEntry:
-    """One applied change, enough to restore the bytes that were there before it."""
-
-    entry_id: str
-    time: float
-    command_id: str
-    action: str
-    path: str
-    change: str  # create | modify | delete
-    before_sha256: str | None  # None: the path did not exist (or was a directory, for deletes)
-    after_sha256: str | None  # None: the path no longer exists
-    undone: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready view."""
-        return asdict(self)
-
-
-def default_directory() -> Path:
-    """``$JUPYTER_OPERATOR_JOURNAL_DIR``, else ``<jupyter data dir>/jupyter_operator/journal``."""
-    configured = os.environ.get(ENV_DIRECTORY)
-    if configured:
-        return Path(configured)
-    from jupyter_core.paths import jupyter_data_dir
-
-    return Path(jupyter_data_dir()) / "jupyter_operator" / "journal"
-
-
-def root_key(root: Path) -> str:
-    """A folder name for a workspace root: readable, and unique per real path."""
-    real = os.path.realpath(root)
-    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    name = "".join(c if c.isalnum() or c in "-_." else "_" for c in Path(real).name)[:40]
-    return f"{name or 'root'}-{digest}"
+_SHARED: dict[str, list[Any]] = {}  # journal folder -> [(root, blobs, trash) fds, users]
+_SHARED_GUARD = threading.Lock()
 
 
 class Journal:
     """Append-only record of applied changes for one workspace root, with blobs and trash."""
 
     def __init__(self, root: Path, directory: Path | None = None) -> None:
-        base = Path(directory) if directory is not None else default_directory()
-        self.path = base / root_key(root)
-        self.blobs = self.path / "blobs"
-        self.trash = self.path / "trash"
-        for folder in (self.blobs, self.trash):
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-        self._entries = self.path / "entries.jsonl"
+        self.base = journal_base(directory)
+        key = root_key(root)
+        self.path = self.base / key  # for messages to the host only, never opened by name
+        self._open = False
+        # Every Journal of one root in this process shares one set of folder descriptors
+        # (a server holds a session per reply: descriptors must not grow with them).
+        with _SHARED_GUARD:
+            shared = _SHARED.get(str(self.path))
+            if shared is None:
+                shared = _SHARED[str(self.path)] = [open_folders(self.base, key), 0]
+            shared[1] += 1
+        self._fd, self._blobs, self._trash = shared[0]
+        self._open = True
+
+    def close(self) -> None:
+        """Release this journal's share of the folder descriptors (idempotent)."""
+        if not getattr(self, "_open", False):
+            return
+        self._open = False
+        with _SHARED_GUARD:
+            shared = _SHARED.get(str(self.path))
+            if shared is not None:
+                shared[1] -= 1
+                if shared[1] <= 0:
+                    del _SHARED[str(self.path)]
+                    for fd in shared[0]:
+                        close_quietly(fd)
+
+    def __del__(self) -> None:
+        self.close()
 
     @contextmanager
     def locked(self) -> Iterator[None]:
         """Serialise journal updates across threads and processes."""
-        with open(self.path / "lock", "a+b") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(handle, fcntl.LOCK_UN)
+        fd = os.open("lock", _O_LOCK, 0o600, dir_fd=self._fd)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    # -- ids ------------------------------------------------------------------------------
 
     def allocate_id(self) -> str:
-        """A new entry id (``j1``, ``j2``, ...), unique for this root."""
-        counter = self.path / "counter"
-        with self.locked():
-            last = int(counter.read_text() or 0) if counter.exists() else 0
-            counter.write_text(str(last + 1))
-        return f"j{last + 1}"
+        """A new entry id (``j1``, ``j2``, ...), unique for this root across processes.
 
-    def save_blob(self, data: bytes) -> str:
-        """Keep ``data`` and return its sha256 (the blob's name)."""
+        The counter is replaced atomically but not synced (one fsync less per change): after a
+        power loss it may lag, so the ids named at the end of the (synced) entries count too.
+        """
+        with journal_io(), self.locked():
+            raw = self._read_small("counter")
+            text = raw.decode("ascii", "replace").strip() if raw is not None else "0"
+            if not _COUNTER.fullmatch(text):
+                raise corrupt("the entry counter is not a number")
+            number = max(int(text), self._last_named_id()) + 1
+            self._replace_small("counter", str(number).encode("ascii"))
+        return f"j{number}"
+
+    def _last_named_id(self) -> int:
+        """The highest entry number named in the last 64 KiB of the entries (0 if none)."""
+        try:
+            fd = os.open("entries.jsonl", O_READ, dir_fd=self._fd)
+        except FileNotFoundError:
+            return 0
+        try:
+            size = os.fstat(fd).st_size
+            tail = os.pread(fd, 1 << 16, max(0, size - (1 << 16)))
+        finally:
+            os.close(fd)
+        found = [int(m) for m in _NAMED_ID.findall(tail.decode("utf-8", "replace"))]
+        return max(found, default=0)
+
+    def _read_small(self, name: str) -> bytes | None:
+        try:
+            fd = os.open(name, O_READ, dir_fd=self._fd)
+        except FileNotFoundError:
+            return None
+        except OSError:
+            raise corrupt(f"{name} is not a plain file") from None
+        try:
+            if not st.S_ISREG(os.fstat(fd).st_mode):
+                raise corrupt(f"{name} is not a plain file")
+            return os.read(fd, 64)
+        finally:
+            os.close(fd)
+
+    def _replace_small(self, name: str, data: bytes) -> None:
+        tmp = temp_name()
+        fd = os.open(tmp, _O_NEW, 0o600, dir_fd=self._fd)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+        try:
+            os.replace(tmp, name, src_dir_fd=self._fd, dst_dir_fd=self._fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=self._fd)
+            raise
+
+    # -- blobs ----------------------------------------------------------------------------
+
+    def save_blob(self, data: bytes, *, durable: bool = True) -> str:
+        """Keep ``data`` and return its sha256 (the blob's name).
+
+        ``durable=False`` skips the ``fsync`` (for what is only shown, like a change's diff: after
+        a power loss it may be missing, which the history shows as no diff).
+        """
         digest = hashlib.sha256(data).hexdigest()
-        target = self.blobs / digest
-        if not target.exists():
-            temp = self.blobs / f".{digest}.{os.getpid()}.tmp"
-            temp.write_bytes(data)
-            os.replace(temp, target)
+        with journal_io():
+            self._store_blob(digest, data, durable)
         return digest
 
-    def load_blob(self, digest: str) -> bytes:
-        """The bytes saved under ``digest``."""
-        return (self.blobs / digest).read_bytes()
+    def _store_blob(self, digest: str, data: bytes, durable: bool) -> None:
+        try:
+            info = os.lstat(digest, dir_fd=self._blobs)
+        except FileNotFoundError:
+            info = None
+        if info is not None and st.S_ISREG(info.st_mode) and info.st_size == len(data):
+            if durable:  # kept before without a sync (a change's new bytes): sync it now
+                fd = os.open(digest, O_READ, dir_fd=self._blobs)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            return
+        tmp = temp_name()
+        fd = os.open(tmp, _O_NEW, 0o600, dir_fd=self._blobs)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view[: 1 << 24]) :]
+            if durable:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, digest, src_dir_fd=self._blobs, dst_dir_fd=self._blobs)
 
-    def trash_slot(self, entry_id: str) -> Path:
-        """The folder a delete with this entry id moves its target into."""
-        slot = self.trash / entry_id
-        slot.mkdir(parents=True, exist_ok=True, mode=0o700)
-        return slot
+    def load_blob(self, digest: str) -> bytes:
+        """The bytes saved under ``digest``, verified against it (``ERR_JOURNAL_CORRUPT``)."""
+        if not isinstance(digest, str) or not DIGEST.fullmatch(digest):
+            raise corrupt("a saved copy has an invalid name")
+        try:
+            fd = os.open(digest, O_READ, dir_fd=self._blobs)
+        except FileNotFoundError:
+            raise corrupt("a saved copy is missing") from None
+        except OSError:
+            raise corrupt("a saved copy is not a plain file") from None
+        try:
+            info = os.fstat(fd)
+            if not st.S_ISREG(info.st_mode) or info.st_size > MAX_BLOB:
+                raise corrupt("a saved copy is not a plain file")
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+                if sum(map(len, chunks)) > MAX_BLOB:
+                    raise corrupt("a saved copy is too large")
+        finally:
+            os.close(fd)
+        data = b"".join(chunks)
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise corrupt("a saved copy does not match its checksum")
+        return data
+
+    # -- trash ----------------------------------------------------------------------------
+
+    @contextmanager
+    def trash_slot(self, slot: str, *, create: bool = True) -> Iterator[int]:
+        """A descriptor of the trash folder ``slot`` (an entry id, or ``<id>-u<n>``)."""
+        if not isinstance(slot, str) or not SLOT.fullmatch(slot):
+            raise corrupt("a trash folder has an invalid name")
+        try:
+            fd = open_subdir(self._trash, slot, create=create)
+        except FileNotFoundError:
+            raise OperatorError(codes.ERR_NOT_FOUND, f"the trash of {slot} is empty") from None
+        try:
+            yield fd
+        finally:
+            close_quietly(fd)
+
+    @staticmethod
+    def discard_trashed(slot_fd: int, name: str) -> None:
+        """Remove a trashed copy whose every part is back in the workspace."""
+        with journal_io():
+            remove_tree(slot_fd, name)
+
+    @staticmethod
+    def trashed_sha256(slot_fd: int, name: str) -> str | None:
+        """The sha256 of a trashed regular file (None for anything else)."""
+        with journal_io():
+            try:
+                fd = os.open(name, O_READ, dir_fd=slot_fd)
+            except OSError:
+                return None
+            try:
+                if not st.S_ISREG(os.fstat(fd).st_mode):
+                    return None
+                digest = hashlib.sha256()
+                while chunk := os.read(fd, 1 << 20):
+                    digest.update(chunk)
+                return digest.hexdigest()
+            finally:
+                os.close(fd)
+
+    @staticmethod
+    def trashed_name(slot_fd: int, slot: str) -> str | None:
+        """The one item a trash folder holds (None when it is empty)."""
+        with journal_io():
+            names = [n for n in os.listdir(slot_fd) if not n.startswith(".~operator-")]
+        if len(names) > 1:
+            raise corrupt(f"the trash of {slot} holds more than one item")
+        return names[0] if names else None
+
+    # -- entries --------------------------------------------------------------------------
 
     def record(self, entry: HistoryEntry) -> None:
         """Append an applied change."""
-        self._append({"entry": entry.to_dict()})
+        stored = {key: getattr(entry, key) for key in STORED}
+        self._append({"entry": stored})
 
     def mark_undone(self, entry_id: str) -> None:
         """Record that an entry was undone (entries are never rewritten)."""
         self._append({"undone": entry_id, "time": time.time()})
 
-    def entries(self) -> list[HistoryEntry]:
-        """Every recorded change, oldest first, with its undone flag."""
-        if not self._entries.exists():
-            return []
+    def mark_redone(self, entry_id: str) -> None:
+        """Record that an undone entry was applied again."""
+        self._append({"redone": entry_id, "time": time.time()})
+
+    def mark_partial(self, entry_id: str) -> None:
+        """Record that a delete moved only part of its path to the trash."""
+        self._append({"partial": entry_id, "time": time.time()})
+
+    def mark_void(self, entry_id: str) -> None:
+        """Record that a change recorded ahead of its disk step did not happen after all."""
+        self._append({"void": entry_id, "time": time.time()})
+
+    def entries(self, *, diffs: bool = False) -> list[HistoryEntry]:
+        """Every recorded change, oldest first, with its state (``ERR_JOURNAL_CORRUPT``).
+
+        A last line without its newline is the torn tail of a killed append and is skipped;
+        any other line that does not check out makes the whole history refuse.
+        """
         found: dict[str, HistoryEntry] = {}
-        for line in self._entries.read_text(encoding="utf-8").splitlines():
+        text = self._read_entries()
+        lines = text.split("\n")
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            torn = number == len(lines)
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a torn last line after a crash; earlier lines stay valid
-            if "entry" in record:
-                entry = HistoryEntry(**record["entry"])
-                found[entry.entry_id] = entry
-            elif record.get("undone") in found:
-                found[record["undone"]] = replace(found[record["undone"]], undone=True)
-        return list(found.values())
+                apply_record(found, record)
+            except (ValueError, TypeError, KeyError, RecursionError):
+                if torn:
+                    continue
+                raise corrupt(f"line {number} of its entries is not valid") from None
+        out = list(found.values())
+        if diffs:
+            out = self._with_diffs(out)
+        return out
+
+    def _with_diffs(self, entries: list[HistoryEntry]) -> list[HistoryEntry]:
+        """Attach diffs, newest first, until ``MAX_HISTORY_DIFFS`` bytes (older ones get None)."""
+        budget = MAX_HISTORY_DIFFS
+        out = list(entries)
+        for index in range(len(out) - 1, -1, -1):
+            diff = self._diff(out[index]) if budget > 0 else None
+            budget -= len(diff or "")
+            out[index] = replace(out[index], diff=diff if budget >= 0 else None)
+        return out
+
+    def _diff(self, entry: HistoryEntry) -> str | None:
+        if entry.diff_sha256 is None:
+            return None
+        try:
+            return self.load_blob(entry.diff_sha256).decode("utf-8", "replace")
+        except OperatorError:  # only shown, never used to change a file: no diff then
+            return None
+
+    def _read_entries(self) -> str:
+        try:
+            fd = os.open("entries.jsonl", O_READ, dir_fd=self._fd)
+        except FileNotFoundError:
+            return ""
+        except OSError:
+            raise corrupt("its entries are not a plain file") from None
+        try:
+            if not st.S_ISREG(os.fstat(fd).st_mode):
+                raise corrupt("its entries are not a plain file")
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+        finally:
+            os.close(fd)
+        try:
+            return b"".join(chunks).decode("utf-8")
+        except UnicodeDecodeError:
+            raise corrupt("its entries are not UTF-8 text") from None
 
     def _append(self, record: dict[str, Any]) -> None:
-        line = json.dumps(record, separators=(",", ":")) + "\n"
-        with self.locked(), open(self._entries, "a", encoding="utf-8") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
+        line = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
+        with journal_io(), self.locked():
+            fd = os.open("entries.jsonl", _O_APPEND, 0o600, dir_fd=self._fd)
+            try:
+                if not st.S_ISREG(os.fstat(fd).st_mode):
+                    raise corrupt("its entries are not a plain file")
+                view = memoryview(line)
+                while view:
+                    view = view[os.write(fd, view) :]
+                os.fsync(fd)
+            finally:
+                os.close(fd)

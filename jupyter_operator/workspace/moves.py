@@ -3,7 +3,9 @@
 Delete moves the item into the engine's trash (in the undo journal); undo moves it back. Both
 are one ``rename`` between directory descriptors. When the trash is on another file system
 (``EXDEV``) the tree is copied through descriptors (links copied as links, never followed) and
-the source is removed only after the copy is complete - never a permanent delete.
+the source is removed only after the copy is complete - never a permanent delete. When removing
+the source fails halfway, what was removed is copied back from the complete copy (a roll back);
+only when that fails too is ``PartialMove`` raised, with the complete copy left at the destination.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ import contextlib
 import errno
 import os
 import stat as st
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from jupyter_operator.protocol import OperatorError, codes
 
@@ -39,10 +44,48 @@ def move(src_dir: int, src_name: str, dst_dir: int, dst_name: str) -> None:
         except BaseException:
             _remove_quietly(dst_dir, dst_name)
             raise
-        remove_tree(src_dir, src_name)
+        try:
+            remove_tree(src_dir, src_name)
+        except OSError:
+            # Part of the source may be gone already: put back what the complete copy has.
+            try:
+                restore_missing(dst_dir, dst_name, src_dir, src_name)
+            except (OSError, OperatorError):
+                raise PartialMove(errno.EIO, "partly moved") from None
+            _remove_quietly(dst_dir, dst_name)
+            raise
     for fd in (dst_dir, src_dir):
         with contextlib.suppress(OSError):
             os.fsync(fd)
+
+
+class PartialMove(OSError):
+    """A move across file systems that removed part of its source and could not put it back.
+
+    The destination then holds a complete copy of the source.
+    """
+
+
+def restore_missing(copy_dir: int, copy_name: str, dir_fd: int, name: str) -> None:
+    """Copy back from ``copy_name`` whatever of the tree ``name`` is missing (links as links)."""
+    try:
+        here = os.lstat(name, dir_fd=dir_fd)
+    except FileNotFoundError:
+        copy_tree(copy_dir, copy_name, dir_fd, name)
+        return
+    copy_info = os.lstat(copy_name, dir_fd=copy_dir)
+    if not (st.S_ISDIR(here.st_mode) and st.S_ISDIR(copy_info.st_mode)):
+        return
+    cfd = os.open(copy_name, O_DIR, dir_fd=copy_dir)
+    try:
+        dfd = os.open(name, O_DIR, dir_fd=dir_fd)
+        try:
+            for entry in sorted(os.listdir(cfd)):
+                restore_missing(cfd, entry, dfd, entry)
+        finally:
+            os.close(dfd)
+    finally:
+        os.close(cfd)
 
 
 def copy_tree(src_dir: int, src_name: str, dst_dir: int, dst_name: str) -> None:
@@ -103,3 +146,29 @@ def remove_tree(dir_fd: int, name: str) -> None:
 def _remove_quietly(dir_fd: int, name: str) -> None:
     with contextlib.suppress(OSError):
         remove_tree(dir_fd, name)
+
+
+_O_DIR_TRUSTED = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)
+
+
+@contextmanager
+def host_folder(folder: int | Path, rel: str, missing: OperatorError) -> Iterator[int]:
+    """A descriptor for a folder the host chose: an open one as is, a path opened once."""
+    if isinstance(folder, int):
+        yield folder
+        return
+    try:
+        fd = os.open(os.fspath(folder), _O_DIR_TRUSTED)
+    except OSError:
+        raise missing from None
+    try:
+        yield fd
+    finally:
+        close_quietly(fd)
+
+
+class PartialDelete(OperatorError):
+    """A delete across file systems that removed part of the path and could not put it back.
+
+    The trash holds a complete copy; ``ERR_IO`` with a message that says so.
+    """

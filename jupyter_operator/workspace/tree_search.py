@@ -152,7 +152,9 @@ class _Walker:
         except OSError:  # a link swapped in (refused by O_NOFOLLOW), vanished, unreadable
             return
         try:
-            if os.fstat(cfd).st_dev != dev:  # another file system mounted here: not crossed
+            info = os.fstat(cfd)
+            if info.st_dev != dev or (info.st_dev, info.st_ino) in self.jail.reserved:
+                # another file system mounted here (not crossed), or the undo journal
                 close_quietly(cfd)
                 return
             stack.append((cfd, child, self._entries(cfd)))

@@ -70,6 +70,25 @@ def test_history_and_undo(root: Path, env: dict[str, str]) -> None:
     assert "(undone)" in cli("history", "--root", str(root), env=env).stdout
 
 
+def test_redo_and_history_columns(root: Path, env: dict[str, str]) -> None:
+    cli("run", "--root", str(root), "--approve", "all", env=env, stdin=REPLY)
+    cli("undo", "--root", str(root), "j1", env=env)
+    assert (root / "a.txt").read_bytes() == b"alpha\nbeta\n"
+    redone = cli("redo", "--root", str(root), env=env)
+    assert redone.returncode == 0 and redone.stdout.startswith("Redid j1: fs.write a.txt")
+    assert (root / "a.txt").read_bytes() == b"alpha\nBETA\n"
+    again = cli("redo", "--root", str(root), "j1", env=env)
+    assert again.returncode == 1 and "ERR_UNDO_CONFLICT" in again.stderr
+    lines = cli("history", "--root", str(root), env=env).stdout.splitlines()
+    assert "by person" in lines[0] and "(redone)" in lines[0] and "session s-" in lines[0]
+    journal = Path(env["JUPYTER_OPERATOR_JOURNAL_DIR"])
+    [entries] = list(journal.glob("*/entries.jsonl"))
+    entries.write_text("damaged\n" + entries.read_text())
+    broken = cli("history", "--root", str(root), env=env)
+    assert broken.returncode == 1 and "ERR_JOURNAL_CORRUPT" in broken.stderr
+    assert "Traceback" not in broken.stderr
+
+
 def test_spec_prints_the_interface_spec(env: dict[str, str]) -> None:
     out = cli("spec", env=env).stdout
     assert out.startswith("Operator Interface Specification (version: 3)")

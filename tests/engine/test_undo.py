@@ -95,7 +95,7 @@ def test_undo_refuses_when_the_file_changed_since(root: Path, make_operator) -> 
     (root / "a.txt").write_bytes(b"edited by hand\n")
     with pytest.raises(OperatorError) as info:
         op.undo()
-    assert info.value.code == "ERR_STALE_PREVIEW"
+    assert info.value.code == "ERR_UNDO_CONFLICT"
     assert (root / "a.txt").read_bytes() == b"edited by hand\n"
 
 
@@ -120,3 +120,85 @@ def test_history_is_shared_by_sessions_on_the_same_root(root: Path, make_operato
     assert [e.command_id for e in other.history()] == ["w1"]
     other.undo()
     assert not (root / "a.txt").exists()
+
+
+# -- a delete across file systems that fails halfway -------------------------------------------
+
+
+@pytest.fixture
+def cross_device(monkeypatch: pytest.MonkeyPatch):
+    """Make every move a copy-then-remove (as with the trash on another file system)."""
+    import errno
+    import os
+
+    from jupyter_operator.workspace import moves
+
+    real_rename = os.rename
+
+    def rename(src, dst, *, src_dir_fd=None, dst_dir_fd=None):
+        if src_dir_fd is not None:
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        return real_rename(src, dst)
+
+    monkeypatch.setattr(os, "rename", rename)
+    real_remove = moves.remove_tree
+    calls = {"n": 0, "fail_at": None}
+
+    def flaky_remove(dir_fd: int, name: str) -> None:
+        calls["n"] += 1
+        if calls["n"] == calls["fail_at"]:
+            raise OSError(errno.EIO, "Input/output error")
+        real_remove(dir_fd, name)
+
+    monkeypatch.setattr(moves, "remove_tree", flaky_remove)
+    return calls
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    files = sorted(p for p in root.rglob("*") if p.is_file())
+    return {str(p.relative_to(root)): p.read_bytes() for p in files}
+
+
+def test_cross_device_delete_failing_halfway_is_rolled_back(root: Path, make_operator,
+                                                            cross_device) -> None:  # fmt: skip
+    for name in ("a", "b", "c"):
+        (root / "sub" / name).parent.mkdir(exist_ok=True)
+        (root / "sub" / name).write_bytes(name.encode() * 3)
+    before = _tree(root)
+    cross_device["fail_at"] = 3  # "sub" itself, then "a" removed, then the failure
+    op = make_operator()
+    item = op.run(block("d1", "fs.delete", path="sub")).approve("d1").item
+    assert item.status == "failed" and item.error_code == "ERR_IO"
+    assert _tree(root) == before  # what was removed was put back
+    assert op.history() == []  # the entry recorded ahead of the move is void
+    assert not any((op.journal.path / "trash" / "j1").iterdir())
+
+
+def test_cross_device_delete_that_cannot_roll_back_says_so_and_undoes(
+    root: Path, make_operator, cross_device, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jupyter_operator.workspace import moves
+
+    for name in ("a", "b", "c"):
+        (root / "sub" / name).parent.mkdir(exist_ok=True)
+        (root / "sub" / name).write_bytes(name.encode() * 3)
+    before = _tree(root)
+    cross_device["fail_at"] = 3
+
+    def no_rollback(*args: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    real_restore = moves.restore_missing
+    monkeypatch.setattr(moves, "restore_missing", no_rollback)
+    op = make_operator()
+    item = op.run(block("d1", "fs.delete", path="sub")).approve("d1").item
+    assert item.status == "failed" and item.error_code == "ERR_IO"
+    assert "only partly moved" in item.summary and "undo j1" in item.summary
+    assert str(root) not in item.summary
+    assert _tree(root) != before  # "a" is gone: the report says what happened
+    [entry] = op.history()
+    assert entry.entry_id == "j1" and entry.partial and not entry.undone
+    monkeypatch.setattr(moves, "restore_missing", real_restore)  # the disk works again
+    op.undo("j1")
+    assert _tree(root) == before
+    assert not any((op.journal.path / "trash" / "j1").iterdir())

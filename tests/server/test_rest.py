@@ -162,7 +162,7 @@ async def test_undo_refuses_when_file_changed_since(api: Api, root: Path) -> Non
     await api("sessions", scanned["session"], "decide", body={"id": "w1", "decision": "approve"})
     (root / "g.txt").write_text("person\n")
     status, body = await api("undo", body={})
-    assert status == 409 and body["error"]["code"] == "ERR_STALE_PREVIEW"
+    assert status == 409 and body["error"]["code"] == "ERR_UNDO_CONFLICT"
     assert (root / "g.txt").read_text() == "person\n"
     assert str(root) not in body["error"]["message"]
 

@@ -1,0 +1,101 @@
+"""Locks that hold across processes and overlapping workspaces (the compare-and-swap's guard).
+
+A ``threading.Lock`` inside one ``Workspace`` cannot stop another process, or another workspace
+whose root contains this one, from replacing the same file between our check and our rename.
+So every check-and-rename also holds an OS file lock (``flock``) on a lock file named after the
+real file: the ``(st_dev, st_ino)`` of its parent directory plus its case-folded name. Lock files
+live in ``<journal directory>/locks/`` (outside every workspace, opened without following links),
+are empty, and are never removed (removing one could let two holders lock different files of the
+same name).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+
+from jupyter_operator.protocol import OperatorError, codes
+
+from .jail import O_DIR, close_quietly
+
+_O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+def _unavailable() -> OperatorError:
+    return OperatorError(codes.ERR_IO, "the folder for file locks cannot be opened")
+
+
+_SHARED: dict[str, list[int]] = {}  # lock folder -> [descriptor, users]
+_SHARED_GUARD = threading.Lock()
+
+
+def _open_locks(path: str) -> int:
+    try:
+        base = os.open(path, O_DIR)
+    except OSError:
+        raise _unavailable() from None
+    try:
+        with suppress(FileExistsError):
+            os.mkdir("locks", 0o700, dir_fd=base)
+        return os.open("locks", O_DIR, dir_fd=base)
+    except OSError:
+        raise _unavailable() from None
+    finally:
+        close_quietly(base)
+
+
+class FileLocks:
+    """Exclusive ``flock`` locks keyed by a file's real location."""
+
+    def __init__(self, directory: str | os.PathLike[str]) -> None:
+        """Lock files go in ``directory/locks`` (made 0o700; a link there is refused)."""
+        self._path = os.path.realpath(directory)
+        self._open = False
+        # One descriptor per lock folder and process, however many workspaces use it.
+        with _SHARED_GUARD:
+            shared = _SHARED.get(self._path)
+            if shared is None:
+                shared = _SHARED[self._path] = [_open_locks(self._path), 0]
+            shared[1] += 1
+        self.fd = shared[0]
+        self._open = True
+
+    def close(self) -> None:
+        """Release this user's share of the lock folder's descriptor (idempotent)."""
+        if not getattr(self, "_open", False):
+            return
+        self._open = False
+        with _SHARED_GUARD:
+            shared = _SHARED.get(self._path)
+            if shared is not None:
+                shared[1] -= 1
+                if shared[1] <= 0:
+                    del _SHARED[self._path]
+                    close_quietly(shared[0])
+
+    def __del__(self) -> None:
+        self.close()
+
+    @staticmethod
+    def key(parent_fd: int, name: str) -> str:
+        """The lock file name of ``name`` in the directory open as ``parent_fd``."""
+        info = os.fstat(parent_fd)
+        digest = hashlib.sha256(name.casefold().encode("utf-8", "surrogateescape")).hexdigest()
+        return f"{info.st_dev:x}-{info.st_ino:x}-{digest[:32]}.lock"
+
+    @contextmanager
+    def hold(self, parent_fd: int, name: str) -> Iterator[None]:
+        """Hold the lock of ``name`` in ``parent_fd`` (blocks while another holder has it)."""
+        try:
+            fd = os.open(self.key(parent_fd, name), _O_LOCK, 0o600, dir_fd=self.fd)
+        except OSError:
+            raise OperatorError(codes.ERR_IO, "a file lock cannot be taken") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock

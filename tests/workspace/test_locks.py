@@ -1,0 +1,174 @@
+"""The compare-and-swap holds across processes and overlapping workspaces; so does the journal.
+
+Real processes hammer one file, each reading it and appending a line under the preview check.
+Every write either lands or is reported ``ERR_STALE_PREVIEW``; no applied line is ever lost.
+The rename is slowed down (inside the child processes only) to widen the window in which a
+check-then-rename without a cross-process lock loses updates.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from jupyter_operator.protocol import OperatorError, codes
+from jupyter_operator.workspace import Journal, Workspace
+from jupyter_operator.workspace import atomic as atomic_module
+from jupyter_operator.workspace.journal import HistoryEntry
+from jupyter_operator.workspace.locks import FileLocks
+
+ROUNDS = 30
+_CTX = multiprocessing.get_context("fork")
+
+
+def _slow_renames() -> None:
+    real = os.replace
+
+    def slow(*args: object, **kwargs: object) -> None:
+        time.sleep(0.002)
+        real(*args, **kwargs)  # type: ignore[arg-type]
+
+    atomic_module.os.replace = slow  # this child's os module only (a forked process)
+
+
+def _hammer(root: str, journal: str, path: str, tag: str, out) -> None:
+    _slow_renames()
+    applied, stale, other = [], 0, []
+    with Workspace(root, journal_dir=journal) as ws:
+        for i in range(ROUNDS):
+            snap = ws.snapshot(path, limit=1 << 20)
+            line = f"{tag}-{i}\n".encode()
+            try:
+                ws.write(path, (snap.data or b"") + line, expect=snap)
+                applied.append(line.decode().strip())
+            except OperatorError as exc:
+                if exc.code == codes.ERR_STALE_PREVIEW:
+                    stale += 1
+                else:
+                    other.append(exc.code)
+    out.put((applied, stale, other))
+
+
+def _run(workers: list[tuple[str, str]], journal: Path) -> tuple[list[str], int, list[str]]:
+    out = _CTX.Queue()
+    procs = [
+        _CTX.Process(target=_hammer, args=(root, str(journal), path, f"p{n}", out))
+        for n, (root, path) in enumerate(workers)
+    ]
+    for proc in procs:
+        proc.start()
+    results = [out.get(timeout=300) for _ in procs]
+    for proc in procs:
+        proc.join(timeout=60)
+        assert proc.exitcode == 0
+    applied = [line for result in results for line in result[0]]
+    return applied, sum(r[1] for r in results), [c for r in results for c in r[2]]
+
+
+def test_processes_on_one_file_lose_no_update(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "f.txt").write_bytes(b"")
+    applied, stale, other = _run([(str(root), "f.txt")] * 4, tmp_path / "journal")
+    assert other == []
+    lines = (root / "f.txt").read_text().splitlines()
+    assert sorted(lines) == sorted(applied)  # every applied write is there, exactly once
+    assert len(applied) + stale == 4 * ROUNDS and applied
+
+
+def test_overlapping_workspaces_share_the_lock(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / "proj").mkdir(parents=True)
+    (home / "proj" / "f.txt").write_bytes(b"")
+    workers = [(str(home), "proj/f.txt"), (str(home / "proj"), "f.txt")] * 2
+    applied, stale, other = _run(workers, tmp_path / "journal")
+    assert other == []
+    lines = (home / "proj" / "f.txt").read_text().splitlines()
+    assert sorted(lines) == sorted(applied)
+    assert len(applied) + stale == 4 * ROUNDS
+
+
+def _append(root: str, journal: str, count: int, out) -> None:
+    j = Journal(Path(root), Path(journal))
+    ids = []
+    for _ in range(count):
+        entry_id = j.allocate_id()
+        j.record(HistoryEntry(entry_id, time.time(), "c", "fs.write", "a.txt", "create",
+                              None, "0" * 64))  # fmt: skip
+        ids.append(entry_id)
+    out.put(ids)
+
+
+def test_the_journal_takes_appends_from_many_processes(tmp_path: Path) -> None:
+    root = tmp_path / "ws"
+    root.mkdir()
+    out = _CTX.Queue()
+    procs = [_CTX.Process(target=_append, args=(str(root), str(tmp_path / "j"), 40, out))
+             for _ in range(4)]  # fmt: skip
+    for proc in procs:
+        proc.start()
+    ids = [i for _ in procs for i in out.get(timeout=300)]
+    for proc in procs:
+        proc.join(timeout=60)
+    assert sorted(ids, key=lambda i: int(i[1:])) == [f"j{n}" for n in range(1, 161)]
+    j = Journal(root, tmp_path / "j")
+    assert sorted(e.entry_id for e in j.entries()) == sorted(ids)
+    j.close()
+
+
+def test_lock_keys_follow_the_real_file(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    locks = FileLocks(tmp_path)
+    one = os.open(tmp_path / "d", os.O_RDONLY)
+    two = os.open(tmp_path / "d", os.O_RDONLY)  # another descriptor (another root) same folder
+    try:
+        assert FileLocks.key(one, "F.txt") == FileLocks.key(two, "f.txt")
+        assert FileLocks.key(one, "f.txt") != FileLocks.key(one, "g.txt")
+        with locks.hold(one, "f.txt"):
+            pass
+        assert len(list((tmp_path / "locks").iterdir())) == 1
+    finally:
+        os.close(one)
+        os.close(two)
+        locks.close()
+
+
+@pytest.mark.parametrize("held", [True, False])
+def test_a_writer_waits_for_the_lock_holder(tmp_path: Path, held: bool) -> None:
+    """While another process holds the file's lock, the rename does not happen."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "f.txt").write_bytes(b"old")
+    (tmp_path / "journal").mkdir()
+    ready, release, done = _CTX.Event(), _CTX.Event(), _CTX.Event()
+
+    def holder() -> None:
+        locks = FileLocks(tmp_path / "journal")
+        fd = os.open(root, os.O_RDONLY)
+        with locks.hold(fd, "f.txt"):
+            ready.set()
+            release.wait(60)
+
+    proc = _CTX.Process(target=holder)
+    if held:
+        proc.start()
+        assert ready.wait(60)
+
+    def writer() -> None:
+        with Workspace(root, journal_dir=tmp_path / "journal") as ws:
+            ws.write("f.txt", b"new", expect=ws.snapshot("f.txt", limit=10))
+        done.set()
+
+    proc2 = _CTX.Process(target=writer)
+    proc2.start()
+    if held:
+        assert not done.wait(1.0)  # blocked on the lock (a wait, not a timing assertion)
+        assert (root / "f.txt").read_bytes() == b"old"
+        release.set()
+        proc.join(60)
+    proc2.join(60)
+    assert done.is_set() and (root / "f.txt").read_bytes() == b"new"
