@@ -100,11 +100,21 @@ def plan(ws: Workspace, op: Operation) -> Proposal:
     )
 
 
-def apply(ws: Workspace, journal: Journal, op: Operation, proposal: Proposal) -> dict:
-    """Write exactly the previewed bytes and journal them; return the success event."""
+def apply(ws: Workspace, journal: Journal, op: Operation, proposal: Proposal, *,
+          session: str | None = None, decided_by: str | None = None,
+          rule: str | None = None) -> tuple[dict, str]:  # fmt: skip
+    """Write exactly the previewed bytes and journal them; return the success event and the
+    history entry id."""
     path = op.path  # type: ignore[attr-defined]
     command = SimpleNamespace(id=op.id, action=ACTIONS[op.type], params=SimpleNamespace(path=path))
-    mutations.apply(ws, journal, command, proposal)  # type: ignore[arg-type]
+    _, entry_id = mutations.apply(
+        ws, journal, command, proposal,  # type: ignore[arg-type]
+        session=session, decided_by=decided_by, rule=rule,
+    )  # fmt: skip
+    return _event(op, path), entry_id
+
+
+def _event(op: Operation, path: str) -> dict:
     if isinstance(op, CreateFile):
         return events.created(op, path, len(op.data))
     if isinstance(op, EditFile):

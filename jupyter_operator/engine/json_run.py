@@ -312,7 +312,10 @@ class JsonRun:
             elif isinstance(op, ReadFile):
                 event, status = json_files.read(ws, op), "done"
             else:
-                event = json_files.apply(ws, self._operator.journal, op, item.proposal)
+                event, item.entry_id = json_files.apply(
+                    ws, self._operator.journal, op, item.proposal,
+                    session=self._operator.session, decided_by=item.decided_by, rule=item.rule,
+                )  # fmt: skip
                 status = "applied"
         except OperatorError as exc:
             stale = exc.code == codes.ERR_STALE_PREVIEW
