@@ -268,8 +268,7 @@ class OperatorMagics(Magics):
         from ..engine import shell_history
 
         op = session().current_operator()
-        has_redo = hasattr(op, "redo")
-        view = HistoryView(op.history, undo=undo_entry, redo=redo_entry if has_redo else None)
+        view = HistoryView(op.history, undo=undo_entry, redo=redo_entry)
         session().history_views.add(view)
         display(view)
         commands = shell_history(op)
@@ -355,30 +354,18 @@ def status_text(run: Run) -> str:
 
 
 def undo_entry(entry_id: str | None = None) -> str:
-    """Undo one history entry (the latest by default); every card of the change says so."""
-    from . import undo_sync
-
+    """Undo one history entry (the latest by default); the engine turns the change's card to
+    "undone" and its result to what is true now."""
     state = session()
-    root = state.resolve_root()
-    undo_sync.remember_applied(state.runs_of(root))
     entry = state.current_operator().undo(entry_id)
-    undo_sync.sync(state.runs_of(root), entry, undone=True)
     state.refresh_history_views()
     return f"Undone: {entry.action} {entry.path} (entry {entry.entry_id})"
 
 
 def redo_entry(entry_id: str | None = None) -> str:
     """Apply an undone entry again (the last undone by default)."""
-    from . import undo_sync
-
     state = session()
-    root = state.resolve_root()
-    op = state.current_operator()
-    redo = getattr(op, "redo", None)
-    if redo is None:
-        raise ValueError("redo is not available with this engine")
-    entry = redo(entry_id)
-    undo_sync.sync(state.runs_of(root), entry, undone=False)
+    entry = state.current_operator().redo(entry_id)
     state.refresh_history_views()
     return f"Redone: {entry.action} {entry.path} (entry {entry.entry_id})"
 

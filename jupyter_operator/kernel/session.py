@@ -133,10 +133,6 @@ class KernelSession:
         for view in list(self.history_views):
             view.refresh()
 
-    def runs_of(self, root: Path) -> list[Run]:
-        """The runs made against ``root`` in this kernel, oldest first."""
-        return list(self.runs.get(root, []))
-
     def current_operator(self) -> Operator:
         """The ``Operator`` of the current root (for undo and history)."""
         return self.operator_for(self.resolve_root())

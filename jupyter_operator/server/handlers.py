@@ -71,7 +71,6 @@ HTTP_CODES = {
     404: "not_found",
     405: "method_not_allowed",
     413: "too_large",
-    501: "not_available",
 }
 
 M = TypeVar("M", bound=BaseModel)

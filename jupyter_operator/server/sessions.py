@@ -256,10 +256,7 @@ class SessionService:
 
         def work() -> dict[str, Any]:
             operator = owner.operator if owner else self._history_of(workspace, folder)
-            redo = getattr(operator, "redo", None)
-            if redo is None:
-                raise ApiError(501, "not_available", "This engine cannot redo changes yet")
-            entry = redo(entry_id)
+            entry = operator.redo(entry_id)
             if owner is not None:
                 self._save(owner)
             return {"workspace": workspace, "entry": self._entry_view(entry),
@@ -276,7 +273,6 @@ class SessionService:
             operator = self._history_of(workspace, folder)
             entries = operator.history()
             return {"workspace": workspace, "folder": _clean_folder(folder),
-                    "can_redo": hasattr(operator, "redo"),
                     "history": [self._entry_view(e) for e in entries]}  # fmt: skip
 
         return await self._locked(workspace, work, write=False)

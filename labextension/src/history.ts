@@ -41,7 +41,6 @@ export class HistoryView {
   private _list: HTMLElement;
   private _empty: HTMLElement;
   private _diffs: DiffView[] = [];
-  private _canRedo = true;
 
   constructor(
     private _onAction: HistoryAction,
@@ -72,8 +71,7 @@ export class HistoryView {
   }
 
   /** Show these entries (oldest first, as the server sends them), newest at the top. */
-  render(entries: readonly IHistoryEntry[], canRedo = true): void {
-    this._canRedo = canRedo;
+  render(entries: readonly IHistoryEntry[]): void {
     this._clear();
     this._empty.hidden = entries.length > 0;
     for (const entry of [...entries].reverse()) {
@@ -114,9 +112,6 @@ export class HistoryView {
     const session = entry.session ? `session ${entry.session.slice(0, 8)}` : 'an earlier session';
     const meta = el('div', 'jp-Operator-history-meta', `${decisionText(entry)}, in ${session}`);
     const actions = el('div', 'jp-Operator-card-actions');
-    if (entry.undone && !this._canRedo) {
-      actions.hidden = true;
-    }
     actions.append(
       entry.undone
         ? button('Redo', 'jp-mod-styled jp-Operator-history-redo', () =>

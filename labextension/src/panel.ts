@@ -393,7 +393,7 @@ export class OperatorPanel extends Widget {
     try {
       const folder = this._state?.folder;
       const answer = await this._client.history(workspace, folder);
-      this._history.render(answer.history, answer.can_redo !== false);
+      this._history.render(answer.history);
     } catch (reason) {
       this.showError(plainError(reason));
     }

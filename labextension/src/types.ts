@@ -122,7 +122,6 @@ export interface IHistoryResponse {
   workspace: string;
   history: IHistoryEntry[];
   /** Whether the server's engine can apply an undone change again. */
-  can_redo?: boolean;
 }
 
 /** `POST undo` and `POST redo`. */

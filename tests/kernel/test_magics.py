@@ -241,10 +241,6 @@ def test_undo_from_the_history_widget_updates_the_card_and_results(
     assert f"Undone: fs.write a.txt (entry {older.entry_id})" in history.message.value
 
 
-@pytest.mark.skipif(
-    not hasattr(jupyter_operator.Operator, "redo"),
-    reason="Operator.redo comes with the journal's redo support (not in this engine yet)",
-)
 def test_redo_brings_the_card_back_to_applied(ip: Any, workspace: Path, capsys: Any) -> None:
     ip.run_line_magic("operator", f"root {workspace}")
     run = run_cell(ip, "", write_block("w1", "a.txt", "A\n"))

@@ -289,9 +289,6 @@ async def test_open_sessions_are_listed_and_undo_marks_the_card_undone(
     assert listed["sessions"] == []
 
     _, history = await api("history")
-    from jupyter_operator.engine import Operator
-
-    assert history["can_redo"] is hasattr(Operator, "redo")  # the panel hides Redo otherwise
     [entry] = history["history"]
     assert entry["session"] == session and entry["decided_by"] == "person"
     assert "+after" in entry["diff"]
