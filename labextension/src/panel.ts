@@ -6,8 +6,6 @@ import { Clipboard } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { Widget } from '@lumino/widgets';
 
-type Message = Parameters<Widget['processMessage']>[0];
-
 import { AskView } from './ask';
 import { DecideHandler, ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
