@@ -128,7 +128,11 @@ class SessionService:
             self._save(session)
             return session
 
-        session = await self._locked(workspace, work)
+        # Planning takes no workspace lock: a preview only reads, and every change the policy
+        # applies at once takes the engine's own file lock around its check and rename
+        # (workspace/locks.py). So one slow preview (a large edit planned up to its size cap)
+        # never holds up decisions, undo or the file API in the same workspace.
+        session = await self._unlocked(work)
         self._add(session)
         return session.to_dict()
 
@@ -300,12 +304,17 @@ class SessionService:
     async def _locked(self, workspace: str, work: Callable[[], T], *, write: bool = True) -> T:
         lock = self.registry.lock(workspace)
         async with lock.write() if write else lock.read():
-            try:
-                return await asyncio.to_thread(work)
-            except OperatorError as exc:
-                raise api_error(exc) from None
-            except EngineError as exc:  # the one place engine errors become HTTP answers
-                raise ApiError(exc.status_hint, exc.code, exc.message) from None
+            return await self._unlocked(work)
+
+    @staticmethod
+    async def _unlocked(work: Callable[[], T]) -> T:
+        """Run a blocking engine call in a worker thread; engine faults become API errors."""
+        try:
+            return await asyncio.to_thread(work)
+        except OperatorError as exc:
+            raise api_error(exc) from None
+        except EngineError as exc:  # the one place engine errors become HTTP answers
+            raise ApiError(exc.status_hint, exc.code, exc.message) from None
 
     def _expire(self) -> None:
         deadline = self._clock() - self.idle_seconds

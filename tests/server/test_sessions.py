@@ -99,6 +99,34 @@ async def test_decisions_in_one_workspace_are_serialised(
     assert (ws_root / "same.txt").read_text() in ("one\n", "two\n")
 
 
+async def test_a_slow_preview_holds_no_workspace_lock(
+    service: SessionService, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A decision (it takes the workspace's write lock) finishes while another reply is still
+    # being planned in the same workspace.
+    import threading
+
+    import jupyter_operator.engine as engine
+
+    pending = await service.scan(write_cmd("w", "a.txt", "A\n"))
+    planning, release = threading.Event(), threading.Event()
+    real = engine.run_text
+
+    def slow(operator, text, dialect="auto"):  # type: ignore[no-untyped-def]
+        planning.set()
+        assert release.wait(30), "the decision never finished while the preview was planned"
+        return real(operator, text, dialect)
+
+    monkeypatch.setattr(engine, "run_text", slow)
+    scan = asyncio.create_task(service.scan(write_cmd("w2", "b.txt", "B\n")))
+    await asyncio.to_thread(planning.wait, 30)
+    decided = await asyncio.wait_for(service.decide(pending["session"], "w", "approve"), 30)
+    assert decided["item"]["status"] == "applied" and (ws_root / "a.txt").read_text() == "A\n"
+    assert not scan.done()
+    release.set()
+    assert (await scan)["items"][0]["status"] == "pending"
+
+
 async def test_forgotten_sessions_release_their_descriptors(service: SessionService) -> None:
     def open_fds() -> int:
         return len(os.listdir("/proc/self/fd"))
