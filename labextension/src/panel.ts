@@ -12,7 +12,7 @@ import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
 import { HistoryView } from './history';
 import { operatorIcon } from './icon';
-import { isNoChange, RunState } from './state';
+import { RunState } from './state';
 import { pickWorkspace, remember, remembered, whereText } from './workspaces';
 import { Decision, IHistoryEntry, IOperatorItem, IScanResponse, IWorkspace } from './types';
 
@@ -278,12 +278,8 @@ export class OperatorPanel extends Widget {
     }
     await this._request(async () => {
       const scan = await this._client.scan(reply, workspace, folder);
+      // A write that changes nothing is settled by the engine ("No change"): nothing to ask.
       this._show(scan);
-      // A change that changes nothing (the same reply run again) needs no approval: settle it
-      // at once, so the person is only asked about real changes.
-      for (const item of scan.items.filter(isNoChange)) {
-        this._apply(this._state!.update(await this._client.decide(scan.session, item.id, 'approve')));
-      }
     });
   }
 

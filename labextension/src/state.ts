@@ -34,17 +34,6 @@ export function isPending(item: IOperatorItem): boolean {
   return item.status === 'pending';
 }
 
-/** A pending change that would leave its file exactly as it is (an identical write). */
-export function isNoChange(item: IOperatorItem): boolean {
-  return (
-    isPending(item) &&
-    item.kind === 'mutation' &&
-    item.change === 'modify' &&
-    !item.builds_on &&
-    item.diff === ''
-  );
-}
-
 /** Whether an item's outcome is final. */
 export function isFinal(item: IOperatorItem): boolean {
   return FINAL.has(item.status);

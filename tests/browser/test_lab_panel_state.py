@@ -69,7 +69,7 @@ def test_undo_from_history_updates_cards_and_results(lab_server, page) -> None:
 
     # Undoing the older entry is refused, and the reason names the later change to undo first.
     row.locator(".jp-Operator-history-undo").click()
-    error = page.locator(f"{PANEL} .jp-Operator-error")
+    error = page.locator(f"{PANEL} > .jp-Operator-error")  # the panel's own (not Ask mode's)
     error.wait_for(state="visible")
     assert (root / "hist.txt").read_text() == "three\n"
     message = error.text_content()
@@ -195,11 +195,11 @@ def test_running_the_same_reply_again_asks_nothing(lab_server, page) -> None:
     wait_status(page, "same-1", "pending")
     card(page, "same-1").locator(".jp-Operator-approve").click()
     wait_status(page, "same-1", "applied")
-    # Again: the write would change nothing, so it is settled without a question.
+    # Again: the write would change nothing, so the engine settles it without a question.
     run_reply(page, reply)
     summary = card(page, "same-1").locator(".jp-Operator-card-summary", has_text="No change")
     summary.wait_for()
-    wait_status(page, "same-1", "applied")
+    wait_status(page, "same-1", "done")
     assert card(page, "same-1").locator(".jp-Operator-approve").is_hidden()
     assert page.locator(f"{PANEL} .jp-Operator-approve-all").is_hidden()
     assert (root / "same.txt").read_text() == "same\n"

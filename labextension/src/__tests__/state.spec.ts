@@ -1,4 +1,4 @@
-import { isFinal, isNoChange, RunState, STATUS_LABELS } from '../state';
+import { isFinal, RunState, STATUS_LABELS } from '../state';
 import { IOperatorItem, IScanResponse } from '../types';
 
 function item(index: number, patch: Partial<IOperatorItem> = {}): IOperatorItem {
@@ -115,13 +115,3 @@ describe('undone changes', () => {
   });
 });
 
-describe('isNoChange', () => {
-  it('is true only for a pending modification with an empty diff', () => {
-    const base = { kind: 'mutation' as const, change: 'modify' as const, diff: '' };
-    expect(isNoChange(item(0, base))).toBe(true);
-    expect(isNoChange(item(0, { ...base, diff: '@@ -1 +1 @@\n-a\n+b\n' }))).toBe(false);
-    expect(isNoChange(item(0, { ...base, change: 'create' }))).toBe(false);
-    expect(isNoChange(item(0, { ...base, builds_on: 'w0' }))).toBe(false);
-    expect(isNoChange(item(0, { ...base, status: 'applied', needs_approval: false }))).toBe(false);
-  });
-});
