@@ -4,7 +4,7 @@ from ..shell import sandbox_available
 from ..workspace import HistoryEntry
 from .decisions import Decision
 from .dialect_runs import resolve_dialect, run_text
-from .errors import DecideFirst, EngineError, UnknownItem
+from .errors import BadEdit, DecideFirst, EngineError, UnknownItem
 from .items import Item, Proposal
 from .json_run import JsonItem, JsonRun, run_json, shell_history
 from .policy import GROUPS, Policy
@@ -14,6 +14,7 @@ from .shell_policy import ShellDecision, ShellPolicy
 
 __all__ = [
     "GROUPS",
+    "BadEdit",
     "DecideFirst",
     "Decision",
     "EngineError",

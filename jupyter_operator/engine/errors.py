@@ -66,4 +66,21 @@ class DecideFirst(EngineError, ValueError):
         self.base = base
 
 
-__all__ = ["DecideFirst", "EngineError", "UnknownItem"]
+class BadEdit(EngineError, ValueError):
+    """A person's edited content that cannot be approved (a ``ValueError`` too).
+
+    The item stays pending and nothing is written. ``reason`` is ``not_editable`` (a delete, a
+    read, a decided item), ``edit_unchanged`` (the edit is the file as it is now), or the
+    ``ERR_*`` code the content failed with (``ERR_RESULT_TOO_LARGE``, ``ERR_INVALID_NOTEBOOK``).
+    """
+
+    code = "bad_edit"
+    status_hint = 400
+
+    def __init__(self, id: str, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.id = id
+        self.reason = reason
+
+
+__all__ = ["BadEdit", "DecideFirst", "EngineError", "UnknownItem"]

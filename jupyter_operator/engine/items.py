@@ -60,6 +60,9 @@ class Item:
     decided_by: DecidedBy | None = None
     rule: str | None = None
     entry_id: str | None = None  # the history entry an applied mutation made (undo/redo it)
+    #: True once the person approved their own edit of the new content (``proposal`` is then
+    #: what was written; the result's details hold the diff from the model's proposal).
+    edited: bool = False
 
     @property
     def needs_approval(self) -> bool:
@@ -94,6 +97,22 @@ class Item:
     def details(self) -> str | None:
         return self.result.details if self.result else None
 
+    def proposed_text(self) -> str | None:
+        """The new content a person may edit (the model's proposal while pending), or None.
+
+        None for reads, errors, deletes and content that is not UTF-8 text.
+        """
+        from .edits import proposed_text
+
+        return proposed_text(self.proposal) if self.kind == "mutation" else None
+
+    @property
+    def editable(self) -> bool:
+        """True while a person may edit the new content before approving it."""
+        from .edits import editable
+
+        return editable(self)
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view for the server and the JupyterLab panel."""
         return {
@@ -118,4 +137,6 @@ class Item:
             "decided_by": self.decided_by,
             "rule": self.rule,
             "entry_id": self.entry_id,
+            "edited": self.edited,
+            "editable": self.editable,
         }

@@ -62,6 +62,11 @@ class JsonItem(Item):
     event: dict[str, Any] | None = None
     shell: shell_ops.ShellState | None = None
 
+    @property
+    def editable(self) -> bool:
+        """Always False: ``JsonRun.approve`` takes no edited content."""
+        return False
+
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
         data.update(

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 FORMAT = 1
 _ITEM_FIELDS = ("index", "id", "action", "path", "line", "kind", "status", "summary",
                 "error_code", "builds_on")  # fmt: skip
-_OPTIONAL_FIELDS = ("decided_by", "rule")  # set by newer engines; kept when present
+_OPTIONAL_FIELDS = ("decided_by", "rule", "edited")  # set by newer engines; kept when present
 
 
 class PersistError(ValueError):

@@ -33,7 +33,7 @@ from ..workspace import (
     parse_path,
     validate_notebook,
 )
-from . import history, mutations
+from . import edits, history, mutations
 from .decisions import Decision
 from .errors import DecideFirst, UnknownItem
 from .items import Item, Proposal
@@ -116,19 +116,32 @@ class Run:
                 return item
         raise UnknownItem(id)
 
-    def approve(self, id: str) -> Decision:
+    def approve(self, id: str, *, content: bytes | None = None) -> Decision:
         """Apply one pending item (or run a pending read) and say what happened.
 
         An item decided before is left alone (``outcome="already_decided"``). A change
         previewed on top of an earlier pending change to the same file raises ``DecideFirst``
         until that earlier change is decided; an unknown id raises ``UnknownItem``.
+
+        ``content`` approves the person's edit of the new content instead of the model's:
+        exactly those bytes are written, on the same snapshot guard, size limit and notebook
+        check (``BadEdit`` leaves the item pending otherwise); the item is then ``edited`` and
+        its result tells the model what changed from its proposal (``engine/edits.py``).
         """
         with self._lock:
             item = self._take(id)
             if not item.needs_approval:
                 return Decision.already(item)
+            proposed = item.proposal
+            if content is not None:
+                written = edits.plan_edited(item, content)
+                item.proposal, item.edited = written, written is not proposed
             item.decided_by, item.rule = "person", None
             self._operator._carry_out(item, self.budget)
+            if item.edited and item.status == "applied" and item.result and proposed:
+                item.result = edits.edited_result(item.result, proposed, item.proposal,
+                                                  item.path or "")  # fmt: skip
+                item.summary = item.proposal.summary
             history.track(self._operator.journal, self, item)
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
@@ -175,10 +188,11 @@ class Run:
         refreshed: list[Item] = []
         bases = {decided.id: None}
         refused = decided.id if decided.status == "rejected" else None
+        edited = decided.id if decided.edited else None
         for item in self.items[decided.index + 1 :]:
             if item.needs_approval and item.builds_on in bases:
                 base = bases[item.builds_on]
-                self._operator._replan(item, base, refused)
+                self._operator._replan(item, base, refused, edited)
                 refreshed.append(item)
                 if item.needs_approval and item.proposal is not None:
                     bases[item.id] = mutations.after(item.proposal)
@@ -326,11 +340,14 @@ class Operator:
             mutations.commit(self.workspace, self.journal, entry, proposal)
             return entry
 
-    def _replan(self, item: Item, base: Snapshot | None, refused: str | None = None) -> None:
+    def _replan(self, item: Item, base: Snapshot | None, refused: str | None = None,
+                edited: str | None = None) -> None:  # fmt: skip
         """Plan a pending change again (from the disk when ``base`` is None).
 
         ``refused`` names the rejected change this one was built on: when the change cannot be
         planned without it, the model is told that refusal is why (not that its command was bad).
+        ``edited`` names the change it was built on when the person edited that one: a command
+        that no longer fits the written content says so.
         """
         item.builds_on = None
         try:
@@ -341,6 +358,9 @@ class Operator:
                 result = Result.failure(item.id, codes.ERR_BASE_REJECTED, message)
                 self._finish(item, result, "rejected")
             else:
+                if edited is not None:
+                    exc = OperatorError(exc.code, f"{exc.message} (it builds on {edited}, which "
+                                        "the person edited before approving; read the file again.)")
                 self._finish(item, Result.of_error(item.id, exc), "failed")
             return
         item.summary = item.proposal.summary
