@@ -16,8 +16,15 @@
                                             "pending"}]}``: sessions still waiting for decisions
 ``GET sessions/{id}``                       the same view of a session, as it is now (also after
                                             a reload or a server restart: sessions are saved)
-``POST sessions/{id}/decide``               ``{"id", "decision": "approve"|"reject", "reason"?}``
-                                            -> ``{"item", "items", "results_text", "done"}``
+``POST sessions/{id}/decide``               ``{"id", "decision": "approve"|"reject", "reason"?,
+                                            "content"?}`` -> ``{"item", "items",
+                                            "results_text", "done"}``; ``content`` (approve only)
+                                            writes the person's edit of the new content instead
+                                            (400 ``bad_edit`` when it cannot be approved)
+``GET sessions/{id}/items/{item}/content``  ``{"id", "path", "editable", "proposed",
+                                            "original"}``: the proposed new text (null for a
+                                            delete) and the file's text it was previewed on
+                                            (null for a new file), for an editor
 ``POST sessions/{id}/decide-all``           ``{"decision", "reason"?}``
                                             -> ``{"decided", "items", "results_text", "done"}``
 ``POST undo``                               ``{"workspace"?, "id"?, "session"?, "folder"?}`` ->
@@ -63,6 +70,8 @@ AUTH_RESOURCE = "contents"
 #: Bytes of an oversized chunked body read (and dropped) before the connection is closed.
 DRAIN_LIMIT = 64 * 1024 * 1024
 SESSION_ID = r"(?P<session_id>[A-Za-z0-9_-]{1,64})"
+#: A command id in a URL (the client encodes it; ids are free text of one line).
+ITEM_ID = r"(?P<item_id>[^/]{1,512})"
 
 #: Codes for errors raised by jupyter-server or tornado rather than by this package.
 HTTP_CODES = {
@@ -95,6 +104,7 @@ class DecideBody(_Body):
     id: str
     decision: Literal["approve", "reject"]
     reason: str | None = None
+    content: str | None = None  # the person's edit of the new content (approve only)
 
 
 class DecideAllBody(_Body):
@@ -275,9 +285,20 @@ class DecideHandler(OperatorPostHandler):
 
         async def work() -> dict[str, Any]:
             body = self.parse(DecideBody)
-            return await self.service.decide(session_id, body.id, body.decision, body.reason)
+            return await self.service.decide(session_id, body.id, body.decision, body.reason,
+                                             body.content)  # fmt: skip
 
         await self.respond(work())
+
+
+class ContentHandler(OperatorApiHandler):
+    """``GET sessions/{session}/items/{item}/content``: the text an editor starts from."""
+
+    @web.authenticated
+    @authorized
+    async def get(self, session_id: str, item_id: str) -> None:
+        """The proposed new content and the file's text it was previewed on."""
+        await self.respond(self.service.content(session_id, item_id))
 
 
 class DecideAllHandler(OperatorPostHandler):
@@ -349,6 +370,7 @@ def rest_handlers(
         (f"/{prefix}/sessions/{SESSION_ID}", SessionHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/decide", DecideHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/decide-all", DecideAllHandler),
+        (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/content", ContentHandler),
         (f"/{prefix}/undo", UndoHandler),
         (f"/{prefix}/redo", RedoHandler),
         (f"/{prefix}/history", HistoryHandler),

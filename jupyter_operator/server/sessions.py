@@ -179,18 +179,25 @@ class SessionService:
         return {"sessions": found}
 
     async def decide(
-        self, session_id: str, item_id: str, decision: str, reason: str | None = None
+        self, session_id: str, item_id: str, decision: str, reason: str | None = None,
+        content: str | None = None,
     ) -> dict[str, Any]:
-        """Approve or reject one pending item."""
+        """Approve or reject one pending item; ``content`` approves the person's edit of it."""
         _check_decision(decision)
+        if content is not None and decision != "approve":
+            raise ApiError(400, "bad_request", "content is only taken with decision 'approve'")
         session = await self._lookup(session_id)
+        if content is not None and getattr(session.run, "dialect", "operator") != "operator":
+            raise ApiError(400, "bad_edit", "changes of JSON operations cannot be edited")
 
         def work() -> dict[str, Any]:
             run = session.run
             # An unknown id or a change built on an undecided one raises an EngineError,
             # answered by _locked with its own status and code.
             with self._recording(session):
-                if decision == "approve":
+                if content is not None:
+                    made = run.approve(item_id, content=content.encode("utf-8"))
+                elif decision == "approve":
                     made = run.approve(item_id)
                 else:
                     made = run.reject(item_id, reason)
@@ -201,6 +208,23 @@ class SessionService:
             return {"item": made.item.to_dict(), **_decision_view(state)}
 
         return await self._locked(session.workspace, work)
+
+    async def content(self, session_id: str, item_id: str) -> dict[str, Any]:
+        """The text an editor starts from: the proposed new content and the file's text.
+
+        ``{"id", "path", "editable", "proposed", "original"}``; ``proposed`` is None for a
+        delete, a read or content that is not text, ``original`` for a new file.
+        """
+        from ..engine.edits import original_text
+
+        session = await self._lookup(session_id)
+
+        def work() -> dict[str, Any]:
+            item = session.run.item(item_id)
+            return {"id": item.id, "path": item.path, "editable": item.editable,
+                    "proposed": item.proposed_text(), "original": original_text(item)}  # fmt: skip
+
+        return await self._locked(session.workspace, work, write=False)
 
     async def decide_all(
         self, session_id: str, decision: str, reason: str | None = None
