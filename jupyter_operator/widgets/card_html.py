@@ -44,6 +44,10 @@ OUTCOME_NOTES = {
     "undone": "Applied, then undone: the file is back as it was before.",
 }
 
+#: The outcome of a change approved with the person's own edit (the model reads its result).
+EDITED_NOTE = ("Applied with your edit: the diff shows what was written; the model is told what "
+               "you changed from its proposal.")
+
 
 def header_html(item: Item) -> str:
     """The card's first line: status, action, path, change summary, id and line."""
@@ -99,6 +103,8 @@ def notes_html(item: Item, blocked_by: str | None = None, *, diff_invisible: boo
         summary = result.summary if result is not None else item.summary
         css = "jpo-note" if item.status in ("applied", "done") else "jpo-note jpo-warn"
         text = " ".join(part for part in (lead, summary) if part)
+        if getattr(item, "edited", False) and item.status == "applied":
+            text = EDITED_NOTE
         notes.append(f'<div class="{css}">{escape(text)}</div>')
     elif item.kind == "read" and item.status == "pending":
         notes.append('<div class="jpo-note">This read needs your approval (policy).</div>')

@@ -18,6 +18,7 @@ from .render import diff_has_invisible, render_diff
 
 if TYPE_CHECKING:
     from ..engine import Item
+    from .edit_box import ApproveEdited, EditBox
 
 
 #: How long a rejection sent with Enter waits for the last keystrokes of its reason.
@@ -85,8 +86,13 @@ class ItemCard(w.Box):
         reject: Callable[[str, str | None], None] | None = None,
         blocker: Callable[[Item], str | None] | None = None,
         shared: Shared | None = None,
+        approve_edited: ApproveEdited | None = None,
     ) -> None:
         self.item = item
+        #: Approve with the person's edit (``edit_box.py``); None: the card offers no Edit.
+        self._approve_edited = approve_edited
+        self.edit_button: w.Button | None = None
+        self.editor: EditBox | None = None
         self._approve = approve
         self._reject = reject
         self._blocker = blocker or (lambda _item: None)
@@ -172,7 +178,9 @@ class ItemCard(w.Box):
             for button in self.buttons:
                 button.disabled = not pending
             if self.approve_button is not None:
-                self.approve_button.disabled = not pending or blocked_by is not None
+                self.approve_button.disabled = (
+                    not pending or blocked_by is not None or self.editor is not None
+                )
                 self.approve_button.tooltip = _approve_tooltip(blocked_by)
             if self.reason is not None:
                 self.reason.disabled = not pending
@@ -226,6 +234,27 @@ class ItemCard(w.Box):
         self.reject_button.on_click(lambda _b: self._decide(approve=False))
         self.reason_button.on_click(self._reason_clicked)
         self.controls = [self.approve_button, self.reject_button, self.reason_button]
+        if self._approve_edited is not None and self.item.editable:
+            self.edit_button = shared.button_widget(
+                "Edit", icon="pencil", tooltip="Change the new content yourself, then approve it"
+            )
+            self.edit_button.on_click(lambda _b: self._toggle_editor())
+            self.controls.insert(1, self.edit_button)
+
+    def _toggle_editor(self) -> None:
+        """Open the editor below the buttons (``edit_box.EditBox``), or close it."""
+        if self.controls is None or self._approve_edited is None:
+            return
+        if self.editor is None:
+            from .edit_box import EditBox
+
+            self.editor = EditBox(self.item, approve=self._approve_edited,
+                                  cancel=self._toggle_editor)  # fmt: skip
+            self.controls.append(self.editor)
+        else:
+            self.controls.remove(self.editor)
+            self.editor = None
+        self.refresh()
 
     def _reason_clicked(self, _button: w.Button | None = None) -> None:
         """First click: show the reason field. Then: reject with the typed reason."""
@@ -284,7 +313,7 @@ class ItemCard(w.Box):
     @property
     def buttons(self) -> list[w.Button]:
         """The decision buttons (empty for items that were never asked about)."""
-        found = (self.approve_button, self.reject_button, self.reason_button)
+        found = (self.approve_button, self.edit_button, self.reject_button, self.reason_button)
         return [b for b in found if b is not None]
 
     def _toggle_label(self, expanded: bool) -> str:

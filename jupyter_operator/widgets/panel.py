@@ -114,6 +114,7 @@ class RunView(w.VBox):
             reject=self._reject_one,
             blocker=self._blocker,
             shared=self._shared,
+            approve_edited=self._approve_edited,
         )
 
     # -- display -------------------------------------------------------------------------------
@@ -218,6 +219,19 @@ class RunView(w.VBox):
         except Exception as exc:  # shown as one line in the panel; a handler must not raise
             self._report(exc)
         self._resync()
+
+    def _approve_edited(self, item_id: str, content: bytes) -> str | None:
+        """Approve with the person's edit; a refused edit is returned for the editor to show."""
+        from ..engine import BadEdit
+
+        try:
+            self._note(self.run.approve(item_id, content=content))
+        except BadEdit as exc:
+            return exc.message  # the item stays pending: the person can fix the edit
+        except Exception as exc:
+            self._report(exc)
+        self._resync()
+        return None
 
     def _reject_one(self, item_id: str, reason: str | None) -> None:
         try:

@@ -161,6 +161,8 @@ STYLESHEET = """<style>
 .jpo-s-rejected,.jpo-s-denied{background:var(--jp-inverse-layout-color3,#616161)}
 .jpo-s-failed,.jpo-s-error,.jpo-s-stale{background:var(--jp-error-color1,#c62828)}
 .jpo-note{margin:4px 0;white-space:pre-wrap}
+.jpo-edit-text textarea{font-family:var(--jp-code-font-family,monospace);
+font-size:var(--jp-code-font-size,13px)}
 .jpo-warn{color:var(--jp-warn-color0,#b45309)}
 .jpo-diff,.jpo-text{margin:6px 0 2px;padding:4px 0;overflow-x:auto;
  border:1px solid var(--jp-border-color2,#ddd);border-radius:4px;

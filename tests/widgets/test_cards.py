@@ -373,7 +373,7 @@ def test_batch_buttons_come_before_the_cards(workspace: Path) -> None:
     children = list(view.children)
     assert children.index(view.batch) < children.index(view.card_for("w1"))
     assert [b.description for b in view.card_for("w1").buttons] == [
-        "Approve", "Reject", "Reject with reason...",
+        "Approve", "Edit", "Reject", "Reject with reason...",
     ]  # fmt: skip
 
 
