@@ -7,12 +7,21 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { hasSuspiciousAdditions, hasSuspiciousLines, visibleText } from './diff';
 import { DiffView } from './diffview';
 import { button, el } from './dom';
+import { EditPane } from './editor';
 import { shellBlock } from './jsonops';
 import { isPending, STATUS_LABELS } from './state';
-import { Decision, IOperatorItem } from './types';
+import { Decision, IEditContent, IOperatorItem } from './types';
 
-/** What a card asks its panel to do. */
-export type DecideHandler = (item: IOperatorItem, decision: Decision, reason?: string) => void;
+/** What a card asks its panel to do; `content` approves the person's edit instead. */
+export type DecideHandler = (
+  item: IOperatorItem,
+  decision: Decision,
+  reason?: string,
+  content?: string
+) => void;
+
+/** Where a card gets the text to edit (editor.ts); without it cards offer no Edit. */
+export type ContentLoader = (item: IOperatorItem) => Promise<IEditContent>;
 
 const CHANGE_LABELS: Record<string, string> = {
   create: 'new file',
@@ -33,12 +42,15 @@ export class ItemCard {
   private _reason: HTMLInputElement | null = null;
   private _dependency: HTMLElement;
   private _diff: DiffView | null = null;
+  private _diffHost: HTMLElement | null = null;
+  private _edit: EditPane | null = null;
 
   constructor(
     item: IOperatorItem,
     private _onDecide: DecideHandler,
     readonly languages: IEditorLanguageRegistry | null,
-    readonly where?: string
+    readonly where?: string,
+    readonly loadContent?: ContentLoader
   ) {
     this._item = item;
     const node = (this.node = el('section', 'jp-Operator-card'));
@@ -70,7 +82,7 @@ export class ItemCard {
     node.append(this._dependency, this._summary, this._shell);
 
     if (item.kind === 'mutation' && item.diff) {
-      const host = el('div', 'jp-Operator-diff');
+      const host = (this._diffHost = el('div', 'jp-Operator-diff'));
       node.append(host);
       this._diff = new DiffView(host, { diff: item.diff, path: item.path, languages });
       if (this._diff.layout.lines.length === 0 || !this._diff.consistent) {
@@ -109,7 +121,13 @@ export class ItemCard {
    * that a card built while it was waiting does not have.
    */
   needsRebuild(item: IOperatorItem): boolean {
-    return isPending(item) && (!this._actions || (item.kind === 'mutation' && !!item.diff && !this._diff));
+    // A new diff (a change re-planned after the one it builds on was decided, or what an
+    // edited approval wrote) is drawn afresh.
+    const newDiff = item.kind === 'mutation' && !!item.diff && item.diff !== this._item.diff;
+    return (
+      newDiff ||
+      (isPending(item) && (!this._actions || (item.kind === 'mutation' && !!item.diff && !this._diff)))
+    );
   }
 
   /** Show a newer state of the same item. */
@@ -128,8 +146,9 @@ export class ItemCard {
     // A change previewed on top of an undecided one can be approved once that one is decided
     // (the server then clears builds_on); it can still be rejected.
     const base = isPending(this._item) ? this._item.builds_on : null;
+    this._edit?.setBusy(busy);
     if (this._approve) {
-      this._approve.disabled ||= Boolean(base);
+      this._approve.disabled ||= Boolean(base) || this._edit !== null;
       this._approve.title = base ? `Decide ${base} first: this change builds on it` : '';
     }
   }
@@ -143,6 +162,44 @@ export class ItemCard {
   dispose(): void {
     this._diff?.dispose();
     this._diff = null;
+    this._closeEditor();
+  }
+
+  /** Open the editor of the new content (editor.ts) in place of the diff, or close it. */
+  async toggleEditor(): Promise<void> {
+    if (this._edit) {
+      this._closeEditor();
+      return;
+    }
+    if (!this.loadContent || !this._actions) {
+      return;
+    }
+    const content = await this.loadContent(this._item);
+    if (this._edit || !isPending(this._item) || content.proposed === null) {
+      return;
+    }
+    this._edit = new EditPane({
+      content,
+      languages: this.languages,
+      onApprove: text => this._onDecide(this._item, 'approve', undefined, text),
+      onCancel: () => this._closeEditor()
+    });
+    this._actions.before(this._edit.node);
+    if (this._diffHost) {
+      this._diffHost.hidden = true;
+    }
+    this.setBusy(false);
+    this._edit.editor.focus();
+  }
+
+  private _closeEditor(): void {
+    this._edit?.node.remove();
+    this._edit?.dispose();
+    this._edit = null;
+    if (this._diffHost) {
+      this._diffHost.hidden = false;
+    }
+    this.setBusy(false);
   }
 
   private _buildActions(): HTMLElement {
@@ -160,8 +217,18 @@ export class ItemCard {
     this._approve = button('Approve', 'jp-mod-accept jp-Operator-approve', () =>
       this._onDecide(this._item, 'approve')
     );
+    actions.append(this._approve);
+    if (this.loadContent && this._item.editable) {
+      actions.append(
+        button(
+          'Edit',
+          'jp-mod-styled jp-Operator-edit-button',
+          () => void this.toggleEditor(),
+          'Change the new content yourself, then approve it'
+        )
+      );
+    }
     actions.append(
-      this._approve,
       button('Reject', 'jp-mod-reject jp-Operator-reject', () =>
         this._onDecide(this._item, 'reject', reason.value)
       ),
@@ -218,6 +285,9 @@ export class ItemCard {
     }
     if (this._actions) {
       const pending = isPending(item);
+      if (!pending) {
+        this._closeEditor();
+      }
       this._actions.hidden = !pending;
       this.setBusy(false);
     }

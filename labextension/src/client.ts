@@ -17,6 +17,7 @@ import {
 import {
   Decision,
   IDecideResponse,
+  IEditContent,
   IHistoryResponse,
   IScanResponse,
   ISessionsResponse,
@@ -102,9 +103,15 @@ export class OperatorClient {
     session: string,
     id: string,
     decision: Decision,
-    reason?: string | null
+    reason?: string | null,
+    content?: string | null
   ): Promise<IDecideResponse> {
-    return this._call(['sessions', session, 'decide'], decisionBody(decision, id, reason));
+    return this._call(['sessions', session, 'decide'], decisionBody(decision, id, reason, content));
+  }
+
+  /** The proposed new text of an item and the file's text it was previewed on (to edit). */
+  content(session: string, id: string): Promise<IEditContent> {
+    return this._call(['sessions', session, 'items', id, 'content']);
   }
 
   /** Approve or reject every pending item of a session. */

@@ -7,7 +7,7 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { Widget } from '@lumino/widgets';
 
 import { AskView } from './ask';
-import { DecideHandler, ItemCard } from './card';
+import { ContentLoader, DecideHandler, ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
 import { HistoryView } from './history';
@@ -295,9 +295,10 @@ export class OperatorPanel extends Widget {
     for (const item of this._state.items) {
       const card = new ItemCard(
         item,
-        (i, d, r) => void this.decide(i, d, r),
+        (i, d, r, c) => void this.decide(i, d, r, c),
         this._languages,
-        where
+        where,
+        this._contentLoader(scan.session)
       );
       this._cards.set(item.index, card);
       fragment.append(card.node);
@@ -306,14 +307,19 @@ export class OperatorPanel extends Widget {
     this._renderRun();
   }
 
-  /** Approve or reject one pending item. */
-  async decide(item: IOperatorItem, decision: Decision, reason?: string): Promise<void> {
+  /** Approve or reject one pending item (`content`: approve the person's edit of it). */
+  async decide(
+    item: IOperatorItem,
+    decision: Decision,
+    reason?: string,
+    content?: string
+  ): Promise<void> {
     const state = this._state;
     if (!state) {
       return;
     }
     await this._request(async () => {
-      const answer = await this._client.decide(state.session, item.id, decision, reason);
+      const answer = await this._client.decide(state.session, item.id, decision, reason, content);
       this._apply(state.update(answer));
     });
   }
@@ -461,6 +467,11 @@ export class OperatorPanel extends Widget {
     this._undoButton.disabled = busy;
   }
 
+  /** How cards of a session fetch the text to edit (editor.ts). */
+  private _contentLoader(session: string): ContentLoader {
+    return item => this._client.content(session, item.id);
+  }
+
   private _apply(changed: number[]): void {
     const state = this._state;
     if (!state) {
@@ -470,8 +481,8 @@ export class OperatorPanel extends Widget {
       const item = state.item(index);
       const card = this._cards.get(index);
       if (item && card?.needsRebuild(item)) {
-        const decide: DecideHandler = (i, d, r) => void this.decide(i, d, r);
-        const fresh = new ItemCard(item, decide, card.languages, card.where);
+        const decide: DecideHandler = (i, d, r, c) => void this.decide(i, d, r, c);
+        const fresh = new ItemCard(item, decide, card.languages, card.where, card.loadContent);
         card.node.replaceWith(fresh.node);
         card.dispose();
         this._cards.set(index, fresh);

@@ -84,11 +84,15 @@ export function scanBody(
 export function decisionBody(
   decision: 'approve' | 'reject',
   id?: string,
-  reason?: string | null
-): { id?: string; decision: string; reason?: string } {
-  const body: { id?: string; decision: string; reason?: string } = { decision };
+  reason?: string | null,
+  content?: string | null
+): { id?: string; decision: string; reason?: string; content?: string } {
+  const body: { id?: string; decision: string; reason?: string; content?: string } = { decision };
   if (id !== undefined) {
     body.id = id;
+  }
+  if (decision === 'approve' && typeof content === 'string') {
+    body.content = content; // the person's edit, sent exactly (never trimmed)
   }
   const trimmed = reason?.trim();
   if (decision === 'reject' && trimmed) {

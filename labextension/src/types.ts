@@ -40,6 +40,10 @@ export interface IOperatorItem {
   /** The earlier undecided change this one depends on (a change previewed on
    * top of it, or the change a waiting read runs after). */
   builds_on: string | null;
+  /** Whether the person may edit the new content before approving (editor.ts). */
+  editable?: boolean;
+  /** Approved with the person's edit: the diff is what was written. */
+  edited?: boolean;
   /** JSON operations only: the dialect, the response event, and for shell items the command. */
   dialect?: 'json';
   event?: Record<string, unknown> | null;
@@ -134,3 +138,14 @@ export interface IUndoResponse {
 
 /** A person's decision on a pending mutation. */
 export type Decision = 'approve' | 'reject';
+
+/** What the editor starts from (`GET sessions/{id}/items/{item}/content`). */
+export interface IEditContent {
+  id: string;
+  path: string | null;
+  editable: boolean;
+  /** The model's proposed new content. */
+  proposed: string | null;
+  /** The file's text the preview was computed from (null for a new file). */
+  original: string | null;
+}

@@ -1,0 +1,177 @@
+"""Edit before approve in a real browser: the notebook card and the JupyterLab panel.
+
+Each test edits a proposal as a person would (typing in the card's editor), watches the diff
+follow, approves, and checks that the disk holds exactly the edited bytes and that the results
+copied for the model say the person edited the change.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browserkit import LabServer, screenshot
+from test_lab_panel import PANEL, card, command, open_lab, results_text, run_reply, wait_status
+from test_notebook_widgets import REPO, _run_both_cells, _wait_for_file
+
+from jupyter_operator.protocol import parse_results
+
+pytestmark = pytest.mark.timeout(240)
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def _notebook(journal: Path, reply: str) -> dict[str, Any]:
+    setup = (
+        "import os, sys\n"
+        f"sys.path.insert(0, {str(REPO)!r})\n"
+        f"os.environ['JUPYTER_OPERATOR_JOURNAL_DIR'] = {str(journal)!r}\n"
+        "%load_ext jupyter_operator"
+    )
+    cells = [setup, "%%operator\n" + reply]
+    return {
+        "cells": [
+            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [],
+             "execution_count": None}
+            for i, src in enumerate(cells)
+        ],  # fmt: skip
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                    "language": "python"}},  # fmt: skip
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def _button(scope: Any, label: str) -> Any:
+    # Text match, not the accessible name: the icon's CSS glyph is part of that name.
+    return scope.locator("button.jupyter-button", has_text=re.compile(rf"^\s*{label}\s*$"))
+
+
+def test_edit_in_the_notebook_card(lab_server: LabServer, page: Any, tmp_path: Path) -> None:
+    journal = tmp_path / "journal"
+    journal.mkdir()
+    root = lab_server.root
+    target = root / "edit-me.txt"
+    target.write_text("one\ntwo\n")
+    reply = command("nb-e1", "fs.write", "edit-me.txt", content_b64=_b64("one\nTWO\n"))
+    (root / "edit-card.ipynb").write_text(json.dumps(_notebook(journal, reply)))
+    page.goto(lab_server.page_url("lab/workspaces/operator-edit/tree/edit-card.ipynb"))
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    card_node = _run_both_cells(page)
+    card_node.locator(".jpo-diff .jpo-row.jpo-add", has_text="TWO").wait_for()
+
+    _button(card_node, "Edit").click()
+    editor = card_node.locator(".jpo-edit textarea")
+    editor.wait_for(timeout=30_000)
+    assert editor.input_value() == "one\nTWO\n"
+    editor.fill("one\nTWO\nthree\n")
+    # The diff below the editor follows the typing (file before -> edited text).
+    live = card_node.locator(".jpo-edit .jpo-row.jpo-add", has_text="three")
+    live.wait_for(timeout=30_000)
+    card_node.locator(".jpo-edit", has_text="+1 −0 lines compared with the proposal").wait_for()
+    assert target.read_text() == "one\ntwo\n", "nothing is written while editing"
+    screenshot(page, "notebook-card-editing")
+
+    _button(card_node, "Approve edited").click()
+    card_node.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+    assert _wait_for_file(target) == "one\nTWO\nthree\n"
+    assert target.read_bytes() == b"one\nTWO\nthree\n"
+    assert "Applied with your edit" in card_node.inner_text()
+    results = page.locator(".jpo-results textarea")
+    results.wait_for(timeout=30_000)
+    [result] = parse_results(results.input_value())
+    assert result.ok and "the person edited the change" in result.summary
+    assert result.details.startswith("--- proposed/edit-me.txt") and "+three" in result.details
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.locator(".jpo-results button.jupyter-button", has_text="Copy").click()
+    deadline = time.monotonic() + 15
+    while "person edited" not in page.evaluate("navigator.clipboard.readText()"):
+        assert time.monotonic() < deadline, "Copy did not reach the clipboard"
+        time.sleep(0.2)
+    screenshot(page, "notebook-card-edited")
+
+
+def test_edit_in_the_panel(lab_server: LabServer, page: Any) -> None:
+    root = lab_server.root
+    (root / "calc.py").write_text("import os\n\nx = 1\nprint(x)\n")
+    reply = "\n".join([
+        "I will change calc.py.",
+        command("p-w1", "fs.write", "calc.py", content_b64=_b64("import os\n\nx = 2\nprint(x)\n")),
+    ])  # fmt: skip
+    open_lab(page, lab_server)
+    run_reply(page, reply)
+    wait_status(page, "p-w1", "pending")
+    the_card = card(page, "p-w1")
+    the_card.locator(".jp-Operator-edit-button").click()
+    editor = the_card.locator(".jp-Operator-edit-editor .cm-content")
+    editor.wait_for()
+    assert "x = 2" in editor.text_content()
+    # The plain Approve would drop the edit: it is off while the editor is open.
+    assert the_card.locator(".jp-Operator-approve").is_disabled()
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("y = 5")
+    page.keyboard.press("Enter")
+    live = the_card.locator(".jp-Operator-edit-diff .jp-Operator-line-add", has_text="y = 5")
+    live.wait_for()
+    status = the_card.locator(".jp-Operator-edit-status")
+    assert status.text_content() == "Your edit: +1 −0 lines compared with the proposal."
+    assert (root / "calc.py").read_text() == "import os\n\nx = 1\nprint(x)\n"
+    screenshot(page, "lab-panel-editing")
+
+    the_card.locator(".jp-Operator-approve-edited").click()
+    wait_status(page, "p-w1", "applied")
+    assert (root / "calc.py").read_bytes() == b"import os\n\nx = 2\nprint(x)\ny = 5\n"
+    # The card now shows what was written, and the editor is gone.
+    the_card = card(page, "p-w1")
+    the_card.locator(".jp-Operator-line-add", has_text="y = 5").wait_for()
+    assert the_card.locator(".jp-Operator-edit").count() == 0
+    text = results_text(page)
+    [result] = parse_results(text)
+    assert result.ok and "the person edited the change" in result.summary
+    assert result.details == (
+        "--- proposed/calc.py\n+++ written/calc.py\n@@ -2,3 +2,4 @@\n \n x = 2\n print(x)\n"
+        "+y = 5\n"
+    )
+    clipboard = None
+    try:
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        clipboard = True
+    except Exception as exc:  # some chromium builds refuse the permission
+        print(f"clipboard permission not granted ({exc}); checked the results box only")
+    page.locator(f"{PANEL} .jp-Operator-copy").click()
+    page.locator(f"{PANEL} .jp-Operator-copy-note", has_text="Copied").wait_for()
+    if clipboard:
+        assert "the person edited the change" in page.evaluate("navigator.clipboard.readText()")
+    screenshot(page, "lab-panel-edited")
+    assert not [e for e in page.console_errors if "operator" in e.lower()]
+
+
+def test_a_refused_edit_in_the_panel_keeps_the_card_pending(lab_server: LabServer,
+                                                            page: Any) -> None:  # fmt: skip
+    root = lab_server.root
+    nb = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    reply = command("p-n1", "fs.write", "fresh.ipynb", content_b64=_b64(json.dumps(nb)))
+    open_lab(page, lab_server)
+    run_reply(page, reply)
+    wait_status(page, "p-n1", "pending")
+    the_card = card(page, "p-n1")
+    the_card.locator(".jp-Operator-edit-button").click()
+    editor = the_card.locator(".jp-Operator-edit-editor .cm-content")
+    editor.wait_for()
+    editor.click()
+    page.keyboard.press("Control+Home")
+    page.keyboard.type("oops ")
+    the_card.locator(".jp-Operator-approve-edited").click()
+    page.locator(f"{PANEL} .jp-Operator-error", has_text="notebook").wait_for()
+    assert the_card.get_attribute("data-status") == "pending"
+    assert the_card.locator(".jp-Operator-edit-editor").count() == 1  # the edit is still there
+    assert not (root / "fresh.ipynb").exists()
+    screenshot(page, "lab-panel-edit-refused")
