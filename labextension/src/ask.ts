@@ -268,8 +268,9 @@ export class AskView {
         break;
       case 'item': {
         const item = event.item as IOperatorItem | undefined;
-        if (item) {
-          this._current()?.cards.get(item.index)?.update(item);
+        const view = this._current();
+        if (item && view) {
+          this._refreshCard(view, item);
         }
         this._renderStatus();
         break;
@@ -299,8 +300,12 @@ export class AskView {
     view.session = event.session ?? null;
     view.received.replaceChildren();
     const items = (event.items ?? []) as IOperatorItem[];
+    const session = view.session;
+    const load = session ? (i: IOperatorItem) => this._client.content(session, i.id) : undefined;
     for (const item of items) {
-      const card = new ItemCard(item, (i, d, r) => void this._decide(view, i, d, r), this._languages);
+      const decide = (i: IOperatorItem, d: Decision, r?: string, c?: string): void =>
+        void this._decide(view, i, d, r, c);
+      const card = new ItemCard(item, decide, this._languages, undefined, load);
       view.cards.set(item.index, card);
       view.cardsNode.append(card.node);
     }
@@ -311,18 +316,38 @@ export class AskView {
     view: TurnView,
     item: IOperatorItem,
     decision: Decision,
-    reason?: string
+    reason?: string,
+    content?: string
   ): Promise<void> {
     if (!view.session) {
       return;
     }
     try {
-      const answer: IDecideResponse = await this._client.decide(view.session, item.id, decision, reason);
+      const answer: IDecideResponse = await this._client.decide(
+        view.session,
+        item.id,
+        decision,
+        reason,
+        content
+      );
       for (const next of answer.items ?? []) {
-        view.cards.get(next.index)?.update(next);
+        this._refreshCard(view, next);
       }
     } catch (reason) {
       this._showError(reason);
+    }
+  }
+
+  /** Show a newer state of an item; a new diff (what an edited approval wrote) needs a new card. */
+  private _refreshCard(view: TurnView, item: IOperatorItem): void {
+    const card = view.cards.get(item.index);
+    if (card?.needsRebuild(item)) {
+      const fresh = new ItemCard(item, card.onDecide, card.languages, card.where, card.loadContent);
+      card.node.replaceWith(fresh.node);
+      card.dispose();
+      view.cards.set(item.index, fresh);
+    } else {
+      card?.update(item);
     }
   }
 

@@ -44,15 +44,18 @@ export class ItemCard {
   private _diff: DiffView | null = null;
   private _diffHost: HTMLElement | null = null;
   private _edit: EditPane | null = null;
+  /** The diff this card draws (`update` keeps the view; a new diff needs a new card). */
+  private readonly _shownDiff: string | null;
 
   constructor(
     item: IOperatorItem,
-    private _onDecide: DecideHandler,
+    readonly onDecide: DecideHandler,
     readonly languages: IEditorLanguageRegistry | null,
     readonly where?: string,
     readonly loadContent?: ContentLoader
   ) {
     this._item = item;
+    this._shownDiff = item.diff;
     const node = (this.node = el('section', 'jp-Operator-card'));
     node.setAttribute('aria-label', `${item.action ?? 'invalid command'} ${item.id}`);
 
@@ -123,7 +126,7 @@ export class ItemCard {
   needsRebuild(item: IOperatorItem): boolean {
     // A new diff (a change re-planned after the one it builds on was decided, or what an
     // edited approval wrote) is drawn afresh.
-    const newDiff = item.kind === 'mutation' && !!item.diff && item.diff !== this._item.diff;
+    const newDiff = item.kind === 'mutation' && !!item.diff && item.diff !== this._shownDiff;
     return (
       newDiff ||
       (isPending(item) && (!this._actions || (item.kind === 'mutation' && !!item.diff && !this._diff)))
@@ -181,7 +184,7 @@ export class ItemCard {
     this._edit = new EditPane({
       content,
       languages: this.languages,
-      onApprove: text => this._onDecide(this._item, 'approve', undefined, text),
+      onApprove: text => this.onDecide(this._item, 'approve', undefined, text),
       onCancel: () => this._closeEditor()
     });
     this._actions.before(this._edit.node);
@@ -211,11 +214,11 @@ export class ItemCard {
     reason.addEventListener('keydown', event => {
       if (event.key === 'Enter') {
         event.preventDefault();
-        this._onDecide(this._item, 'reject', reason.value);
+        this.onDecide(this._item, 'reject', reason.value);
       }
     });
     this._approve = button('Approve', 'jp-mod-accept jp-Operator-approve', () =>
-      this._onDecide(this._item, 'approve')
+      this.onDecide(this._item, 'approve')
     );
     actions.append(this._approve);
     if (this.loadContent && this._item.editable) {
@@ -230,7 +233,7 @@ export class ItemCard {
     }
     actions.append(
       button('Reject', 'jp-mod-reject jp-Operator-reject', () =>
-        this._onDecide(this._item, 'reject', reason.value)
+        this.onDecide(this._item, 'reject', reason.value)
       ),
       reason,
       button(
@@ -241,7 +244,7 @@ export class ItemCard {
             reason.focus();
             return;
           }
-          this._onDecide(this._item, 'reject', reason.value);
+          this.onDecide(this._item, 'reject', reason.value);
         },
         'Type a reason, then press Enter or this button'
       )

@@ -16,6 +16,9 @@ from typing import Any
 
 import pytest
 from browserkit import LabServer, screenshot
+from fake_openai import FakeOpenAI, Script
+from replies import b64, block
+from test_ask_mode import ASK, ask_server, fake, open_ask  # noqa: F401 (fixtures)
 from test_lab_panel import PANEL, card, command, open_lab, results_text, run_reply, wait_status
 from test_notebook_widgets import REPO, _run_both_cells, _wait_for_file
 
@@ -36,14 +39,20 @@ def _notebook(journal: Path, reply: str) -> dict[str, Any]:
         "%load_ext jupyter_operator"
     )
     cells = [setup, "%%operator\n" + reply]
+    kernel = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     return {
         "cells": [
-            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [],
-             "execution_count": None}
+            {
+                "cell_type": "code",
+                "id": f"c{i}",
+                "metadata": {},
+                "source": src,
+                "outputs": [],
+                "execution_count": None,
+            }
             for i, src in enumerate(cells)
-        ],  # fmt: skip
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                    "language": "python"}},  # fmt: skip
+        ],
+        "metadata": {"kernelspec": kernel},
         "nbformat": 4,
         "nbformat_minor": 5,
     }
@@ -175,3 +184,40 @@ def test_a_refused_edit_in_the_panel_keeps_the_card_pending(lab_server: LabServe
     assert the_card.locator(".jp-Operator-edit-editor").count() == 1  # the edit is still there
     assert not (root / "fresh.ipynb").exists()
     screenshot(page, "lab-panel-edit-refused")
+
+
+def test_edit_in_ask_mode_reaches_the_model(
+    ask_server: LabServer, page: Any, fake: FakeOpenAI  # noqa: F811 (the fixtures imported above)
+) -> None:
+    """The next turn of the model gets the edited result: ok, edited, and the diff."""
+    root = ask_server.root
+    fake.add(
+        Script("The plan.\n" + block("a-w1", "fs.write", path="plan.md",
+                                      content_b64=b64("# Plan\n- alpha\n")), chunk=16),
+        "Done.",
+    )  # fmt: skip
+    open_ask(page, ask_server)
+    page.locator(f"{ASK} .jp-Operator-ask-task").fill("Write a plan")
+    page.locator(f"{ASK} .jp-Operator-ask-button").click()
+    write = page.locator(f'{ASK} .jp-Operator-card[data-id="a-w1"][data-status="pending"]')
+    write.wait_for(timeout=30_000)
+    write.locator(".jp-Operator-edit-button").click()
+    editor = write.locator(".jp-Operator-edit-editor .cm-content")
+    editor.wait_for()
+    editor.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("- beta")
+    write.locator(".jp-Operator-edit-diff .jp-Operator-line-add", has_text="- beta").wait_for()
+    write.locator(".jp-Operator-approve-edited").click()
+    status = page.locator(f"{ASK} .jp-Operator-ask-status")
+    status.filter(has_text="ended").wait_for(timeout=30_000)
+    assert (root / "plan.md").read_bytes() == b"# Plan\n- alpha\n- beta"
+    applied = page.locator(f'{ASK} .jp-Operator-card[data-id="a-w1"][data-status="applied"]')
+    applied.wait_for()
+    # The card draws what was written, not the proposal.
+    applied.locator(".jp-Operator-diff .jp-Operator-line-add", has_text="- beta").wait_for()
+    told = fake.requests[-1]["messages"][-1]["content"]
+    [result] = parse_results(told)
+    assert result.ok and "the person edited the change" in result.summary
+    assert "+- beta" in result.details
+    screenshot(page, "ask-mode-edited")
