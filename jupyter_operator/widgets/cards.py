@@ -169,6 +169,8 @@ class ItemCard(w.Box):
         """Redraw from the item's current state; disables the buttons once it is decided."""
         pending, blocked_by, value = self._compute()
         self.header.value = value
+        if self.editor is not None and (self.editor.stale or not pending):
+            self._close_editor()  # the preview was planned again, or the item is decided
         if pending:
             self._ensure_controls(blocked_by)
             self.add_class("jpo-pending")
@@ -182,6 +184,8 @@ class ItemCard(w.Box):
                     not pending or blocked_by is not None or self.editor is not None
                 )
                 self.approve_button.tooltip = _approve_tooltip(blocked_by)
+            if self.edit_button is not None:  # an edit waits for the change it builds on too
+                self.edit_button.disabled = not pending or blocked_by is not None
             if self.reason is not None:
                 self.reason.disabled = not pending
         wanted = self._wanted_children(pending)
@@ -236,8 +240,9 @@ class ItemCard(w.Box):
         self.controls = [self.approve_button, self.reject_button, self.reason_button]
         if self._approve_edited is not None and self.item.editable:
             self.edit_button = shared.button_widget(
-                "Edit", icon="pencil", tooltip="Change the new content yourself, then approve it"
-            )
+                "Edit", icon="pencil", tooltip="Change the new content yourself, then approve it",
+                disabled=blocked_by is not None,
+            )  # fmt: skip
             self.edit_button.on_click(lambda _b: self._toggle_editor())
             self.controls.insert(1, self.edit_button)
 
@@ -252,9 +257,13 @@ class ItemCard(w.Box):
                                   cancel=self._toggle_editor)  # fmt: skip
             self.controls.append(self.editor)
         else:
-            self.controls.remove(self.editor)
-            self.editor = None
+            self._close_editor()
         self.refresh()
+
+    def _close_editor(self) -> None:
+        if self.editor is not None and self.controls is not None:
+            self.controls.remove(self.editor)
+        self.editor = None
 
     def _reason_clicked(self, _button: w.Button | None = None) -> None:
         """First click: show the reason field. Then: reject with the typed reason."""

@@ -32,6 +32,7 @@ class EditBox(w.VBox):
     def __init__(self, item: Item, *, approve: ApproveEdited,
                  cancel: Callable[[], None]) -> None:  # fmt: skip
         self.item = item
+        self._opened_on = item.proposal  # the preview this edit started from
         self._approve = approve
         self._cancel = cancel
         self.proposed = item.proposed_text() or ""
@@ -63,6 +64,11 @@ class EditBox(w.VBox):
         buttons = w.HBox([self.approve_button, self.cancel_button])
         super().__init__([note, self.text, self.status, self.diff, buttons],
                          layout=w.Layout(width="100%"), _dom_classes=("jpo-edit",))  # fmt: skip
+
+    @property
+    def stale(self) -> bool:
+        """True once the item's preview was planned again (the edit started from another)."""
+        return self.item.proposal is not self._opened_on
 
     def content(self) -> bytes:
         """The exact bytes Approve edited would write."""

@@ -222,12 +222,12 @@ class RunView(w.VBox):
 
     def _approve_edited(self, item_id: str, content: bytes) -> str | None:
         """Approve with the person's edit; a refused edit is returned for the editor to show."""
-        from ..engine import BadEdit
+        from ..engine import EngineError
 
         try:
             self._note(self.run.approve(item_id, content=content))
-        except BadEdit as exc:
-            return exc.message  # the item stays pending: the person can fix the edit
+        except EngineError as exc:  # BadEdit, DecideFirst: the item stays pending
+            return exc.message
         except Exception as exc:
             self._report(exc)
         self._resync()

@@ -44,6 +44,7 @@ export class ItemCard {
   private _diff: DiffView | null = null;
   private _diffHost: HTMLElement | null = null;
   private _edit: EditPane | null = null;
+  private _editButton: HTMLButtonElement | null = null;
   /** The diff this card draws (`update` keeps the view; a new diff needs a new card). */
   private readonly _shownDiff: string | null;
 
@@ -150,6 +151,10 @@ export class ItemCard {
     // (the server then clears builds_on); it can still be rejected.
     const base = isPending(this._item) ? this._item.builds_on : null;
     this._edit?.setBusy(busy);
+    if (this._editButton) {
+      // An edit waits for the change it builds on too (deciding that one plans this again).
+      this._editButton.disabled ||= Boolean(base);
+    }
     if (this._approve) {
       this._approve.disabled ||= Boolean(base) || this._edit !== null;
       this._approve.title = base ? `Decide ${base} first: this change builds on it` : '';
@@ -222,14 +227,13 @@ export class ItemCard {
     );
     actions.append(this._approve);
     if (this.loadContent && this._item.editable) {
-      actions.append(
-        button(
-          'Edit',
-          'jp-mod-styled jp-Operator-edit-button',
-          () => void this.toggleEditor(),
-          'Change the new content yourself, then approve it'
-        )
+      this._editButton = button(
+        'Edit',
+        'jp-mod-styled jp-Operator-edit-button',
+        () => void this.toggleEditor(),
+        'Change the new content yourself, then approve it'
       );
+      actions.append(this._editButton);
     }
     actions.append(
       button('Reject', 'jp-mod-reject jp-Operator-reject', () =>

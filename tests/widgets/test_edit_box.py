@@ -88,3 +88,25 @@ def test_deletes_have_no_edit(workspace: Path) -> None:
     view = view_for(workspace, reply(block("d1", "fs.delete", path="gone.txt")))
     card = view.card_for("d1")
     assert card.edit_button is None and card.edit_button not in card.buttons
+
+
+def test_a_change_built_on_an_undecided_one_is_edited_after_it(workspace: Path) -> None:
+    from operator_replies import edits_block
+
+    text = reply(
+        write_block("w1", "plan.txt", "Alpha\nBeta\n"),
+        edits_block("e1", "plan.txt", [{"op": "insertAfter", "anchor": "Beta", "text": "Gamma"}]),
+    )
+    view = view_for(workspace, text)
+    first, second = view.card_for("w1"), view.card_for("e1")
+    assert second.edit_button.disabled and second.approve_button.disabled
+    first.edit_button.click()
+    first.editor.text.value = "Alpha\nBeta\nDelta\n"
+    first.editor.approve_button.click()
+    # The dependent was planned again on what was written; its editor starts from that.
+    assert not second.edit_button.disabled
+    second.edit_button.click()
+    assert second.editor.text.value == "Alpha\nBeta\nGamma\nDelta\n"
+    second.editor.cancel_button.click()
+    second.approve_button.click()
+    assert (workspace / "plan.txt").read_text() == "Alpha\nBeta\nGamma\nDelta\n"
