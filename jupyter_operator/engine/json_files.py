@@ -138,6 +138,9 @@ def read(ws: Workspace, op: ReadFile) -> dict:
 
 def summary(event: dict[str, Any]) -> str:
     """A one-line summary of a success event, for cards and ``Result.summary``."""
+    if event.get("editedByPerson"):
+        plain = {key: value for key, value in event.items() if key != "editedByPerson"}
+        return summary(plain) + ", as the person edited it"
     kind = event.get("type")
     if kind == "createFile":
         return f"created, {event['bytesWritten']} bytes"

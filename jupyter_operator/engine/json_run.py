@@ -34,7 +34,7 @@ from ..dialects.json_ops import (
     parse,
 )
 from ..protocol import OperatorError, Result, codes
-from . import json_files, shell_ops
+from . import edits, json_files, shell_ops
 from .decisions import Decision
 from .errors import DecideFirst, UnknownItem
 from .items import Item
@@ -59,13 +59,10 @@ class JsonItem(Item):
     """An ``Item`` for one JSON operation: its response ``event`` and, for shell, ``shell``."""
 
     operation: Operation | None = field(default=None, repr=False)
+    #: The model's proposal, kept when the person approved an edit of it.
+    proposed: Any = field(default=None, repr=False)
     event: dict[str, Any] | None = None
     shell: shell_ops.ShellState | None = None
-
-    @property
-    def editable(self) -> bool:
-        """Always False: ``JsonRun.approve`` takes no edited content."""
-        return False
 
     def to_dict(self) -> dict[str, Any]:
         data = super().to_dict()
@@ -139,17 +136,22 @@ class JsonRun:
         raise UnknownItem(id)
 
     # -- decisions ----------------------------------------------------------------------------
-    def approve(self, id: str) -> Decision:
+    def approve(self, id: str, *, content: bytes | None = None) -> Decision:
         """Run the pending operation, then continue the batch up to the next approval.
 
         An item decided before is left alone (``outcome="already_decided"``); one the batch has
         not reached yet raises ``DecideFirst`` naming the pending one; an unknown id raises
-        ``UnknownItem``.
+        ``UnknownItem``. ``content`` writes the person's edit of a file change instead (as
+        ``Run.approve``; its event adds ``editedByPerson`` and ``editDiff``).
         """
         with self._lock:
             item = self._take(id)
             if not item.needs_approval:
                 return Decision.already(item)
+            if content is not None:
+                written = edits.plan_edited(item, content)
+                if written is not item.proposal:
+                    item.proposed, item.proposal, item.edited = item.proposal, written, True
             item.decided_by, item.rule = "person", None
             self._carry_out(item)
             decision = Decision.made(item)
@@ -322,6 +324,10 @@ class JsonRun:
                     session=self._operator.session, decided_by=item.decided_by, rule=item.rule,
                 )  # fmt: skip
                 status = "applied"
+                if item.edited and item.proposed is not None:
+                    written = item.proposal.new_bytes
+                    diff = edits.edit_diff(item.proposed.new_bytes, written, op.path)
+                    event = events.person_edited(event, diff, len(written or b""))
         except OperatorError as exc:
             stale = exc.code == codes.ERR_STALE_PREVIEW
             self._answer(

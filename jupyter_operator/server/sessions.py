@@ -187,8 +187,6 @@ class SessionService:
         if content is not None and decision != "approve":
             raise ApiError(400, "bad_request", "content is only taken with decision 'approve'")
         session = await self._lookup(session_id)
-        if content is not None and getattr(session.run, "dialect", "operator") != "operator":
-            raise ApiError(400, "bad_edit", "changes of JSON operations cannot be edited")
 
         def work() -> dict[str, Any]:
             run = session.run

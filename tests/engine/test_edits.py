@@ -193,3 +193,35 @@ def test_edit_diff_headers_name_both_sides() -> None:
     ]
     assert edit_diff(b"same", b"same", "x") == ""
     assert b64("x")  # the helper module imports cleanly
+
+
+def test_json_operations_take_an_edit_and_the_event_says_so(root: Path, make_operator) -> None:
+    from jupyter_operator.dialects.json_ops import parse_events
+    from jupyter_operator.engine import run_json
+
+    (root / "b.txt").write_text("one\n")
+    ops = [
+        {"type": "createFile", "path": "a.txt", "content": "A\n"},
+        {"type": "editFile", "path": "b.txt", "edits": [{"oldContent": "one", "newContent": "1"}]},
+        {"type": "deleteFile", "path": "b.txt"},
+    ]
+    run = run_json(make_operator(), json.dumps(ops))
+    create = run.pending[0]
+    assert create.editable and create.proposed_text() == "A\n"
+    run.approve(create.id, content=b"A\nB\n")
+    assert (root / "a.txt").read_bytes() == b"A\nB\n" and create.edited
+    assert create.event == {
+        "type": "createFile", "path": "a.txt", "success": True, "bytesWritten": 4,
+        "editedByPerson": True,
+        "editDiff": "--- proposed/a.txt\n+++ written/a.txt\n@@ -1 +1,2 @@\n A\n+B\n",
+    }  # fmt: skip
+    assert "as the person edited it" in create.summary
+    edit = run.pending[0]
+    run.approve(edit.id)  # not edited: the seed's event, unchanged
+    assert "editedByPerson" not in edit.event and (root / "b.txt").read_text() == "1\n"
+    delete = run.pending[0]
+    assert not delete.editable
+    with pytest.raises(BadEdit):
+        run.approve(delete.id, content=b"x")
+    told = [e for e in parse_events(run.results_text) if e["type"] == "createFile"]
+    assert told == [create.event]

@@ -69,12 +69,15 @@ async def test_content_only_goes_with_approve_and_with_new_content(api: Api, roo
     assert (root / "old.txt").exists() and not (root / "a.txt").exists()
 
 
-async def test_json_operations_are_not_editable(api: Api, root: Path) -> None:
+async def test_json_operations_take_an_edit_too(api: Api, root: Path) -> None:
     ops = json.dumps([{"type": "createFile", "path": "a.txt", "content": "A\n"}])
     _, scanned = await api("scan", body={"text": ops, "dialect": "json"})
     [item] = scanned["items"]
-    assert item["editable"] is False
+    assert item["editable"] is True
     body = {"id": item["id"], "decision": "approve", "content": "B\n"}
     status, answer = await api("sessions", scanned["session"], "decide", body=body)
-    assert status == 400 and answer["error"]["code"] == "bad_edit"
-    assert not (root / "a.txt").exists()
+    assert status == 200 and answer["item"]["edited"] is True
+    assert (root / "a.txt").read_bytes() == b"B\n"
+    event = answer["item"]["event"]
+    assert event["editedByPerson"] is True and "+B" in event["editDiff"]
+    assert '"editedByPerson": true' in answer["results_text"]

@@ -56,6 +56,18 @@ def edited(op: Operation, path: str, edits_applied: int) -> Event:
     return {**_head(op), "path": path, "success": True, "editsApplied": edits_applied}
 
 
+def person_edited(event: Event, diff: str, bytes_written: int | None = None) -> Event:
+    """A success event for a change the person edited before approving it.
+
+    ``editedByPerson`` says so and ``editDiff`` is the unified diff from the model's proposal to
+    what was written; ``bytesWritten`` (createFile) counts what was written.
+    """
+    edited = dict(event)
+    if bytes_written is not None and "bytesWritten" in edited:
+        edited["bytesWritten"] = bytes_written
+    return {**edited, "editedByPerson": True, "editDiff": diff}
+
+
 def deleted(op: Operation, path: str) -> Event:
     return {**_head(op), "path": path, "success": True}
 
