@@ -110,3 +110,18 @@ def test_a_change_built_on_an_undecided_one_is_edited_after_it(workspace: Path) 
     second.editor.cancel_button.click()
     second.approve_button.click()
     assert (workspace / "plan.txt").read_text() == "Alpha\nBeta\nGamma\nDelta\n"
+
+
+def test_a_json_file_change_has_edit_too(workspace: Path) -> None:
+    from jupyter_operator.engine import run_json
+    from jupyter_operator.widgets.json_cards import JsonRunView
+
+    ops = json.dumps([{"type": "createFile", "path": "a.txt", "content": "A\n"}])
+    view = JsonRunView(run_json(Operator(workspace), ops))
+    card = view.card_for("createFile-1")
+    card.edit_button.click()
+    card.editor.text.value = "A\nB\n"
+    card.editor.approve_button.click()
+    assert (workspace / "a.txt").read_bytes() == b"A\nB\n"
+    assert card.item.event["editedByPerson"] is True
+    assert '"editedByPerson": true' in view.results.text.value
