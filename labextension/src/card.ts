@@ -182,8 +182,17 @@ export class ItemCard {
     if (!this.loadContent || !this._actions) {
       return;
     }
-    const content = await this.loadContent(this._item);
-    if (this._edit || !isPending(this._item) || content.proposed === null) {
+    let content;
+    try {
+      content = await this.loadContent(this._item);
+    } catch (reason) {
+      const message = reason instanceof Error ? reason.message : String(reason);
+      this._details.replaceChildren(
+        el('p', 'jp-Operator-warning', `Could not load the content to edit: ${message}`)
+      );
+      return;
+    }
+    if (this._edit || !isPending(this._item) || !content.editable || content.proposed === null) {
       return;
     }
     this._edit = new EditPane({
