@@ -44,6 +44,7 @@ export class EditPane {
   private _status: HTMLElement;
   private _approve: HTMLButtonElement;
   private _timer: number | null = null;
+  private _delay = DIFF_DELAY_MS;
   private _language = new Compartment();
   private _disposed = false;
 
@@ -124,13 +125,14 @@ export class EditPane {
     this._timer = window.setTimeout(() => {
       this._timer = null;
       this._redraw();
-    }, DIFF_DELAY_MS);
+    }, this._delay);
   }
 
   private _redraw(): void {
     if (this._disposed) {
       return;
     }
+    const started = performance.now();
     const { content, languages } = this._options;
     const text = this.text();
     const path = content.path ?? '';
@@ -149,6 +151,8 @@ export class EditPane {
         ? `Your edit: +${mine.added} −${mine.removed} lines compared with the proposal.`
         : 'Same as the proposal.';
     this.node.dataset.edited = String(mine.added + mine.removed > 0);
+    // A large file: wait longer after a keystroke, so typing never waits for the diff.
+    this._delay = Math.min(2000, Math.max(DIFF_DELAY_MS, 2 * (performance.now() - started)));
   }
 
   private async _loadLanguage(): Promise<void> {

@@ -27,8 +27,11 @@ export function splitLines(text: string): ILine[] {
 
 type Op = 'equal' | 'delete' | 'insert';
 
-/** Past this many differences the middle is shown as removed then added (still correct). */
-const MAX_EDIT_DISTANCE = 4000;
+/**
+ * Past this many differing lines the middle is shown as removed then added (still a correct
+ * diff, only not the shortest): the search costs O((N+M)·D) time and O(D²) memory.
+ */
+const MAX_EDIT_DISTANCE = 1000;
 
 function same(a: ILine, b: ILine): boolean {
   return a.text === b.text && a.eol === b.eol;
@@ -72,7 +75,8 @@ function myers(a: ILine[], b: ILine[]): Op[] | null {
   let v = new Int32Array(2 * max + 3);
   const trace: Int32Array[] = [];
   for (let d = 0; d <= max; d++) {
-    trace.push(v.slice());
+    // Only diagonals -d..d can be reached in d steps: keep that band for the way back.
+    trace.push(v.slice(offset - d, offset + d + 1));
     const next = v;
     for (let k = -d; k <= d; k += 2) {
       let xPos =
@@ -86,7 +90,7 @@ function myers(a: ILine[], b: ILine[]): Op[] | null {
       }
       next[offset + k] = xPos;
       if (xPos >= n && yPos >= m) {
-        return backtrack(trace, offset, n, m, d);
+        return backtrack(trace, n, m, d);
       }
     }
     v = next;
@@ -94,16 +98,18 @@ function myers(a: ILine[], b: ILine[]): Op[] | null {
   return null;
 }
 
-function backtrack(trace: Int32Array[], offset: number, n: number, m: number, dEnd: number): Op[] {
+function backtrack(trace: Int32Array[], n: number, m: number, dEnd: number): Op[] {
   const ops: Op[] = [];
   let x = n;
   let y = m;
   for (let d = dEnd; d > 0; d--) {
+    // trace[d] holds diagonals -d..d of the state before round d (index k + d).
     const v = trace[d];
+    const at = (diagonal: number): number => v[diagonal + d];
     const k = x - y;
-    const down = k === -d || (k !== d && v[offset + k - 1] < v[offset + k + 1]);
+    const down = k === -d || (k !== d && at(k - 1) < at(k + 1));
     const prevK = down ? k + 1 : k - 1;
-    const prevX = v[offset + prevK];
+    const prevX = at(prevK);
     const prevY = prevX - prevK;
     while (x > prevX && y > prevY) {
       ops.push('equal');

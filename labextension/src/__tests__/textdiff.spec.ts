@@ -80,6 +80,13 @@ describe('unifiedDiff', () => {
     }
   });
 
+  it('stays correct past the search limit (many changed lines)', () => {
+    const old = Array.from({ length: 1500 }, (_, i) => `l${i}`).join('\n') + '\n';
+    const next = Array.from({ length: 1500 }, (_, i) => (i % 2 ? `l${i}` : `L${i}`)).join('\n');
+    const diff = unifiedDiff(old, next, 'big.txt');
+    expect(applyDiff(old, diff)).toBe(next);
+  });
+
   it('finds a minimal script', () => {
     const ops = diffLines(splitLines('a\nb\nc\nd\n'), splitLines('a\nc\nd\ne\n'));
     expect(ops).toEqual(['equal', 'delete', 'equal', 'equal', 'insert']);
