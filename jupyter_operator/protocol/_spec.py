@@ -112,6 +112,9 @@ Host behaviour a model must know:
 - Base64 payloads must be canonical standard base64 of UTF-8 text.
 - Writes are shown to the person as a diff and applied only after approval; fs.delete moves
   the path to an undoable trash and fails with ERR_NOT_FOUND when the path does not exist.
+- The person may edit a change before approving it. Its result is then ok: true, the summary
+  says the person edited it, and the details are a unified diff from your proposal
+  (--- proposed/) to what was written (+++ written/): build on what was written.
 - Limits: a change may make a file of at most 16 MiB; fs.readSlice and fs.search cut lines
   after 2000 characters (" [line cut: N more characters]"); the reads of one reply return at
   most 8 MiB in all; a folder delete moves at most 10000 entries and none protected.

@@ -225,3 +225,11 @@ def test_json_operations_take_an_edit_and_the_event_says_so(root: Path, make_ope
         run.approve(delete.id, content=b"x")
     told = [e for e in parse_events(run.results_text) if e["type"] == "createFile"]
     assert told == [create.event]
+
+
+def test_the_spec_appendix_tells_a_model_about_edited_results() -> None:
+    from jupyter_operator.protocol import interface_spec
+
+    appendix = interface_spec().split("APPENDIX: HOST EXTENSIONS", 1)[1]
+    assert "The person may edit a change before approving it" in appendix
+    assert "--- proposed/" in appendix and "+++ written/" in appendix
