@@ -25,7 +25,8 @@ from jupyter_operator.server.app import OperatorExtension
 
 REPO = Path(__file__).resolve().parents[2]
 
-GET_ROUTES = [("workspaces",), ("spec",), ("history",), ("sessions",), ("sessions", "abc")]
+GET_ROUTES = [("workspaces",), ("spec",), ("history",), ("sessions",), ("sessions", "abc"),
+              ("sessions", "abc", "items", "w1", "content")]  # fmt: skip
 POST_ROUTES = [
     ("scan",),
     ("undo",),
@@ -208,7 +209,7 @@ def test_every_registered_handler_has_its_decorators(jp_serverapp: Any) -> None:
     declared = OperatorExtension()
     declared.initialize_handlers()
     assert {h for _, h, *_ in declared.handlers} == set(handlers)
-    assert len(handlers) == 15  # 10 REST routes, the file API socket, 4 of Ask mode
+    assert len(handlers) == 16  # 11 REST routes, the file API socket, 4 of Ask mode
     assert [p for h in handlers for p in missing_auth(h)] == []
 
 
