@@ -136,8 +136,14 @@ class CommandSession(SessionCommands):
         self._advance(batch)
 
     def _maybe_auto(self, reply: Reply) -> None:
-        if self.operator.policy.runs_without_asking(changes.ACTION) and reply.run is not None:
-            reply.run.approve(reply.run.items[0].id)
+        if reply.run is None:
+            return
+        item = reply.run.items[0]
+        verdict = self.operator.policy.verdict(changes.ACTION, item.path)
+        if verdict.verdict == "auto":
+            reply.run.approve_by_rule(item.id, verdict.text)
+        else:
+            item.rule = verdict.text  # why it asks
 
     def _answer(self, request: Request) -> Reply:
         self.count += 1
@@ -183,7 +189,9 @@ class CommandSession(SessionCommands):
         return handler(rid, request, arg)
 
     def _check_policy(self, action: str) -> None:
-        if self.operator.policy.is_denied(action):
+        # Before the path is known: a rule that refuses the action on every path (``**``).
+        # Path-specific rules apply where the change is proposed (``_propose``).
+        if self.operator.policy.verdict(action).verdict == "deny":
             raise CommandError(codes.DENIED, f"{action} is not allowed in this workspace.")
 
     # -- documents -------------------------------------------------------------------------------
@@ -327,8 +335,11 @@ class CommandSession(SessionCommands):
 
     def _propose(self, rid: str, request: Request, path: str, snap: Any, text: str, bom: bool,
                  done: str) -> Reply:  # fmt: skip
-        if self.operator.policy.is_denied(changes.ACTION):
-            raise CommandError(codes.DENIED, f"{changes.ACTION} is not allowed in this workspace.")
+        verdict = self.operator.policy.verdict(changes.ACTION, path)
+        if verdict.verdict == "deny":
+            raise CommandError(
+                codes.DENIED, f"{changes.ACTION} is not allowed in this workspace ({verdict.text})."
+            )
         run = changes.propose(self.operator, rid, path, snap, text, bom, request.line)
         item = run.items[0]
         waiting = f"Proposed: {request.name} {path} ({item.summary}); waiting for approval"
