@@ -131,7 +131,7 @@ def test_policy_parse_errors_name_the_problem() -> None:
         Policy.parse("auto=fs.wrte")
     with pytest.raises(ValueError, match="expected auto, ask or deny"):
         Policy.parse("always")
-    with pytest.raises(ValueError, match="expected auto=... or deny="):
+    with pytest.raises(ValueError, match=r"expected auto=\.\.\. or deny="):
         Policy.parse("auto=reads always")
     # The older form is read as rules: deny first, then auto, and reads ask when not listed.
     assert Policy.parse("auto=none deny=deletes").describe() == "deny deletes **\nask reads **"
