@@ -175,7 +175,7 @@ def test_spec_shows_the_interface_spec_in_a_copy_box(ip: Any, monkeypatch: Any) 
         ("frobnicate", "unknown subcommand 'frobnicate'"),
         ("root /no/such/folder/here", "not an existing folder"),
         ("policy auto=everything", "unknown action or group 'everything'"),
-        ("policy allow=reads", "expected auto=... or deny=..."),
+        ("policy allow=reads", "line 1: expected auto, ask or deny, got 'allow=reads'"),
         ("run", "usage: %operator run VARIABLE"),
         ("run missing_variable", "no variable named 'missing_variable'"),
         ("results", "no %%operator run yet"),
