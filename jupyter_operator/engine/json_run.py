@@ -299,6 +299,7 @@ class JsonRun:
         if op.env:
             details["env"] = dict(op.env)
         details["policy"] = "shell.approvalRequired"
+        item.rule = "shell default: ask"  # why it asks, as file actions say it
         self._ask(item, decision.reason, details)
 
     def _ask(self, item: JsonItem, reason: str, details: dict[str, Any]) -> None:
