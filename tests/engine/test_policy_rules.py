@@ -104,6 +104,21 @@ def test_string_commands_follow_the_same_rules(
     assert (entry.decided_by, entry.rule) == ("rule", "rule 2: auto fs.write notes/**")
 
 
+def test_string_command_reads_are_refused_by_path(
+    root: Path, make_operator: Callable[..., Operator]
+) -> None:
+    (root / "secrets").mkdir()
+    (root / "secrets" / "key.md").write_text("k\n")
+    (root / "open.md").write_text("o\n")
+    session = CommandSession(make_operator(policy=Policy(["deny reads secrets/**"])))
+    script = "/open open.md\n/open secrets/key.md\n/ls secrets"
+    opened, refused, listed = session.execute(script).replies
+    assert opened.status == "done"
+    assert refused.body == ("ERROR(DENIED): fs.read secrets/key.md is not allowed in this "
+                            "workspace (rule 1: deny reads secrets/**).")  # fmt: skip
+    assert listed.body.startswith("ERROR(DENIED): fs.list secrets is not allowed")
+
+
 def test_a_rules_file_inside_the_workspace_is_refused(
     root: Path, tmp_path: Path, make_operator: Callable[..., Operator]
 ) -> None:

@@ -194,8 +194,18 @@ class CommandSession(SessionCommands):
         if self.operator.policy.verdict(action).verdict == "deny":
             raise CommandError(codes.DENIED, f"{action} is not allowed in this workspace.")
 
+    def _check_rules(self, action: str, path: str) -> None:
+        # Reads of string commands run at once: a rule can refuse one on its path (``ask`` has
+        # no card to wait on here, so it lets the read run, as the default does).
+        verdict = self.operator.policy.verdict(action, path)
+        if verdict.verdict == "deny":
+            raise CommandError(
+                codes.DENIED, f"{action} {path} is not allowed in this workspace ({verdict.text})."
+            )
+
     # -- documents -------------------------------------------------------------------------------
     def _read(self, path: str) -> str:
+        self._check_rules(POLICY_ACTIONS["open"], path)
         try:
             data = self.operator.workspace.read_bytes(path, limit=READ_LIMIT)
         except FileTooLarge as exc:
@@ -275,6 +285,7 @@ class CommandSession(SessionCommands):
 
     def _cmd_ls(self, rid: str, request: Request, arg: str) -> Reply:
         path = arg.strip().rstrip("/") or "."
+        self._check_rules(POLICY_ACTIONS["ls"], path)
         entries = self.operator.workspace.list_dir(path)
         lines = [f"{e.name}/" if e.is_dir else f"{e.name}  ({e.size} bytes)" for e in entries]
         if len(lines) > LIST_LIMIT:
