@@ -41,8 +41,9 @@ class Policy:
     """An ordered list of rules; ``verdict(action, path)`` says what happens to one action.
 
     ``Policy()`` has no rules (the defaults decide). ``Policy(rules)`` takes ``Rule`` objects or
-    rule lines. The older form ``Policy(auto={"reads", "fs.write"}, deny={"fs.delete"})`` keeps
-    working: it stands for ``deny`` rules, then ``auto`` rules, over every path.
+    rule lines (or one text of rule lines). The older form
+    ``Policy(auto={"reads", "fs.write"}, deny={"fs.delete"})`` keeps working: it stands for
+    ``deny`` rules, then ``auto`` rules, over every path.
     """
 
     __slots__ = ("rules", "sources")
@@ -50,6 +51,8 @@ class Policy:
     def __init__(self, rules: Iterable[Rule | str] = (), *, auto: Iterable[str] | None = None,
                  deny: Iterable[str] | None = None,
                  sources: Iterable[str] = ()) -> None:  # fmt: skip
+        if isinstance(rules, str):  # rule lines as one text, not a list of characters
+            rules = parse_rules(rules)
         parsed: list[Rule] = []
         for rule in rules:
             if isinstance(rule, str):

@@ -99,6 +99,11 @@ def test_grammar(line: str, action: str, glob: str) -> None:
     assert rule is not None and (rule.action, rule.glob.text) == (action, glob)
 
 
+def test_one_text_of_rules_is_not_a_list_of_characters() -> None:
+    policy = Policy("deny fs.delete **\nask **/*.ipynb")
+    assert policy.texts == ("deny fs.delete **", "ask **/*.ipynb")
+
+
 def test_rule_text_is_what_the_person_wrote() -> None:
     assert Policy(["ask   **/*.ipynb   # notebooks"]).texts == ("ask **/*.ipynb",)
     assert Policy(['auto fs.write "my notes/**"']).texts == ("auto fs.write 'my notes/**'",)
