@@ -44,6 +44,11 @@ export interface IOperatorItem {
   editable?: boolean;
   /** Approved with the person's edit: the diff is what was written. */
   edited?: boolean;
+  /** Who decided it (a person or a rule), the rule's text, and what the card says about it:
+   * "auto-approved by rule 2: auto fs.write notes/**", "asked by default: ask". */
+  decided_by?: 'person' | 'rule' | null;
+  rule?: string | null;
+  rule_note?: string | null;
   /** JSON operations only: the dialect, the response event, and for shell items the command. */
   dialect?: 'json';
   event?: Record<string, unknown> | null;
