@@ -10,8 +10,9 @@
                                             a new session: ``{"session", "workspace", "folder",
                                             "created", "items", "results_text", "truncated_chars",
                                             "skipped_duplicates", "done", "dialect"}``; reads
-                                            have run. ``"dialect"?``: auto (default), operator
-                                            or json (JSON operations)
+                                            have run. ``"dialect"?``: auto (default), operator,
+                                            json (JSON operations) or commands (string commands:
+                                            one item per request, ``results_text`` the responses)
 ``GET sessions?workspace=``                 ``{"sessions": [{"session", "workspace", "created",
                                             "pending"}]}``: sessions still waiting for decisions
 ``GET sessions/{id}``                       the same view of a session, as it is now (also after
@@ -86,7 +87,7 @@ class ScanBody(_Body):
     text: str
     workspace: str = "default"
     folder: str | None = None
-    dialect: Literal["auto", "operator", "json"] = "auto"
+    dialect: Literal["auto", "operator", "json", "commands"] = "auto"
 
 
 class DecideBody(_Body):

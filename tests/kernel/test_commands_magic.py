@@ -11,6 +11,7 @@ from ipython_fixtures import diff_text
 
 from jupyter_operator.kernel.commands import command_session
 from jupyter_operator.kernel.magics import last_view
+from jupyter_operator.shell import sandbox_available
 from jupyter_operator.widgets.command_view import CommandView
 
 
@@ -106,3 +107,23 @@ def test_dialect_operator_is_the_default(ip: Any, workspace: Path) -> None:
 
     ip.run_cell_magic("operator", f"--dialect operator --root {workspace}", "no blocks here")
     assert jupyter_operator.last_run() is not None and jupyter_operator.last_run().items == []
+
+
+@pytest.mark.skipif(
+    not sandbox_available(),
+    reason="bubblewrap is missing or cannot create namespaces here",
+)
+def test_a_bash_line_shows_the_command_card(ip: Any, workspace: Path) -> None:
+    from jupyter_operator.widgets.json_cards import ShellCard
+
+    (workspace / "docs").mkdir()
+    view = cell(ip, f"--dialect commands --root {workspace}", "cd docs\ntouch made.txt\n/ls docs")
+    assert [r.status for r in view.batch.replies] == ["done", "pending"]
+    card = next(c for c in view.children if isinstance(c, ShellCard))
+    shown = card.header.value
+    assert "touch made.txt" in shown and "Working folder" in shown and ">docs<" in shown
+    assert not (workspace / "docs" / "made.txt").exists()
+    card.approve_button.click()
+    assert (workspace / "docs" / "made.txt").exists()
+    assert view.batch.replies[1].body == "exit: 0 | cwd: docs"
+    assert view.batch.replies[2].body.startswith("Listing docs/\n---\nmade.txt")
