@@ -40,8 +40,9 @@ export interface IOperatorItem {
   /** The earlier undecided change this one depends on (a change previewed on
    * top of it, or the change a waiting read runs after). */
   builds_on: string | null;
-  /** JSON operations only: the dialect, the response event, and for shell items the command. */
-  dialect?: 'json';
+  /** JSON operations and string commands: the dialect, the response event (JSON), and for
+   * shell items (a JSON shell operation, a bash line) the command. */
+  dialect?: 'json' | 'commands';
   event?: Record<string, unknown> | null;
   shell?: IShellState | null;
 }

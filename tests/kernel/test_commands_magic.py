@@ -127,3 +127,19 @@ def test_a_bash_line_shows_the_command_card(ip: Any, workspace: Path) -> None:
     assert (workspace / "docs" / "made.txt").exists()
     assert view.batch.replies[1].body == "exit: 0 | cwd: docs"
     assert view.batch.replies[2].body.startswith("Listing docs/\n---\nmade.txt")
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="bubblewrap is missing here")
+def test_op_line_magic_shows_the_card_for_a_bash_line(
+    ip: Any, workspace: Path, monkeypatch: Any
+) -> None:
+    from jupyter_operator.widgets.json_cards import ShellCard
+
+    monkeypatch.chdir(workspace)
+    ip.run_line_magic("op", "echo made > op.txt")
+    view = last_view()
+    card = next(c for c in view.children if isinstance(c, ShellCard))
+    assert "echo made &gt; op.txt" in card.header.value and not (workspace / "op.txt").exists()
+    view._reject("ignored", None)
+    assert view.batch.replies[0].body == "ERROR(REJECTED): the command was not run."
+    assert not (workspace / "op.txt").exists()

@@ -109,3 +109,16 @@ async def test_a_command_session_says_it_ended_after_a_restart(tmp_path: Path) -
         second.close()
         await second.drain()
         second.registry.close()
+
+
+async def test_waiting_requests_carry_the_id_they_are_answered_under(api: Api) -> None:
+    _, body = await api("scan", body={"text": "/write a.md\nA\n/end\n/ls\n[mine] /ls"})
+    waiting = [(i["id"], i["status"]) for i in body["items"][1:]]
+    assert [s for _, s in waiting] == ["waiting", "waiting"] and waiting[1][0] == "mine"
+    first = body["items"][0]["id"]
+    _, body = await api(
+        "sessions", body["session"], "decide", body={"id": first, "decision": "reject"}
+    )
+    assert [(i["id"], i["status"]) for i in body["items"][1:]] == [
+        (waiting[0][0], "done"), ("mine", "done"),
+    ]  # fmt: skip

@@ -28,9 +28,6 @@ from .session import CommandSession
 if TYPE_CHECKING:
     from ..session import Operator
 
-WAITING_ID = "queued-{n}"  # a request not answered yet has no request id
-
-
 def _echo(reply_or_request: object) -> str:
     request = getattr(reply_or_request, "request", reply_or_request)
     return "bash" if request.name == "bash" else f"/{request.name}"  # type: ignore[attr-defined]
@@ -75,12 +72,13 @@ class CommandRun:
         """Every request of the script, answered or not, in order."""
         items = [_view(index, reply) for index, reply in enumerate(self.batch.replies)]
         pending = self.batch.pending
-        for request in self.batch.queued:
-            index = len(items)
-            waits = f"runs after {pending.request_id} is decided" if pending else "waiting"
-            items.append(Item(index, request.request_id or WAITING_ID.format(n=index + 1),
-                              _echo(request), None, request.line, "read", "waiting",
-                              waits))  # fmt: skip
+        waits = f"runs after {pending.request_id} is decided" if pending else "waiting"
+        for offset, request in enumerate(self.batch.queued, 1):
+            # The id it will be answered under: only this run uses its session, and every
+            # answer takes the next number of the session's counter.
+            rid = request.request_id or f"{self.session.count + offset:03d}{self.session.tag}"
+            items.append(Item(len(items), rid, _echo(request), None, request.line, "read",
+                              "waiting", waits))  # fmt: skip
         return items
 
     @property
