@@ -213,3 +213,25 @@ def test_bash_is_unavailable_when_the_policy_switches_the_sandbox_off(make: Call
     reply = make("sandbox=off").command("ls")
     assert reply.body == f"ERROR(BASH_UNAVAILABLE): {bash_module.SANDBOX_OFF}"
     assert make(shell=None).command("ls").code == "BASH_UNAVAILABLE"
+
+
+@needs_sandbox
+def test_a_swapped_folder_is_refused_by_the_sandbox_runner_too(make: Callable, root: Path) -> None:
+    session = make()
+    session.command("cd docs")
+    batch = session.execute("touch x")
+    os.rename(root / "docs", root / "docs-old")
+    (root / "docs").symlink_to(root.parent / "outside", target_is_directory=True)
+    batch.approve()
+    assert batch.replies[0].code == "PATH_ESCAPE"
+    assert not (root.parent / "outside" / "x").exists()
+    assert session.operator.shell_history.records == []
+
+
+@needs_sandbox
+def test_a_command_over_its_time_limit_is_stopped(make: Callable) -> None:
+    batch = make("timeout=300").execute("echo started; sleep 30")
+    batch.approve()
+    body = batch.replies[0].body
+    assert body.startswith("exit: 124 | cwd: .\n---\nstarted\n[stopped after ")
+    assert body.endswith(" ms: the time limit]")

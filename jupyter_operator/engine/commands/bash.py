@@ -98,7 +98,8 @@ def answer(status: int, cwd: str, stdout: str, stderr: str, timed_out: bool = Fa
             stderr, limit
         )
     if timed_out:
-        output += f"\n[stopped after {duration_ms:,} ms: the time limit]"
+        joint = "" if not output or output.endswith("\n") else "\n"
+        output += f"{joint}[stopped after {duration_ms:,} ms: the time limit]"
     shown = responses.visible(output).strip("\n")
     return responses.body(f"exit: {status} | cwd: {responses.one_line(cwd)}", shown or None)
 
