@@ -34,13 +34,16 @@ def test_one_item_per_request_in_order(operator: Operator) -> None:
     assert [i.id for i in run.pending] == [items[0].id]
     tag = run.session.tag
     assert [i.id for i in items] == [f"00{n}{tag}" for n in range(1, 5)]
-    assert items[1].summary == f"runs after {items[0].id} is decided"
+    assert items[1].summary == f"runs after {items[0].id} is decided: /append a.md"
 
 
-def test_approve_all_goes_through_the_script(operator: Operator) -> None:
+def test_approve_all_approves_only_what_was_shown(operator: Operator) -> None:
     run = run_commands(operator, SCRIPT)
     decided = run.approve_all()
-    assert [d.outcome for d in decided] == ["applied", "applied"] and run.done
+    # The /append came up after the call: its diff was never shown, so it waits.
+    assert [d.outcome for d in decided] == ["applied"] and not run.done
+    assert [i.id for i in run.pending] == [run.items[1].id]
+    assert [d.outcome for d in run.approve_all()] == ["applied"] and run.done
     assert (operator.root / "a.md").read_text() == "A\nB\n"
     items = run.items
     assert items[1].details.endswith("Appended to: a.md (now 4 bytes)")

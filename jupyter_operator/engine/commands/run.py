@@ -10,7 +10,7 @@ REST API and the panel need no other branch:
   command and its folder) under the request id;
 - an answered request is a ``read`` item whose ``details`` hold its whole response
   (``re: [id] /cmd`` first), ``failed`` with the response code for an error;
-- a request queued behind a pending decision is ``waiting``;
+- a request queued behind a pending decision is ``waiting`` (its summary shows its line);
 - ``results_text`` is every response so far, as the model reads them.
 """
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...dialects.commands import responses
 from ...protocol import Result
 from ..decisions import Decision
 from ..errors import UnknownItem
@@ -72,8 +73,9 @@ class CommandRun:
         """Every request of the script, answered or not, in order."""
         items = [_view(index, reply) for index, reply in enumerate(self.batch.replies)]
         pending = self.batch.pending
-        waits = f"runs after {pending.request_id} is decided" if pending else "waiting"
+        after = f"runs after {pending.request_id} is decided" if pending else "waiting"
         for offset, request in enumerate(self.batch.queued, 1):
+            waits = f"{after}: {responses.one_line(request.echo)}"
             # The id it will be answered under: only this run uses its session, and every
             # answer takes the next number of the session's counter.
             rid = request.request_id or f"{self.session.count + offset:03d}{self.session.tag}"
@@ -111,15 +113,15 @@ class CommandRun:
         return self._decide(id, False, reason)
 
     def approve_all(self) -> list[Decision]:
-        return self._all(True, None)
+        """Approve what waits now, and only that: a change or bash line that comes up later in
+        the script was never shown to the person, so it waits for its own decision."""
+        return [self._decide(item.id, True, None) for item in self.pending]
 
     def reject_all(self, reason: str | None = None) -> list[Decision]:
-        return self._all(False, reason)
-
-    def _all(self, approve: bool, reason: str | None) -> list[Decision]:
+        """Reject what waits now and every change or bash line the script comes to after it."""
         decided = []
         while self.pending:
-            decided.append(self._decide(self.pending[0].id, approve, reason))
+            decided.append(self._decide(self.pending[0].id, False, reason))
         return decided
 
     def _decide(self, id: str, approve: bool, reason: str | None) -> Decision:
