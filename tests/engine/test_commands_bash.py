@@ -235,3 +235,15 @@ def test_a_command_over_its_time_limit_is_stopped(make: Callable) -> None:
     body = batch.replies[0].body
     assert body.startswith("exit: 124 | cwd: .\n---\nstarted\n[stopped after ")
     assert body.endswith(" ms: the time limit]")
+
+
+def test_cd_takes_quoted_names_and_leaves_compound_lines_to_the_shell(
+    make: Callable, root: Path
+) -> None:
+    (root / "my dir").mkdir()
+    session = make(shell=lambda command, cwd: (0, ""))
+    assert session.command('cd "my dir"').body == "exit: 0 | cwd: my dir"
+    usage = "ERROR(USAGE): cd takes one folder: cd path (quote spaces)."
+    assert session.command("cd a b").body == usage
+    reply = session.command("cd .. && ls")  # a shell line: it is shown for approval
+    assert reply.status == "pending" and session.cwd == "my dir"

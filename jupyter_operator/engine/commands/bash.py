@@ -15,6 +15,7 @@ spelled out).
 from __future__ import annotations
 
 import logging
+import shlex
 import threading
 import time
 from collections.abc import Callable
@@ -66,6 +67,20 @@ def unavailable(runner: ShellRunner | str | None, policy: ShellPolicy) -> str | 
     if not shell.sandbox_available():
         return NO_SANDBOX
     return None
+
+
+_SHELL_SYNTAX = set(";&|<>`$(){}*?[]\n")
+
+
+def cd_words(line: str) -> list[str] | None:
+    """The words of a plain ``cd`` line (quotes allowed), which the session answers itself;
+    None for any other line, ``cd docs && ls`` included (that one runs in a shell)."""
+    if line.split()[:1] != ["cd"] or _SHELL_SYNTAX & set(line):
+        return None
+    try:
+        return shlex.split(line)
+    except ValueError:  # an unclosed quote: the shell says so
+        return None
 
 
 def shell_policy_of(operator: Operator) -> ShellPolicy:

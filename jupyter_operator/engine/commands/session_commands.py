@@ -145,8 +145,10 @@ class SessionCommands:
         return bash.unavailable(self.shell, bash.shell_policy_of(self.operator))
 
     def _bash(self, rid: str, request: Request, line: str) -> Reply:
-        words = line.split()
-        if words and words[0] == "cd" and len(words) <= 2:
+        words = bash.cd_words(line)
+        if words is not None:
+            if len(words) > 2:
+                raise CommandError(codes.USAGE, "cd takes one folder: cd path (quote spaces).")
             target = posixpath.normpath(
                 posixpath.join(self.cwd or ".", words[1] if len(words) > 1 else ".")
             )
