@@ -247,3 +247,12 @@ def test_cd_takes_quoted_names_and_leaves_compound_lines_to_the_shell(
     assert session.command("cd a b").body == usage
     reply = session.command("cd .. && ls")  # a shell line: it is shown for approval
     assert reply.status == "pending" and session.cwd == "my dir"
+
+
+def test_the_answer_caps_output_and_spells_out_control_characters() -> None:
+    body = bash_module.answer(0, "docs", "a" * 40_000, "warn\x07\n")
+    system, _, content = body.partition("\n---\n")
+    assert system == "exit: 0 | cwd: docs"
+    assert "characters not shown" in content and len(content) < 17_000
+    assert content.endswith("\nwarn\\u0007")
+    assert bash_module.answer(1, ".", "", "") == "exit: 1 | cwd: ."
