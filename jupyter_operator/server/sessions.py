@@ -398,7 +398,7 @@ class SessionService:
         if self.store is None or session.adopted:
             return
         dialect = getattr(session.run, "dialect", "operator")
-        if dialect == "json":
+        if dialect not in ("operator", "commands"):
             return  # JSON-operation sessions are kept in memory only
         from ..engine.persist import dump_run
         from .command_runs import memory_marker
