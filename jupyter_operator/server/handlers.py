@@ -40,8 +40,9 @@ answer. Every verb carries ``@web.authenticated`` and ``@authorized`` (resource 
 reads need ``read``, anything that can change files needs ``write``). Errors are always
 ``{"error": {"code", "message"}}`` with 400 (bad request), 403, 404 (unknown session,
 workspace, item or history entry), 409 (already decided; undo refused because the file
-changed since), 413 (body over ``OperatorExtension.max_body_size``, also when sent chunked),
-501 (redo with an engine that cannot redo) or 500, never an HTML page or a traceback.
+changed since), 410 (``session_ended``: a string-command session the server no longer has,
+see ``command_runs``), 413 (body over ``OperatorExtension.max_body_size``, also when sent
+chunked), 501 (redo with an engine that cannot redo) or 500, never an HTML page or a traceback.
 """
 
 from __future__ import annotations
