@@ -143,3 +143,19 @@ def test_op_line_magic_shows_the_card_for_a_bash_line(
     view._reject("ignored", None)
     assert view.batch.replies[0].body == "ERROR(REJECTED): the command was not run."
     assert not (workspace / "op.txt").exists()
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="bubblewrap is missing here")
+def test_the_kernels_shell_rules_apply_to_bash_lines(
+    ip: Any, workspace: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.chdir(workspace)
+    ip.run_line_magic("operator", "shell allow=echo")
+    try:
+        ip.run_line_magic("op", "echo ran at once")
+        assert last_view().batch.replies[0].body == "exit: 0 | cwd: .\n---\nran at once"
+        ip.run_line_magic("operator", "shell sandbox=off")
+        ip.run_line_magic("op", "echo never")
+        assert last_view().batch.replies[0].code == "BASH_UNAVAILABLE"
+    finally:
+        ip.run_line_magic("operator", "shell allow=none sandbox=on")
