@@ -62,6 +62,7 @@ def test_a_bash_line_waits_for_approval_then_answers_in_the_seed_form(make: Call
     shown = item.to_dict()
     assert shown["shell"]["command"] == "echo hello" and shown["shell"]["cwd"] == "."
     assert shown["shell"]["sandboxed"] is True and shown["dialect"] == "commands"
+    assert shown["rule_note"] == "asked by shell default: ask"  # why it asks
     batch.approve()
     assert batch.done
     assert batch.replies[0].text == "re: [001qm] echo hello\nexit: 0 | cwd: .\n---\nhello"
@@ -118,8 +119,11 @@ def test_a_host_runner_gets_the_approved_command_and_folder(make: Callable) -> N
 # -- the shell policy ----------------------------------------------------------------------
 @needs_sandbox
 def test_an_allowed_command_runs_without_asking(make: Callable) -> None:
-    batch = make("allow=echo").execute("echo auto\necho 'quoted'")
+    session = make("allow=echo")
+    batch = session.execute("echo auto\necho 'quoted'")
     assert batch.replies[0].body == "exit: 0 | cwd: .\n---\nauto"
+    record = session.operator.shell_history.records[0]
+    assert (record.decided_by, record.rule) == ("rule", "shell allow: echo")
     assert batch.pending is batch.replies[1]  # shell syntax (quotes) always asks
 
 

@@ -279,4 +279,6 @@ def propose(operator: Operator, runner: ShellRunner | str | None, request_id: st
     if verdict.verdict == "run":
         item.decided_by, item.rule = "rule", verdict.rule
         run.carry_out()
+    else:
+        item.rule = "shell default: ask"  # why it asks, as JSON shell items say it
     return run
