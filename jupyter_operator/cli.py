@@ -276,7 +276,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     dialect = resolve_dialect(text, args.dialect)
     if dialect == "commands":
         return _cmd_run_commands(
-            args, text, policy, "none" if mode == "default-none" else mode, tty
+            args, text, policy, "none" if mode == "default-none" else mode, tty, shell_policy
         )
     operator = _operator(args, policy)
     operator.shell_policy = shell_policy  # type: ignore[attr-defined]
@@ -307,17 +307,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_run_commands(args: argparse.Namespace, text: str, policy: object, mode: str,
-                      tty: IO[str] | None) -> int:  # fmt: skip
+                      tty: IO[str] | None, shell_policy: object = None) -> int:  # fmt: skip
     """``run --dialect commands``: run a script of string commands, print every response.
 
-    Each change is decided as ``--approve`` says before the commands after it run.
+    Each change (and each bash line: the command and its folder) is decided as ``--approve``
+    says before the commands after it run; ``--shell`` rules apply to bash lines.
     """
     from .engine.commands import CommandSession
 
     with contextlib.ExitStack() as stack:
         if tty is not None and tty is not sys.stdin:
             stack.callback(tty.close)
-        batch = CommandSession(_operator(args, policy)).execute(text)  # type: ignore[arg-type]
+        operator = _operator(args, policy)
+        if shell_policy is not None:
+            operator.shell_policy = shell_policy  # type: ignore[attr-defined]
+        batch = CommandSession(operator).execute(text)  # type: ignore[arg-type]
         while batch.pending is not None:
             if mode == "all":
                 batch.approve()
