@@ -43,6 +43,20 @@ LIST_LOOKS = 50
 LIST_MAX = 20
 
 DECISIONS = ("approve", "reject")
+#: Runs whose ``approve`` takes the person's edit (``content``); string-command runs do not.
+EDITABLE_DIALECTS = ("operator", "json")
+
+
+def _dialect(run: Any) -> str:
+    return str(getattr(run, "dialect", "operator"))
+
+
+def _item_view(item: Item, run: Any) -> dict[str, Any]:
+    """``Item.to_dict()``, with ``editable`` false where the run takes no edited content."""
+    view = item.to_dict()
+    if _dialect(run) not in EDITABLE_DIALECTS:
+        view["editable"] = False
+    return view
 
 
 @dataclass
@@ -71,7 +85,7 @@ class Session:
             "workspace": self.workspace,
             "folder": self.folder,
             "created": self.created,
-            "items": [item.to_dict() for item in run.items],
+            "items": [_item_view(item, run) for item in run.items],
             "results_text": run.results_text,
             "truncated_chars": run.truncated_chars,
             "skipped_duplicates": list(run.skipped_duplicates),
@@ -187,6 +201,8 @@ class SessionService:
         if content is not None and decision != "approve":
             raise ApiError(400, "bad_request", "content is only taken with decision 'approve'")
         session = await self._lookup(session_id)
+        if content is not None and _dialect(session.run) not in EDITABLE_DIALECTS:
+            raise ApiError(400, "bad_edit", "a string command's change cannot be edited here")
 
         def work() -> dict[str, Any]:
             run = session.run
@@ -203,7 +219,7 @@ class SessionService:
                 raise ApiError(409, "already_decided", made.message)
             self._save(session)
             state = session.to_dict()
-            return {"item": made.item.to_dict(), **_decision_view(state)}
+            return {"item": _item_view(made.item, run), **_decision_view(state)}
 
         return await self._locked(session.workspace, work)
 
@@ -219,7 +235,8 @@ class SessionService:
 
         def work() -> dict[str, Any]:
             item = session.run.item(item_id)
-            return {"id": item.id, "path": item.path, "editable": item.editable,
+            editable = item.editable and _dialect(session.run) in EDITABLE_DIALECTS
+            return {"id": item.id, "path": item.path, "editable": editable,
                     "proposed": item.proposed_text(), "original": original_text(item)}  # fmt: skip
 
         return await self._locked(session.workspace, work, write=False)

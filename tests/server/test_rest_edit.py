@@ -81,3 +81,16 @@ async def test_json_operations_take_an_edit_too(api: Api, root: Path) -> None:
     event = answer["item"]["event"]
     assert event["editedByPerson"] is True and "+B" in event["editDiff"]
     assert '"editedByPerson": true' in answer["results_text"]
+
+
+async def test_string_command_changes_offer_no_edit(api: Api, root: Path) -> None:
+    _, scanned = await api("scan", body={"text": "/write notes.md\n# Notes\n/end"})
+    assert scanned["dialect"] == "commands"
+    [write] = scanned["items"]
+    assert write["status"] == "pending" and write["editable"] is False
+    status, content = await api("sessions", scanned["session"], "items", write["id"], "content")
+    assert status == 200 and content["editable"] is False
+    body = {"id": write["id"], "decision": "approve", "content": "# Mine\n"}
+    status, answer = await api("sessions", scanned["session"], "decide", body=body)
+    assert status == 400 and answer["error"]["code"] == "bad_edit"
+    assert not (root / "notes.md").exists()
