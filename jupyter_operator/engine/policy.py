@@ -9,16 +9,25 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ..protocol import ACTIONS, DELETE_ACTIONS, WRITE_ACTIONS
+from ..protocol import (
+    ACTIONS,
+    CELL_ACTIONS,
+    CELL_READ_ACTIONS,
+    CELL_WRITE_ACTIONS,
+    DELETE_ACTIONS,
+    WRITE_ACTIONS,
+)
 
-#: Names that stand for a group of actions in a policy.
+#: Names that stand for a group of actions in a policy. The notebook cell actions (a host
+#: extension) count as a read (nb.readCells) and as writes: a cell change rewrites one file.
 GROUPS: dict[str, frozenset[str]] = {
     # operator.* actions only answer questions, so they count as reads.
-    "reads": frozenset(ACTIONS) - frozenset(WRITE_ACTIONS) - frozenset(DELETE_ACTIONS),
-    "writes": frozenset(WRITE_ACTIONS),
+    "reads": frozenset(ACTIONS) - frozenset(WRITE_ACTIONS) - frozenset(DELETE_ACTIONS)
+    | CELL_READ_ACTIONS,
+    "writes": frozenset(WRITE_ACTIONS) | CELL_WRITE_ACTIONS,
     "deletes": frozenset(DELETE_ACTIONS),
-    "mutations": frozenset(WRITE_ACTIONS) | frozenset(DELETE_ACTIONS),
-    "all": frozenset(ACTIONS),
+    "mutations": frozenset(WRITE_ACTIONS) | frozenset(DELETE_ACTIONS) | CELL_WRITE_ACTIONS,
+    "all": frozenset(ACTIONS) | CELL_ACTIONS,
 }
 
 
@@ -32,7 +41,7 @@ def expand(names: Iterable[str]) -> frozenset[str]:
     for name in names:
         if name in GROUPS:
             actions |= GROUPS[name]
-        elif name in ACTIONS:
+        elif name in ACTIONS or name in CELL_ACTIONS:
             actions.add(name)
         else:
             known = ", ".join(sorted(GROUPS))
