@@ -151,7 +151,7 @@ def insert_cell(nb: Notebook, index: int, cell_type: str, source: str) -> int:
     count = len(nb.cells)
     if index > count:
         raise OperatorError(
-            codes.ERR_CELL_NOT_FOUND,
+            codes.ERR_INVALID_CELL_PARAMS,
             f"index {index} is past the end; the notebook has {count} cells "
             f"(index {count} appends).",
         )
