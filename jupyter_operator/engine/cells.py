@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..protocol import CELL_ACTIONS, Command, OperatorError, Result, codes
 from ..workspace import (
     MAX_PLANNED_BYTES,
+    FileTooLarge,
     Snapshot,
     Workspace,
     check_size,
@@ -24,8 +25,6 @@ from ..workspace import cells as nbcells
 from .items import Proposal
 
 __all__ = ["CELL_ACTIONS", "plan", "read_cells", "success_summary"]
-
-_MAY_CHANGE_NOTHING = frozenset({"nb.replaceCell", "nb.moveCell"})
 
 
 def _require_notebook(path: str) -> None:
@@ -45,22 +44,22 @@ def _load(ws: Workspace, path: str, base: Snapshot | None) -> tuple[Snapshot, nb
     return snapshot, nbcells.load_notebook(snapshot.data, path)
 
 
-def _change(nb: nbcells.Notebook, cmd: Command) -> str:
-    """Apply the command to the parsed notebook; returns the pending summary's first words."""
+def _change(nb: nbcells.Notebook, cmd: Command) -> tuple[str, bool]:
+    """Apply the command to the parsed notebook: the pending summary's first words, and
+    whether anything changed (the same source again, or a move to where the cell is, does not).
+    """
     p = cmd.params
     if cmd.action == "nb.insertCell":
         where = nbcells.insert_cell(nb, p.index, p.cell_type, p.content)
-        return f"insert {p.cell_type} cell at {where}"
+        return f"insert {p.cell_type} cell at {where}", True
     position = nbcells.locate(nb, p.cell_id, p.index)
     what = nbcells.describe_cell(nb, position)
     if cmd.action == "nb.replaceCell":
-        nbcells.replace_cell(nb, position, p.content, p.cell_type)
-        return f"replace {what}"
+        return f"replace {what}", nbcells.replace_cell(nb, position, p.content, p.cell_type)
     if cmd.action == "nb.deleteCell":
         nbcells.delete_cell(nb, position)
-        return f"delete {what}"
-    nbcells.move_cell(nb, position, p.to_index)
-    return f"move {what} to {p.to_index}"
+        return f"delete {what}", True
+    return f"move {what} to {p.to_index}", nbcells.move_cell(nb, position, p.to_index)
 
 
 def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
@@ -73,11 +72,8 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     """
     path = cmd.params.path
     snapshot, nb = _load(ws, path, base)
-    what = _change(nb, cmd)
-    unchanged = cmd.action in _MAY_CHANGE_NOTHING and (
-        nb.doc == nbcells.load_notebook(snapshot.data, path).doc
-    )
-    if unchanged:
+    what, changed = _change(nb, cmd)
+    if not changed:
         # The same source again, or a move to where the cell is: the engine settles it as
         # "no change" (nothing to approve) instead of offering a reformatted file.
         return Proposal(snapshot.data, snapshot, "modify", "", 0, 0, f"{what}, no change")
@@ -93,7 +89,13 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
 def read_cells(ws: Workspace, cmd: Command) -> Result:
     """``nb.readCells``: the cells of a range, JSON in the details (outputs summarised)."""
     p = cmd.params
-    _, nb = _load(ws, p.path, None)
+    _require_notebook(p.path)
+    try:
+        data = ws.read_bytes(p.path, limit=MAX_PLANNED_BYTES)  # what a change may plan over
+    except FileTooLarge as exc:
+        message = f"the notebook is too large for nb.readCells ({exc.size} bytes)."
+        raise OperatorError(codes.ERR_FILE_TOO_LARGE, message) from None
+    nb = nbcells.load_notebook(data, p.path)
     view = nbcells.cell_view(nb, p.path, p.start_index, p.count)
     shown = view["cells"]
     total = view["cell_count"]

@@ -59,12 +59,20 @@ def load_notebook(data: bytes, path: str) -> Notebook:
 
 
 def dump_notebook(nb: Notebook) -> bytes:
-    """The notebook as nbformat writes it (no validation here: the caller validates)."""
+    """The notebook as nbformat writes it (no validation here: the caller validates).
+
+    nbformat's own steps and JSON settings (``nbformat.v4.nbjson.writes``), minus its deep copy
+    of the whole notebook: ``from_dict`` already builds new containers for them to change (a
+    5 MB notebook plans about a third faster). A test checks the bytes equal nbformat's.
+    """
     from nbformat import from_dict  # heavy (jsonschema): loaded on first use
-    from nbformat.v4 import nbjson
+    from nbformat.v4.nbjson import BytesEncoder
+    from nbformat.v4.rwbase import split_lines, strip_transient
 
     try:
-        text = nbjson.writes(from_dict(nb.doc))
+        doc = strip_transient(split_lines(from_dict(nb.doc)))
+        text = json.dumps(doc, cls=BytesEncoder, indent=1, sort_keys=True,
+                          separators=(",", ": "), ensure_ascii=False)  # fmt: skip
     except Exception:  # the writer trips over what the schema forbids (a cell without metadata)
         raise OperatorError(
             codes.ERR_INVALID_NOTEBOOK, "the notebook would not be valid after the change"
@@ -162,12 +170,19 @@ def insert_cell(nb: Notebook, index: int, cell_type: str, source: str) -> int:
     return index
 
 
-def replace_cell(nb: Notebook, position: int, source: str, cell_type: str | None) -> None:
-    """Give the cell at ``position`` a new source (and type: outputs go with the code type)."""
+def replace_cell(nb: Notebook, position: int, source: str, cell_type: str | None) -> bool:
+    """Give the cell at ``position`` a new source (and type: outputs go with the code type).
+
+    Returns False when the cell already had exactly this source and type (nothing changed).
+    """
     cell = nb.cells[position]
+    retype = cell_type is not None and cell_type != cell.get("cell_type")
+    if not retype and source_of(cell) == source and isinstance(cell.get("source"), (str, list)):
+        return False
     cell["source"] = source
-    if cell_type is not None and cell_type != cell.get("cell_type"):
+    if retype:
         _shape(cell, cell_type)
+    return True
 
 
 def delete_cell(nb: Notebook, position: int) -> None:
@@ -175,8 +190,8 @@ def delete_cell(nb: Notebook, position: int) -> None:
     del nb.cells[position]
 
 
-def move_cell(nb: Notebook, position: int, to_index: int) -> None:
-    """Move the cell at ``position`` so that it ends at ``to_index``."""
+def move_cell(nb: Notebook, position: int, to_index: int) -> bool:
+    """Move the cell at ``position`` so that it ends at ``to_index``; False if it is there."""
     last = len(nb.cells) - 1
     if to_index > last:
         raise OperatorError(
@@ -184,6 +199,7 @@ def move_cell(nb: Notebook, position: int, to_index: int) -> None:
             f"to_index {to_index} is past the end; the last index is {last}.",
         )
     nb.cells.insert(to_index, nb.cells.pop(position))
+    return position != to_index
 
 
 # --- nb.readCells -------------------------------------------------------------------------------

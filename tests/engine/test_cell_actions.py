@@ -202,7 +202,8 @@ def test_an_index_alone_in_a_notebook_with_ids_is_refused(op, nb_path: Path) -> 
 ])  # fmt: skip
 def test_positions_past_the_end(op, nb_path: Path, action: str, fields: dict[str, str]) -> None:
     item = one(op, action, notebook="nb.ipynb", **fields)
-    assert item.status == "failed" and "past the end" in item.result.summary
+    assert (item.status, item.error_code) == ("failed", codes.ERR_INVALID_CELL_PARAMS)
+    assert "past the end" in item.result.summary
 
 
 def test_a_change_that_leaves_an_invalid_notebook_is_refused(op, root: Path) -> None:
@@ -235,6 +236,16 @@ def test_not_a_notebook(op, root: Path, name: str, text: str, why: str) -> None:
 def test_a_missing_notebook(op) -> None:
     item = one(op, "nb.insertCell", notebook="none.ipynb", index="0", content="x")
     assert (item.status, item.error_code) == ("failed", codes.ERR_NOT_FOUND)
+    item = one(op, "nb.readCells", notebook="none.ipynb")
+    assert (item.status, item.error_code) == ("failed", codes.ERR_NOT_FOUND)
+
+
+def test_a_protected_notebook_is_refused(op, root: Path) -> None:
+    (root / ".ipynb_checkpoints").mkdir()
+    (root / ".ipynb_checkpoints" / "nb-checkpoint.ipynb").write_text(standard())
+    for action, fields in (("nb.readCells", {}), ("nb.deleteCell", {"cell_id": "calc"})):
+        item = one(op, action, notebook=".ipynb_checkpoints/nb-checkpoint.ipynb", **fields)
+        assert item.error_code == codes.ERR_PROTECTED_PATH
 
 
 def test_a_notebook_changed_after_the_preview_is_stale(op, nb_path: Path) -> None:
