@@ -263,7 +263,7 @@ def test_a_path_field_names_the_notebook_field_instead(op, nb_path: Path) -> Non
     assert "notebook:" in item.result.summary
 
 
-def test_the_journal_and_paths_stay_in_the_workspace(op, root: Path) -> None:
+def test_a_notebook_outside_the_workspace_is_refused(op, root: Path) -> None:
     item = one(op, "nb.readCells", notebook="../outside.ipynb")
     assert item.error_code == codes.ERR_PATH_ESCAPE
     assert str(root) not in item.result.summary
