@@ -217,7 +217,8 @@ to the workspace root>. Cell indexes are 0-based. Address a cell by cell_id (fro
 nb.readCells); index is then an optional check that fails with ERR_CELL_INDEX_MISMATCH. In a
 notebook whose cells have no ids (nbformat 4.4 and older) address cells by index. Each change
 is shown to the person as a cell diff and needs their approval, like fs.write; cell sources
-travel in content_b64 (base64 UTF-8), or content for a single line.
+travel in content_b64 (base64 UTF-8), or content for a single line. Verify a change with
+nb.readCells (rule 17's fs.readSlice shows the notebook's JSON, not its cells).
 
 nb.readCells
 Requires: notebook
