@@ -33,19 +33,37 @@ def test_stored_without_outputs() -> None:
     assert all(cell.outputs == [] and cell.execution_count is None for cell in code)
 
 
-def test_cells_changed_and_undone_unattended(tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def execute(cwd: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
+    """Run the notebook in ``cwd``; the outputs of each code cell by id (none an error)."""
     monkeypatch.setenv(
         "PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
     )
-    monkeypatch.setenv("OPERATOR_DEMO_UNATTENDED", "1")
     nb = nbformat.read(NOTEBOOK, as_version=4)
     NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
     ).execute()
     out = {cell.id: cell.outputs for cell in nb.cells if cell.cell_type == "code"}
     for outputs in out.values():
         printed(outputs)  # no errors, nothing on stderr
+    return out
+
+
+def test_run_all_by_a_person_changes_nothing(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
+    out = execute(tmp_path, monkeypatch)
+    decided = printed(out["cell-07"])
+    assert "read-cells: done: Read cells 0-2 of 3" in decided
+    assert "explain: pending: insert markdown cell at 2" in decided
+    assert "more-data: pending: replace cell 1 (id load)" in decided
+    assert "Nothing to undo" in printed(out["cell-09"])
+    assert "data = [3, 1, 2]\n" in decided and "Sort the data" not in decided
+
+
+def test_cells_changed_and_undone_unattended(tmp_path: Path,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    monkeypatch.setenv("OPERATOR_DEMO_UNATTENDED", "1")
+    out = execute(tmp_path, monkeypatch)
     assert printed(out["cell-02"]).split() == [
         "title", "markdown", "#", "Analysis", "load", "code", "data", "=", "[3,", "1,", "2]",
         "show", "code", "print(sorted(data))",
