@@ -314,6 +314,22 @@ def test_a_policy_names_cell_actions(make_operator, nb_path: Path) -> None:
     assert (second.status, second.error_code) == ("denied", codes.ERR_POLICY_DENIED)
 
 
+def test_exact_rules_match_cell_actions_on_the_notebook_path(make_operator, nb_path: Path) -> None:
+    from jupyter_operator.engine import Policy
+
+    policy = Policy.parse("auto nb.insertCell *.ipynb\ndeny nb.deleteCell\nask writes")
+    op = make_operator(extensions=("nb",), policy=policy)
+    reply = "\n".join([
+        block("i1", "nb.insertCell", notebook="nb.ipynb", index="0", content="x"),
+        block("d1", "nb.deleteCell", notebook="nb.ipynb", cell_id="calc"),
+        block("m1", "nb.moveCell", notebook="nb.ipynb", cell_id="calc", to_index="0"),
+    ])  # fmt: skip
+    first, second, third = op.run(reply).items
+    assert (first.status, first.rule) == ("applied", "rule 1: auto nb.insertCell *.ipynb")
+    assert (second.status, second.rule) == ("denied", "rule 2: deny nb.deleteCell")
+    assert third.status == "pending"
+
+
 @pytest.mark.parametrize("action", ["nb.readCells", "nb.insertCell", "nb.replaceCell",
                                     "nb.deleteCell", "nb.moveCell"])  # fmt: skip
 def test_off_by_default_every_cell_action_is_an_unknown_action(
