@@ -237,8 +237,9 @@ class SpecHandler(OperatorApiHandler):
     async def get(self) -> None:
         """Return the spec text."""
         from ..protocol import interface_spec
+        from .workspaces import EXTENSIONS
 
-        self.finish(json.dumps({"spec": interface_spec()}))
+        self.finish(json.dumps({"spec": interface_spec(actions=EXTENSIONS)}))
 
 
 class ScanHandler(OperatorPostHandler):
