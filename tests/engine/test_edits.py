@@ -233,3 +233,18 @@ def test_the_spec_appendix_tells_a_model_about_edited_results() -> None:
     appendix = interface_spec().split("APPENDIX: HOST EXTENSIONS", 1)[1]
     assert "The person may edit a change before approving it" in appendix
     assert "--- proposed/" in appendix and "+++ written/" in appendix
+
+
+def test_a_cell_action_is_edited_like_any_change(root: Path, make_operator) -> None:
+    (root / "n.ipynb").write_text(_notebook("print(1)"))
+    op = make_operator(extensions=("nb",))
+    reply = block("c1", "nb.replaceCell", notebook="n.ipynb", cell_id="c1", content="print(2)")
+    run = op.run(reply)
+    item = run.item("c1")
+    assert item.editable and '"print(2)"' in item.proposed_text()
+    edited = item.proposed_text().replace('"print(2)"', '"print(3)"')
+    run.approve("c1", content=edited.encode())
+    source = json.loads((root / "n.ipynb").read_text())["cells"][0]["source"]
+    assert "".join(source) == "print(3)"
+    added = [line for line in item.result.details.splitlines() if line.startswith("+")]
+    assert item.edited and item.result.ok and any("print(3)" in line for line in added)
