@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import nbformat
 from nbformat import v4
 
@@ -22,10 +20,10 @@ def notebook(*sources: str, ids: bool = True) -> str:
 
 
 def with_source(text: str, index: int, source: str) -> str:
-    """``text`` with cell ``index``'s source replaced (formatted as Jupyter saves it)."""
-    raw = json.loads(text)
-    raw["cells"][index]["source"] = source
-    return json.dumps(raw, indent=1, ensure_ascii=False) + "\n"
+    """``text`` with cell ``index``'s source replaced, written as Jupyter saves it."""
+    nb = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
+    nb.cells[index].source = source
+    return nbformat.writes(nb)
 
 
 SAMPLE = ("# Analysis", "import math\nradius = 2\narea = math.pi * radius**2", "print(area)")

@@ -122,7 +122,12 @@ def details_html(item: Item) -> str:
 def static_card_html(item: Item) -> str:
     """One card as plain HTML (no buttons): what a notebook without a kernel shows."""
     diff = ""
-    if item.kind == "mutation" and item.diff is not None:
+    cells = item.proposal.cells if item.kind == "mutation" and item.proposal else None
+    if cells is not None:  # a notebook change: its cells, as the live card shows them
+        from .cells_html import cells_html
+
+        diff = cells_html(cells)
+    elif item.kind == "mutation" and item.diff is not None:
         # The plain diff text: it reads the same with or without our styles.
         lines = split_lines(item.diff)
         shown = "\n".join(strip_cr(line) for line in lines[:STATIC_DIFF_LINES])
