@@ -160,5 +160,5 @@ CELLS_CSS = """
 .jpo-cell-notes>summary{font-size:0.92em}
 .jpo-cell-notes ul{margin:2px 0 2px 18px;padding:0}
 .jpo-cell-fold{color:var(--jp-ui-font-color2,#777);font-style:italic;padding:1px 8px;margin:2px 0;
- border-radius:4px;background:var(--jp-layout-color3,rgba(127,127,127,0.12))}
+ border-radius:4px;background:var(--jp-layout-color2,rgba(127,127,127,0.12))}
 """

@@ -5,6 +5,7 @@
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import { hasSuspiciousAdditions, hasSuspiciousLines, visibleText } from './diff';
+import { CellDiffView } from './celldiffview';
 import { DiffView } from './diffview';
 import { button, el } from './dom';
 import { shellBlock } from './jsonops';
@@ -33,6 +34,7 @@ export class ItemCard {
   private _reason: HTMLInputElement | null = null;
   private _dependency: HTMLElement;
   private _diff: DiffView | null = null;
+  private _cells: CellDiffView | null = null;
 
   constructor(
     item: IOperatorItem,
@@ -69,27 +71,14 @@ export class ItemCard {
     this._shell = el('div', 'jp-Operator-shell-host');
     node.append(this._dependency, this._summary, this._shell);
 
-    if (item.kind === 'mutation' && item.diff) {
+    if (item.kind === 'mutation' && item.cells) {
+      // A notebook change: its cells by default, the JSON diff one click away.
+      this._cells = new CellDiffView(item.cells, languages, host => this._mountDiff(host));
+      node.append(this._cells.node);
+    } else if (item.kind === 'mutation' && item.diff) {
       const host = el('div', 'jp-Operator-diff');
       node.append(host);
-      this._diff = new DiffView(host, { diff: item.diff, path: item.path, languages });
-      if (this._diff.layout.lines.length === 0 || !this._diff.consistent) {
-        // No text hunks (e.g. "Binary files a/x and b/x differ"): show the diff's own words.
-        this._diff.dispose();
-        this._diff = null;
-        host.replaceWith(el('pre', 'jp-Operator-details-text', visibleText(item.diff)));
-      } else if (hasSuspiciousLines(this._diff.layout.lines)) {
-        const added = hasSuspiciousAdditions(this._diff.layout.lines);
-        const warning = el(
-          'p',
-          'jp-Operator-warning',
-          `Warning: the ${added ? 'new' : 'unchanged or removed'} text holds invisible, ` +
-            'control or direction-changing characters, marked <U+....> in the diff. ' +
-            'Check them before approving.'
-        );
-        warning.setAttribute('role', 'note');
-        node.insertBefore(warning, host);
-      }
+      this._mountDiff(host);
     }
     if (isPending(item)) {
       node.append(this._buildActions());
@@ -109,7 +98,7 @@ export class ItemCard {
    * that a card built while it was waiting does not have.
    */
   needsRebuild(item: IOperatorItem): boolean {
-    return isPending(item) && (!this._actions || (item.kind === 'mutation' && !!item.diff && !this._diff));
+    return isPending(item) && (!this._actions || (item.kind === 'mutation' && !!item.diff && !this._diff && !this._cells));
   }
 
   /** Show a newer state of the same item. */
@@ -143,6 +132,36 @@ export class ItemCard {
   dispose(): void {
     this._diff?.dispose();
     this._diff = null;
+    this._cells?.dispose();
+    this._cells = null;
+  }
+
+  /** Draw the item's unified diff into `host`, warning about invisible characters. */
+  private _mountDiff(host: HTMLElement): void {
+    const diff = this._item.diff ?? '';
+    if (!host.classList.contains('jp-Operator-diff')) {
+      const inner = el('div', 'jp-Operator-diff');
+      host.append(inner);
+      host = inner;
+    }
+    this._diff = new DiffView(host, { diff, path: this._item.path, languages: this.languages });
+    if (this._diff.layout.lines.length === 0 || !this._diff.consistent) {
+      // No text hunks (e.g. "Binary files a/x and b/x differ"): show the diff's own words.
+      this._diff.dispose();
+      this._diff = null;
+      host.replaceWith(el('pre', 'jp-Operator-details-text', visibleText(diff)));
+    } else if (hasSuspiciousLines(this._diff.layout.lines)) {
+      const added = hasSuspiciousAdditions(this._diff.layout.lines);
+      const warning = el(
+        'p',
+        'jp-Operator-warning',
+        `Warning: the ${added ? 'new' : 'unchanged or removed'} text holds invisible, ` +
+          'control or direction-changing characters, marked <U+....> in the diff. ' +
+          'Check them before approving.'
+      );
+      warning.setAttribute('role', 'note');
+      host.before(warning);
+    }
   }
 
   private _buildActions(): HTMLElement {

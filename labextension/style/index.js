@@ -1,2 +1,3 @@
 import './base.css';
 import './files.css';
+import './cells.css';
