@@ -51,7 +51,7 @@ def make_notebooks() -> tuple[str, str]:
     from nbformat import v4
 
     nb = v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
     for k in range(CELLS):
         if k % 10 == 0:
             nb.cells.append(v4.new_markdown_cell(f"## Step {k // 10}\nWhat this step computes."))

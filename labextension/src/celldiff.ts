@@ -3,6 +3,7 @@
  * functions, no DOM, so the panel's renderer (celldiffview.ts) stays thin and
  * these are tested on their own.
  */
+import { parseUnifiedDiff, visibleText } from './diff';
 import { ICellChange, INotebookCells } from './types';
 
 /** Cell entries drawn in one card before a "more" note (the JSON diff has everything). */
@@ -115,4 +116,38 @@ export function shownEntries(
   max: number = MAX_ENTRIES
 ): { entries: ICellChange[]; more: number } {
   return { entries: cells.cells.slice(0, max), more: Math.max(0, cells.cells.length - max) };
+}
+
+/** One line of a cell's source diff as first drawn (before its CodeMirror view is ready). */
+export interface ICellRow {
+  kind: 'add' | 'del' | 'ctx' | 'gap';
+  oldNo: string;
+  newNo: string;
+  sign: string;
+  /** With invisible and control characters spelled out as `<U+XXXX>`. */
+  text: string;
+}
+
+/** Rows of a cell's source diff, at most `max` (a last `gap` row says how many more). */
+export function cellRows(diff: string, max = 200): ICellRow[] {
+  const rows: ICellRow[] = [];
+  let total = 0;
+  for (const hunk of parseUnifiedDiff(diff)) {
+    for (const line of hunk.lines) {
+      total += 1;
+      if (rows.length < max) {
+        rows.push({
+          kind: line.kind,
+          oldNo: line.oldNo === null ? '' : String(line.oldNo),
+          newNo: line.newNo === null ? '' : String(line.newNo),
+          sign: line.kind === 'add' ? '+' : line.kind === 'del' ? '-' : ' ',
+          text: visibleText(line.text)
+        });
+      }
+    }
+  }
+  if (total > max) {
+    rows.push({ kind: 'gap', oldNo: '', newNo: '', sign: '', text: `⋯ ${total - max} more lines` });
+  }
+  return rows;
 }

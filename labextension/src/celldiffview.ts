@@ -9,6 +9,7 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import {
   cellFileName,
+  cellRows,
   countsLine,
   foldLabel,
   idLabel,
@@ -31,6 +32,8 @@ export class CellDiffView {
   private _jsonHost: HTMLElement;
   private _jsonMounted = false;
   private _toggle: HTMLButtonElement;
+  private _pending: { host: HTMLElement; entry: ICellChange }[] = [];
+  private _disposed = false;
 
   /**
    * @param mountJson draws the JSON diff into the host it is given (called on the first
@@ -63,6 +66,11 @@ export class CellDiffView {
         el('div', 'jp-Operator-cell-fold', `⋯ ${more} more entries: Show JSON diff for all of it`)
       );
     }
+    // The card is drawn at once with plain rows; each cell's CodeMirror view (syntax colours)
+    // replaces them after the first paint (ten editors cost more than the rest of the card).
+    if (this._pending.length) {
+      requestAnimationFrame(() => setTimeout(() => this._upgrade(), 0));
+    }
   }
 
   /** Whether the JSON diff is shown instead of the cells. */
@@ -85,10 +93,34 @@ export class CellDiffView {
 
   /** Free the editors. */
   dispose(): void {
+    this._disposed = true;
     for (const view of this._views) {
       view.dispose();
     }
     this._views = [];
+  }
+
+  /** Swap each cell's plain rows for a read-only CodeMirror diff view. */
+  private _upgrade(): void {
+    const pending = this._pending;
+    this._pending = [];
+    for (const { host, entry } of pending) {
+      if (this._disposed) {
+        return;
+      }
+      const target = el('div', 'jp-Operator-cell-editor');
+      const view = new DiffView(target, {
+        diff: entry.source_diff,
+        path: cellFileName(entry),
+        languages: this._languages
+      });
+      if (!view.consistent) {
+        view.dispose(); // keep the plain rows: never signs against the wrong lines
+        continue;
+      }
+      this._views.push(view);
+      host.replaceChildren(target);
+    }
   }
 
   private _entry(entry: ICellChange): HTMLElement {
@@ -120,13 +152,9 @@ export class CellDiffView {
     block.append(head);
     if (entry.source_diff) {
       const host = el('div', 'jp-Operator-diff jp-Operator-cell-diff');
+      host.append(plainRows(entry.source_diff));
       block.append(host);
-      const view = new DiffView(host, {
-        diff: entry.source_diff,
-        path: cellFileName(entry),
-        languages: this._languages
-      });
-      this._views.push(view);
+      this._pending.push({ host, entry });
     }
     const notes = notesOf(entry);
     if (notes) {
@@ -141,4 +169,23 @@ export class CellDiffView {
     }
     return block;
   }
+}
+
+/** A cell's source diff as plain rows: numbers, sign and text (all as text, never HTML). */
+function plainRows(diff: string): HTMLElement {
+  const box = el('div', 'jp-Operator-cell-rows');
+  for (const row of cellRows(diff)) {
+    const line = el(
+      'div',
+      `jp-Operator-cell-row${row.kind === 'ctx' || row.kind === 'gap' ? '' : ` jp-Operator-line-${row.kind}`}`
+    );
+    line.append(
+      el('span', 'jp-Operator-cell-no', row.oldNo),
+      el('span', 'jp-Operator-cell-no', row.newNo),
+      el('span', `jp-Operator-sign-${row.kind}`, row.sign),
+      el('span', 'jp-Operator-cell-text', row.text)
+    );
+    box.append(line);
+  }
+  return box;
 }

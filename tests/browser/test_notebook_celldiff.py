@@ -44,6 +44,8 @@ def test_the_panel_shows_a_notebook_change_as_a_cell(lab_server: LabServer, page
     assert "1 changed" in cells.locator(".jp-Operator-cells-counts").inner_text()
     changed = item.locator(".jp-Operator-cell-changed")
     assert changed.count() == 1
+    changed.locator(".cm-editor").wait_for()  # plain rows first, then the editor view
+    assert changed.locator(".jp-Operator-cell-rows").count() == 0
     head = changed.locator(".jp-Operator-cell-head").inner_text()
     assert "index 2" in head and "id cell-2" in head and "code" in head
     assert changed.locator(".jp-Operator-line-del").inner_text() == "radius = 2"

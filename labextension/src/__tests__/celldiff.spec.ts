@@ -1,5 +1,6 @@
 import {
   cellFileName,
+  cellRows,
   countsLine,
   foldLabel,
   idLabel,
@@ -113,5 +114,23 @@ describe('cell diff labels', () => {
     expect(entries).toHaveLength(60);
     expect(more).toBe(10);
     expect(shownEntries(notebook([entry({})])).more).toBe(0);
+  });
+});
+
+describe('cellRows', () => {
+  it('numbers lines from the cell and spells out invisible characters', () => {
+    const rows = cellRows('@@ -1,2 +1,2 @@\n import os\n-x = 1\n+x = 2\u202e\n');
+    expect(rows.map(r => [r.kind, r.oldNo, r.newNo, r.sign, r.text])).toEqual([
+      ['ctx', '1', '1', ' ', 'import os'],
+      ['del', '2', '', '-', 'x = 1'],
+      ['add', '', '2', '+', 'x = 2<U+202E>']
+    ]);
+  });
+
+  it('stops at a bound and says how many lines are left', () => {
+    const diff = '@@ -0,0 +1,5 @@\n' + ['a', 'b', 'c', 'd', 'e'].map(l => `+${l}\n`).join('');
+    const rows = cellRows(diff, 3);
+    expect(rows).toHaveLength(4);
+    expect(rows[3]).toEqual({ kind: 'gap', oldNo: '', newNo: '', sign: '', text: '⋯ 2 more lines' });
   });
 });
