@@ -138,3 +138,43 @@ def test_a_notebook_card_shows_the_change_as_a_cell(
     item.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
     assert (root / "orbit-card.ipynb").read_text() == new
     screenshot(page, "celldiff-notebook-card-applied")
+
+
+def test_moved_split_added_and_outputs_in_the_panel(lab_server: LabServer, page: Any) -> None:
+    import nbformat
+
+    root = lab_server.root
+    whole = "import numpy as np\ndata = np.arange(10)\n\ntotal = data.sum()\nprint(total)"
+    old_nb = nbformat.reads(notebook("# Data", whole, "x = 1", "print('end')"), as_version=4)
+    old_nb.cells[3].outputs = [nbformat.v4.new_output("stream", text="end\n")]
+    new_nb = nbformat.reads(nbformat.writes(old_nb), as_version=4)
+    head, tail = whole.split("\n\n")
+    first, second = nbformat.v4.new_code_cell(head), nbformat.v4.new_code_cell(tail)
+    first.id, second.id = "cell-1", "part-2"
+    extra = nbformat.v4.new_markdown_cell("A note")
+    extra.id = "note"
+    new_nb.cells = [new_nb.cells[0], first, second, new_nb.cells[3], extra, new_nb.cells[2]]
+    new_nb.cells[3].outputs = []
+    (root / "kinds.ipynb").write_text(nbformat.writes(old_nb))
+    new = nbformat.writes(new_nb)
+    open_lab(page, lab_server)
+    run_reply(page, command("nb2", "fs.write", "kinds.ipynb", content_b64=b64(new)))
+    wait_status(page, "nb2", "pending")
+    item = card(page, "nb2")
+    blocks = item.locator(".jp-Operator-cell")
+    blocks.first.wait_for()
+    statuses = [b.get_attribute("data-status") for b in blocks.all()]
+    assert statuses == ["changed", "added", "changed", "added", "moved"], statuses
+    assert "split from old index 1" in blocks.nth(1).inner_text()
+    assert "+0" in blocks.nth(0).inner_text() and "−3" in blocks.nth(0).inner_text()
+    assert "index 2 → 5" in blocks.nth(4).inner_text()
+    notes = blocks.nth(2).locator(".jp-Operator-cell-notes")
+    assert notes.locator("summary").inner_text() == "outputs changed"
+    assert not notes.locator("li").first.is_visible()  # folded until opened
+    notes.locator("summary").click()
+    assert notes.locator("li").first.inner_text() == "outputs: 1 removed"
+    item.locator(".cm-editor").first.wait_for()
+    item.scroll_into_view_if_needed()
+    screenshot(page, "celldiff-panel-kinds")
+    item.locator(".jp-Operator-reject").click()
+    wait_status(page, "nb2", "rejected")
