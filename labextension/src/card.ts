@@ -101,7 +101,8 @@ export class ItemCard {
    * that a card built while it was waiting does not have.
    */
   needsRebuild(item: IOperatorItem): boolean {
-    return isPending(item) && (!this._actions || (item.kind === 'mutation' && !!item.diff && !this._diff && !this._cells));
+    const drawn = Boolean(this._diff || this._cells);
+    return isPending(item) && (!this._actions || (item.kind === 'mutation' && !!item.diff && !drawn));
   }
 
   /** Show a newer state of the same item. */
