@@ -31,7 +31,7 @@ Status = Literal["added", "removed", "moved", "changed", "unchanged"]
 IN_PLACE = 0.5
 MOVED = 0.7
 #: Most similarity comparisons made for one gap or for the last pass (they cost most).
-_MAX_COMPARISONS = 20_000
+_MAX_COMPARISONS = 10_000
 
 
 @dataclass
@@ -210,32 +210,16 @@ def _in_order(pairs: dict[int, int]) -> list[tuple[int, int]]:
 def _align(olds: list[Cell], news: list[Cell]) -> list[tuple[int, int]]:
     """Pairs of similar cells in order (most total similarity), then lone 1:1 leftovers."""
     m, n = len(olds), len(news)
-    band = max(abs(m - n) + 25, (_MAX_COMPARISONS // max(m, n)) // 2)
-    score: dict[tuple[int, int], float] = {}
+    band = abs(m - n) + max(3, (_MAX_COMPARISONS // max(m, n)) // 2)
+    scored: list[tuple[int, int, float]] = []
     for x in range(m):
         for y in range(max(0, x - band), min(n, x + band + 1)):
             if olds[x].cell_type == news[y].cell_type:
                 s = similarity(olds[x], news[y])
                 if s >= IN_PLACE:
-                    score[(x, y)] = s
-    best = [[0.0] * (n + 1) for _ in range(m + 1)]
-    for x in range(1, m + 1):
-        row, above = best[x], best[x - 1]
-        for y in range(1, n + 1):
-            s = score.get((x - 1, y - 1))
-            row[y] = max(above[y], row[y - 1], above[y - 1] + s if s else 0.0)
-    found: list[tuple[int, int]] = []
-    x, y = m, n
-    while x and y:
-        s = score.get((x - 1, y - 1))
-        if s and best[x][y] == best[x - 1][y - 1] + s:
-            found.append((x - 1, y - 1))
-            x, y = x - 1, y - 1
-        elif best[x][y] == best[x - 1][y]:
-            x -= 1
-        else:
-            y -= 1
-    found.reverse()
+                    scored.append((x, -y, s))
+    scored.sort()  # by old position, then new position descending (see _heaviest_chain)
+    found = _heaviest_chain([(x, -y, s) for x, y, s in scored], n)
     # Between found pairs, one old and one new cell of the same type: the cell was rewritten.
     pairs: list[tuple[int, int]] = []
     for (x0, y0), (x1, y1) in zip([(-1, -1), *found], [*found, (m, n)], strict=True):
@@ -244,6 +228,36 @@ def _align(olds: list[Cell], news: list[Cell]) -> list[tuple[int, int]]:
         if (x1, y1) != (m, n):
             pairs.append((olds[x1].index, news[y1].index))
     return pairs
+
+
+def _heaviest_chain(scored: list[tuple[int, int, float]], n: int) -> list[tuple[int, int]]:
+    """The pairs, increasing in both positions, of most total similarity (O(k log n)).
+
+    ``scored`` is sorted by old position, and within one by new position descending, so two
+    pairs of one row never chain. A Fenwick tree holds the best chain ending below each column.
+    """
+    tree: list[tuple[float, int]] = [(0.0, -1)] * (n + 1)
+    best: list[float] = []
+    prev: list[int] = []
+    for k, (_x, y, s) in enumerate(scored):
+        top, i = (0.0, -1), y  # best chain over columns < y (tree positions 1..y)
+        while i > 0:
+            if tree[i][0] > top[0]:
+                top = tree[i]
+            i -= i & -i
+        best.append(top[0] + s)
+        prev.append(top[1])
+        i = y + 1
+        while i <= n:
+            if best[k] > tree[i][0]:
+                tree[i] = (best[k], k)
+            i += i & -i
+    k = max(range(len(best)), key=best.__getitem__) if best else -1
+    chain: list[tuple[int, int]] = []
+    while k >= 0:
+        chain.append((scored[k][0], scored[k][1]))
+        k = prev[k]
+    return chain[::-1]
 
 
 # -- entries -------------------------------------------------------------------------------

@@ -225,3 +225,20 @@ def test_a_500_cell_notebook_with_10_edits_lists_exactly_those() -> None:
     assert diff.counts == {"added": 0, "removed": 0, "moved": 0, "changed": 10, "unchanged": 490}
     assert len(diff.cells) == 21  # 10 changes and the 11 runs of unchanged cells around them
     assert len(json.dumps(diff.to_dict())) < 10_000  # the unchanged cells are not repeated
+
+
+def test_a_rewritten_notebook_without_ids_costs_a_bounded_number_of_comparisons(
+    monkeypatch,
+) -> None:
+    from jupyter_operator.notebooks import celldiff
+
+    calls = []
+    real = celldiff.similarity
+    monkeypatch.setattr(celldiff, "similarity", lambda a, b: calls.append(1) or real(a, b))
+    sources = [f"value_{k} = compute({k})\nprint(value_{k})" for k in range(500)]
+    old = notebook(*(("code", s) for s in sources), minor=4)
+    new = notebook(*(("code", s.replace("compute", "recompute")) for s in sources), minor=4)
+    diff = diff_notebooks(old, new)
+    assert diff.counts["changed"] == 500 and len(diff.cells) == 500
+    assert all(e.old_index == e.new_index for e in diff.cells)  # each edit found in place
+    assert len(calls) <= celldiff._MAX_COMPARISONS + 500  # a band, never 500 x 500
