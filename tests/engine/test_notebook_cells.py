@@ -45,3 +45,21 @@ def test_a_notebook_patched_as_text_is_shown_as_cells(root: Path, make_operator)
     [entry] = [e for e in item.proposal.cells["cells"] if e["status"] != "unchanged"]
     assert entry["status"] == "changed" and entry["new_index"] == 2
     assert entry["source_diff"] == "@@ -1 +1 @@\n-print(area)\n+print(round(area))\n"
+
+
+def test_cell_actions_are_shown_as_cells(root: Path, make_operator) -> None:
+    from cell_notebooks import standard
+
+    (root / "nb.ipynb").write_text(standard())
+    reply = "\n".join([
+        block("m1", "nb.moveCell", notebook="nb.ipynb", cell_id="intro", index="0", to_index="2"),
+        block("d1", "nb.deleteCell", notebook="nb.ipynb", cell_id="calc", index="1"),
+    ])  # fmt: skip
+    run = make_operator(extensions=("nb",)).run(reply)
+    move, delete = run.items
+    assert (move.status, delete.status) == ("pending", "pending"), delete.summary
+    moved = [e for e in move.to_dict()["cells"]["cells"] if e["status"] == "moved"]
+    assert [(e["id"], e["old_index"], e["new_index"]) for e in moved] == [("intro", 0, 2)]
+    removed = [e for e in delete.to_dict()["cells"]["cells"] if e["status"] == "removed"]
+    assert [e["id"] for e in removed] == ["calc"]  # previewed on top of the move
+    assert delete.to_dict()["cells"]["counts"]["moved"] == 0
