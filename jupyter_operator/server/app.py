@@ -3,7 +3,8 @@
 Configuration (``jupyter_server_config.py`` or the command line)::
 
     c.OperatorExtension.workspaces = {"default": "~/project", "scratch": "/tmp/scratch"}
-    c.OperatorExtension.policy = "auto=reads deny=fs.delete"
+    c.OperatorExtension.policy_file = "~/.config/operator-rules.txt"   # outside every workspace
+    c.OperatorExtension.policy_rules = ["deny fs.delete **", "auto fs.write notes/**"]
     c.OperatorExtension.protected_paths = [".git", ".env"]
     c.OperatorExtension.max_body_size = 1_572_864
 """
@@ -61,10 +62,25 @@ class OperatorExtension(ExtensionApp):
         'default' at the server's root_dir.""",
     ).tag(config=True)
 
+    policy_rules = List(
+        Unicode(),
+        help="""Rules, in order, one per entry: 'auto|ask|deny [ACTION] [PATHGLOB]', e.g.
+        ['deny fs.delete **', 'auto fs.write notes/**', 'ask **/*.ipynb']. The first rule that
+        matches an action and its path decides. Come after the rules of policy_file. Empty (and
+        no file): reads run at once, every change waits for approval.""",
+    ).tag(config=True)
+
+    policy_file = Unicode(
+        "",
+        help="""A rules file (one rule per line, '#' comments), read at start. It must lie
+        outside every workspace (a model could otherwise rewrite its own approvals); the server
+        refuses to start otherwise, and changes to it through the operator are refused.""",
+    ).tag(config=True)
+
     policy = Unicode(
         "",
-        help="""What runs without asking and what is refused, e.g. 'auto=reads,writes deny=deletes'.
-        Empty: reads run at once, every mutation waits for approval.""",
+        help="""The older one-line form, e.g. 'auto=reads,writes deny=deletes' (or rule lines);
+        its rules come after policy_file's and policy_rules'.""",
     ).tag(config=True)
 
     shell_rules = Unicode(
@@ -135,7 +151,8 @@ class OperatorExtension(ExtensionApp):
         Loading the extension stays quick (``bench/server_start.py``): the engine, the
         protocol and pydantic load with the first request. What can be checked without them is
         checked here, so a misconfigured server says so at start: the workspace names and
-        roots, and a policy or shell rules when they are set (parsing those loads the engine).
+        roots, and the policy (its file, rules and text) and shell rules when any are set
+        (parsing those loads the engine).
         """
         assert self.serverapp is not None
         configured = dict(self.workspaces) or {"default": self.serverapp.root_dir}
@@ -144,14 +161,21 @@ class OperatorExtension(ExtensionApp):
         self._shell_policy: ShellPolicy | None = None
         try:
             self._roots = resolve_roots(configured, self.serverapp.root_dir)
-            if self.policy.strip():
+            if self.policy_file or self.policy_rules or self.policy.strip():
                 from ..engine.policy import Policy
 
-                self._policy = Policy.parse(self.policy)
+                self._policy = Policy.from_options(
+                    file=self.policy_file or None, rules=self.policy_rules, text=self.policy
+                )
+                for root in self._roots.values():
+                    self._policy.check_outside(root)
             if self.shell_rules.strip():
                 from ..engine.shell_policy import ShellPolicy
 
                 self._shell_policy = ShellPolicy.parse(self.shell_rules)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise TraitError(f"OperatorExtension: cannot read policy_file: {reason}") from None
         except ValueError as exc:
             raise TraitError(f"OperatorExtension: {exc}") from None
         self.log.info("jupyter_operator: workspaces %s", ", ".join(self._roots))
