@@ -26,6 +26,15 @@ from typing import IO, Any
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
+def _extension_names(text: str) -> tuple[str, ...]:
+    from .protocol import check_extensions
+
+    try:
+        return check_extensions(name for name in text.split(",") if name)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="jupyter-operator",
@@ -40,7 +49,15 @@ def _parser() -> argparse.ArgumentParser:
             help="undo journal folder (default: in Jupyter's data directory)",
         )  # fmt: skip
 
+    def extensions(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--extensions", default=(), type=_extension_names, metavar="NAMES",
+            help="host extensions of the protocol to enable, e.g. nb (the notebook cell "
+            "actions); none by default: the command line runs the spec's actions only",
+        )  # fmt: skip
+
     run = sub.add_parser("run", help="run one reply and print the OPERATOR_RESULT blocks")
+    extensions(run)
     common(run)
     run.add_argument("--approve", choices=("all", "none", "ask"), default=None,
                      help="approve every change, reject every change, or ask for each "
@@ -60,7 +77,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("file", nargs="?", default="-", help="the reply (default: standard input)")
 
-    sub.add_parser("spec", help="print the interface spec to give a model")
+    extensions(sub.add_parser("spec", help="print the interface spec to give a model"))
 
     undo = sub.add_parser("undo", help="undo an applied change (the latest by default)")
     common(undo)
@@ -225,7 +242,8 @@ def _policy(args: argparse.Namespace) -> object:
 def _operator(args: argparse.Namespace, policy: object = None) -> object:
     from .engine import Operator
 
-    return Operator(args.root, policy=policy, journal_dir=args.journal_dir)
+    return Operator(args.root, policy=policy, journal_dir=args.journal_dir,
+                    extensions=getattr(args, "extensions", ()))  # fmt: skip
 
 
 def _rule_notes(run: object) -> None:
@@ -276,7 +294,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     dialect = resolve_dialect(text, args.dialect)
     if dialect == "commands":
         return _cmd_run_commands(
-            args, text, policy, "none" if mode == "default-none" else mode, tty
+            args, text, policy, "none" if mode == "default-none" else mode, tty, shell_policy
         )
     operator = _operator(args, policy)
     operator.shell_policy = shell_policy  # type: ignore[attr-defined]
@@ -307,17 +325,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_run_commands(args: argparse.Namespace, text: str, policy: object, mode: str,
-                      tty: IO[str] | None) -> int:  # fmt: skip
+                      tty: IO[str] | None, shell_policy: object = None) -> int:  # fmt: skip
     """``run --dialect commands``: run a script of string commands, print every response.
 
-    Each change is decided as ``--approve`` says before the commands after it run.
+    Each change (and each bash line: the command and its folder) is decided as ``--approve``
+    says before the commands after it run; ``--shell`` rules apply to bash lines.
     """
     from .engine.commands import CommandSession
 
     with contextlib.ExitStack() as stack:
         if tty is not None and tty is not sys.stdin:
             stack.callback(tty.close)
-        batch = CommandSession(_operator(args, policy)).execute(text)  # type: ignore[arg-type]
+        operator = _operator(args, policy)
+        if shell_policy is not None:
+            operator.shell_policy = shell_policy  # type: ignore[attr-defined]
+        batch = CommandSession(operator).execute(text)  # type: ignore[arg-type]
         while batch.pending is not None:
             if mode == "all":
                 batch.approve()
@@ -383,7 +405,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "spec":
         from .protocol import interface_spec
 
-        sys.stdout.write(interface_spec())
+        sys.stdout.write(interface_spec(actions=args.extensions))
         return EXIT_OK
     try:
         if args.command == "run":

@@ -15,7 +15,7 @@ import inspect
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -71,6 +71,9 @@ class Agent:
     waits for the person. ``transcripts`` is the folder of the JSONL transcripts (default
     beside the undo journal), or None to keep them in memory only.
 
+    ``extensions`` are the protocol's host extensions its sessions run (the notebook cell
+    actions by default; ``()`` for the bare spec).
+
     Hosts may pass ``operator_factory()`` (the engine session to use, e.g. with the server's
     protected paths) and ``engine_call(work)`` (runs a blocking engine call, e.g. in a worker
     thread under the workspace's lock); by default the engine is called directly.
@@ -91,6 +94,7 @@ class Agent:
         journal_dir: str | os.PathLike[str] | None = None,
         operator_factory: Callable[[], Operator] | None = None,
         engine_call: EngineCall | None = None,
+        extensions: Iterable[str] = ("nb",),
     ) -> None:
         from ..engine import Policy as _Policy
 
@@ -107,6 +111,8 @@ class Agent:
         self.max_seconds = max_seconds
         self.decide = decide
         self.journal_dir = journal_dir
+        #: Host extensions the agent's sessions run (default: the notebook cell actions).
+        self.extensions = tuple(extensions)
         self._operator_factory = operator_factory
         self._engine_call = engine_call
         if transcripts is True:
@@ -219,7 +225,8 @@ class Agent:
             return system_prompt(operator)
         from ..engine import Operator as _Operator
 
-        with _Operator(self.root, policy=self.policy, journal_dir=self.journal_dir) as op:
+        with _Operator(self.root, policy=self.policy, journal_dir=self.journal_dir,
+                       extensions=self.extensions) as op:  # fmt: skip
             return system_prompt(op)
 
     async def run(self, task: str) -> AgentResult:
@@ -237,7 +244,8 @@ class Agent:
         own = self._operator_factory is None
         try:
             if own:
-                operator = _Operator(self.root, policy=self.policy, journal_dir=self.journal_dir)
+                operator = _Operator(self.root, policy=self.policy, journal_dir=self.journal_dir,
+                                     extensions=self.extensions)  # fmt: skip
             else:
                 operator = self._operator_factory()  # type: ignore[misc]
         except BaseException:

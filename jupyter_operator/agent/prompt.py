@@ -65,7 +65,5 @@ def host_preamble(operator: Operator) -> str:
 def system_prompt(operator: Operator, spec: str | None = None) -> str:
     """The host preamble followed by the interface spec (``spec`` overrides the shipped one)."""
     if spec is None:
-        from ..protocol import interface_spec
-
-        spec = interface_spec()
+        spec = operator.interface_spec()  # the appendix lists the session's extensions
     return host_preamble(operator) + "\n\n" + spec

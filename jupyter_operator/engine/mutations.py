@@ -34,6 +34,7 @@ from ..workspace import (
     utf8_len,
     validate_notebook,
 )
+from . import cells
 from .items import Proposal
 
 EDIT_LIMIT = MAX_PLANNED_BYTES  # the largest file a mutation is planned over, and may plan
@@ -125,6 +126,8 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     ``base`` is the state to build on instead of the disk: the outcome of an earlier change to
     the same file that is still waiting for a decision in the same reply.
     """
+    if cmd.action in cells.CELL_ACTIONS:
+        return cells.plan(ws, cmd, base)
     path = cmd.params.path
     if cmd.action == "fs.delete" and _is_root(path):
         raise OperatorError(codes.ERR_PROTECTED_PATH, "the workspace root cannot be deleted.")
@@ -204,6 +207,8 @@ def apply(ws: Workspace, journal: Journal, cmd: Command, proposal: Proposal, *,
     entry = record_for(journal, entry_id, cmd.id, cmd.action, path, proposal,
                        session=session, decided_by=decided_by, rule=rule)  # fmt: skip
     commit(ws, journal, entry, proposal)
+    if cmd.action in cells.CELL_ACTIONS:
+        return Result(cmd.id, True, cells.success_summary(cmd, proposal)), entry_id
     return Result(cmd.id, True, success_summary(cmd)), entry_id
 
 

@@ -109,7 +109,7 @@ def load_run(operator: Operator, data: dict[str, Any]) -> Run:
     from .session import Run
 
     with operator._lock:
-        scanned = scan(data["text"], seen=operator._seen)
+        scanned = scan(data["text"], seen=operator._seen, extensions=operator.extensions)
         if len(scanned.items) != len(data["items"]):
             raise PersistError("the saved items do not match the reply")
         items = [

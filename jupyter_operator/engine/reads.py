@@ -207,6 +207,12 @@ def read_region_action(ws: Workspace, cmd: Command) -> Result:
     return Result(cmd.id, True, f"Read region {cmd.params.marker_id}", content)
 
 
+def _read_cells(ws: Workspace, cmd: Command) -> Result:
+    from .cells import read_cells  # the cell actions load nbformat's writer: on first use
+
+    return read_cells(ws, cmd)
+
+
 READERS: dict[str, Callable[[Workspace, Command], Result]] = {
     "operator.getInterfaceSpec": get_interface_spec,
     "operator.getCommentStyle": get_comment_style,
@@ -218,18 +224,25 @@ READERS: dict[str, Callable[[Workspace, Command], Result]] = {
     "fs.searchTree": search_tree,
     "fs.listRegions": list_regions_action,
     "fs.readRegion": read_region_action,
+    # A host extension: only scanned when the host enables it (Operator(extensions=("nb",))).
+    "nb.readCells": _read_cells,
 }
 
 
-def run_read(ws: Workspace, cmd: Command, budget: OutputBudget | None = None) -> Result:
+def run_read(ws: Workspace, cmd: Command, budget: OutputBudget | None = None, *,
+             extensions: tuple[str, ...] = ()) -> Result:  # fmt: skip
     """Run one read action; command faults become ``ok: false`` results with their code.
 
     With a ``budget``, the read is charged to it (or refused with ``ERR_OUTPUT_BUDGET``).
+    ``extensions`` are the host's enabled extensions (the spec's appendix describes them).
     """
     if budget is not None and budget.used >= budget.limit:
         return budget.refusal(cmd.id)
     try:
-        result = READERS[cmd.action](ws, cmd)
+        if cmd.action == "operator.getInterfaceSpec":
+            result = Result(cmd.id, True, "Interface spec", interface_spec(actions=extensions))
+        else:
+            result = READERS[cmd.action](ws, cmd)
     except OperatorError as exc:
         return Result.of_error(cmd.id, exc)
     return budget.charge(result) if budget is not None else result

@@ -21,15 +21,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..protocol import ACTIONS, DELETE_ACTIONS, WRITE_ACTIONS
+from ..protocol import (
+    ACTIONS,
+    CELL_READ_ACTIONS,
+    CELL_WRITE_ACTIONS,
+    DELETE_ACTIONS,
+    WRITE_ACTIONS,
+)
 from .globs import Glob, GlobError, compile_glob
 
 VerdictName = Literal["auto", "ask", "deny"]
 VERDICTS: tuple[VerdictName, ...] = ("auto", "ask", "deny")
 
 #: Host extension actions (notebook cells) a rule may name even before a host enables them.
-EXTENSION_READS = frozenset({"nb.readCells"})
-EXTENSION_WRITES = frozenset({"nb.insertCell", "nb.replaceCell", "nb.deleteCell", "nb.moveCell"})
+EXTENSION_READS = CELL_READ_ACTIONS
+EXTENSION_WRITES = CELL_WRITE_ACTIONS
 _READS = frozenset(ACTIONS) - frozenset(WRITE_ACTIONS) - frozenset(DELETE_ACTIONS)
 
 #: Names that stand for a group of actions in a rule.

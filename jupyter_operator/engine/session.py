@@ -19,9 +19,11 @@ from ..protocol import (
     OperatorError,
     Result,
     ScanError,
+    check_extensions,
     codes,
     error_result,
     format_results,
+    interface_spec,
     scan,
 )
 from ..workspace import (
@@ -232,7 +234,11 @@ class Operator:
     def __init__(self, root: str | os.PathLike[str] = ".", *, policy: Policy | None = None,
                  journal_dir: str | os.PathLike[str] | None = None,
                  protected: Iterable[str] | None = None,
-                 session: str | None = None) -> None:  # fmt: skip
+                 session: str | None = None,
+                 extensions: Iterable[str] = ()) -> None:  # fmt: skip
+        #: Host extensions of the protocol this session runs (``"nb"``: the notebook cell
+        #: actions). Off by default: their actions are then ``ERR_UNKNOWN_ACTION``.
+        self.extensions: tuple[str, ...] = check_extensions(extensions)
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise NotADirectoryError(f"workspace root is not a directory: {root}")
@@ -284,6 +290,10 @@ class Operator:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def interface_spec(self) -> str:
+        """The spec text this session's model should read (its appendix lists the extensions)."""
+        return interface_spec(actions=self.extensions)
+
     def run(self, text: str) -> Run:
         """Scan and plan one reply. Reads run now; mutations wait for decisions (policy aside).
 
@@ -291,7 +301,7 @@ class Operator:
         is previewed on top of that earlier change (``Item.builds_on``).
         """
         with self._lock:
-            scanned = scan(text, seen=self._seen)
+            scanned = scan(text, seen=self._seen, extensions=self.extensions)
             # Ids made up for scan errors must not equal any id of the same reply.
             self._taken = {entry.id for entry in scanned.items if entry.id}
             items: list[Item] = []
@@ -461,7 +471,7 @@ class Operator:
         cmd = item.command
         try:
             if item.kind == "read":
-                result = run_read(self.workspace, cmd, budget)
+                result = run_read(self.workspace, cmd, budget, extensions=self.extensions)
                 self._finish(item, result, "done" if result.ok else "failed")
                 return
             result, item.entry_id = mutations.apply(

@@ -99,7 +99,9 @@ class CommandMagics(Magics):
     def op(self, line: str) -> None:
         """Run one string command: ``%op /open notes.md#Setup``, ``%op /ls``, ``%op /undo``.
 
-        Commands that change files need a body: use ``%%operator --dialect commands``.
+        Commands that change files need a body: use ``%%operator --dialect commands``. A bash
+        line (``%op pytest -q``) shows the command and its folder for approval, then runs in
+        the sandbox (``%operator shell allow=pytest`` runs it without asking).
         ``{name}`` variables set with ``/set`` are expanded; ``%op /help`` lists the commands.
         """
         text = line.strip()

@@ -304,12 +304,12 @@ class OperatorMagics(Magics):
 
         from ..protocol import interface_spec
         from ..widgets import CopyBox
+        from .session import EXTENSIONS
 
         if args:
             raise UsageError("operator: usage: %operator spec")
-        box = CopyBox(
-            "Operator Interface Specification: paste it into your chat", interface_spec(), rows=16
-        )
+        spec = interface_spec(actions=EXTENSIONS)  # what %%operator runs, cell actions included
+        box = CopyBox("Operator Interface Specification: paste it into your chat", spec, rows=16)
         display(box)
 
     def _cmd_results(self, args: list[str]) -> None:

@@ -15,6 +15,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..engine import Operator, Policy, Run, ShellPolicy
 
+#: Host extensions of the protocol that ``%%operator`` runs: the notebook cell actions.
+EXTENSIONS: tuple[str, ...] = ("nb",)
+
 #: The reason a dry run gives the model for every mutation it shows but does not write.
 DRY_RUN_REASON = "dry run: the person is only previewing, nothing is written."
 
@@ -73,7 +76,7 @@ class KernelSession:
 
         op = self.operators.get(root)
         if op is None:
-            op = Operator(root, policy=self.current_policy())
+            op = Operator(root, policy=self.current_policy(), extensions=EXTENSIONS)
             self.operators[root] = op
         op.policy = self.current_policy()
         op.shell_policy = self.current_shell_policy()
@@ -97,7 +100,8 @@ class KernelSession:
             # same reply afterwards would skip every command as a duplicate. Reads run; every
             # mutation is planned (so its diff is shown) and then refused. A policy ``deny``
             # would refuse it before planning, and the person would see no diff.
-            dry = Operator(where, policy=self.current_policy().only_denials())
+            policy = self.current_policy().only_denials()
+            dry = Operator(where, policy=policy, extensions=EXTENSIONS)
             # No command runs in a dry run: no allow rule applies, so each one is shown.
             dry.shell_policy = ShellPolicy(deny=self.current_shell_policy().deny)
             run = run_text(dry, text, dialect)

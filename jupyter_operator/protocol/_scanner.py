@@ -56,10 +56,11 @@ no key repeated with a different value, then ``_validate.validate_fields``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from . import codes
+from ._cells import check_extensions
 from ._errors import OperatorError, shown
 from ._models import Command, ScanError, ScanResult
 from ._spec import MAX_BLOCK_CHARS, MAX_BLOCK_LINES, MAX_SCAN_CHARS
@@ -187,8 +188,9 @@ def _whole_block(text: str, start_end: int) -> tuple[str, list[tuple[str, str]],
 class _Scan:
     """One pass over one text; see the module docstring."""
 
-    def __init__(self, seen: dict[str, str]) -> None:
+    def __init__(self, seen: dict[str, str], extensions: tuple[str, ...] = ()) -> None:
         self.seen = seen
+        self.extensions = extensions
         self.items: list[Command | ScanError | _ErrorRun] = []
         self.skipped: list[str] = []
         self.state = OUTSIDE
@@ -307,7 +309,7 @@ class _Scan:
                 return self._error(*fault, lines)
             fields = {m[1]: m[2] for m in map(_KEY_VALUE.fullmatch, lines) if m}
         try:
-            command_id, action, path, params = validate_fields(fields)
+            command_id, action, path, params = validate_fields(fields, self.extensions)
         except OperatorError as exc:
             return ScanError(exc.code, exc.message, _clean_id(fields.get("id")), self.block_line)
         canonical = "\n".join(sorted(map(": ".join, fields.items())))
@@ -426,7 +428,8 @@ def _run_end(item: ScanError | _ErrorRun) -> int:
 
 
 def scan(
-    text: str, *, seen: dict[str, str] | None = None, max_chars: int = MAX_SCAN_CHARS
+    text: str, *, seen: dict[str, str] | None = None, max_chars: int = MAX_SCAN_CHARS,
+    extensions: Iterable[str] = (),
 ) -> ScanResult:
     """Find and validate every ``OPERATOR_CMD`` block of a reply, in block order.
 
@@ -439,6 +442,9 @@ def scan(
         to track duplicate ids across replies; it is updated in place. ``None``: a fresh dict.
     max_chars
         Scan window (the spec's 200,000 characters).
+    extensions
+        Host extensions the host enabled (``"nb"``: the notebook cell actions); the actions
+        of any other are ``ERR_UNKNOWN_ACTION``. ValueError for an unknown name.
 
     Returns
     -------
@@ -451,7 +457,7 @@ def scan(
     truncated = max(0, len(text) - max(0, max_chars))
     if truncated:
         text = text[truncated:]
-    state = _Scan({} if seen is None else seen)
+    state = _Scan({} if seen is None else seen, check_extensions(extensions))
     line_no, counted_to, content_from, pos = 1, 0, 0, 0
     repeats = _REPEATS.match
     while (marker := _next_marker(text, pos)) is not None:

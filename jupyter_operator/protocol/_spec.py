@@ -7,11 +7,12 @@ an appendix so a model always reads what this host really does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from importlib import resources
 
 from . import codes
+from ._cells import CELL_ACTIONS_TEXT, CELL_CODE_DOCS, check_extensions
 
 _READS = (
     "operator.getInterfaceSpec",
@@ -124,7 +125,9 @@ def _spec_text() -> str:
     return resources.files(__package__).joinpath(_SPEC_ASSET).read_text(encoding="utf-8")
 
 
-def interface_spec(extensions: Sequence[str] = codes.EXTENSION_CODES) -> str:
+def interface_spec(
+    extensions: Sequence[str] = codes.EXTENSION_CODES, *, actions: Iterable[str] = ()
+) -> str:
     """The interface spec text a model receives from ``operator.getInterfaceSpec``.
 
     Parameters
@@ -132,19 +135,27 @@ def interface_spec(extensions: Sequence[str] = codes.EXTENSION_CODES) -> str:
     extensions
         The host extension codes in use. By default all of them (the engine always runs
         with them); an appendix lists each with one line, plus the host's deliberate
-        semantics. An empty sequence gives the bare spec text.
+        semantics. An empty sequence (and no ``actions``) gives the bare spec text.
+    actions
+        Host extensions of actions the host enabled (``("nb",)``: the notebook cell
+        actions): the appendix then describes them and lists their codes too.
 
     Raises
     ------
     ValueError
-        If a name in ``extensions`` is not a known extension code.
+        If a name in ``extensions`` is not a known extension code, or one in ``actions``
+        not a known extension.
     """
     text = _spec_text()
-    if not extensions:
+    cells = "nb" in check_extensions(actions)
+    if not extensions and not cells:
         return text
     unknown = [code for code in extensions if code not in _EXTENSION_DOCS]
     if unknown:
         raise ValueError(f"unknown extension codes: {', '.join(unknown)}")
+    docs = {code: _EXTENSION_DOCS[code] for code in extensions}
+    if cells:
+        docs.update(CELL_CODE_DOCS)
     lines = [
         "",
         "APPENDIX: HOST EXTENSIONS",
@@ -153,5 +164,6 @@ def interface_spec(extensions: Sequence[str] = codes.EXTENSION_CODES) -> str:
         "(ERR_POLICY_DENIED): ...', a file changed after its preview 'Not applied",
         "(ERR_STALE_PREVIEW): ...'):",
     ]
-    lines += [f"- {code}: {_EXTENSION_DOCS[code]}" for code in dict.fromkeys(extensions)]
-    return text + "\n".join(lines) + "\n\n" + _HOST_NOTES
+    lines += [f"- {code}: {doc}" for code, doc in docs.items()]
+    appendix = text + "\n".join(lines) + "\n\n" + _HOST_NOTES
+    return appendix + ("\n" + CELL_ACTIONS_TEXT if cells else "")

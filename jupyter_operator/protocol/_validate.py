@@ -24,6 +24,7 @@ from typing import Any
 
 from . import codes
 from ._base64 import b64_problem, decode_b64_text
+from ._cells import CELL_ACTIONS, CELL_PARAMS, actions_of, check_cell_fields
 from ._comments import StyleOverride, style_for_language, unknown_language
 from ._edits import parse_edits
 from ._errors import OperatorError, shown
@@ -206,7 +207,7 @@ _ACTIONS: dict[str, tuple[Callable[[Fields, str | None], dict[str, Any]], dict[s
 _short = shown
 
 
-def _header(f: Fields) -> tuple[str, str, str | None]:
+def _header(f: Fields, host_actions: frozenset[str]) -> tuple[str, str, str | None]:
     if not (f.get("version") and f.get("id") and f.get("action")):
         missing = [key for key in ("version", "id", "action") if not f.get(key)]
         raise _fail(codes.ERR_MISSING_REQUIRED_FIELDS, f"missing {', '.join(missing)}.")
@@ -220,7 +221,8 @@ def _header(f: Fields) -> tuple[str, str, str | None]:
             raise _fail(codes.ERR_ACTION_REQUIRES_PATH, "fs.* actions require path.")
     elif path is not None:
         kind = "operator.*" if action.startswith("operator.") else "non-fs"
-        raise _fail(codes.ERR_ACTION_FORBIDS_PATH, f"{kind} actions must not include path.")
+        hint = " Name the notebook with notebook: <path>." if action in host_actions else ""
+        raise _fail(codes.ERR_ACTION_FORBIDS_PATH, f"{kind} actions must not include path.{hint}")
     if action in RESERVED_ACTIONS:
         raise _fail(codes.ERR_RESERVED_ACTION, f"action reserved for UI: {action}.")
     if f["version"] != "1":
@@ -228,16 +230,26 @@ def _header(f: Fields) -> tuple[str, str, str | None]:
     return f["id"], action, path
 
 
-def validate_fields(f: Fields) -> tuple[str, str, str | None, _Params]:
+def validate_fields(
+    f: Fields, extensions: tuple[str, ...] = ()
+) -> tuple[str, str, str | None, _Params]:
     """Check one block's fields; return ``(id, action, path, params)``.
+
+    ``extensions`` names the host extensions enabled (``("nb",)``: the notebook cell
+    actions, whose ``path`` is their ``notebook`` field); any other action is
+    ``ERR_UNKNOWN_ACTION`` as the spec says.
 
     Raises
     ------
     OperatorError
         The first fault, in the order described in this module's docstring.
     """
-    command_id, action, path = _header(f)
+    host_actions = actions_of(extensions)
+    command_id, action, path = _header(f, host_actions)
     entry = _ACTIONS.get(action)
+    if action in host_actions and action in CELL_ACTIONS:
+        cell_check = lambda fields, _path: check_cell_fields(action, fields)  # noqa: E731
+        entry = (cell_check, {"content": "content_b64"})
     if entry is None:
         raise _fail(
             codes.ERR_UNKNOWN_ACTION,
@@ -256,5 +268,7 @@ def validate_fields(f: Fields) -> tuple[str, str, str | None, _Params]:
     for name, key in payloads.items():
         if key in decoded:
             values[name] = parse_edits(decoded[key]) if name == "edits" else decoded[key]
+    if action in CELL_ACTIONS:
+        return command_id, action, values["path"], CELL_PARAMS[action](**values)
     params = PARAMS_BY_ACTION[action](**values)
     return command_id, action, path, params

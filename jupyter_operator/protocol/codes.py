@@ -72,6 +72,12 @@ ERR_JOURNAL_CORRUPT = "ERR_JOURNAL_CORRUPT"
 ERR_UNDO_CONFLICT = "ERR_UNDO_CONFLICT"
 ERR_UNDONE = "ERR_UNDONE"
 
+# --- Notebook cell actions (the ``nb`` host extension; listed in the appendix when enabled) --
+ERR_INVALID_CELL_PARAMS = "ERR_INVALID_CELL_PARAMS"
+ERR_NOT_A_NOTEBOOK = "ERR_NOT_A_NOTEBOOK"
+ERR_CELL_NOT_FOUND = "ERR_CELL_NOT_FOUND"
+ERR_CELL_INDEX_MISMATCH = "ERR_CELL_INDEX_MISMATCH"
+
 # --- JSON operations (the ``json`` dialect; answered in its response events) -------------------
 ERR_INVALID_JSON = "ERR_INVALID_JSON"
 ERR_UNKNOWN_OPERATION = "ERR_UNKNOWN_OPERATION"
@@ -149,6 +155,14 @@ EXTENSION_CODES: tuple[str, ...] = (
 )
 """Codes this host adds beyond the spec; each is explained in the spec appendix."""
 
+CELL_CODES: tuple[str, ...] = (
+    ERR_INVALID_CELL_PARAMS,
+    ERR_NOT_A_NOTEBOOK,
+    ERR_CELL_NOT_FOUND,
+    ERR_CELL_INDEX_MISMATCH,
+)
+"""Codes only the notebook cell actions (``nb.*``) produce; in the appendix when they are on."""
+
 DIALECT_CODES: tuple[str, ...] = (
     ERR_INVALID_JSON,
     ERR_UNKNOWN_OPERATION,
@@ -161,10 +175,11 @@ DIALECT_CODES: tuple[str, ...] = (
 )
 """Codes only the JSON-operations dialect produces (in its events' ``code`` field)."""
 
-ALL_CODES: frozenset[str] = frozenset(SPEC_CODES + EXTENSION_CODES + DIALECT_CODES)
+ALL_CODES: frozenset[str] = frozenset(SPEC_CODES + EXTENSION_CODES + CELL_CODES + DIALECT_CODES)
 
 __all__ = [name for name in dir() if name.startswith("ERR_")] + [
     "ALL_CODES",
+    "CELL_CODES",
     "DIALECT_CODES",
     "EXTENSION_CODES",
     "SPEC_CODES",

@@ -24,7 +24,7 @@ class ScanBody(Body):
     text: str
     workspace: str = "default"
     folder: str | None = None
-    dialect: Literal["auto", "operator", "json"] = "auto"
+    dialect: Literal["auto", "operator", "json", "commands"] = "auto"
 
 
 class DecideBody(Body):

@@ -10,8 +10,9 @@
                                             a new session: ``{"session", "workspace", "folder",
                                             "created", "items", "results_text", "truncated_chars",
                                             "skipped_duplicates", "done", "dialect"}``; reads
-                                            have run. ``"dialect"?``: auto (default), operator
-                                            or json (JSON operations)
+                                            have run. ``"dialect"?``: auto (default), operator,
+                                            json (JSON operations) or commands (string commands:
+                                            one item per request, ``results_text`` the responses)
 ``GET sessions?workspace=``                 ``{"sessions": [{"session", "workspace", "created",
                                             "pending"}]}``: sessions still waiting for decisions
 ``GET sessions/{id}``                       the same view of a session, as it is now (also after
@@ -39,8 +40,9 @@ answer. Every verb carries ``@web.authenticated`` and ``@authorized`` (resource 
 reads need ``read``, anything that can change files needs ``write``). Errors are always
 ``{"error": {"code", "message"}}`` with 400 (bad request), 403, 404 (unknown session,
 workspace, item or history entry), 409 (already decided; undo refused because the file
-changed since), 413 (body over ``OperatorExtension.max_body_size``, also when sent chunked),
-501 (redo with an engine that cannot redo) or 500, never an HTML page or a traceback.
+changed since), 410 (``session_ended``: a string-command session the server no longer has,
+see ``command_runs``), 413 (body over ``OperatorExtension.max_body_size``, also when sent
+chunked), 501 (redo with an engine that cannot redo) or 500, never an HTML page or a traceback.
 """
 
 from __future__ import annotations
@@ -194,8 +196,9 @@ class SpecHandler(OperatorApiHandler):
     async def get(self) -> None:
         """Return the spec text."""
         from ..protocol import interface_spec
+        from .workspaces import EXTENSIONS
 
-        self.finish(json.dumps({"spec": interface_spec()}))
+        self.finish(json.dumps({"spec": interface_spec(actions=EXTENSIONS)}))
 
 
 class ScanHandler(OperatorPostHandler):

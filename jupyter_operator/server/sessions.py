@@ -110,16 +110,16 @@ class SessionService:
         """Create a session for one reply; reads (and whatever the policy allows) have run.
 
         ``folder`` takes the reply's paths from a subfolder of the workspace (a notebook's own).
-        ``dialect`` is ``auto`` (detected), ``operator`` or ``json``.
+        ``dialect`` is ``auto`` (detected), ``operator``, ``json`` or ``commands``.
         """
-        from ..engine import run_text
+        from .command_runs import plan_reply
 
         self._check_workspace(workspace)
 
         def work() -> Session:
             operator = self.registry.new_operator(workspace, folder)
             try:
-                run = run_text(operator, text, dialect)
+                run = plan_reply(operator, text, dialect)
             except BaseException:
                 close_operator(operator)
                 raise
@@ -347,6 +347,7 @@ class SessionService:
         if self.store is None:
             raise missing
         from ..engine.persist import PersistError, load_data, load_run
+        from .command_runs import ended_in_memory
 
         store = self.store
         raw = await asyncio.to_thread(store.load, session_id)
@@ -354,6 +355,7 @@ class SessionService:
             raise missing
         try:
             data = load_data(raw)
+            ended_in_memory(data)  # a string-command session: gone, and it says so
             workspace = data.get("workspace")
             if not isinstance(workspace, str) or workspace not in self.registry:
                 raise PersistError("the session's workspace is not configured any more")
@@ -395,13 +397,18 @@ class SessionService:
         """Save the session (in the worker thread, under the workspace lock)."""
         if self.store is None or session.adopted:
             return
-        if getattr(session.run, "dialect", "operator") != "operator":
+        dialect = getattr(session.run, "dialect", "operator")
+        if dialect not in ("operator", "commands"):
             return  # JSON-operation sessions are kept in memory only
         from ..engine.persist import dump_run
+        from .command_runs import memory_marker
 
-        data = dump_run(session.run, session.text, workspace=session.workspace,
-                        folder=session.folder, created=session.created,
-                        entries=session.entries)  # fmt: skip
+        if dialect == "commands":  # kept in memory; the marker explains a later lookup
+            data = memory_marker(session.workspace, session.created)
+        else:
+            data = dump_run(session.run, session.text, workspace=session.workspace,
+                            folder=session.folder, created=session.created,
+                            entries=session.entries)  # fmt: skip
         try:
             self.store.save(session.id, data)
         except OSError:

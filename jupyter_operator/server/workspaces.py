@@ -88,6 +88,11 @@ class ReadWriteLock:
                 self._cond.notify_all()
 
 
+#: Host extensions of the protocol the server's sessions (the panel, Ask mode) run: the
+#: notebook cell actions, so a model can change a notebook cell by cell.
+EXTENSIONS: tuple[str, ...] = ("nb",)
+
+
 class WorkspaceRegistry:
     """Per configured workspace: its :class:`Workspace`, its lock and its ``Operator`` factory.
 
@@ -179,6 +184,7 @@ class WorkspaceRegistry:
             policy=self._policy,
             journal_dir=self._journal_dir,
             protected=self._protected,
+            extensions=EXTENSIONS,
         )
         if self._shell_policy is not None:
             operator.shell_policy = self._shell_policy

@@ -3,8 +3,9 @@
 ``bwrap`` gets a new mount, PID, IPC, UTS and network namespace (``--unshare-all``; the network
 comes back only with ``network=True``). The system folders and the Python installations the host
 names are mounted read-only, ``/tmp`` is an empty tmpfs, the workspace root is bound read-write
-at its own path, and ``--die-with-parent`` plus the PID namespace mean killing ``bwrap`` ends
-every process the command started.
+at :data:`MOUNT` (never at its host path, so ``pwd`` or an error message cannot show the model
+where the workspace lives on the host), and ``--die-with-parent`` plus the PID namespace mean
+killing ``bwrap`` ends every process the command started.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ import shutil
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
+
+#: Where the workspace root appears inside the sandbox.
+MOUNT = "/workspace"
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 
@@ -61,5 +65,6 @@ def wrap(
         if os.path.isdir(extra) and not any(extra.startswith(d + "/") for d in SYSTEM_DIRS):
             args += ["--ro-bind", extra, extra]
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    args += ["--bind", str(root), str(root), "--chdir", str(cwd)]
+    inside = Path(MOUNT, cwd.relative_to(root))  # cwd is already resolved inside root
+    args += ["--bind", str(root), MOUNT, "--chdir", str(inside)]
     return [*args, "--", *argv]

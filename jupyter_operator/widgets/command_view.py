@@ -1,5 +1,6 @@
 """The display of a string-command batch: each response as text, documents as safe HTML, and a
-diff card with Approve / Reject for the change that waits.
+diff card (for a bash line: the command, its folder and the sandbox) with Approve / Reject for
+the change that waits.
 
 Like the run view, it follows the batch (``Batch.subscribe``): a decision made by a click or
 from Python (``batch.approve()``) redraws it, and the commands that waited for that decision
@@ -14,6 +15,7 @@ import ipywidgets as w
 
 from ..dialects.commands.markdown_html import document_html
 from .cards import ItemCard, Shared
+from .json_cards import ShellCard
 from .render import STYLESHEET, escape
 
 if TYPE_CHECKING:
@@ -54,8 +56,9 @@ class CommandView(w.VBox):
         widget = self._shared.html_widget(html, full_width=True)
         card = None
         if reply.run is not None:
-            card = ItemCard(reply.run.items[0], approve=self._approve, reject=self._reject,
-                            shared=self._shared)  # fmt: skip
+            item = reply.run.items[0]
+            kind = ShellCard if item.kind == "shell" else ItemCard  # a bash line: the command
+            card = kind(item, approve=self._approve, reject=self._reject, shared=self._shared)
         return reply, html, widget, card
 
     def _children(self) -> list[w.Widget]:

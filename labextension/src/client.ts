@@ -89,10 +89,18 @@ export class OperatorClient {
   }
 
   /** Scan a reply: reads run at once, mutations come back pending. */
-  scan(text: string, workspace?: string | null, folder?: string | null): Promise<IScanResponse> {
+  scan(
+    text: string,
+    workspace?: string | null,
+    folder?: string | null,
+    dialect?: string | null
+  ): Promise<IScanResponse> {
     const body = scanBody(text, workspace) as Record<string, unknown>;
     if (folder) {
       body.folder = folder;
+    }
+    if (dialect && dialect !== 'auto') {
+      body.dialect = dialect;
     }
     return this._call(['scan'], body);
   }

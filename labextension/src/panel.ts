@@ -9,6 +9,7 @@ import { Widget } from '@lumino/widgets';
 import { AskView } from './ask';
 import { DecideHandler, ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
+import { DialectChoice, dialectRow, endedMessage } from './dialect';
 import { button, el } from './dom';
 import { HistoryView } from './history';
 import { operatorIcon } from './icon';
@@ -61,6 +62,7 @@ export class OperatorPanel extends Widget {
   readonly ask: AskView;
 
   private _workspace: HTMLSelectElement;
+  private _dialect: HTMLSelectElement;
   private _input: HTMLTextAreaElement;
   private _source: HTMLElement;
   private _error: HTMLElement;
@@ -109,12 +111,16 @@ export class OperatorPanel extends Widget {
     });
     workspaceRow.append(this._workspace);
     root.append(workspaceRow);
+    const dialect = dialectRow();
+    this._dialect = dialect.select;
+    root.append(dialect.row);
 
     this.ask = new AskView(this._client, this._languages, () => this._workspace.value);
     root.append(this.ask.node);
 
     this._input = el('textarea', 'jp-Operator-input');
-    this._input.placeholder = "Paste a model's reply with OPERATOR_CMD blocks";
+    this._input.placeholder =
+      "Paste a model's reply (OPERATOR_CMD blocks or JSON operations), or slash commands";
     this._input.setAttribute('aria-label', 'Reply to run');
     this._input.rows = 8;
     this._input.spellcheck = false;
@@ -244,6 +250,7 @@ export class OperatorPanel extends Widget {
       this._note.textContent = 'Reopened the session this page had before it was reloaded.';
     } catch (reason) {
       remember(null); // expired or unknown: start afresh
+      this._note.textContent = endedMessage(reason) ?? '';
     }
   }
 
@@ -277,7 +284,8 @@ export class OperatorPanel extends Widget {
       ({ workspace, folder } = picked);
     }
     await this._request(async () => {
-      const scan = await this._client.scan(reply, workspace, folder);
+      const dialect = this._dialect.value as DialectChoice;
+      const scan = await this._client.scan(reply, workspace, folder, dialect);
       // A write that changes nothing is settled by the engine ("No change"): nothing to ask.
       this._show(scan);
     });

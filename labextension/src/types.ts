@@ -45,8 +45,9 @@ export interface IOperatorItem {
   decided_by?: 'person' | 'rule' | null;
   rule?: string | null;
   rule_note?: string | null;
-  /** JSON operations only: the dialect, the response event, and for shell items the command. */
-  dialect?: 'json';
+  /** JSON operations and string commands: the dialect, the response event (JSON), and for
+   * shell items (a JSON shell operation, a bash line) the command. */
+  dialect?: 'json' | 'commands';
   event?: Record<string, unknown> | null;
   shell?: IShellState | null;
 }

@@ -55,8 +55,10 @@ def open_lab(page, server: LabServer, document: str = "") -> None:
         tab.click()
     page.locator(f"{PANEL} .jp-Operator-input").wait_for(state="visible")
     # The workspace list arrives from the server once the panel is built.
+    # (The dialect select beside it has its options from the start.)
     page.wait_for_function(
-        "() => document.querySelectorAll('#jupyter-operator-panel select option').length > 0"
+        "() => document.querySelectorAll("
+        "'#jupyter-operator-panel select.jp-Operator-workspace option').length > 0"
     )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from jupyter_operator import cli
+from jupyter_operator.shell import sandbox_available
 
 SCRIPT = """\
 /write notes.md
@@ -108,3 +109,48 @@ def test_ask_shows_each_diff(tmp_path: Path, root: Path, monkeypatch: pytest.Mon
 def test_a_bad_dialect_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["run", "--dialect", "klingon"]) == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+needs_sandbox = pytest.mark.skipif(
+    not sandbox_available(),
+    reason="bubblewrap is missing or cannot create namespaces here",
+)
+
+
+@needs_sandbox
+def test_ask_shows_a_bash_line_with_its_folder(
+    tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    (root / "docs").mkdir()
+    (root / "docs" / "a.md").write_text("A\n", encoding="utf-8")
+    script = tmp_path / "bash.txt"
+    script.write_text("cd docs\ncat a.md\ntouch never\n", encoding="utf-8")
+    terminal = Terminal(["y", "n"])
+    monkeypatch.setattr(cli, "_terminal", lambda: terminal)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    argv = ["run", "--dialect", "commands", "--root", str(root), "--approve", "ask",
+            "--journal-dir", str(tmp_path / "journal"), str(script)]  # fmt: skip
+    assert cli.main(argv) == 0
+    assert bodies(capsys.readouterr().out) == [
+        "exit: 0 | cwd: docs",
+        "exit: 0 | cwd: docs\n---\nA",
+        "ERROR(REJECTED): the command was not run.",
+    ]
+    assert "command: cat a.md\n  cwd: docs" in terminal.asked
+    assert not (root / "docs" / "never").exists()
+
+
+@needs_sandbox
+def test_shell_rules_apply_to_bash_lines(
+    tmp_path: Path, root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = tmp_path / "bash.txt"
+    script.write_text("echo ok\nrm -rf .\n", encoding="utf-8")
+    argv = ["run", "--dialect", "commands", "--root", str(root), "--approve", "none",
+            "--shell", 'allow=echo deny="rm *"', "--journal-dir", str(tmp_path / "journal"),
+            str(script)]  # fmt: skip
+    assert cli.main(argv) == 0
+    out = bodies(capsys.readouterr().out)
+    assert out[0] == "exit: 0 | cwd: .\n---\nok"
+    assert out[1].startswith("ERROR(DENIED): Command matches a denied pattern (rm *).")

@@ -107,8 +107,13 @@ def test_bash_output_row(make_session: object, root: Path) -> None:
         return 3, "out\n"
 
     session = make_session(shell=shell)  # type: ignore[operator]
-    body = last(session, "cd docs\nls -la")
+    batch = session.execute("cd docs\nls -la")
+    assert batch.pending is batch.replies[1] and calls == []  # a bash line waits for approval
+    batch.approve()
+    head, _, body = batch.replies[1].text.partition("\n")
+    assert head == f"re: [{batch.replies[1].request_id}] ls -la"
     assert parts(body) == ("exit: 3 | cwd: docs", "out")
+    assert parts(batch.replies[0].body) == ("exit: 0 | cwd: docs", None)
     assert calls == [("ls -la", "docs")]
 
 

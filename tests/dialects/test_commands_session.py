@@ -60,7 +60,6 @@ ERRORS = [
     ("/open docs/guide.md#nope", "ERROR(NOT_FOUND): no heading 'nope' in docs/guide.md (headings: #guide)."),
     ("/open notes.md#Install", "ERROR(AMBIGUOUS): 2 headings match 'Install' in notes.md; use one of #install, #install-1."),
     ("/write a.md <<EOF\nnever closed", "ERROR(USAGE): EOF never closes the body"),
-    ("ls", "ERROR(BASH_UNAVAILABLE): bash lines need a shell runner, which this installation does not have yet."),
     ("/end", "ERROR(USAGE): /end only closes the body of /write, /append or /edit."),
     ("/usage x", "ERROR(UNKNOWN_COMMAND): /usage is not a command; /help lists them."),
 ]  # fmt: skip

@@ -11,6 +11,7 @@ from ipython_fixtures import diff_text
 
 from jupyter_operator.kernel.commands import command_session
 from jupyter_operator.kernel.magics import last_view
+from jupyter_operator.shell import sandbox_available
 from jupyter_operator.widgets.command_view import CommandView
 
 
@@ -106,3 +107,55 @@ def test_dialect_operator_is_the_default(ip: Any, workspace: Path) -> None:
 
     ip.run_cell_magic("operator", f"--dialect operator --root {workspace}", "no blocks here")
     assert jupyter_operator.last_run() is not None and jupyter_operator.last_run().items == []
+
+
+@pytest.mark.skipif(
+    not sandbox_available(),
+    reason="bubblewrap is missing or cannot create namespaces here",
+)
+def test_a_bash_line_shows_the_command_card(ip: Any, workspace: Path) -> None:
+    from jupyter_operator.widgets.json_cards import ShellCard
+
+    (workspace / "docs").mkdir()
+    view = cell(ip, f"--dialect commands --root {workspace}", "cd docs\ntouch made.txt\n/ls docs")
+    assert [r.status for r in view.batch.replies] == ["done", "pending"]
+    card = next(c for c in view.children if isinstance(c, ShellCard))
+    shown = card.header.value
+    assert "touch made.txt" in shown and "Working folder" in shown and ">docs<" in shown
+    assert not (workspace / "docs" / "made.txt").exists()
+    card.approve_button.click()
+    assert (workspace / "docs" / "made.txt").exists()
+    assert view.batch.replies[1].body == "exit: 0 | cwd: docs"
+    assert view.batch.replies[2].body.startswith("Listing docs/\n---\nmade.txt")
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="bubblewrap is missing here")
+def test_op_line_magic_shows_the_card_for_a_bash_line(
+    ip: Any, workspace: Path, monkeypatch: Any
+) -> None:
+    from jupyter_operator.widgets.json_cards import ShellCard
+
+    monkeypatch.chdir(workspace)
+    ip.run_line_magic("op", "echo made > op.txt")
+    view = last_view()
+    card = next(c for c in view.children if isinstance(c, ShellCard))
+    assert "echo made &gt; op.txt" in card.header.value and not (workspace / "op.txt").exists()
+    view._reject("ignored", None)
+    assert view.batch.replies[0].body == "ERROR(REJECTED): the command was not run."
+    assert not (workspace / "op.txt").exists()
+
+
+@pytest.mark.skipif(not sandbox_available(), reason="bubblewrap is missing here")
+def test_the_kernels_shell_rules_apply_to_bash_lines(
+    ip: Any, workspace: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.chdir(workspace)
+    ip.run_line_magic("operator", "shell allow=echo")
+    try:
+        ip.run_line_magic("op", "echo ran at once")
+        assert last_view().batch.replies[0].body == "exit: 0 | cwd: .\n---\nran at once"
+        ip.run_line_magic("operator", "shell sandbox=off")
+        ip.run_line_magic("op", "echo never")
+        assert last_view().batch.replies[0].code == "BASH_UNAVAILABLE"
+    finally:
+        ip.run_line_magic("operator", "shell allow=none sandbox=on")

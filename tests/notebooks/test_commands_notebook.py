@@ -43,3 +43,17 @@ def test_commands_notebook(tmp_path: Path) -> None:
     assert "Undo: reverted answers.md (1 line)" in text(out["cell-09"])
     assert not (tmp_path / "commands-demo" / "answers.md").exists()
     assert "open: answers.md" in text(out["cell-10"])
+
+
+def test_bash_section(tmp_path: Path) -> None:
+    from jupyter_operator.shell import sandbox_available
+
+    _nb, out = execute("05-commands.ipynb", tmp_path)
+    proposed = text(out["cell-11"])
+    assert "ERROR(PATH_ESCAPE)" in proposed and "exit: 0 | cwd: ." in proposed
+    answered = text(out["cell-12"])
+    if sandbox_available():
+        assert "Proposed: bash in . (Shell command requires approval)" in proposed
+        assert answered.rstrip().endswith("grep -c Multiply lesson.md\nexit: 0 | cwd: .\n---\n1")
+    else:
+        assert "ERROR(BASH_UNAVAILABLE): bash lines run only inside the bubblewrap" in answered

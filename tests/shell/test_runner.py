@@ -168,9 +168,13 @@ def test_network_is_refused_in_the_sandbox(root: Path) -> None:
 @needs_sandbox
 def test_the_workspace_is_the_only_writable_path(root: Path) -> None:
     outside = root.parent / "outside"
-    command = f"echo x > {outside}/new.txt; echo x > {root}/inside.txt; cat {outside}/secret.txt"
+    # Inside the sandbox the workspace is mounted at /workspace; its host path is not there.
+    command = (
+        f"echo x > {outside}/new.txt; echo x > /workspace/inside.txt; echo y > {root}/host.txt;"
+        f" cat {outside}/secret.txt"
+    )
     outcome = run(command, root=root, cwd=root)
     assert (root / "inside.txt").read_text() == "x\n"
-    assert not (outside / "new.txt").exists()
+    assert not (outside / "new.txt").exists() and not (root / "host.txt").exists()
     assert "TOP SECRET" not in outcome.stdout  # folders outside are not even visible
     assert outcome.exit_code != 0

@@ -20,8 +20,18 @@ def test_wrap_isolates_by_default(tmp_path: Path) -> None:
     assert "--unshare-all" in args and "--share-net" not in args
     assert "--die-with-parent" in args and args[-2:] == ["--", "true"]
     bind = args.index("--bind")
-    assert args[bind + 1 : bind + 3] == [str(tmp_path), str(tmp_path)]
+    assert args[bind + 1 : bind + 3] == [str(tmp_path), sandbox.MOUNT]
     assert "--share-net" in wrap(["true"], root=tmp_path, cwd=tmp_path, network=True)
+
+
+@needs_sandbox
+def test_commands_never_see_the_host_path_of_the_workspace(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "note.txt").write_text("hi")
+    outcome = run("pwd; cat note.txt; touch made", root=tmp_path, cwd=tmp_path / "sub")
+    assert outcome.stdout == f"{sandbox.MOUNT}/sub\nhi"
+    assert str(tmp_path) not in outcome.stdout + outcome.stderr
+    assert (tmp_path / "sub" / "made").exists()  # the workspace is still the one written
 
 
 def test_without_bubblewrap_commands_still_run(

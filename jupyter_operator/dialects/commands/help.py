@@ -32,13 +32,15 @@ allows them. Errors read ERROR(CODE): message."""
 
 BASH_HELP = """\
 A line that does not start with / is a bash line (a leading "$ " is dropped).
-It runs in the session's folder, inside the workspace, after approval, with a time
-limit; the response is "exit: N | cwd: path" followed by its output.
+It is shown for approval (the command and its folder) unless the shell rules allow it,
+then runs in the session's folder inside the sandbox (only the workspace is writable,
+no network), with a time limit; the response is "exit: N | cwd: path" followed by
+its output. A rejected line never runs.
 cd PATH changes the session's folder (never outside the workspace) without running a shell.
 {availability}"""
 
 BASH_AVAILABLE = "Bash lines are available in this session."
-BASH_MISSING = "This installation has no shell runner yet: bash lines other than cd are refused."
+BASH_MISSING = "Bash lines other than cd are refused here:"
 
 SCAFFOLD = """\
 # A menu groups commands under short labels. Define one in Python:

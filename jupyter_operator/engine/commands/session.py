@@ -29,14 +29,13 @@ from ...workspace import FileTooLarge, decode_text
 from ..items import Item
 from ..reads import READ_LIMIT
 from ..session import Operator
-from . import actions, changes
+from . import actions, bash, changes
+from .bash import SANDBOX, ShellRunner
 from .replies import Batch, Reply
 from .session_commands import SessionCommands
 
 log = logging.getLogger(__name__)
 
-#: ``shell(command, cwd) -> (exit_status, output)``: runs one approved bash line.
-ShellRunner = Callable[[str, str], tuple[int, str]]
 #: The engine action a policy sees for each command (session commands touch no file).
 POLICY_ACTIONS = {
     "open": "fs.read", "back": "fs.read", "refresh": "fs.read", "edit": "fs.read",
@@ -52,11 +51,13 @@ def _address(path: str, block: str | None) -> str:
 class CommandSession(SessionCommands):
     """One person's (or model's) command session; ``execute`` runs a script of commands.
 
-    ``shell`` runs bash lines once the host has a shell runner; without one, bash lines
-    other than ``cd`` answer ``ERROR(BASH_UNAVAILABLE)``.
+    ``shell`` says how approved bash lines run: ``SANDBOX`` (the default) in the bubblewrap
+    sandbox, under the operator's ``shell_policy``; a host's own runner
+    ``runner(command, cwd) -> (exit_status, output)``; or None for no bash. Where the sandbox is
+    missing (or switched off), bash lines other than ``cd`` answer ``ERROR(BASH_UNAVAILABLE)``.
     """
 
-    def __init__(self, operator: Operator, *, shell: ShellRunner | None = None,
+    def __init__(self, operator: Operator, *, shell: ShellRunner | str | None = SANDBOX,
                  tag: str | None = None) -> None:  # fmt: skip
         self.operator = operator
         self.shell = shell
@@ -128,6 +129,8 @@ class CommandSession(SessionCommands):
             return
         if item.status == "applied":
             reply.status, reply.body = "done", reply.applied_body or "Done"
+        elif item.status == "done" and isinstance(item, bash.BashItem):  # a bash line ran
+            reply.status, reply.body = "done", item.response or ""
         else:
             code = codes.from_operator_code(item.error_code or "ERR_IO")
             message = item.summary.partition("): ")[2] or item.summary
@@ -136,6 +139,8 @@ class CommandSession(SessionCommands):
         self._advance(batch)
 
     def _maybe_auto(self, reply: Reply) -> None:
+        if isinstance(reply.run, bash.BashRun):  # the shell policy decided it already
+            return
         if reply.run is None:
             return
         item = reply.run.items[0]

@@ -10,12 +10,10 @@ from typing import TYPE_CHECKING, Any
 from ...dialects.commands import codes, help, responses
 from ...dialects.commands.parse import CommandError, Request, parse_flags, parse_set, quote
 from ...protocol import OperatorError
-from . import actions
+from . import actions, bash
 from .replies import Reply
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from ..session import Operator
 
 log = logging.getLogger(__name__)
@@ -25,7 +23,7 @@ class SessionCommands:
     """Mixed into ``CommandSession``: the commands that work on the session's own state."""
 
     operator: Operator
-    shell: Callable[[str, str], tuple[int, str]] | None
+    shell: bash.ShellRunner | str | None
     variables: dict[str, str]
     registry: actions.Registry
     cwd: str
@@ -58,7 +56,8 @@ class SessionCommands:
         if not topic:
             return self._done(rid, request, "String Commands", help.HELP)
         if topic == "bash":
-            available = help.BASH_AVAILABLE if self.shell else help.BASH_MISSING
+            why = self._bash_unavailable()
+            available = help.BASH_AVAILABLE if why is None else help.BASH_MISSING + " " + why
             return self._done(
                 rid, request, "Bash Session", help.BASH_HELP.format(availability=available)
             )
@@ -76,7 +75,7 @@ class SessionCommands:
             "menus": ", ".join(sorted(self.registry.menus)) or "(none)",
             "policy": self.operator.policy.summary(),
             "waiting": responses.plural(pending, "change"),
-            "bash": "available" if self.shell else "not available (cd only)",
+            "bash": "available" if self._bash_unavailable() is None else "not available (cd only)",
             "requests": str(self.count),
         }
         return self._done(
@@ -142,9 +141,14 @@ class SessionCommands:
         return path
 
     # -- bash lines ------------------------------------------------------------------------------
+    def _bash_unavailable(self) -> str | None:
+        return bash.unavailable(self.shell, bash.shell_policy_of(self.operator))
+
     def _bash(self, rid: str, request: Request, line: str) -> Reply:
-        words = line.split()
-        if words and words[0] == "cd" and len(words) <= 2:
+        words = bash.cd_words(line)
+        if words is not None:
+            if len(words) > 2:
+                raise CommandError(codes.USAGE, "cd takes one folder: cd path (quote spaces).")
             target = posixpath.normpath(
                 posixpath.join(self.cwd or ".", words[1] if len(words) > 1 else ".")
             )
@@ -158,9 +162,18 @@ class SessionCommands:
         return self._run_bash(rid, request, line)
 
     def _run_bash(self, rid: str, request: Request, line: str) -> Reply:
-        """Run one bash line through the shell runner (the one place to wire it in)."""
-        if self.shell is None:
-            message = "bash lines need a shell runner, which this installation does not have yet."
-            raise CommandError(codes.BASH_UNAVAILABLE, message)
-        status, output = self.shell(line, self.cwd or ".")
-        return self._done(rid, request, f"exit: {status} | cwd: {self.cwd or '.'}", output)
+        """Propose one bash line: the command and its folder wait for approval (``bash``)."""
+        run = bash.propose(self.operator, self.shell, rid, request.line, line, self.cwd or ".")
+        item = run.items[0]
+        if item.status == "pending":
+            where = responses.one_line(self.cwd or ".")
+            waiting = f"Proposed: bash in {where} ({item.summary}); waiting for approval"
+            return Reply(rid, request, "pending", waiting, run=run)
+        return self._settled(rid, request, item)  # the shell policy ran it at once
+
+    def _settled(self, rid: str, request: Request, item: Any) -> Reply:
+        if item.status == "done":
+            return Reply(rid, request, "done", item.response or "", run=None)
+        code = codes.from_operator_code(item.error_code or "ERR_IO")
+        message = item.summary.partition("): ")[2] or item.summary
+        return Reply(rid, request, "error", responses.error_body(code, message), code)

@@ -1,0 +1,142 @@
+"""A script of string commands as a run: what the server and the JupyterLab panel show.
+
+``run_commands(operator, text)`` runs the script in a fresh :class:`CommandSession` and returns a
+:class:`CommandRun`, which offers what fronts use on ``Run`` (``items``, ``pending``, ``done``,
+``results_text``, ``approve``, ``reject``, ``approve_all``, ``reject_all``, ``item``), so the
+REST API and the panel need no other branch:
+
+- one item per request of the script, in order (``index`` is the request's position);
+- a change or a bash line waiting for a decision is the engine's own item (a diff, or the
+  command and its folder) under the request id;
+- an answered request is a ``read`` item whose ``details`` hold its whole response
+  (``re: [id] /cmd`` first), ``failed`` with the response code for an error;
+- a request queued behind a pending decision is ``waiting`` (its summary shows its line);
+- ``results_text`` is every response so far, as the model reads them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ...dialects.commands import responses
+from ...protocol import Result
+from ..decisions import Decision
+from ..errors import UnknownItem
+from ..items import Item
+from .replies import Batch, Reply
+from .session import CommandSession
+
+if TYPE_CHECKING:
+    from ..session import Operator
+
+def _echo(reply_or_request: object) -> str:
+    request = getattr(reply_or_request, "request", reply_or_request)
+    return "bash" if request.name == "bash" else f"/{request.name}"  # type: ignore[attr-defined]
+
+
+def _view(index: int, reply: Reply) -> Item:
+    """The item a front shows for one answered (or pending) request."""
+    if reply.run is not None:  # a change or a bash line: the engine's item, as decided
+        item = reply.run.items[0]
+        item.index = index
+        if reply.status != "pending" and item.status in ("applied", "done"):
+            item.result = Result(item.id, True, reply.system, reply.text)
+        return item
+    action = _echo(reply)
+    if reply.status == "error":
+        item = Item(index, reply.request_id, action, None, reply.request.line, "read", "failed",
+                    reply.body, error_code=reply.code)  # fmt: skip
+        item.result = Result(reply.request_id, False, reply.body, reply.text)
+        return item
+    item = Item(index, reply.request_id, action, reply.document_path, reply.request.line, "read",
+                "done", reply.system)  # fmt: skip
+    item.result = Result(reply.request_id, True, reply.system, reply.text)
+    return item
+
+
+class CommandRun:
+    """The replies of one script as run items; decisions go to the batch (in order)."""
+
+    dialect = "commands"
+    truncated_chars = 0
+    skipped_duplicates: tuple[str, ...] = ()
+
+    def __init__(self, session: CommandSession, batch: Batch) -> None:
+        self.session = session
+        self.batch = batch
+
+    def __repr__(self) -> str:
+        return f"<CommandRun replies={len(self.batch.replies)} queued={len(self.batch.queued)}>"
+
+    @property
+    def items(self) -> list[Item]:
+        """Every request of the script, answered or not, in order."""
+        items = [_view(index, reply) for index, reply in enumerate(self.batch.replies)]
+        pending = self.batch.pending
+        after = f"runs after {pending.request_id} is decided" if pending else "waiting"
+        for offset, request in enumerate(self.batch.queued, 1):
+            waits = f"{after}: {responses.one_line(request.echo)}"
+            # The id it will be answered under: only this run uses its session, and every
+            # answer takes the next number of the session's counter.
+            rid = request.request_id or f"{self.session.count + offset:03d}{self.session.tag}"
+            items.append(Item(len(items), rid, _echo(request), None, request.line, "read",
+                              "waiting", waits))  # fmt: skip
+        return items
+
+    @property
+    def pending(self) -> list[Item]:
+        """The one item waiting for a decision (the script pauses there), if any."""
+        reply = self.batch.pending
+        return [reply.run.items[0]] if reply is not None and reply.run is not None else []
+
+    @property
+    def done(self) -> bool:
+        return self.batch.done
+
+    @property
+    def results_text(self) -> str:
+        """Every response so far (``re: [id] /cmd`` and its body), one blank line apart."""
+        return self.batch.text
+
+    def item(self, id: str) -> Item:
+        for item in self.items:
+            if item.id == id and item.status != "waiting":
+                return item
+        raise UnknownItem(id)
+
+    def approve(self, id: str) -> Decision:
+        """Approve the pending change (or bash line) ``id``; the script then goes on."""
+        return self._decide(id, True, None)
+
+    def reject(self, id: str, reason: str | None = None) -> Decision:
+        """Reject the pending change (or bash line) ``id``; the script then goes on."""
+        return self._decide(id, False, reason)
+
+    def approve_all(self) -> list[Decision]:
+        """Approve what waits now, and only that: a change or bash line that comes up later in
+        the script was never shown to the person, so it waits for its own decision."""
+        return [self._decide(item.id, True, None) for item in self.pending]
+
+    def reject_all(self, reason: str | None = None) -> list[Decision]:
+        """Reject what waits now and every change or bash line the script comes to after it."""
+        decided = []
+        while self.pending:
+            decided.append(self._decide(self.pending[0].id, False, reason))
+        return decided
+
+    def _decide(self, id: str, approve: bool, reason: str | None) -> Decision:
+        item = self.item(id)
+        reply = self.batch.pending
+        if reply is None or reply.run is None or reply.run.items[0] is not item:
+            return Decision.already(item)
+        if approve:
+            self.batch.approve()
+        else:
+            self.batch.reject(reason)
+        return Decision.made(item)
+
+
+def run_commands(operator: Operator, text: str, **options: object) -> CommandRun:
+    """Run a script of string commands in a fresh session (``options`` go to the session)."""
+    session = CommandSession(operator, **options)  # type: ignore[arg-type]
+    return CommandRun(session, session.execute(text))

@@ -1,0 +1,37 @@
+"""The server's sessions (the panel, Ask mode) run the notebook cell actions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cell_notebooks import cells_of, standard
+from server_helpers import Api, cmd
+
+from jupyter_operator.protocol import parse_results
+
+
+async def test_a_cell_change_is_planned_decided_and_undone_through_the_api(
+    api: Api, root: Path
+) -> None:
+    (root / "nb.ipynb").write_text(standard())
+    before = (root / "nb.ipynb").read_bytes()
+    reply = cmd("r1", "nb.readCells", notebook="nb.ipynb") + cmd(
+        "d1", "nb.deleteCell", notebook="nb.ipynb", cell_id="intro", index="0"
+    )
+    status, body = await api("scan", body={"text": reply})
+    assert status == 200
+    read, delete = body["items"]
+    assert (read["status"], read["ok"]) == ("done", True)
+    assert (delete["status"], delete["path"], delete["change"]) == ("pending", "nb.ipynb", "modify")
+    assert '-    "# Title"' in delete["diff"]
+    status, decided = await api(
+        "sessions", body["session"], "decide", body={"id": "d1", "decision": "approve"}
+    )
+    assert status == 200 and decided["item"]["status"] == "applied"
+    assert [c[0] for c in cells_of(root / "nb.ipynb")] == ["load", "calc"]
+    [_, result] = parse_results(decided["results_text"])
+    assert (result.id, result.summary) == ("d1", "Deleted cell intro")
+    entry_id = decided["item"]["entry_id"]
+    status, _ = await api("undo", body={"workspace": "default", "id": entry_id})
+    assert status == 200
+    assert (root / "nb.ipynb").read_bytes() == before
