@@ -15,7 +15,7 @@ from typing import Any
 
 from jupyter_server.extension.application import ExtensionApp
 from tornado.ioloop import PeriodicCallback
-from traitlets import Dict, Float, Integer, List, TraitError, Unicode, validate
+from traitlets import Bool, Dict, Float, Integer, List, TraitError, Unicode, validate
 
 from .. import __version__
 from .agent_handlers import agent_handlers, setup_agents
@@ -49,6 +49,12 @@ class OperatorExtension(ExtensionApp):
         "",
         help="""What runs without asking and what is refused, e.g. 'auto=reads,writes deny=deletes'.
         Empty: reads run at once, every mutation waits for approval.""",
+    ).tag(config=True)
+
+    static_saved_cards = Bool(
+        True,
+        help="""Save decided notebook cards as their static text (no widget view), so a notebook
+        reopened without a kernel shows each card's final state instead of "model not found".""",
     ).tag(config=True)
 
     shell_rules = Unicode(
@@ -148,6 +154,10 @@ class OperatorExtension(ExtensionApp):
             store=store,
         )
         self.file_api = FileApi(self.registry)
+        if self.static_saved_cards:
+            from .savehook import register
+
+            register(self.serverapp.contents_manager)
         self.agents = setup_agents(self)  # the panel's Ask mode (c.OperatorAgent.*)
         self.log.info("jupyter_operator: workspaces %s", ", ".join(roots))
 
