@@ -4,6 +4,7 @@
  */
 import { Clipboard } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import { INotebookTracker } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 import { AskView } from './ask';
@@ -12,6 +13,14 @@ import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
 import { HistoryView } from './history';
 import { operatorIcon } from './icon';
+import {
+  dirtyMessage,
+  noteOnCard,
+  notReloadedMessage,
+  OpenNotebooks,
+  ReadNotebook,
+  serverPath
+} from './opendocs';
 import { RunState } from './state';
 import { pickWorkspace, remember, remembered, whereText } from './workspaces';
 import { Decision, IHistoryEntry, IOperatorItem, IScanResponse, IWorkspace } from './types';
@@ -75,11 +84,20 @@ export class OperatorPanel extends Widget {
   private _undoButton: HTMLButtonElement;
   private _history: HistoryView;
   private _workspaces: IWorkspace[] = [];
+  /** Notebooks open in this page that approved changes, undo and redo keep up to date. */
+  private _open: OpenNotebooks;
 
-  constructor(options: { client: OperatorClient; languages?: IEditorLanguageRegistry | null }) {
+  constructor(options: {
+    client: OperatorClient;
+    languages?: IEditorLanguageRegistry | null;
+    tracker?: INotebookTracker | null;
+    /** Reads a notebook's saved content (to tell the person's edits from kernel metadata). */
+    readNotebook?: ReadNotebook | null;
+  }) {
     super();
     this._client = options.client;
     this._languages = options.languages ?? null;
+    this._open = new OpenNotebooks(options.tracker ?? null, options.readNotebook ?? null);
     this.id = PANEL_ID;
     this.addClass('jp-Operator-panel');
     this.title.icon = operatorIcon;
@@ -257,7 +275,7 @@ export class OperatorPanel extends Widget {
     const reply = text ?? this._input.value;
     if (text !== undefined) {
       this._input.value = text;
-    }
+      }
     if (!reply.trim()) {
       this.showError('Paste a reply with OPERATOR_CMD blocks first.');
       return;
@@ -280,6 +298,8 @@ export class OperatorPanel extends Widget {
       const scan = await this._client.scan(reply, workspace, folder);
       // A write that changes nothing is settled by the engine ("No change"): nothing to ask.
       this._show(scan);
+      // Changes a rule applied at once are on disk already: bring open notebooks up to date.
+      await this._syncOpenNotebooks(this._state?.items.map(i => i.index) ?? []);
     });
   }
 
@@ -309,12 +329,13 @@ export class OperatorPanel extends Widget {
   /** Approve or reject one pending item. */
   async decide(item: IOperatorItem, decision: Decision, reason?: string): Promise<void> {
     const state = this._state;
-    if (!state) {
+    const before = decision === 'approve' ? await this._checkOpenNotebooks([item]) : new Map();
+    if (!state || !before) {
       return;
     }
     await this._request(async () => {
       const answer = await this._client.decide(state.session, item.id, decision, reason);
-      this._apply(state.update(answer));
+      await this._syncOpenNotebooks(this._apply(state.update(answer)), before);
     });
   }
 
@@ -324,9 +345,13 @@ export class OperatorPanel extends Widget {
     if (!state || state.done) {
       return;
     }
+    const before = decision === 'approve' ? await this._checkOpenNotebooks(state.pending) : new Map();
+    if (!before) {
+      return;
+    }
     await this._request(async () => {
       const answer = await this._client.decideAll(state.session, decision, reason);
-      this._apply(state.update(answer));
+      await this._syncOpenNotebooks(this._apply(state.update(answer)), before);
     });
   }
 
@@ -356,6 +381,12 @@ export class OperatorPanel extends Widget {
   /** Undo or redo one history entry (the latest change when `entry` is null). */
   async undoOrRedo(entry: IHistoryEntry | null, action: 'undo' | 'redo'): Promise<void> {
     const workspace = this._state?.workspace ?? this._workspace.value;
+    const target = entry ? this._docPath(entry.path) : null;
+    const open = await this._open.check(target);
+    if (target && open.state === 'edited') {
+      this.showError(dirtyMessage(target, action));
+      return;
+    }
     await this._request(async () => {
       const call = action === 'undo' ? this._client.undo : this._client.redo;
       let answer;
@@ -375,6 +406,11 @@ export class OperatorPanel extends Widget {
       const where = done.path ? ` of ${done.path}` : '';
       const verb = action === 'undo' ? 'Undid' : 'Redid';
       this._note.textContent = `${verb} ${done.action}${where} (${done.command_id}).`;
+      const changed = this._docPath(done.path);
+      const same = changed === target ? open.cells : undefined;
+      if ((await this._open.reload(changed, same)) === 'edited' && changed) {
+        this.showError(notReloadedMessage(changed));
+      }
     });
   }
 
@@ -461,10 +497,10 @@ export class OperatorPanel extends Widget {
     this._undoButton.disabled = busy;
   }
 
-  private _apply(changed: number[]): void {
+  private _apply(changed: number[]): number[] {
     const state = this._state;
     if (!state) {
-      return;
+      return changed;
     }
     for (const index of changed) {
       const item = state.item(index);
@@ -480,6 +516,57 @@ export class OperatorPanel extends Widget {
       }
     }
     this._renderRun();
+    return changed;
+  }
+
+  /** A path of the session on display, relative to the server's root (open notebooks). */
+  private _docPath(path: string | null): string | null {
+    const workspace = this._state?.workspace ?? this._workspace.value;
+    return serverPath(this._workspaces, workspace, this._state?.folder, path);
+  }
+
+  /**
+   * Before approving: the cells of the open notebooks these items change, by path, or null
+   * (with a note on each card) when one has edits the person has not saved (see opendocs.ts).
+   */
+  private async _checkOpenNotebooks(
+    items: readonly IOperatorItem[]
+  ): Promise<Map<string, string> | null> {
+    const before = new Map<string, string>();
+    let held = false;
+    for (const item of items) {
+      const path = item.kind === 'mutation' ? this._docPath(item.path) : null;
+      const open = await this._open.check(path);
+      const edited = open.state === 'edited' && !!path;
+      if (path && open.cells !== undefined) {
+        before.set(path, open.cells);
+      }
+      const card = this._cards.get(item.index);
+      if (card) {
+        noteOnCard(card.node, edited && path ? dirtyMessage(path, 'approve') : '');
+      }
+      held ||= edited;
+    }
+    return held ? null : before;
+  }
+
+  /** Reload the open notebooks that the items at these indices just changed on disk. */
+  private async _syncOpenNotebooks(
+    indices: readonly number[],
+    before: ReadonlyMap<string, string> = new Map()
+  ): Promise<void> {
+    for (const index of indices) {
+      const item = this._state?.item(index);
+      if (!item || item.kind !== 'mutation' || !['applied', 'undone'].includes(item.status)) {
+        continue;
+      }
+      const path = this._docPath(item.path);
+      const card = this._cards.get(index);
+      const reloaded = await this._open.reload(path, path ? before.get(path) : undefined);
+      if (reloaded === 'edited' && path && card) {
+        noteOnCard(card.node, notReloadedMessage(path));
+      }
+    }
   }
 
   private _renderRun(): void {
