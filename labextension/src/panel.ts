@@ -9,6 +9,7 @@ import { Widget } from '@lumino/widgets';
 
 import { AskView } from './ask';
 import { DecideHandler, ItemCard } from './card';
+import { loadDraft, saveDraft, saveDraftSoon } from './draft';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
 import { HistoryView } from './history';
@@ -136,6 +137,9 @@ export class OperatorPanel extends Widget {
     this._input.setAttribute('aria-label', 'Reply to run');
     this._input.rows = 8;
     this._input.spellcheck = false;
+    // The reply survives a page reload, beside the session's cards (see draft.ts).
+    this._input.value = loadDraft();
+    this._input.addEventListener('input', () => saveDraftSoon(() => this._input.value));
     this._input.addEventListener('keydown', event => {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
@@ -227,6 +231,7 @@ export class OperatorPanel extends Widget {
   /** Put text in the input box; `origin` says where it came from. */
   setText(text: string, origin?: string): void {
     this._input.value = text;
+    saveDraft(text);
     this._source.textContent = origin ?? '';
   }
 
@@ -275,7 +280,8 @@ export class OperatorPanel extends Widget {
     const reply = text ?? this._input.value;
     if (text !== undefined) {
       this._input.value = text;
-      }
+      saveDraft(text);
+    }
     if (!reply.trim()) {
       this.showError('Paste a reply with OPERATOR_CMD blocks first.');
       return;
