@@ -17,7 +17,7 @@
 import { INotebookModel, INotebookTracker } from '@jupyterlab/notebook';
 import { JSONExt, ReadonlyPartialJSONValue } from '@lumino/coreutils';
 
-import { IWorkspace } from './types';
+import { IOperatorItem, IWorkspace } from './types';
 
 /** Where a change's path is, relative to the server's root: `ws.path/folder/path`, or null
  * when the workspace is outside the server's root (no document there can be open). */
@@ -188,6 +188,62 @@ export class OpenNotebooks {
       return null;
     }
     return this._tracker.find(panel => !panel.isDisposed && panel.context.path === path) ?? null;
+  }
+}
+
+/** What {@link OpenNotebooks.beforeApproving} and {@link OpenNotebooks.afterChange} need to know
+ * of the panel: where an item's path is, and the card that shows it. */
+export interface IPanelView {
+  /** An item's path relative to the server's root (null: no document there can be open). */
+  docPath(path: string | null): string | null;
+  /** The card node of the item at this index, if shown. */
+  cardNode(index: number): HTMLElement | null;
+}
+
+/**
+ * Before approving `items`: the cells of the open notebooks they change, by path, or null
+ * (with a note on each such card) when one has cell edits the person has not saved.
+ */
+export async function beforeApproving(
+  open: OpenNotebooks,
+  view: IPanelView,
+  items: readonly IOperatorItem[]
+): Promise<Map<string, string> | null> {
+  const before = new Map<string, string>();
+  let held = false;
+  for (const item of items) {
+    const path = item.kind === 'mutation' ? view.docPath(item.path) : null;
+    const checked = await open.check(path);
+    const edited = checked.state === 'edited' && !!path;
+    if (path && checked.cells !== undefined) {
+      before.set(path, checked.cells);
+    }
+    const card = view.cardNode(item.index);
+    if (card) {
+      noteOnCard(card, edited && path ? dirtyMessage(path, 'approve') : '');
+    }
+    held ||= edited;
+  }
+  return held ? null : before;
+}
+
+/** After a decision: reload the open notebooks that these (changed) items wrote or undid. */
+export async function afterChange(
+  open: OpenNotebooks,
+  view: IPanelView,
+  items: readonly IOperatorItem[],
+  before: ReadonlyMap<string, string> = new Map()
+): Promise<void> {
+  for (const item of items) {
+    if (item.kind !== 'mutation' || !['applied', 'undone'].includes(item.status)) {
+      continue;
+    }
+    const path = view.docPath(item.path);
+    const card = view.cardNode(item.index);
+    const reloaded = await open.reload(path, path ? before.get(path) : undefined);
+    if (reloaded === 'edited' && path && card) {
+      noteOnCard(card, notReloadedMessage(path));
+    }
   }
 }
 

@@ -15,8 +15,10 @@ import { button, el } from './dom';
 import { HistoryView } from './history';
 import { operatorIcon } from './icon';
 import {
+  afterChange,
+  beforeApproving,
   dirtyMessage,
-  noteOnCard,
+  IPanelView,
   notReloadedMessage,
   OpenNotebooks,
   ReadNotebook,
@@ -335,7 +337,7 @@ export class OperatorPanel extends Widget {
   /** Approve or reject one pending item. */
   async decide(item: IOperatorItem, decision: Decision, reason?: string): Promise<void> {
     const state = this._state;
-    const before = decision === 'approve' ? await this._checkOpenNotebooks([item]) : new Map();
+    const before = decision === 'approve' ? await beforeApproving(this._open, this._view, [item]) : new Map();
     if (!state || !before) {
       return;
     }
@@ -351,7 +353,7 @@ export class OperatorPanel extends Widget {
     if (!state || state.done) {
       return;
     }
-    const before = decision === 'approve' ? await this._checkOpenNotebooks(state.pending) : new Map();
+    const before = decision === 'approve' ? await beforeApproving(this._open, this._view, state.pending) : new Map();
     if (!before) {
       return;
     }
@@ -531,48 +533,18 @@ export class OperatorPanel extends Widget {
     return serverPath(this._workspaces, workspace, this._state?.folder, path);
   }
 
-  /**
-   * Before approving: the cells of the open notebooks these items change, by path, or null
-   * (with a note on each card) when one has edits the person has not saved (see opendocs.ts).
-   */
-  private async _checkOpenNotebooks(
-    items: readonly IOperatorItem[]
-  ): Promise<Map<string, string> | null> {
-    const before = new Map<string, string>();
-    let held = false;
-    for (const item of items) {
-      const path = item.kind === 'mutation' ? this._docPath(item.path) : null;
-      const open = await this._open.check(path);
-      const edited = open.state === 'edited' && !!path;
-      if (path && open.cells !== undefined) {
-        before.set(path, open.cells);
-      }
-      const card = this._cards.get(item.index);
-      if (card) {
-        noteOnCard(card.node, edited && path ? dirtyMessage(path, 'approve') : '');
-      }
-      held ||= edited;
-    }
-    return held ? null : before;
+  /** The panel as open-notebook handling sees it (see opendocs.ts). */
+  private get _view(): IPanelView {
+    return {
+      docPath: path => this._docPath(path),
+      cardNode: index => this._cards.get(index)?.node ?? null
+    };
   }
 
-  /** Reload the open notebooks that the items at these indices just changed on disk. */
-  private async _syncOpenNotebooks(
-    indices: readonly number[],
-    before: ReadonlyMap<string, string> = new Map()
-  ): Promise<void> {
-    for (const index of indices) {
-      const item = this._state?.item(index);
-      if (!item || item.kind !== 'mutation' || !['applied', 'undone'].includes(item.status)) {
-        continue;
-      }
-      const path = this._docPath(item.path);
-      const card = this._cards.get(index);
-      const reloaded = await this._open.reload(path, path ? before.get(path) : undefined);
-      if (reloaded === 'edited' && path && card) {
-        noteOnCard(card.node, notReloadedMessage(path));
-      }
-    }
+  /** Reload the open notebooks the items at these indices just changed on disk. */
+  private _syncOpenNotebooks(indices: readonly number[], before?: Map<string, string>): Promise<void> {
+    const items = indices.map(i => this._state?.item(i)).filter((i): i is IOperatorItem => !!i);
+    return afterChange(this._open, this._view, items, before);
   }
 
   private _renderRun(): void {
