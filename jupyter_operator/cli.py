@@ -45,10 +45,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--approve", choices=("all", "none", "ask"), default=None,
                      help="approve every change, reject every change, or ask for each "
                           "(default: ask on a terminal, else none)")  # fmt: skip
-    run.add_argument(
-        "--policy", default=None,
-        help='what runs without asking and what is denied, e.g. "auto=reads deny=fs.delete"',
-    )  # fmt: skip
+    policy_options(run)
     run.add_argument(
         "--dialect",
         choices=("auto", "operator", "json", "commands"),
@@ -142,6 +139,8 @@ def _describe_pending(item: object, tty: IO[str]) -> None:
             tty.write("  not sandboxed: it runs with your permissions\n")
         return
     tty.write(f"\n{visible_text(f'{item.action} {item.path}  ({item.summary})')}\n")  # type: ignore[attr-defined]
+    if getattr(item, "rule", None):  # why it asks: "asked by rule 3: ask **/*.ipynb"
+        tty.write(f"  asked by {visible_text(item.rule)}\n")  # type: ignore[attr-defined]
     if item.diff:  # type: ignore[attr-defined]
         _show_diff(item.diff, tty)  # type: ignore[attr-defined]
 
@@ -195,17 +194,59 @@ def _reject_without_terminal(run: object) -> None:
         )
 
 
+def policy_options(p: argparse.ArgumentParser) -> None:
+    """``--policy FILE`` and ``--rule RULE`` (repeatable): the rules that decide without asking."""
+    p.add_argument(
+        "--policy", default=None, metavar="FILE",
+        help="a rules file outside the workspace: one rule per line, auto|ask|deny [ACTION] "
+             "[PATHGLOB], the first that matches decides (the older text "
+             '"auto=reads deny=fs.delete" is also read)',
+    )  # fmt: skip
+    p.add_argument(
+        "--rule", action="append", default=[], metavar="RULE",
+        help='one rule, e.g. "auto fs.write notes/**" (repeatable; after the file\'s rules)',
+    )  # fmt: skip
+
+
+def _policy(args: argparse.Namespace) -> object:
+    """The policy of ``--policy`` and ``--rule``; ValueError / OSError with a one-line reason."""
+    from .engine import Policy
+
+    value = args.policy
+    legacy = value is not None and value.lstrip().startswith(("auto=", "deny="))
+    if value is None and not args.rule:
+        return None
+    policy = Policy.from_options(file=None if legacy else value, rules=args.rule,
+                                 text=value if legacy else None)  # fmt: skip
+    policy.check_outside(args.root)
+    return policy
+
+
 def _operator(args: argparse.Namespace, policy: object = None) -> object:
     from .engine import Operator
 
     return Operator(args.root, policy=policy, journal_dir=args.journal_dir)
 
 
+def _rule_notes(run: object) -> None:
+    """One line on stderr for each item a rule decided or asks about (reads by default aside)."""
+    from .engine.rules import rule_note
+
+    for item in run.items:  # type: ignore[attr-defined]
+        note = rule_note(item.decided_by, item.rule, item.status)
+        if note and item.rule != "default: auto reads" and not item.needs_approval:
+            print(f"jupyter-operator: {visible_text(item.id)} {note}", file=sys.stderr)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .engine import Policy, ShellPolicy, resolve_dialect, run_text
+    from .engine import ShellPolicy, resolve_dialect, run_text
 
     try:
-        policy = Policy.parse(args.policy) if args.policy else None
+        policy = _policy(args)
+    except OSError as exc:
+        print(f"jupyter-operator: --policy: cannot read {args.policy}: {exc.strerror or exc}",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
     except ValueError as exc:
         print(f"jupyter-operator: --policy: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -260,6 +301,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if not run.items:
         print("jupyter-operator: no OPERATOR_CMD blocks found.", file=sys.stderr)
         return EXIT_OK
+    _rule_notes(run)
     sys.stdout.write(run.results_text + "\n")
     return EXIT_OK
 
@@ -321,7 +363,9 @@ def _cmd_history(args: argparse.Namespace) -> int:
     for e in entries:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(e.time))
         flag = "  (undone)" if e.undone else "  (redone)" if e.redone else ""
-        who = "rule" if e.decided_by == "rule" else "person" if e.decided_by else "-"
+        who = "person" if e.decided_by == "person" else "-"
+        if e.decided_by == "rule":
+            who = visible_text(e.rule) if e.rule else "rule"  # "rule 2: auto fs.write notes/**"
         print(
             f"{e.entry_id:>5}  {when}  {e.action:<16} {e.path}  [{e.command_id}]  "
             f"session {e.session or '-'}  by {who}{flag}"
@@ -371,7 +415,7 @@ def _add_agent_parser(sub: Any, common: Any) -> None:
     agent.add_argument("--approve", choices=("all", "none", "ask"), default=None,
                        help="approve every change, reject every change, or ask for each "
                             "(default: ask on a terminal, else none)")  # fmt: skip
-    agent.add_argument("--policy", default=None, help='e.g. "auto=reads,writes deny=fs.delete"')
+    policy_options(agent)
     agent.add_argument("--max-turns", type=int, default=10)
     agent.add_argument("--transcripts", default=None, metavar="DIR",
                        help="folder of the JSONL transcript (default: by the journal)")  # fmt: skip
@@ -384,10 +428,9 @@ def _cmd_agent(args: argparse.Namespace) -> int:
 
     from .agent import Agent, ModelError, OpenAIChat, ReplayModel
     from .agent import events as ev
-    from .engine import Policy
 
     try:
-        policy = Policy.parse(args.policy) if args.policy else None
+        policy = _policy(args)
         if args.replay:
             model = ReplayModel(args.replay)
         else:

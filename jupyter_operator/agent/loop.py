@@ -251,7 +251,7 @@ class Agent:
             task=task,
             model=self.model.name,
             endpoint=self.model.endpoint,
-            policy=self.policy.describe(),
+            policy=self.policy.summary(),
             max_turns=self.max_turns,
             root=self.root.resolve().name,
             time=time.time(),

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ..engine.policy import GROUPS, expand
-
 if TYPE_CHECKING:
     from ..engine import Operator, Policy
 
@@ -26,24 +24,14 @@ DUPLICATES_NOTE = (
 
 
 def _policy_lines(policy: Policy) -> list[str]:
-    auto = expand(policy.auto) - expand(policy.deny)
-    mutations = GROUPS["mutations"]
-    free = sorted(auto & mutations)
-    asked = sorted(mutations - auto - expand(policy.deny))
-    lines = [f"- Policy: {policy.describe()}."]
-    lines.append(
-        "- Reads run at once."
-        if GROUPS["reads"] <= auto
-        else "- Reads also wait for the person's approval."
-    )
-    if asked:
-        lines.append(
-            f"- Need the person's approval (they may reject, with a reason): {', '.join(asked)}."
-        )
-    if free:
-        lines.append(f"- Applied without asking: {', '.join(free)}.")
-    if policy.deny:
-        lines.append(f"- Refused (ERR_POLICY_DENIED): {', '.join(sorted(expand(policy.deny)))}.")
+    lines = [
+        "- The host's rules decide each action on each path, in order; the first rule whose "
+        "action and path glob match decides. auto: runs without asking; ask: waits for the "
+        "person's approval (they may reject, with a reason); deny: refused (ERR_POLICY_DENIED)."
+    ]
+    if policy.rules:
+        lines.append(f"- Rules: {policy.summary()}.")
+    lines.append("- Otherwise reads run at once and every change waits for the person's approval.")
     return lines
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..protocol import Result
+from .rules import rule_note
 
 Kind = Literal["read", "mutation", "error"]
 Status = Literal[
@@ -55,8 +56,9 @@ class Item:
     # read (status "waiting") that runs once it is decided.
     builds_on: str | None = None
     command: Any = field(default=None, repr=False)  # protocol.Command, None for scan errors
-    # Who decided the item (a person's click or call, or a policy rule) and, for a rule, its
-    # text as ``Policy.describe`` writes it (``auto=reads``, ``deny=fs.delete``).
+    # Who decided the item (a person's click or call, or a policy rule) and the rule's text:
+    # ``rule 2: auto fs.write notes/**`` or ``default: auto reads`` (``engine.rules``). While an
+    # item waits, ``rule`` says why it asks (``default: ask``); a person's decision clears it.
     decided_by: DecidedBy | None = None
     rule: str | None = None
     entry_id: str | None = None  # the history entry an applied mutation made (undo/redo it)
@@ -117,5 +119,6 @@ class Item:
             "builds_on": self.builds_on,
             "decided_by": self.decided_by,
             "rule": self.rule,
+            "rule_note": rule_note(self.decided_by, self.rule, self.status),
             "entry_id": self.entry_id,
         }

@@ -34,9 +34,11 @@ from ..dialects.json_ops import (
     parse,
 )
 from ..protocol import OperatorError, Result, codes
+from ..workspace import parse_path
 from . import json_files, shell_ops
 from .decisions import Decision
 from .errors import DecideFirst, UnknownItem
+from .globs import normalise_path
 from .items import Item
 from .shell_policy import ShellPolicy
 
@@ -243,12 +245,23 @@ class JsonRun:
     def _start_file(self, item: JsonItem, op: Operation) -> None:
         policy = self._operator.policy
         action = json_files.ACTIONS[op.type]
-        if policy.is_denied(action):
-            allowed = [t for t in PATH_TYPES if not policy.is_denied(json_files.ACTIONS[t])]
+        path = getattr(op, "path", None)
+        verdict = policy.verdict(action, path)
+        if verdict.verdict == "deny":
+            verdicts = {t: policy.verdict(json_files.ACTIONS[t], path) for t in PATH_TYPES}
+            allowed = [t for t in PATH_TYPES if verdicts[t].verdict != "deny"]
             suggestion = "Allowed operations: " + ", ".join(["message", *allowed, "shell"])
-            item.rule = f"deny={action}"
-            self._deny(item, f"{op.type} is not allowed in this workspace", suggestion)
+            item.rule = verdict.text
+            self._deny(item, f"{op.type} is not allowed in this workspace ({verdict.text})",
+                       suggestion)  # fmt: skip
             return
+        if path and normalise_path(path) is None:
+            # A path the workspace refuses is never read, asked about or approved.
+            try:
+                parse_path(path)
+            except OperatorError as exc:
+                self._answer(item, events.failure(op, exc.code, exc.message), "failed")
+                return
         if item.kind == "mutation":
             try:
                 item.proposal = json_files.plan(self._operator.workspace, op)
@@ -256,10 +269,11 @@ class JsonRun:
                 self._answer(item, events.failure(op, exc.code, exc.message), "failed")
                 return
             item.summary = item.proposal.summary
-        if policy.runs_without_asking(action):
-            item.decided_by, item.rule = "rule", f"auto={action}"
+        if verdict.verdict == "auto":
+            item.decided_by, item.rule = "rule", verdict.text
             self._carry_out(item)
             return
+        item.rule = verdict.text  # why it asks (a person's decision clears it)
         details = {"path": op.path, "policy": f"{op.type}.approvalRequired"}  # type: ignore[attr-defined]
         self._ask(item, APPROVAL_REASONS[op.type], details)
 
@@ -285,6 +299,7 @@ class JsonRun:
         if op.env:
             details["env"] = dict(op.env)
         details["policy"] = "shell.approvalRequired"
+        item.rule = "shell default: ask"  # why it asks, as file actions say it
         self._ask(item, decision.reason, details)
 
     def _ask(self, item: JsonItem, reason: str, details: dict[str, Any]) -> None:

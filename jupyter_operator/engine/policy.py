@@ -1,100 +1,230 @@
-"""Which actions run without asking and which are refused outright.
+"""Which actions run without asking, which ask, and which are refused: an ordered list of rules.
 
 A policy is a person's decision made in advance, so it lives on the host side only: nothing in a
-model's reply can change it.
+model's reply can change it, and a rules file inside the workspace (which a model could edit) is
+refused. Rules are tried in order and the first whose ACTION and PATHGLOB both match decides;
+when none does, reads run (``default: auto reads``) and everything else asks (``default: ask``).
+A path that is not a valid workspace path never runs without asking: only ``deny`` rules apply
+to it. The grammar is in ``rules.py``, glob semantics in ``globs.py``, the guide in docs/rules.md.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from pathlib import Path
 
-from ..protocol import ACTIONS, DELETE_ACTIONS, WRITE_ACTIONS
+from ..workspace import inside, read_rules_file
+from .globs import normalise_path
+from .rules import GROUPS, Rule, RulesError, Verdict, expand, parse_line, parse_rules
 
-#: Names that stand for a group of actions in a policy.
-GROUPS: dict[str, frozenset[str]] = {
-    # operator.* actions only answer questions, so they count as reads.
-    "reads": frozenset(ACTIONS) - frozenset(WRITE_ACTIONS) - frozenset(DELETE_ACTIONS),
-    "writes": frozenset(WRITE_ACTIONS),
-    "deletes": frozenset(DELETE_ACTIONS),
-    "mutations": frozenset(WRITE_ACTIONS) | frozenset(DELETE_ACTIONS),
-    "all": frozenset(ACTIONS),
-}
+__all__ = ["GROUPS", "Policy", "RulesError", "RulesFileInWorkspace", "Verdict", "expand"]
 
 
-def expand(names: Iterable[str]) -> frozenset[str]:
-    """Turn group and action names into the set of action names they cover.
-
-    Raises ValueError naming the first unknown entry, so a typo never silently widens or narrows
-    what runs without asking.
-    """
-    actions: set[str] = set()
-    for name in names:
-        if name in GROUPS:
-            actions |= GROUPS[name]
-        elif name in ACTIONS:
-            actions.add(name)
-        else:
-            known = ", ".join(sorted(GROUPS))
-            raise ValueError(f"unknown action or group {name!r} (groups: {known}; or an action)")
-    return frozenset(actions)
+class RulesFileInWorkspace(ValueError):
+    """A rules file inside the workspace it governs: a model could rewrite its own approvals."""
 
 
-@dataclass(frozen=True)
+def _legacy_rules(auto: Iterable[str], deny: Iterable[str]) -> list[Rule]:
+    """The rules ``Policy(auto=..., deny=...)`` stands for: deny first (it wins), then auto."""
+    auto, deny = sorted(set(auto)), sorted(set(deny))
+    expand(auto)
+    expand(deny)
+    rules = [Rule.make("deny", name) for name in deny]
+    rules += [Rule.make("auto", name) for name in auto]
+    if not GROUPS["reads"] <= expand(auto):
+        rules.append(Rule.make("ask", "reads"))  # the old form asked for reads it did not list
+    return rules
+
+
 class Policy:
-    """What runs without asking (``auto``) and what is refused (``deny``).
+    """An ordered list of rules; ``verdict(action, path)`` says what happens to one action.
 
-    Entries are action names (``fs.write``) or groups (``reads``, ``writes``, ``deletes``,
-    ``mutations``, ``all``). ``deny`` wins over ``auto``. The default runs reads at once and asks
-    for every mutation.
+    ``Policy()`` has no rules (the defaults decide). ``Policy(rules)`` takes ``Rule`` objects or
+    rule lines (or one text of rule lines). The older form
+    ``Policy(auto={"reads", "fs.write"}, deny={"fs.delete"})`` keeps working: it stands for
+    ``deny`` rules, then ``auto`` rules, over every path.
     """
 
-    auto: frozenset[str] = field(default_factory=lambda: frozenset({"reads"}))
-    deny: frozenset[str] = frozenset()
+    __slots__ = ("rules", "sources")
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "auto", frozenset(self.auto))
-        object.__setattr__(self, "deny", frozenset(self.deny))
-        expand(self.auto)
-        expand(self.deny)
+    def __init__(self, rules: Iterable[Rule | str] = (), *, auto: Iterable[str] | None = None,
+                 deny: Iterable[str] | None = None,
+                 sources: Iterable[str] = ()) -> None:  # fmt: skip
+        if isinstance(rules, str):  # rule lines as one text, not a list of characters
+            rules = parse_rules(rules)
+        parsed: list[Rule] = []
+        for rule in rules:
+            if isinstance(rule, str):
+                one = parse_line(rule)
+                if one is not None:
+                    parsed.append(one)
+            else:
+                parsed.append(rule)
+        if auto is not None or deny is not None:
+            parsed += _legacy_rules({"reads"} if auto is None else auto, deny or ())
+        self.rules: tuple[Rule, ...] = tuple(parsed)
+        #: Real paths of the rules files this policy was read from (kept out of every workspace).
+        self.sources: tuple[str, ...] = tuple(sources)
+
+    def __repr__(self) -> str:
+        return f"Policy({[rule.text for rule in self.rules]!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Policy):
+            return NotImplemented
+        return self.texts == other.texts and self.sources == other.sources
+
+    def __hash__(self) -> int:
+        return hash((self.texts, self.sources))
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """Each rule's text, in order."""
+        return tuple(rule.text for rule in self.rules)
+
+    # -- deciding -------------------------------------------------------------------------------
+    def verdict(self, action: str, path: str | None = None) -> Verdict:
+        """``auto``, ``ask`` or ``deny`` for ``action`` on ``path``, and the rule that said so.
+
+        ``path`` is matched in its normalised workspace-relative form (``globs.normalise_path``);
+        an action without a path matches only rules whose glob is ``**``.
+        """
+        norm = normalise_path(path)
+        invalid = bool(path) and norm is None
+        for index, rule in enumerate(self.rules, 1):
+            if invalid and rule.verdict != "deny":
+                continue  # an escaping path never runs without asking
+            if rule.covers(action) and rule.glob.matches(norm):
+                return Verdict(rule.verdict, index, f"rule {index}: {rule.text}")
+        if action in GROUPS["reads"] and not invalid:
+            return Verdict("auto", None, "default: auto reads")
+        return Verdict("ask", None, "default: ask")
 
     def is_denied(self, action: str) -> bool:
-        """True when the person has refused this action in advance."""
-        return action in expand(self.deny)
+        """Path-independent check kept for older callers: a rule refuses ``action`` outright.
+
+        New code calls :meth:`verdict` with the path.
+        """
+        return self.verdict(action).verdict == "deny"
 
     def runs_without_asking(self, action: str) -> bool:
-        """True when the action needs no click (and is not denied)."""
-        return action in expand(self.auto) and not self.is_denied(action)
+        """Path-independent check kept for older callers; new code calls :meth:`verdict`."""
+        return self.verdict(action).verdict == "auto"
 
     def rule_for(self, action: str) -> str | None:
-        """The entry that decides ``action`` without asking (``deny=fs.delete``, ``auto=reads``).
+        """Kept for older callers: the text of the verdict for ``action`` on any path."""
+        return self.verdict(action).text
 
-        None when the action waits for a person.
+    # -- the older two-set view -----------------------------------------------------------------
+    @property
+    def auto(self) -> frozenset[str]:
+        """Actions and groups an ``auto`` rule covers on every path (the older view)."""
+        return self._everywhere("auto")
+
+    @property
+    def deny(self) -> frozenset[str]:
+        """Actions and groups a ``deny`` rule refuses on every path (the older view)."""
+        return self._everywhere("deny")
+
+    def _everywhere(self, verdict: str) -> frozenset[str]:
+        everywhere = [r for r in self.rules if r.verdict == verdict and r.glob.text == "**"]
+        return frozenset(r.action for r in everywhere)
+
+    def only_denials(self) -> Policy:
+        """The same ``deny`` rules and nothing else (a dry run: reads run, changes are shown)."""
+        return Policy([r for r in self.rules if r.verdict == "deny"], sources=self.sources)
+
+    # -- building -------------------------------------------------------------------------------
+    @classmethod
+    def parse(cls, text: str, *, source: str | None = None) -> Policy:
+        """Rules, one per line (``#`` comments); :class:`RulesError` names each bad line.
+
+        The older one-line form ``"auto=reads,writes deny=fs.delete"`` (``none`` for the empty
+        set) is still read when the text starts with ``auto=`` or ``deny=``.
         """
-        for key, names in (("deny", self.deny), ("auto", self.auto)):
-            for name in sorted(names):
-                if action in expand([name]):
-                    return f"{key}={name}"
-        return None
+        stripped = text.lstrip()
+        if stripped.startswith(("auto=", "deny=")):
+            return cls._parse_legacy(stripped)
+        return cls(parse_rules(text, source))
 
     @classmethod
-    def parse(cls, text: str) -> Policy:
-        """Parse ``"auto=reads,writes deny=fs.delete"``; ``none`` stands for the empty set.
-
-        Missing parts keep their defaults. Raises ValueError with a one-line message.
-        """
-        parts: dict[str, frozenset[str]] = {}
+    def _parse_legacy(cls, text: str) -> Policy:
+        parts: dict[str, list[str]] = {}
         for token in text.replace(";", " ").split():
             key, sep, value = token.partition("=")
             if not sep or key not in ("auto", "deny"):
                 raise ValueError(f"expected auto=... or deny=..., got {token!r}")
-            names = [n for n in value.split(",") if n and n != "none"]
-            expand(names)
-            parts[key] = frozenset(names)
-        return cls(**parts)
+            parts[key] = [n for n in value.split(",") if n and n != "none"]
+        return cls(auto=parts.get("auto", ["reads"]), deny=parts.get("deny", []))
 
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Policy:
+        """The rules of a rules file (host side; see ``workspace.read_rules_file``).
+
+        Raises OSError when it cannot be read and :class:`RulesError` (naming the file and the
+        line) when a rule is bad.
+        """
+        real, text = read_rules_file(path)
+        policy = cls.parse(text, source=Path(path).name)
+        return cls(policy.rules, sources=(real,))
+
+    @classmethod
+    def from_options(cls, *, file: str | os.PathLike[str] | None = None,
+                     rules: Iterable[str] = (), text: str | None = None) -> Policy:  # fmt: skip
+        """The policy a host's options give: ``file``'s rules, then each of ``rules`` (one rule
+        each: ``--rule``, ``policy_rules``), then ``text`` (rule lines or the older one-line
+        form). Rule numbers run on across all three. OSError / :class:`RulesError` as in
+        :meth:`load` and :meth:`parse`; a bad entry of ``rules`` is named by its position.
+        """
+        policy = cls.load(file) if file else cls()
+        rules = list(rules)
+        if rules:
+            extra: list[Rule] = []
+            errors: list[tuple[int, str]] = []
+            for number, line in enumerate(rules, 1):
+                try:
+                    rule = parse_line(line)
+                except ValueError as exc:
+                    errors.append((number, str(exc)))
+                    continue
+                if rule is None:
+                    errors.append((number, "an empty rule"))
+                else:
+                    extra.append(rule)
+            if errors:
+                raise RulesError(errors, unit="rule")
+            policy = policy.then(cls(extra))
+        if text and text.strip():
+            policy = policy.then(cls.parse(text))
+        return policy
+
+    def then(self, other: Policy) -> Policy:
+        """This policy's rules followed by ``other``'s (numbering runs on)."""
+        return Policy(self.rules + other.rules, sources=self.sources + other.sources)
+
+    def check_outside(self, root: str | os.PathLike[str]) -> None:
+        """Raise :class:`RulesFileInWorkspace` when a rules file lies inside ``root``."""
+        for source in self.sources:
+            if inside(source, root):
+                raise RulesFileInWorkspace(
+                    f"the rules file {Path(source).name} is inside the workspace, where a model "
+                    "could rewrite its own approvals; keep rules files outside the workspace"
+                )
+
+    # -- showing --------------------------------------------------------------------------------
     def describe(self) -> str:
-        """The policy as text that ``parse`` accepts."""
-        auto = ",".join(sorted(self.auto)) or "none"
-        deny = ",".join(sorted(self.deny)) or "none"
-        return f"auto={auto} deny={deny}"
+        """The rules as text that :meth:`parse` accepts (one per line; empty: the defaults)."""
+        return "\n".join(self.texts)
+
+    def summary(self) -> str:
+        """The rules on one line, numbered (for a header, a repr, a transcript)."""
+        if not self.rules:
+            return "no rules (reads run, every change asks)"
+        return "; ".join(f"{i}: {text}" for i, text in enumerate(self.texts, 1))
+
+    def numbered(self) -> str:
+        """The rules one per line with their numbers and the default (what ``policy`` shows)."""
+        lines = [f"{i:>3}  {text}" for i, text in enumerate(self.texts, 1)]
+        lines.append("  -  default: auto reads, ask for every change")
+        return "\n".join(lines)

@@ -36,6 +36,7 @@ from ..workspace import (
 from . import history, mutations
 from .decisions import Decision
 from .errors import DecideFirst, UnknownItem
+from .globs import normalise_path
 from .items import Item, Proposal
 from .policy import Policy
 from .reads import READERS, OutputBudget, run_read
@@ -136,6 +137,21 @@ class Run:
             self._notify(changed)
         return decision
 
+    def approve_by_rule(self, id: str, rule: str) -> Decision:
+        """Apply a pending item because a host rule (its text: ``rule 2: ...``) allows it."""
+        with self._lock:
+            item = self._take(id)
+            if not item.needs_approval:
+                return Decision.already(item)
+            item.decided_by, item.rule = "rule", rule
+            self._operator._carry_out(item, self.budget)
+            history.track(self._operator.journal, self, item)
+            refreshed = self._refresh_dependents(item) + self._release_waiting()
+            decision = Decision.made(item)
+        for changed in [item, *refreshed]:
+            self._notify(changed)
+        return decision
+
     def reject(self, id: str, reason: str | None = None) -> Decision:
         """Refuse one pending item; ``reason`` is passed on to the model.
 
@@ -220,7 +236,6 @@ class Operator:
         self.root = Path(root).resolve()
         if not self.root.is_dir():
             raise NotADirectoryError(f"workspace root is not a directory: {root}")
-        self.policy = policy or Policy()
         # Rules for shell commands (JSON dialect and later ones) and the commands that ran.
         self.shell_policy = ShellPolicy()
         self.shell_history = ShellHistory()
@@ -231,12 +246,32 @@ class Operator:
         # The journal folder is out of reach by its real location (wherever it is), not by name.
         self.workspace = Workspace(self.root, protected=protect, journal_dir=self.journal.base)
         _sweep_once(self.workspace)
+        self._policy = Policy()
+        try:
+            self.policy = policy or Policy()
+        except ValueError:
+            self.close()
+            raise
         self._seen: dict[str, str] = {}
         self._taken: set[str] = set()
         self._lock = threading.RLock()
 
     def __repr__(self) -> str:
-        return f"<Operator root={str(self.root)!r} policy={self.policy.describe()!r}>"
+        return f"<Operator root={str(self.root)!r} policy={self.policy.summary()!r}>"
+
+    @property
+    def policy(self) -> Policy:
+        """The rules this session decides by (see ``engine.policy``)."""
+        return self._policy
+
+    @policy.setter
+    def policy(self, policy: Policy) -> None:
+        # A rules file inside the workspace would let a model approve itself: refused, and
+        # the jail refuses changes to the active rules file wherever it is.
+        policy.check_outside(self.root)
+        for source in policy.sources:
+            self.workspace.reserve(source)
+        self._policy = policy
 
     def close(self) -> None:
         """Release the workspace's open root descriptor (long-running hosts hold many sessions)."""
@@ -360,11 +395,12 @@ class Operator:
     def _start(self, item: Item, budget: OutputBudget) -> None:
         """Run a read now, or leave it for approval when the policy asks for one."""
         item.builds_on = None
-        if self.policy.runs_without_asking(item.action or ""):
+        verdict = self.policy.verdict(item.action or "", item.path)
+        if verdict.verdict == "auto":
+            item.decided_by, item.rule = "rule", verdict.text
             self._carry_out(item, budget)
-            item.decided_by, item.rule = "rule", self.policy.rule_for(item.action or "")
         else:
-            item.status = "pending"
+            item.status, item.rule = "pending", verdict.text
             item.summary = f"{item.action} waits for approval"
 
     def _plan(self, index: int, entry: Command | ScanError, budget: OutputBudget,
@@ -378,11 +414,18 @@ class Operator:
         cmd = entry
         kind = "read" if cmd.action in READERS else "mutation"
         item = Item(index, cmd.id, cmd.action, cmd.path, cmd.line, kind, "pending", "", command=cmd)
-        if self.policy.is_denied(cmd.action):
-            item.decided_by, item.rule = "rule", self.policy.rule_for(cmd.action)
-            message = f"{cmd.action} is not allowed in this workspace."
+        verdict = self.policy.verdict(cmd.action, cmd.path)
+        if verdict.verdict == "deny":
+            item.decided_by, item.rule = "rule", verdict.text
+            message = f"{cmd.action} is not allowed in this workspace ({verdict.text})."
             return self._finish(item, Result.failure(cmd.id, codes.ERR_POLICY_DENIED, message),
                                 "denied")  # fmt: skip
+        if kind == "read" and cmd.path and normalise_path(cmd.path) is None:
+            # A path the workspace refuses is never read, asked about or approved.
+            try:
+                parse_path(cmd.path)
+            except OperatorError as exc:
+                return self._finish(item, Result.of_error(cmd.id, exc), "failed")
         if kind == "mutation":
             base = mutations.after(earlier.proposal) if earlier else None
             item.builds_on = earlier.id if earlier else None
@@ -406,9 +449,11 @@ class Operator:
                 item.summary = f"runs after {blockers[-1].id} is decided"
                 return item
             item.summary = f"{cmd.action} waits for approval"
-        if self.policy.runs_without_asking(cmd.action) and not item.builds_on:
-            item.decided_by, item.rule = "rule", self.policy.rule_for(cmd.action)
+        if verdict.verdict == "auto" and not item.builds_on:
+            item.decided_by, item.rule = "rule", verdict.text
             self._carry_out(item, budget)
+        elif verdict.verdict == "ask":
+            item.rule = verdict.text  # why it asks (a person's decision clears it)
         return item
 
     def _carry_out(self, item: Item, budget: OutputBudget) -> None:

@@ -30,7 +30,9 @@ USAGE = """\
 %operator root [PATH]                 show or set the workspace root (default: the working folder)
 %operator run VARIABLE [--root DIR] [--dry-run] [--dialect ...]
                                       run the reply held in a string variable
-%operator policy [auto=... deny=...]  show or set what runs without asking and what is refused
+%operator policy [RULE | add RULE | load FILE | clear]
+                                      show or set the rules (auto|ask|deny [ACTION] [PATHGLOB]),
+                                      first match wins; %%operator policy sets one per line
 %operator shell [allow=... deny=... unlisted=ask|deny network=on|off env=NAME,...]
                                       show or set the rules for shell commands
 %operator undo [ID]                   undo the last applied change (or the history entry ID)
@@ -96,7 +98,7 @@ class OperatorMagics(Magics):
             delete is shown as a diff with Approve / Reject. Approve from the buttons or in
             Python: ``run = jupyter_operator.last_run(); run.approve("id")``.
 
-        %operator root [PATH] | run VARIABLE | policy [auto=... deny=...] | undo [ID]
+        %operator root [PATH] | run VARIABLE | policy [RULE | add RULE | load FILE] | undo [ID]
         %operator history | spec | results
         """
         args = _split(line)
@@ -104,6 +106,11 @@ class OperatorMagics(Magics):
             pair == ("--dialect", "commands") for pair in itertools.pairwise(args)
         )
         if cell is not None and wants_commands and commands.run_dialect_cell(list(args), cell):
+            return
+        if cell is not None and args[:1] == ["policy"]:
+            from .policy_magic import policy_command
+
+            policy_command(args[1:], cell)
             return
         if cell is not None:
             root, dry_run, dialect, rest = _run_options(args)
@@ -176,7 +183,7 @@ class OperatorMagics(Magics):
         state = session()
         root = state.root if state.root is not None else "(the working folder)"
         print(f"root:   {root}")
-        print(f"policy: {state.current_policy().describe()}")
+        print(f"policy: {state.current_policy().summary()}")
         print(f"shell:  {state.current_shell_policy().describe()}")
         last = state.last_run
         if last is not None:
@@ -207,15 +214,9 @@ class OperatorMagics(Magics):
         print(f"Workspace root: {state.root}")
 
     def _cmd_policy(self, args: list[str]) -> None:
-        from ..engine import Policy
+        from .policy_magic import policy_command
 
-        state = session()
-        if args:
-            try:
-                state.policy = Policy.parse(" ".join(args))
-            except ValueError as exc:
-                raise UsageError(f"operator: {exc}") from None
-        print(f"policy: {state.current_policy().describe()}")
+        policy_command(args)
 
     def _cmd_shell(self, args: list[str]) -> None:
         from ..engine import ShellPolicy, sandbox_available

@@ -87,7 +87,7 @@ class KernelSession:
 
         ``dialect`` is ``auto`` (detected), ``operator`` or ``json``; ValueError otherwise.
         """
-        from ..engine import Operator, Policy, ShellPolicy, resolve_dialect, run_text
+        from ..engine import Operator, ShellPolicy, resolve_dialect, run_text
 
         dialect = resolve_dialect(text, dialect)
 
@@ -97,8 +97,7 @@ class KernelSession:
             # same reply afterwards would skip every command as a duplicate. Reads run; every
             # mutation is planned (so its diff is shown) and then refused. A policy ``deny``
             # would refuse it before planning, and the person would see no diff.
-            policy = Policy(auto=frozenset({"reads"}), deny=self.current_policy().deny)
-            dry = Operator(where, policy=policy)
+            dry = Operator(where, policy=self.current_policy().only_denials())
             # No command runs in a dry run: no allow rule applies, so each one is shown.
             dry.shell_policy = ShellPolicy(deny=self.current_shell_policy().deny)
             run = run_text(dry, text, dialect)

@@ -3,7 +3,8 @@
 Configuration (``jupyter_server_config.py`` or the command line)::
 
     c.OperatorExtension.workspaces = {"default": "~/project", "scratch": "/tmp/scratch"}
-    c.OperatorExtension.policy = "auto=reads deny=fs.delete"
+    c.OperatorExtension.policy_file = "~/.config/operator-rules.txt"   # outside every workspace
+    c.OperatorExtension.policy_rules = ["deny fs.delete **", "auto fs.write notes/**"]
     c.OperatorExtension.protected_paths = [".git", ".env"]
     c.OperatorExtension.max_body_size = 1_572_864
 """
@@ -45,10 +46,25 @@ class OperatorExtension(ExtensionApp):
         'default' at the server's root_dir.""",
     ).tag(config=True)
 
+    policy_rules = List(
+        Unicode(),
+        help="""Rules, in order, one per entry: 'auto|ask|deny [ACTION] [PATHGLOB]', e.g.
+        ['deny fs.delete **', 'auto fs.write notes/**', 'ask **/*.ipynb']. The first rule that
+        matches an action and its path decides. Come after the rules of policy_file. Empty (and
+        no file): reads run at once, every change waits for approval.""",
+    ).tag(config=True)
+
+    policy_file = Unicode(
+        "",
+        help="""A rules file (one rule per line, '#' comments), read at start. It must lie
+        outside every workspace (a model could otherwise rewrite its own approvals); the server
+        refuses to start otherwise, and changes to it through the operator are refused.""",
+    ).tag(config=True)
+
     policy = Unicode(
         "",
-        help="""What runs without asking and what is refused, e.g. 'auto=reads,writes deny=deletes'.
-        Empty: reads run at once, every mutation waits for approval.""",
+        help="""The older one-line form, e.g. 'auto=reads,writes deny=deletes' (or rule lines);
+        its rules come after policy_file's and policy_rules'.""",
     ).tag(config=True)
 
     static_saved_cards = Bool(
@@ -127,8 +143,15 @@ class OperatorExtension(ExtensionApp):
         configured = dict(self.workspaces) or {"default": self.serverapp.root_dir}
         try:
             roots = resolve_roots(configured, self.serverapp.root_dir)
-            policy = Policy.parse(self.policy) if self.policy.strip() else None
+            policy = Policy.from_options(
+                file=self.policy_file or None, rules=self.policy_rules, text=self.policy
+            )
+            for root in roots.values():
+                policy.check_outside(root)
             shell_policy = ShellPolicy.parse(self.shell_rules)
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise TraitError(f"OperatorExtension: cannot read policy_file: {reason}") from None
         except ValueError as exc:
             raise TraitError(f"OperatorExtension: {exc}") from None
         self.registry = WorkspaceRegistry(

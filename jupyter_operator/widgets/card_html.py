@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..engine.rules import rule_note
 from .render import (
     DETAILS_OPEN_LINES,
     STYLESHEET,
@@ -73,6 +74,9 @@ def header_html(item: Item) -> str:
 def notes_html(item: Item, blocked_by: str | None = None, *, diff_invisible: bool = False) -> str:
     """Warnings, dependencies and the outcome, below the header."""
     notes: list[str] = []
+    rule = rule_note(item.decided_by, item.rule, item.status)
+    if rule:  # "auto-approved by rule 2: auto fs.write notes/**", "asked by default: ask"
+        notes.append(f'<div class="jpo-note jpo-muted jpo-rule">{escape(rule)}</div>')
     if item.status == "waiting":
         notes.append(
             f'<div class="jpo-note jpo-muted">Runs by itself once {escape(item.builds_on or "")} '
@@ -101,7 +105,7 @@ def notes_html(item: Item, blocked_by: str | None = None, *, diff_invisible: boo
         text = " ".join(part for part in (lead, summary) if part)
         notes.append(f'<div class="{css}">{escape(text)}</div>')
     elif item.kind == "read" and item.status == "pending":
-        notes.append('<div class="jpo-note">This read needs your approval (policy).</div>')
+        notes.append('<div class="jpo-note">This read needs your approval.</div>')
     elif item.kind == "read" and result is not None:
         css = "jpo-note" if result.ok else "jpo-note jpo-warn"
         notes.append(f'<div class="{css}">{escape(result.summary)}</div>')

@@ -28,10 +28,13 @@ def entry_state(entry: Any) -> str:
 
 
 def entry_decision(entry: Any) -> str:
-    """Who decided the change: ``person``, ``rule: auto=writes``, or ``-`` when unknown."""
+    """Who decided the change: ``person``, ``rule 2: auto fs.write notes/**`` (``rule: ...`` for
+    entries an older engine wrote), or ``-`` when unknown."""
     by = getattr(entry, "decided_by", None)
     if by == "rule":
         rule = getattr(entry, "rule", None)
+        if rule and rule.startswith(("rule ", "default")):
+            return rule
         return f"rule: {rule}" if rule else "rule"
     return str(by) if by else "-"
 

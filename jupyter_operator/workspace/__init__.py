@@ -31,6 +31,7 @@ from .regions import (
     read_region,
     replace_region,
 )
+from .rules_file import inside, read_rules_file
 from .text import TextFile, decode_text, encode_text, search_lines, split_lines
 
 __all__ = [
@@ -58,11 +59,13 @@ __all__ = [
     "diff_stats",
     "encode_text",
     "insert_region",
+    "inside",
     "is_notebook",
     "list_regions",
     "normalize_path",
     "parse_path",
     "read_region",
+    "read_rules_file",
     "replace_region",
     "search_lines",
     "split_lines",

@@ -112,6 +112,10 @@ class Workspace:
             raise OperatorError(codes.ERR_PROTECTED_PATH, "the workspace root cannot be changed")
         return comps
 
+    def reserve(self, item: str | os.PathLike[str]) -> None:
+        """Refuse every change to a host file or folder (the active rules file) from now on."""
+        self._jail.reserve(item)
+
     def is_protected(self, path: str) -> bool:
         """True when ``path`` (or a folder above it) is protected. Invalid paths raise."""
         comps = parse_path(path)
@@ -282,6 +286,8 @@ class Workspace:
         """Compare-and-swap: raise ``ERR_STALE_PREVIEW`` unless the path is as previewed."""
         rel = display_path(comps)
         info = self._jail.lstat_in(pfd, comps)
+        if info is not None and (info.st_dev, info.st_ino) in self._jail.reserved:
+            raise reserved_refused(rel)  # the active rules file, under whatever name
         if not expect.exists:
             if info is not None:
                 raise _stale(rel, "was created")

@@ -46,18 +46,7 @@ class Jail:
         self.reserved: set[tuple[int, int]] = set()
         self.holding_reserved: set[tuple[int, int]] = set()
         for folder in reserved:
-            real = os.path.realpath(os.fspath(folder))
-            with suppress(OSError):
-                info = os.stat(real)
-                self.reserved.add((info.st_dev, info.st_ino))
-            while True:
-                with suppress(OSError):
-                    info = os.stat(real)
-                    self.holding_reserved.add((info.st_dev, info.st_ino))
-                parent = os.path.dirname(real)
-                if parent == real:
-                    break
-                real = parent
+            self.reserve(folder)
         self.fd = os.open(self.path, O_DIR)
         # A workspace that is dropped without close() still gives its descriptor back.
         self._finalizer = weakref.finalize(self, close_quietly, self.fd)
@@ -68,6 +57,21 @@ class Jail:
             raise OperatorError(
                 codes.ERR_PROTECTED_PATH, "the workspace root is inside the undo journal's folder"
             )
+
+    def reserve(self, item: str | os.PathLike[str]) -> None:
+        """Put a host folder or file (the undo journal, the rules file) out of reach."""
+        real = os.path.realpath(os.fspath(item))
+        with suppress(OSError):
+            info = os.stat(real)
+            self.reserved.add((info.st_dev, info.st_ino))
+        while True:  # the item itself and every folder above it
+            with suppress(OSError):
+                info = os.stat(real)
+                self.holding_reserved.add((info.st_dev, info.st_ino))
+            parent = os.path.dirname(real)
+            if parent == real:
+                break
+            real = parent
 
     def _inside_reserved(self) -> bool:
         real = self.path
@@ -219,7 +223,7 @@ def reserved_refused(rel: str) -> OperatorError:
     """A path that reaches the undo journal's folder, under whatever name."""
     return OperatorError(
         codes.ERR_PROTECTED_PATH,
-        f"{rel} is (or holds) the host's undo journal, which no workspace may reach",
+        f"{rel} is (or holds) the host's undo journal or rules file, which no workspace may reach",
     )
 
 

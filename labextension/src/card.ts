@@ -32,6 +32,7 @@ export class ItemCard {
   private _approve: HTMLButtonElement | null = null;
   private _reason: HTMLInputElement | null = null;
   private _dependency: HTMLElement;
+  private _rule: HTMLElement;
   private _diff: DiffView | null = null;
 
   constructor(
@@ -67,7 +68,9 @@ export class ItemCard {
     this._dependency = el('p', 'jp-Operator-dependency');
     this._dependency.setAttribute('role', 'note');
     this._shell = el('div', 'jp-Operator-shell-host');
-    node.append(this._dependency, this._summary, this._shell);
+    // Which rule decided (or asks about) this item: the policy is never a mystery.
+    this._rule = el('p', 'jp-Operator-card-rule');
+    node.append(this._dependency, this._rule, this._summary, this._shell);
 
     if (item.kind === 'mutation' && item.diff) {
       const host = el('div', 'jp-Operator-diff');
@@ -197,6 +200,8 @@ export class ItemCard {
         ? `Runs after ${base} is decided (it reads what ${base} changes).`
         : `Builds on ${base}: this preview assumes ${base} is applied. Decide ${base} first ` +
           `(if ${base} is rejected, this change is computed again from the file, or not applied).`;
+    this._rule.textContent = item.rule_note ? visibleText(item.rule_note) : '';
+    this._rule.hidden = !item.rule_note;
     this._status.className = `jp-Operator-status jp-Operator-status-${item.status}`;
     this._summary.textContent =
       item.kind === 'mutation' && item.change === 'modify' && item.diff === ''

@@ -17,7 +17,8 @@ export type HistoryAction = (entry: IHistoryEntry, action: 'undo' | 'redo') => v
 /** Who decided a change, in words. */
 export function decisionText(entry: IHistoryEntry): string {
   if (entry.decided_by === 'rule') {
-    return entry.rule ? `allowed by the rule "${entry.rule}"` : 'allowed by a rule';
+    // "auto-approved by rule 2: auto fs.write notes/**", as on the item's card.
+    return entry.rule ? `auto-approved by ${entry.rule}` : 'auto-approved by a rule';
   }
   if (entry.decided_by === 'person') {
     return 'approved by a person';

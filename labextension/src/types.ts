@@ -40,6 +40,11 @@ export interface IOperatorItem {
   /** The earlier undecided change this one depends on (a change previewed on
    * top of it, or the change a waiting read runs after). */
   builds_on: string | null;
+  /** Who decided it (a person or a rule), the rule's text, and what the card says about it:
+   * "auto-approved by rule 2: auto fs.write notes/**", "asked by default: ask". */
+  decided_by?: 'person' | 'rule' | null;
+  rule?: string | null;
+  rule_note?: string | null;
   /** JSON operations only: the dialect, the response event, and for shell items the command. */
   dialect?: 'json';
   event?: Record<string, unknown> | null;

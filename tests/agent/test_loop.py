@@ -65,7 +65,7 @@ def test_the_system_prompt_holds_the_preamble_and_the_spec(workspace: Path) -> N
     system = messages[0][0]
     assert system["role"] == "system"
     assert '"notes.txt"' in system["content"]  # the top-level listing
-    assert "deny=fs.delete" in system["content"]
+    assert "1: deny fs.delete **" in system["content"]  # the rules, numbered
     assert "fs.write" in system["content"] and "approval" in system["content"]
     assert "OPERATOR_CMD" in system["content"] and "ERR_" in system["content"]  # the spec
     assert messages[0][1] == {"role": "user", "content": "tidy the notes"}

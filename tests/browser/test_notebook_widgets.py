@@ -117,6 +117,7 @@ def test_approve_in_jupyterlab(lab_server: Any, page: Any, tmp_path: Path) -> No
     assert "<img src=x onerror=" in diff.locator(".jpo-row.jpo-add").nth(1).inner_text()
     assert diff.locator("img").count() == 0
     assert card.locator(".jpo-badge").inner_text() == "waiting for you"
+    assert card.locator(".jpo-rule").inner_text() == "asked by default: ask"  # why it asks
     assert not target.exists()
     screenshot(page, "notebook-card")
 
@@ -126,6 +127,7 @@ def test_approve_in_jupyterlab(lab_server: Any, page: Any, tmp_path: Path) -> No
     assert _wait_for_file(target) == CONTENT
     card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
     assert card.locator(".jpo-badge").inner_text() == "applied"
+    assert card.locator(".jpo-rule").count() == 0  # a person decided: no rule is claimed
     assert approve.is_hidden()
     results = page.locator(".jpo-results textarea")
     results.wait_for(timeout=30_000)

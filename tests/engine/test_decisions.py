@@ -75,13 +75,16 @@ def test_every_decision_says_who_made_it(root: Path, make_operator) -> None:
     ])  # fmt: skip
     run = make_operator(policy=policy).run(reply)
     r1, d1, w1, w2 = run.items
-    assert (r1.decided_by, r1.rule) == ("rule", "auto=reads")
-    assert (d1.decided_by, d1.rule, d1.status) == ("rule", "deny=fs.delete", "denied")
-    assert (w1.decided_by, w1.rule) == (None, None)
+    # The older form stands for deny rules first, then auto rules, over every path.
+    assert (r1.decided_by, r1.rule) == ("rule", "rule 2: auto reads **")
+    assert (d1.decided_by, d1.rule, d1.status) == ("rule", "rule 1: deny fs.delete **", "denied")
+    assert (w1.decided_by, w1.rule) == (None, "default: ask")  # why it waits
     run.approve("w1")
     run.reject("w2")
     assert [(i.decided_by, i.rule) for i in (w1, w2)] == [("person", None)] * 2
-    assert w1.to_dict()["decided_by"] == "person" and r1.to_dict()["rule"] == "auto=reads"
+    assert w1.to_dict()["decided_by"] == "person"
+    assert r1.to_dict()["rule_note"] == "auto-approved by rule 2: auto reads **"
+    assert d1.to_dict()["rule_note"] == "denied by rule 1: deny fs.delete **"
 
 
 def test_every_failed_result_carries_its_code(root: Path, make_operator) -> None:

@@ -129,9 +129,12 @@ def test_reads_can_require_approval(files: Path, make_operator) -> None:
 def test_policy_parse_errors_name_the_problem() -> None:
     with pytest.raises(ValueError, match=r"fs\.wrte"):
         Policy.parse("auto=fs.wrte")
-    with pytest.raises(ValueError, match="expected auto="):
+    with pytest.raises(ValueError, match="expected auto, ask or deny"):
         Policy.parse("always")
-    assert Policy.parse("auto=none deny=deletes").describe() == "auto=none deny=deletes"
+    with pytest.raises(ValueError, match=r"expected auto=\.\.\. or deny="):
+        Policy.parse("auto=reads always")
+    # The older form is read as rules: deny first, then auto, and reads ask when not listed.
+    assert Policy.parse("auto=none deny=deletes").describe() == "deny deletes **\nask reads **"
 
 
 def test_duplicate_ids_are_tracked_across_runs(files: Path, make_operator) -> None:

@@ -71,6 +71,7 @@ def test_an_allowed_command_runs_without_asking_and_is_recorded(
     run = run_json(op, json.dumps({"type": "shell", "command": "echo hi"}))
     assert run.done and run.events[0]["stdout"] == "hi\n"
     assert (run.items[0].decided_by, run.items[0].rule) == ("rule", "shell allow: echo")
+    assert run.items[0].to_dict()["rule_note"] == "auto-approved by shell allow: echo"
 
 
 def test_a_command_never_runs_without_approval(
@@ -78,6 +79,7 @@ def test_a_command_never_runs_without_approval(
 ) -> None:
     run = run_json(make_operator(), json.dumps({"type": "shell", "command": "touch ran"}))
     assert run.items[0].status == "pending" and not (root / "ran").exists()
+    assert run.items[0].to_dict()["rule_note"] == "asked by shell default: ask"
     run.reject("shell-1")
     assert not (root / "ran").exists() and run.events[-1]["code"] == "ERR_REJECTED"
 

@@ -87,9 +87,9 @@ def test_run_variable(ip: Any, workspace: Path) -> None:
 
 def test_policy_show_and_set(ip: Any, workspace: Path, capsys: Any) -> None:
     ip.run_line_magic("operator", "policy")
-    assert "policy: auto=reads deny=none" in capsys.readouterr().out
-    ip.run_line_magic("operator", "policy auto=reads deny=fs.delete")
-    assert "deny=fs.delete" in capsys.readouterr().out
+    assert "default: auto reads, ask for every change" in capsys.readouterr().out
+    ip.run_line_magic("operator", "policy auto=reads deny=fs.delete")  # the older form
+    assert "1  deny fs.delete **" in capsys.readouterr().out
     (workspace / "b.txt").write_text("keep")
     text = reply(block("d1", "fs.delete", "b.txt"), write_block("w1", "a.txt", "A"))
     run = run_cell(ip, f"--root {workspace}", text)
@@ -175,7 +175,7 @@ def test_spec_shows_the_interface_spec_in_a_copy_box(ip: Any, monkeypatch: Any) 
         ("frobnicate", "unknown subcommand 'frobnicate'"),
         ("root /no/such/folder/here", "not an existing folder"),
         ("policy auto=everything", "unknown action or group 'everything'"),
-        ("policy allow=reads", "expected auto=... or deny=..."),
+        ("policy allow=reads", "line 1: expected auto, ask or deny, got 'allow=reads'"),
         ("run", "usage: %operator run VARIABLE"),
         ("run missing_variable", "no variable named 'missing_variable'"),
         ("results", "no %%operator run yet"),

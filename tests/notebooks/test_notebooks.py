@@ -138,8 +138,8 @@ def test_teaching_demo_unattended(tmp_path: Path, unattended: None) -> None:
     nb, out = execute("02-teaching-demo.ipynb", tmp_path)
     no_errors(nb)
     assert text(out["cell-02"]) == "['draft.txt', 'stats.py']\n"
-    assert "policy: auto=reads deny=none" in text(out["cell-05"])
-    assert "policy: auto=reads deny=fs.delete" in text(out["cell-06"])
+    assert "default: auto reads, ask for every change" in text(out["cell-05"])
+    assert "1  deny fs.delete **" in text(out["cell-06"])
     dry = text(out["cell-10"])
     assert "[('read-1', 'done'), ('write-1', 'rejected'), ('delete-1', 'denied')]" in dry
     assert "['draft.txt', 'stats.py'] - nothing changed" in dry
@@ -150,7 +150,7 @@ def test_teaching_demo_unattended(tmp_path: Path, unattended: None) -> None:
     results = text(out["cell-15"])
     assert "ERR_REJECTED" in results and "ERR_POLICY_DENIED" in results
     assert "[rejected] fs.write stats.py (write-1)" in panel(out["cell-12"])["text/plain"]
-    assert "policy: auto=reads deny=none" in text(out["cell-17"])
+    assert "deny" not in text(out["cell-17"]) and "default: auto reads" in text(out["cell-17"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["teaching-workspace"]
 
 

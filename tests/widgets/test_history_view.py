@@ -33,16 +33,18 @@ def test_rows_show_time_action_path_session_decision_and_a_folded_diff() -> None
     entries = [
         Entry("j1", 0.0, "w1", "fs.write", "a.txt", session="s-1", decided_by="person",
               diff="@@ -1 +1 @@\n-old\n+<b>new</b>\n"),
-        Entry("j2", 60.0, "w2", "fs.write", "b.txt", decided_by="rule", rule="auto=writes"),
+        Entry("j2", 60.0, "w2", "fs.write", "b.txt", decided_by="rule",
+              rule="rule 2: auto fs.write b.*"),
+        Entry("j3", 90.0, "w3", "fs.write", "c.txt", decided_by="rule", rule="auto=writes"),
     ]  # fmt: skip
     view = HistoryView(lambda: entries, undo=lambda e: f"Undone {e}")
     rows = [child.children[0].value for child in view.children[1:-1]]
-    assert "b.txt" in rows[0] and "a.txt" in rows[1]  # newest first
-    assert "session s-1" in rows[1] and "decided by person" in rows[1]
-    assert "decided by rule: auto=writes" in rows[0]
-    assert "<details><summary>Diff</summary>" in rows[1]  # collapsed until opened
-    assert "&lt;b&gt;new&lt;/b&gt;" in rows[1] and "<b>new" not in rows[1]
-    assert entry_decision(entries[1]) == "rule: auto=writes"
+    assert "c.txt" in rows[0] and "b.txt" in rows[1] and "a.txt" in rows[2]  # newest first
+    assert "session s-1" in rows[2] and "decided by person" in rows[2]
+    assert "decided by rule 2: auto fs.write b.*" in rows[1]
+    assert "<details><summary>Diff</summary>" in rows[2]  # collapsed until opened
+    assert "&lt;b&gt;new&lt;/b&gt;" in rows[2] and "<b>new" not in rows[2]
+    assert entry_decision(entries[2]) == "rule: auto=writes"  # an entry an older engine wrote
     assert "s-1" in history_text(entries) and "DECISION" in history_text(entries)
 
 

@@ -136,8 +136,14 @@ class CommandSession(SessionCommands):
         self._advance(batch)
 
     def _maybe_auto(self, reply: Reply) -> None:
-        if self.operator.policy.runs_without_asking(changes.ACTION) and reply.run is not None:
-            reply.run.approve(reply.run.items[0].id)
+        if reply.run is None:
+            return
+        item = reply.run.items[0]
+        verdict = self.operator.policy.verdict(changes.ACTION, item.path)
+        if verdict.verdict == "auto":
+            reply.run.approve_by_rule(item.id, verdict.text)
+        else:
+            item.rule = verdict.text  # why it asks
 
     def _answer(self, request: Request) -> Reply:
         self.count += 1
@@ -183,11 +189,23 @@ class CommandSession(SessionCommands):
         return handler(rid, request, arg)
 
     def _check_policy(self, action: str) -> None:
-        if self.operator.policy.is_denied(action):
+        # Before the path is known: a rule that refuses the action on every path (``**``).
+        # Path-specific rules apply where the change is proposed (``_propose``).
+        if self.operator.policy.verdict(action).verdict == "deny":
             raise CommandError(codes.DENIED, f"{action} is not allowed in this workspace.")
+
+    def _check_rules(self, action: str, path: str) -> None:
+        # Reads of string commands run at once: a rule can refuse one on its path (``ask`` has
+        # no card to wait on here, so it lets the read run, as the default does).
+        verdict = self.operator.policy.verdict(action, path)
+        if verdict.verdict == "deny":
+            raise CommandError(
+                codes.DENIED, f"{action} {path} is not allowed in this workspace ({verdict.text})."
+            )
 
     # -- documents -------------------------------------------------------------------------------
     def _read(self, path: str) -> str:
+        self._check_rules(POLICY_ACTIONS["open"], path)
         try:
             data = self.operator.workspace.read_bytes(path, limit=READ_LIMIT)
         except FileTooLarge as exc:
@@ -267,6 +285,7 @@ class CommandSession(SessionCommands):
 
     def _cmd_ls(self, rid: str, request: Request, arg: str) -> Reply:
         path = arg.strip().rstrip("/") or "."
+        self._check_rules(POLICY_ACTIONS["ls"], path)
         entries = self.operator.workspace.list_dir(path)
         lines = [f"{e.name}/" if e.is_dir else f"{e.name}  ({e.size} bytes)" for e in entries]
         if len(lines) > LIST_LIMIT:
@@ -327,8 +346,11 @@ class CommandSession(SessionCommands):
 
     def _propose(self, rid: str, request: Request, path: str, snap: Any, text: str, bom: bool,
                  done: str) -> Reply:  # fmt: skip
-        if self.operator.policy.is_denied(changes.ACTION):
-            raise CommandError(codes.DENIED, f"{changes.ACTION} is not allowed in this workspace.")
+        verdict = self.operator.policy.verdict(changes.ACTION, path)
+        if verdict.verdict == "deny":
+            raise CommandError(
+                codes.DENIED, f"{changes.ACTION} is not allowed in this workspace ({verdict.text})."
+            )
         run = changes.propose(self.operator, rid, path, snap, text, bom, request.line)
         item = run.items[0]
         waiting = f"Proposed: {request.name} {path} ({item.summary}); waiting for approval"

@@ -74,7 +74,7 @@ class SessionCommands:
             "variables": ", ".join(sorted(self.variables)) or "(none)",
             "actions": ", ".join(sorted(self.registry.actions)) or "(none)",
             "menus": ", ".join(sorted(self.registry.menus)) or "(none)",
-            "policy": self.operator.policy.describe(),
+            "policy": self.operator.policy.summary(),
             "waiting": responses.plural(pending, "change"),
             "bash": "available" if self.shell else "not available (cd only)",
             "requests": str(self.count),
