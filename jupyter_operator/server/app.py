@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from jupyter_server.extension.application import ExtensionApp
 from tornado.ioloop import PeriodicCallback
-from traitlets import Dict, Float, Integer, List, TraitError, Unicode, validate
+from traitlets import Bool, Dict, Float, Integer, List, TraitError, Unicode, validate
 
 from .. import __version__
 from .agent_handlers import agent_handlers
@@ -81,6 +81,12 @@ class OperatorExtension(ExtensionApp):
         "",
         help="""The older one-line form, e.g. 'auto=reads,writes deny=deletes' (or rule lines);
         its rules come after policy_file's and policy_rules'.""",
+    ).tag(config=True)
+
+    static_saved_cards = Bool(
+        True,
+        help="""Save decided notebook cards as their static text (no widget view), so a notebook
+        reopened without a kernel shows each card's final state instead of "model not found".""",
     ).tag(config=True)
 
     shell_rules = Unicode(
@@ -178,6 +184,10 @@ class OperatorExtension(ExtensionApp):
             raise TraitError(f"OperatorExtension: cannot read policy_file: {reason}") from None
         except ValueError as exc:
             raise TraitError(f"OperatorExtension: {exc}") from None
+        if self.static_saved_cards:  # a light module: saves must be hooked before any request
+            from .savehook import register
+
+            register(self.serverapp.contents_manager)
         self.log.info("jupyter_operator: workspaces %s", ", ".join(self._roots))
 
     @property
