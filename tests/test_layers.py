@@ -23,10 +23,12 @@ ALLOWED: dict[str, set[str]] = {
     "protocol": {"protocol"},
     # Dialects are pure parsers and formatters, beside protocol/.
     "dialects": {"protocol", "dialects"},
+    # Notebooks seen as cells (cell diffs): pure functions of notebook text.
+    "notebooks": {"notebooks"},
     "workspace": {"protocol", "workspace"},
     # The shell runner sits beside workspace/: it runs commands, the engine decides which.
     "shell": {"protocol", "shell"},
-    "engine": {"protocol", "dialects", "workspace", "shell", "engine"},
+    "engine": {"protocol", "dialects", "workspace", "shell", "notebooks", "engine"},
     "agent": {"protocol", "dialects", "workspace", "engine", "agent"},
     "cli": {"protocol", "dialects", "engine", "agent"},
     "kernel": {"protocol", "dialects", "engine", "widgets", "kernel", "agent"},
@@ -116,6 +118,13 @@ def test_file_access_stays_in_the_workspace_layer(path: Path) -> None:
 def test_dialect_modules_do_no_io(path: Path | None) -> None:
     assert path is not None, "the dialects package has no modules"
     assert not third_party_imports(path) & IMPURE_MODULES
+    assert "open(" not in path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "notebooks"] or [None])
+def test_notebook_modules_are_pure(path: Path | None) -> None:
+    assert path is not None, "the notebooks package has no modules"
+    assert not third_party_imports(path) & (IMPURE_MODULES | {"IPython", "ipywidgets", "tornado"})
     assert "open(" not in path.read_text(encoding="utf-8")
 
 

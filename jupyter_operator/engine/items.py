@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 from ..protocol import Result
@@ -32,6 +33,14 @@ class Proposal:
     added: int
     removed: int
     summary: str
+
+    @cached_property
+    def cells(self) -> dict[str, Any] | None:
+        """The cell-by-cell diff of a ``.ipynb`` change (``NotebookDiff.to_dict()``), computed on
+        first use; None for other files, folders, or when a side is not a valid notebook."""
+        from .notebook_cells import proposal_cells
+
+        return proposal_cells(self)
 
 
 @dataclass
@@ -129,6 +138,7 @@ class Item:
             "summary": self.summary,
             "change": self.change,
             "diff": self.diff,
+            "cells": self.proposal.cells if self.proposal else None,
             "added": self.added,
             "removed": self.removed,
             "sha256_before": self.sha256_before,

@@ -47,16 +47,26 @@ class SavedOutput:
         self.display_id = f"jpo-{uuid.uuid4().hex}"
         shell = _shell()
         self._parent = _parent(shell.display_pub) if shell is not None else None
-        self._last: tuple[str, str] | None = None
+        self._last: tuple[str, str, str] | None = None
         self.updates = 0  # how many updates were sent (for tests and debugging)
-        display(obj, display_id=self.display_id)
+        display(obj, display_id=self.display_id, metadata=self._metadata(obj))
         self._last = self._key(obj)
 
     @staticmethod
-    def _key(obj: Any) -> tuple[str, str]:
+    def _metadata(obj: Any) -> dict[str, Any]:
+        """The object's own output metadata for the saved notebook (``saved_metadata()``)."""
+        extra = getattr(obj, "saved_metadata", None)
+        return dict(extra()) if callable(extra) else {}
+
+    @classmethod
+    def _key(cls, obj: Any) -> tuple[str, str, str]:
         bundle = obj._repr_mimebundle_() if hasattr(obj, "_repr_mimebundle_") else {}
         data = bundle[0] if isinstance(bundle, tuple) else bundle
-        return (str(data.get("text/plain", "")), str(data.get("text/html", "")))
+        return (
+            str(data.get("text/plain", "")),
+            str(data.get("text/html", "")),
+            repr(sorted(cls._metadata(obj).items())),
+        )
 
     def update(self, obj: Any) -> None:
         """Send the object's current bundle in place of the displayed one (if it changed)."""
@@ -69,11 +79,12 @@ class SavedOutput:
             return
         pub = shell.display_pub
         data, metadata = shell.display_formatter.format(obj)
+        metadata = {**(metadata or {}), **self._metadata(obj)}
         session, socket = getattr(pub, "session", None), getattr(pub, "pub_socket", None)
         if session is None or socket is None:  # not a kernel (a terminal or a test shell)
             from IPython.display import update_display
 
-            update_display(obj, display_id=self.display_id)
+            update_display(obj, display_id=self.display_id, metadata=self._metadata(obj))
             self.updates += 1
             return
         content = {

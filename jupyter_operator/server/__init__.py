@@ -10,6 +10,8 @@ are jupyter-server's own; this package adds none of its own.
 - :mod:`.fileapi`: the WebSocket file API (``file_list``, ``file_read``, ``file_write``).
 - :mod:`.errors`: the error types and the tables mapping workspace codes to wire codes.
 - :mod:`.handlers`, :mod:`.websocket`: the tornado handlers.
+- :mod:`.bodies`: the REST request bodies (pydantic, loaded with the first request).
+- :mod:`.limits`: the size limits the extension checks its configuration against.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ from traitlets import Integer, Unicode
 from traitlets.config import Configurable
 
 from .errors import ApiError
-from .handlers import OperatorApiHandler, OperatorPostHandler, _Body
+from .handlers import OperatorApiHandler, OperatorPostHandler
 
 if TYPE_CHECKING:
     from ..agent import Agent, Model
@@ -178,13 +178,6 @@ class AgentService:
             run.agent.stop()
 
 
-class AskBody(_Body):
-    """``POST agent/runs``."""
-
-    task: str
-    workspace: str = "default"
-
-
 class _AgentHandler(OperatorApiHandler):
     @property
     def agents(self) -> AgentService:
@@ -208,6 +201,8 @@ class AgentRunsHandler(OperatorPostHandler, _AgentHandler):
     @authorized
     async def post(self) -> None:
         async def work() -> dict[str, Any]:
+            from .bodies import AskBody
+
             body = self.parse(AskBody)
             if not body.task.strip():
                 raise ApiError(400, "bad_request", "task: the task is empty")
@@ -285,6 +280,6 @@ def agent_handlers(
     ]
 
 
-def setup_agents(app: Any) -> AgentService:
+def setup_agents(app: Any, sessions: SessionService) -> AgentService:
     """Build the Ask mode service for the extension ``app`` (reads ``c.OperatorAgent``)."""
-    return AgentService(OperatorAgent(parent=app), app.sessions)
+    return AgentService(OperatorAgent(parent=app), sessions)

@@ -11,23 +11,39 @@ Configuration (``jupyter_server_config.py`` or the command line)::
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_server.extension.application import ExtensionApp
 from tornado.ioloop import PeriodicCallback
-from traitlets import Dict, Float, Integer, List, TraitError, Unicode, validate
+from traitlets import Bool, Dict, Float, Integer, List, TraitError, Unicode, validate
 
 from .. import __version__
-from .agent_handlers import agent_handlers, setup_agents
-from .fileapi import MAX_B64_CHARS, FileApi
+from .agent_handlers import agent_handlers
 from .handlers import rest_handlers
-from .sessions import SessionService
+from .limits import DEFAULT_MESSAGE_LIMIT, MAX_B64_CHARS
 from .websocket import FileSocketHandler
-from .workspaces import WorkspaceRegistry, resolve_roots
+from .workspaces import resolve_roots
 
-#: About 1.5 MB: a 1 MiB file in base64 (1,398,104 characters) plus the JSON around it.
-DEFAULT_MESSAGE_LIMIT = 1_572_864
+if TYPE_CHECKING:
+    from ..engine import Policy, ShellPolicy
+    from .agent_handlers import AgentService
+    from .fileapi import FileApi
+    from .sessions import SessionService
+    from .workspaces import WorkspaceRegistry
+
+__all__ = ["DEFAULT_MESSAGE_LIMIT", "OperatorExtension"]
+
+
+@dataclass
+class Services:
+    """What the handlers call, built on the first request (see ``OperatorExtension.services``)."""
+
+    registry: WorkspaceRegistry
+    sessions: SessionService
+    file_api: FileApi
+    agents: AgentService
 
 
 class OperatorExtension(ExtensionApp):
@@ -65,6 +81,12 @@ class OperatorExtension(ExtensionApp):
         "",
         help="""The older one-line form, e.g. 'auto=reads,writes deny=deletes' (or rule lines);
         its rules come after policy_file's and policy_rules'.""",
+    ).tag(config=True)
+
+    static_saved_cards = Bool(
+        True,
+        help="""Save decided notebook cards as their static text (no widget view), so a notebook
+        reopened without a kernel shows each card's final state instead of "model not found".""",
     ).tag(config=True)
 
     shell_rules = Unicode(
@@ -130,49 +152,102 @@ class OperatorExtension(ExtensionApp):
         return value
 
     def initialize_settings(self) -> None:
-        """Resolve workspaces and build the services the handlers use."""
-        assert self.serverapp is not None
-        from ..engine import Policy, ShellPolicy
+        """Check the configuration; the services are built on first use.
 
+        Loading the extension stays quick (``bench/server_start.py``): the engine, the
+        protocol and pydantic load with the first request. What can be checked without them is
+        checked here, so a misconfigured server says so at start: the workspace names and
+        roots, and the policy (its file, rules and text) and shell rules when any are set
+        (parsing those loads the engine).
+        """
+        assert self.serverapp is not None
         configured = dict(self.workspaces) or {"default": self.serverapp.root_dir}
+        self._services: Services | None = None
+        self._policy: Policy | None = None
+        self._shell_policy: ShellPolicy | None = None
         try:
-            roots = resolve_roots(configured, self.serverapp.root_dir)
-            policy = Policy.from_options(
-                file=self.policy_file or None, rules=self.policy_rules, text=self.policy
-            )
-            for root in roots.values():
-                policy.check_outside(root)
-            shell_policy = ShellPolicy.parse(self.shell_rules)
+            self._roots = resolve_roots(configured, self.serverapp.root_dir)
+            if self.policy_file or self.policy_rules or self.policy.strip():
+                from ..engine.policy import Policy
+
+                self._policy = Policy.from_options(
+                    file=self.policy_file or None, rules=self.policy_rules, text=self.policy
+                )
+                for root in self._roots.values():
+                    self._policy.check_outside(root)
+            if self.shell_rules.strip():
+                from ..engine.shell_policy import ShellPolicy
+
+                self._shell_policy = ShellPolicy.parse(self.shell_rules)
         except OSError as exc:
             reason = exc.strerror or str(exc)
             raise TraitError(f"OperatorExtension: cannot read policy_file: {reason}") from None
         except ValueError as exc:
             raise TraitError(f"OperatorExtension: {exc}") from None
-        self.registry = WorkspaceRegistry(
-            roots,
-            policy=policy,
-            shell_policy=shell_policy,
+        if self.static_saved_cards:  # a light module: saves must be hooked before any request
+            from .savehook import register
+
+            register(self.serverapp.contents_manager)
+        self.log.info("jupyter_operator: workspaces %s", ", ".join(self._roots))
+
+    @property
+    def services(self) -> Services:
+        """The session service, the file API and Ask mode, built on first use."""
+        if self._services is None:
+            self._services = self._build_services()
+        return self._services
+
+    # What the handlers use (each builds the services on first use).
+    @property
+    def registry(self) -> WorkspaceRegistry:
+        """The configured workspaces."""
+        return self.services.registry
+
+    @property
+    def sessions(self) -> SessionService:
+        """The REST sessions."""
+        return self.services.sessions
+
+    @property
+    def file_api(self) -> FileApi:
+        """The WebSocket file API."""
+        return self.services.file_api
+
+    @property
+    def agents(self) -> AgentService:
+        """The panel's Ask mode."""
+        return self.services.agents
+
+    def _build_services(self) -> Services:
+        from ..engine.shell_policy import ShellPolicy
+        from ..workspace.journal import default_directory
+        from ..workspace.sessionstore import SessionStore
+        from .agent_handlers import setup_agents
+        from .fileapi import FileApi
+        from .sessions import SessionService
+        from .workspaces import WorkspaceRegistry
+
+        registry = WorkspaceRegistry(
+            self._roots,
+            policy=self._policy,
+            shell_policy=self._shell_policy or ShellPolicy.parse(""),
             protected=self.protected_paths,
             journal_dir=self.journal_dir or None,
         )
-        from ..workspace.journal import default_directory
-        from ..workspace.sessionstore import SessionStore
-
         store = SessionStore(
             Path(self.journal_dir or default_directory()) / "sessions",
             keep_seconds=self.session_keep_seconds,
             max_files=self.max_saved_sessions,
         )
         store.expire()
-        self.sessions = SessionService(
-            self.registry,
+        sessions = SessionService(
+            registry,
             max_sessions=self.max_sessions,
             idle_seconds=self.session_idle_seconds,
             store=store,
         )
-        self.file_api = FileApi(self.registry)
-        self.agents = setup_agents(self)  # the panel's Ask mode (c.OperatorAgent.*)
-        self.log.info("jupyter_operator: workspaces %s", ", ".join(roots))
+        agents = setup_agents(self, sessions)  # the panel's Ask mode (c.OperatorAgent.*)
+        return Services(registry, sessions, FileApi(registry), agents)
 
     def initialize_handlers(self) -> None:
         """Register the REST routes and the file API socket (base_url is prefixed for us)."""
@@ -181,7 +256,8 @@ class OperatorExtension(ExtensionApp):
         self.handlers.append((r"/jupyter-operator/files", FileSocketHandler))
 
     async def _start_jupyter_server_extension(self, serverapp: Any) -> None:
-        """Sweep idle sessions once a minute, so an idle server releases them too."""
+        """Sweep idle sessions once a minute, so an idle server releases them too (the first
+        sweep builds the services if no request has, and expires old saved sessions)."""
         self._sweeper = PeriodicCallback(self._sweep, 60_000)
         self._sweeper.start()
 
@@ -198,12 +274,8 @@ class OperatorExtension(ExtensionApp):
         sweeper = getattr(self, "_sweeper", None)
         if sweeper is not None:
             sweeper.stop()
-        agents = getattr(self, "agents", None)
-        if agents is not None:
-            agents.close()
-        sessions = getattr(self, "sessions", None)
-        if sessions is not None:
-            sessions.close()
-        registry = getattr(self, "registry", None)
-        if registry is not None:
-            registry.close()
+        services = getattr(self, "_services", None)
+        if services is not None:  # never built: nothing to close
+            services.agents.close()
+            services.sessions.close()
+            services.registry.close()

@@ -8,7 +8,11 @@ or are written here; no exception name or traceback ever reaches a client.
 
 from __future__ import annotations
 
-from ..protocol import OperatorError, codes
+from functools import cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the protocol loads with the first request, not with the extension
+    from ..protocol import OperatorError
 
 
 class ApiError(Exception):
@@ -47,39 +51,51 @@ WORKSPACE_NOT_FOUND = "workspace_not_found"
 BAD_REQUEST = "bad_request"
 FORBIDDEN = "forbidden"
 
-#: Workspace-layer codes -> file API codes. Anything not listed is an ``io_error``.
-#: A protected path (``.git/...`` and the like) is outside what a client may touch, hence
-#: ``path_escape``; reading a directory or listing a file is an I/O fault of the request.
-FILE_API_CODES: dict[str, str] = {
-    codes.ERR_NOT_FOUND: FILE_NOT_FOUND,
-    codes.ERR_FILE_TOO_LARGE: FILE_TOO_LARGE,
-    codes.ERR_PATH_ESCAPE: PATH_ESCAPE,
-    codes.ERR_PROTECTED_PATH: PATH_ESCAPE,
-    codes.ERR_NOT_UTF8: INVALID_UTF8,
-    codes.ERR_NOT_A_FILE: IO_ERROR,
-    codes.ERR_NOT_A_DIRECTORY: IO_ERROR,
-    codes.ERR_STALE_PREVIEW: IO_ERROR,
-    codes.ERR_IO: IO_ERROR,
-    codes.ERR_JOURNAL_CORRUPT: IO_ERROR,
-}
 
-#: Engine codes (from undo) -> HTTP status. Anything not listed is a 409: the request was well
-#: formed but the workspace is not in a state where it can be carried out.
-HTTP_STATUS: dict[str, int] = {
-    codes.ERR_NOT_FOUND: 404,
-    codes.ERR_PATH_ESCAPE: 400,
-    codes.ERR_STALE_PREVIEW: 409,
-    codes.ERR_UNDO_CONFLICT: 409,
-    # A damaged journal is state the person can repair, never a server fault (no 500).
-    codes.ERR_JOURNAL_CORRUPT: 409,
-}
+@cache
+def file_api_codes() -> dict[str, str]:
+    """Workspace-layer codes -> file API codes. Anything not listed is an ``io_error``.
+
+    A protected path (``.git/...`` and the like) is outside what a client may touch, hence
+    ``path_escape``; reading a directory or listing a file is an I/O fault of the request.
+    """
+    from ..protocol import codes
+
+    return {
+        codes.ERR_NOT_FOUND: FILE_NOT_FOUND,
+        codes.ERR_FILE_TOO_LARGE: FILE_TOO_LARGE,
+        codes.ERR_PATH_ESCAPE: PATH_ESCAPE,
+        codes.ERR_PROTECTED_PATH: PATH_ESCAPE,
+        codes.ERR_NOT_UTF8: INVALID_UTF8,
+        codes.ERR_NOT_A_FILE: IO_ERROR,
+        codes.ERR_NOT_A_DIRECTORY: IO_ERROR,
+        codes.ERR_STALE_PREVIEW: IO_ERROR,
+        codes.ERR_IO: IO_ERROR,
+        codes.ERR_JOURNAL_CORRUPT: IO_ERROR,
+    }
+
+
+@cache
+def http_status() -> dict[str, int]:
+    """Engine codes (from undo) -> HTTP status. Anything not listed is a 409: the request was
+    well formed but the workspace is not in a state where it can be carried out."""
+    from ..protocol import codes
+
+    return {
+        codes.ERR_NOT_FOUND: 404,
+        codes.ERR_PATH_ESCAPE: 400,
+        codes.ERR_STALE_PREVIEW: 409,
+        codes.ERR_UNDO_CONFLICT: 409,
+        # A damaged journal is state the person can repair, never a server fault (no 500).
+        codes.ERR_JOURNAL_CORRUPT: 409,
+    }
 
 
 def file_api_error(exc: OperatorError) -> FileApiError:
     """Translate a workspace fault into the file API's vocabulary."""
-    return FileApiError(FILE_API_CODES.get(exc.code, IO_ERROR), exc.message)
+    return FileApiError(file_api_codes().get(exc.code, IO_ERROR), exc.message)
 
 
 def api_error(exc: OperatorError) -> ApiError:
     """Translate an engine fault (undo) into a REST error carrying the engine's code."""
-    return ApiError(HTTP_STATUS.get(exc.code, 409), exc.code, exc.message)
+    return ApiError(http_status().get(exc.code, 409), exc.code, exc.message)

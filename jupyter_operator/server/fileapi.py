@@ -35,14 +35,12 @@ from .errors import (
     FileApiError,
     file_api_error,
 )
+from .limits import MAX_B64_CHARS, MAX_FILE_SIZE
 from .workspaces import WorkspaceRegistry
 
-log = logging.getLogger(__name__)
+__all__ = ["MAX_B64_CHARS", "MAX_FILE_SIZE", "FileApi", "error_message", "parse"]
 
-#: Largest file content the API reads or writes (the protocol's 1 MB).
-MAX_FILE_SIZE = 1_048_576
-#: Longest base64 text that can decode to at most MAX_FILE_SIZE bytes; checked before decoding.
-MAX_B64_CHARS = 4 * -(-MAX_FILE_SIZE // 3)
+log = logging.getLogger(__name__)
 
 
 #: The protocol version ``capabilities_result`` announces.

@@ -57,16 +57,18 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable
 from http.client import responses
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from jupyter_server.auth.decorator import authorized
 from jupyter_server.base.handlers import APIHandler
 from jupyter_server.extension.handler import ExtensionHandlerMixin
-from pydantic import BaseModel, ConfigDict, ValidationError
 from tornado import web
 
 from .errors import ApiError
-from .sessions import SessionService
+
+if TYPE_CHECKING:
+    from .bodies import Body
+    from .sessions import SessionService
 
 AUTH_RESOURCE = "contents"
 #: Bytes of an oversized chunked body read (and dropped) before the connection is closed.
@@ -84,45 +86,9 @@ HTTP_CODES = {
     413: "too_large",
 }
 
-M = TypeVar("M", bound=BaseModel)
-
-
-class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
-
-
-class ScanBody(_Body):
-    """``POST scan``."""
-
-    text: str
-    workspace: str = "default"
-    folder: str | None = None
-    dialect: Literal["auto", "operator", "json", "commands"] = "auto"
-
-
-class DecideBody(_Body):
-    """``POST sessions/{session}/decide``."""
-
-    id: str
-    decision: Literal["approve", "reject"]
-    reason: str | None = None
-    content: str | None = None  # the person's edit of the new content (approve only)
-
-
-class DecideAllBody(_Body):
-    """``POST sessions/{session}/decide-all``."""
-
-    decision: Literal["approve", "reject"]
-    reason: str | None = None
-
-
-class UndoBody(_Body):
-    """``POST undo`` and ``POST redo``."""
-
-    workspace: str = "default"
-    id: str | None = None
-    session: str | None = None  # the session the client shows, to update it too
-    folder: str | None = None  # a subfolder's own history (see ``POST scan``)
+# The bodies' pydantic models live in .bodies, imported by the first request that has a body:
+# loading the extension must not load pydantic (see bench/server_start.py).
+M = TypeVar("M", bound="Body")
 
 
 class OperatorApiHandler(ExtensionHandlerMixin, APIHandler):
@@ -192,6 +158,8 @@ class OperatorPostHandler(OperatorApiHandler):
 
     def parse(self, model: type[M]) -> M:
         """The body validated against ``model``; ApiError(400) when it does not fit."""
+        from pydantic import ValidationError
+
         if self._received > self.body_limit:
             raise ApiError(413, "too_large", f"Request body exceeds {self.body_limit} bytes")
         try:
@@ -251,6 +219,8 @@ class ScanHandler(OperatorPostHandler):
         """Scan, run reads, plan mutations."""
 
         async def work() -> dict[str, Any]:
+            from .bodies import ScanBody
+
             body = self.parse(ScanBody)
             return await self.service.scan(body.text, body.workspace, body.folder, body.dialect)
 
@@ -287,6 +257,8 @@ class DecideHandler(OperatorPostHandler):
         """Decide one item."""
 
         async def work() -> dict[str, Any]:
+            from .bodies import DecideBody
+
             body = self.parse(DecideBody)
             return await self.service.decide(session_id, body.id, body.decision, body.reason,
                                              body.content)  # fmt: skip
@@ -313,6 +285,8 @@ class DecideAllHandler(OperatorPostHandler):
         """Decide every pending item."""
 
         async def work() -> dict[str, Any]:
+            from .bodies import DecideAllBody
+
             body = self.parse(DecideAllBody)
             return await self.service.decide_all(session_id, body.decision, body.reason)
 
@@ -328,6 +302,8 @@ class UndoHandler(OperatorPostHandler):
         """Undo the given (or the latest) change."""
 
         async def work() -> dict[str, Any]:
+            from .bodies import UndoBody
+
             body = self.parse(UndoBody)
             return await self.service.undo(body.workspace, body.id, body.session, body.folder)
 
@@ -343,6 +319,8 @@ class RedoHandler(OperatorPostHandler):
         """Redo the given (or the latest undone) change."""
 
         async def work() -> dict[str, Any]:
+            from .bodies import UndoBody
+
             body = self.parse(UndoBody)
             return await self.service.redo(body.workspace, body.id, body.session, body.folder)
 

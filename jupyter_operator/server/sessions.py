@@ -456,16 +456,19 @@ class SessionService:
 
     @contextlib.contextmanager
     def _recording(self, session: Session) -> Iterator[None]:
-        """Note which history entries a decision made (so undo can update the session)."""
-        journal = session.operator.journal
-        before = {e.entry_id for e in journal.entries()}
+        """Note which history entries a decision made (so undo can update the session).
+
+        Each applied mutation knows its entry (``Item.entry_id``), so the journal is not read:
+        reading it whole before and after every decision cost time in proportion to the
+        workspace's history.
+        """
         try:
             yield
         finally:
-            by_command = {item.id: item.id for item in session.run.items}
-            for entry in journal.entries():
-                if entry.entry_id not in before and entry.command_id in by_command:
-                    session.entries[entry.entry_id] = entry.command_id
+            for item in session.run.items:
+                entry_id = getattr(item, "entry_id", None)
+                if entry_id is not None:
+                    session.entries[entry_id] = item.id
 
     def _history_of(self, workspace: str, folder: str | None) -> Operator:
         return self.registry.history_operator(workspace, _clean_folder(folder))

@@ -10,7 +10,7 @@ Messages on one connection are answered in order (tornado waits for ``on_message
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jupyter_core.utils import ensure_async
 from jupyter_server.auth.decorator import ws_authenticated
@@ -21,8 +21,10 @@ from tornado import web
 from tornado.websocket import WebSocketClosedError, WebSocketHandler
 
 from .errors import FORBIDDEN, FileApiError
-from .fileapi import FileApi, FileWrite, error_message, parse
 from .handlers import AUTH_RESOURCE
+
+if TYPE_CHECKING:  # the file API (and pydantic) load with the first message
+    from .fileapi import FileApi
 
 
 class FileSocketHandler(ExtensionHandlerMixin, WebSocketMixin, WebSocketHandler, JupyterHandler):
@@ -55,6 +57,8 @@ class FileSocketHandler(ExtensionHandlerMixin, WebSocketMixin, WebSocketHandler,
 
     async def on_message(self, message: str | bytes) -> None:
         """Answer one request; failures become ``error`` messages and the socket stays open."""
+        from .fileapi import FileWrite, error_message, parse
+
         request = None
         try:
             request = parse(message)

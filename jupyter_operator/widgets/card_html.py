@@ -132,7 +132,12 @@ def details_html(item: Item) -> str:
 def static_card_html(item: Item) -> str:
     """One card as plain HTML (no buttons): what a notebook without a kernel shows."""
     diff = ""
-    if item.kind == "mutation" and item.diff is not None:
+    cells = item.proposal.cells if item.kind == "mutation" and item.proposal else None
+    if cells is not None:  # a notebook change: its cells, as the live card shows them
+        from .cells_html import cells_html
+
+        diff = cells_html(cells)
+    elif item.kind == "mutation" and item.diff is not None:
         # The plain diff text: it reads the same with or without our styles.
         lines = split_lines(item.diff)
         shown = "\n".join(strip_cr(line) for line in lines[:STATIC_DIFF_LINES])
@@ -143,8 +148,26 @@ def static_card_html(item: Item) -> str:
     return f'<div class="jpo-card jpo-kind-{escape(item.kind)}">{body}</div>'
 
 
-def static_html(run: Run, *, title: str = "Operator") -> str:
-    """The whole run as plain HTML, saved beside the widget and updated as decisions arrive."""
+#: Characters of the results text kept in a saved notebook's static view.
+STATIC_RESULTS_CHARS = 20_000
+
+
+def static_results_html(title: str, text: str) -> str:
+    """A static copy of the results for the model (the live view's copy box is a widget)."""
+    if len(text) > STATIC_RESULTS_CHARS:
+        cut = len(text) - STATIC_RESULTS_CHARS
+        text = text[:STATIC_RESULTS_CHARS] + f"\n[... {cut:,} more characters not saved]"
+    return (
+        f'<details class="jpo-results jpo-static-results"><summary>{escape(title)}</summary>'
+        f'<pre class="jpo-results-text">{escape(text)}</pre></details>'
+    )
+
+
+def static_html(
+    run: Run, *, title: str = "Operator", results: tuple[str, str] | None = None
+) -> str:
+    """The whole run as plain HTML, saved beside the widget and updated as decisions arrive.
+    ``results`` is ``(title, text)`` of the results for the model, once there are any."""
     from .panel import run_summary
 
     head = (
@@ -152,4 +175,5 @@ def static_html(run: Run, *, title: str = "Operator") -> str:
         f'<span class="jpo-muted">{escape(run_summary(run))}</span></div>'
     )
     cards = "".join(static_card_html(item) for item in run.items)
-    return f'{STYLESHEET}<div class="jpo-run jpo-static">{head}{cards}</div>'
+    tail = static_results_html(*results) if results is not None else ""
+    return f'{STYLESHEET}<div class="jpo-run jpo-static">{head}{cards}{tail}</div>'

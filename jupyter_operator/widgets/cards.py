@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from .card_html import details_html, header_html, notes_html
+from .cells_html import cells_html
 from .render import diff_has_invisible, render_diff
 
 if TYPE_CHECKING:
@@ -110,6 +111,9 @@ class ItemCard(w.Box):
         self._short_diff = ""
         self._full_diff: str | None = None
         self._expanded = False
+        # A notebook change shows its cells (None otherwise); the JSON diff is one click away.
+        self._cells: tuple[object, str] | None = None
+        self.json_toggle: w.Button | None = None
         self._details: tuple[object, str] = (None, "")
         self._submit_timer: Any = None  # a pending Enter in the reason field
         # Every widget is created with its final state: a trait changed after creation is one
@@ -135,6 +139,8 @@ class ItemCard(w.Box):
     def _diff_html(self) -> str:
         if self._diff_source is None:
             return ""
+        if self._cells is not None and self._showing_cells:
+            return self._cells[1]
         if not self._expanded:
             return self._short_diff
         if self._full_diff is None:  # rendered on first request only
@@ -159,7 +165,9 @@ class ItemCard(w.Box):
 
     def _wanted_children(self, pending: bool) -> list[w.Widget]:
         wanted: list[w.Widget] = [self.header]
-        if self._truncated and self.toggle is not None:
+        if self.json_toggle is not None:
+            wanted.append(self.json_toggle)
+        if self._truncated and self.toggle is not None and not self._showing_cells:
             wanted.append(self.toggle)
         if pending and self.controls is not None:
             wanted.extend(self.controls)  # decided: the buttons go away
@@ -209,6 +217,7 @@ class ItemCard(w.Box):
         self._total, self._hidden = rendered.total, rendered.total - rendered.shown
         self._truncated, self._expanded = rendered.truncated, False
         self._diff_invisible = diff_has_invisible(diff)  # the whole diff, not just what is shown
+        self._sync_cells()
         if rendered.truncated:
             if self.toggle is None:  # only long diffs get the button
                 self.toggle = self._shared.button_widget(
@@ -218,6 +227,36 @@ class ItemCard(w.Box):
             else:
                 self.toggle.description = self._toggle_label(False)
                 self.toggle.icon = "expand"
+
+    @property
+    def _showing_cells(self) -> bool:
+        return self.json_toggle is not None and self.json_toggle.description == "Show JSON diff"
+
+    def _sync_cells(self) -> None:
+        """Render the cell view of a notebook change (the proposal computes it once)."""
+        proposal = self.item.proposal
+        cells = proposal.cells if proposal is not None else None
+        if cells is None:
+            self._cells = None
+            if self.json_toggle is not None:
+                self.json_toggle = None
+            return
+        if self._cells is None or self._cells[0] is not cells:
+            self._cells = (cells, cells_html(cells))
+        if self.json_toggle is None:
+            self.json_toggle = self._shared.button_widget(
+                "Show JSON diff", wide=True, icon="code",
+                tooltip="Show the change as a diff of the notebook's JSON text",
+            )  # fmt: skip
+            self.json_toggle.on_click(self._toggle_json)
+
+    def _toggle_json(self, _button: w.Button | None = None) -> None:
+        if self.json_toggle is None:
+            return
+        to_json = self._showing_cells
+        self.json_toggle.description = "Show cells" if to_json else "Show JSON diff"
+        self.json_toggle.icon = "th-list" if to_json else "code"
+        self.refresh()
 
     def _ensure_controls(self, blocked_by: str | None) -> None:
         if self.controls is not None:

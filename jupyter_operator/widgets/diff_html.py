@@ -46,7 +46,10 @@ def _token_classes() -> list[tuple[Any, str]]:
     ]  # fmt: skip
 
 
+@lru_cache(maxsize=1024)
 def _css(token_type: Any) -> str | None:
+    # Cached per token type (a lexer has a few dozen): the subtype tests took a third of the
+    # time of colouring a diff.
     for base, css in _token_classes():
         if token_type in base:
             return css

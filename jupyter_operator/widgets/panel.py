@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from ..engine import Decision, Item, Run
 
 RESULTS_TITLE = "OPERATOR_RESULT blocks for the model's next turn"
+#: Output metadata read by the server's pre-save hook (jupyter_operator/server/savehook.py).
+SAVED_OUTPUT_KEY = "jupyter_operator"
 
 
 def describe_error(exc: BaseException) -> str:
@@ -267,8 +269,16 @@ class RunView(w.VBox):
         bundle = super()._repr_mimebundle_(**kwargs)
         if isinstance(bundle, dict):  # what terminals and a notebook without a kernel show
             bundle["text/plain"] = text_listing(self.run)
-            bundle["text/html"] = static_html(self.run, title=self._title)
+            results = (self.results_title, self.results.value) if self.results else None
+            bundle["text/html"] = static_html(self.run, title=self._title, results=results)
         return bundle
+
+    def saved_metadata(self) -> dict[str, Any]:
+        """Output metadata for the saved notebook (kernel/saved_output.py sends it).
+
+        Once nothing waits for a decision the static text is the whole truth: the server's
+        pre-save hook (server/savehook.py) then saves the card without its widget view."""
+        return {SAVED_OUTPUT_KEY: {"final": self.run.done}}
 
     def __repr__(self) -> str:
         # Widget reprs embed every trait value (file content included) and land in the saved

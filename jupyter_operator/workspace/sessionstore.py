@@ -44,15 +44,20 @@ class SessionStore:
         self._clock = clock
 
     def save(self, session_id: str, data: bytes) -> None:
-        """Write one session's bytes atomically (a reader sees the old or the new file)."""
+        """Write one session's bytes atomically (a reader sees the old or the new file).
+
+        Not synced to disk (an fsync per decision was most of its cost): a session is a view
+        for the person, and the journal, which is synced, is what records changes. After a
+        power loss a saved session may be torn or older; loading refuses a torn one (the
+        session is then gone), and an older one offers again changes that were applied, which
+        the snapshot guard answers with a stale preview instead of applying them twice.
+        """
         target = self._name(session_id)
         temp = f".{target}.{secrets.token_hex(4)}.tmp"
         fd = self._open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         try:
             with os.fdopen(fd, "wb") as out:
                 out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
             os.replace(self.directory / temp, self.directory / target)
         except BaseException:
             with contextlib.suppress(OSError):

@@ -5,6 +5,7 @@
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import { hasSuspiciousAdditions, hasSuspiciousLines, visibleText } from './diff';
+import { CellDiffView } from './celldiffview';
 import { DiffView } from './diffview';
 import { button, el } from './dom';
 import { EditPane } from './editor';
@@ -48,6 +49,7 @@ export class ItemCard {
   private _editButton: HTMLButtonElement | null = null;
   /** The diff this card draws (`update` keeps the view; a new diff needs a new card). */
   private readonly _shownDiff: string | null;
+  private _cells: CellDiffView | null = null;
 
   constructor(
     item: IOperatorItem,
@@ -88,27 +90,15 @@ export class ItemCard {
     this._rule = el('p', 'jp-Operator-card-rule');
     node.append(this._dependency, this._rule, this._summary, this._shell);
 
-    if (item.kind === 'mutation' && item.diff) {
+    if (item.kind === 'mutation' && item.cells) {
+      // A notebook change: its cells by default, the JSON diff one click away.
+      this._cells = new CellDiffView(item.cells, languages, host => this._mountDiff(host));
+      this._diffHost = this._cells.node;
+      node.append(this._cells.node);
+    } else if (item.kind === 'mutation' && item.diff) {
       const host = (this._diffHost = el('div', 'jp-Operator-diff'));
       node.append(host);
-      this._diff = new DiffView(host, { diff: item.diff, path: item.path, languages });
-      if (this._diff.layout.lines.length === 0 || !this._diff.consistent) {
-        // No text hunks (e.g. "Binary files a/x and b/x differ"): show the diff's own words.
-        this._diff.dispose();
-        this._diff = null;
-        host.replaceWith(el('pre', 'jp-Operator-details-text', visibleText(item.diff)));
-      } else if (hasSuspiciousLines(this._diff.layout.lines)) {
-        const added = hasSuspiciousAdditions(this._diff.layout.lines);
-        const warning = el(
-          'p',
-          'jp-Operator-warning',
-          `Warning: the ${added ? 'new' : 'unchanged or removed'} text holds invisible, ` +
-            'control or direction-changing characters, marked <U+....> in the diff. ' +
-            'Check them before approving.'
-        );
-        warning.setAttribute('role', 'note');
-        node.insertBefore(warning, host);
-      }
+      this._mountDiff(host);
     }
     if (isPending(item)) {
       node.append(this._buildActions());
@@ -131,9 +121,10 @@ export class ItemCard {
     // A new diff (a change re-planned after the one it builds on was decided, or what an
     // edited approval wrote) is drawn afresh.
     const newDiff = item.kind === 'mutation' && !!item.diff && item.diff !== this._shownDiff;
+    const drawn = Boolean(this._diff || this._cells);
     return (
       newDiff ||
-      (isPending(item) && (!this._actions || (item.kind === 'mutation' && !!item.diff && !this._diff)))
+      (isPending(item) && (!this._actions || (item.kind === 'mutation' && !!item.diff && !drawn)))
     );
   }
 
@@ -173,6 +164,8 @@ export class ItemCard {
   dispose(): void {
     this._diff?.dispose();
     this._diff = null;
+    this._cells?.dispose();
+    this._cells = null;
     this._closeEditor();
   }
 
@@ -220,6 +213,34 @@ export class ItemCard {
       this._diffHost.hidden = false;
     }
     this.setBusy(false);
+  }
+
+  /** Draw the item's unified diff into `host`, warning about invisible characters. */
+  private _mountDiff(host: HTMLElement): void {
+    const diff = this._item.diff ?? '';
+    if (!host.classList.contains('jp-Operator-diff')) {
+      const inner = el('div', 'jp-Operator-diff');
+      host.append(inner);
+      host = inner;
+    }
+    this._diff = new DiffView(host, { diff, path: this._item.path, languages: this.languages });
+    if (this._diff.layout.lines.length === 0 || !this._diff.consistent) {
+      // No text hunks (e.g. "Binary files a/x and b/x differ"): show the diff's own words.
+      this._diff.dispose();
+      this._diff = null;
+      host.replaceWith(el('pre', 'jp-Operator-details-text', visibleText(diff)));
+    } else if (hasSuspiciousLines(this._diff.layout.lines)) {
+      const added = hasSuspiciousAdditions(this._diff.layout.lines);
+      const warning = el(
+        'p',
+        'jp-Operator-warning',
+        `Warning: the ${added ? 'new' : 'unchanged or removed'} text holds invisible, ` +
+          'control or direction-changing characters, marked <U+....> in the diff. ' +
+          'Check them before approving.'
+      );
+      warning.setAttribute('role', 'note');
+      host.before(warning);
+    }
   }
 
   private _buildActions(): HTMLElement {

@@ -33,7 +33,13 @@ const plugin: JupyterFrontEndPlugin<void> = {
     languages: IEditorLanguageRegistry | null
   ) => {
     const client = new OperatorClient(app.serviceManager.serverSettings);
-    const panel = new OperatorPanel({ client, languages });
+    const panel = new OperatorPanel({
+      client,
+      languages,
+      tracker,
+      readNotebook: async path =>
+        (await app.serviceManager.contents.get(path, { type: 'notebook', content: true })).content
+    });
     app.shell.add(panel, 'right', { rank: 600 });
     restorer?.add(panel, 'jupyter-operator');
     addCommands(app, panel, tracker, palette);

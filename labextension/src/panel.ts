@@ -4,15 +4,27 @@
  */
 import { Clipboard } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+import { INotebookTracker } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 import { AskView } from './ask';
 import { ContentLoader, DecideHandler, ItemCard } from './card';
+import { loadDraft, saveDraft, saveDraftSoon } from './draft';
 import { OperatorClient, OperatorRequestError } from './client';
 import { DialectChoice, dialectRow, endedMessage } from './dialect';
 import { button, el } from './dom';
 import { HistoryView } from './history';
 import { operatorIcon } from './icon';
+import {
+  afterChange,
+  beforeApproving,
+  dirtyMessage,
+  IPanelView,
+  notReloadedMessage,
+  OpenNotebooks,
+  ReadNotebook,
+  serverPath
+} from './opendocs';
 import { RunState } from './state';
 import { pickWorkspace, remember, remembered, whereText } from './workspaces';
 import { Decision, IHistoryEntry, IOperatorItem, IScanResponse, IWorkspace } from './types';
@@ -77,11 +89,20 @@ export class OperatorPanel extends Widget {
   private _undoButton: HTMLButtonElement;
   private _history: HistoryView;
   private _workspaces: IWorkspace[] = [];
+  /** Notebooks open in this page that approved changes, undo and redo keep up to date. */
+  private _open: OpenNotebooks;
 
-  constructor(options: { client: OperatorClient; languages?: IEditorLanguageRegistry | null }) {
+  constructor(options: {
+    client: OperatorClient;
+    languages?: IEditorLanguageRegistry | null;
+    tracker?: INotebookTracker | null;
+    /** Reads a notebook's saved content (to tell the person's edits from kernel metadata). */
+    readNotebook?: ReadNotebook | null;
+  }) {
     super();
     this._client = options.client;
     this._languages = options.languages ?? null;
+    this._open = new OpenNotebooks(options.tracker ?? null, options.readNotebook ?? null);
     this.id = PANEL_ID;
     this.addClass('jp-Operator-panel');
     this.title.icon = operatorIcon;
@@ -124,6 +145,9 @@ export class OperatorPanel extends Widget {
     this._input.setAttribute('aria-label', 'Reply to run');
     this._input.rows = 8;
     this._input.spellcheck = false;
+    // The reply survives a page reload, beside the session's cards (see draft.ts).
+    this._input.value = loadDraft();
+    this._input.addEventListener('input', () => saveDraftSoon(() => this._input.value));
     this._input.addEventListener('keydown', event => {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
@@ -215,6 +239,7 @@ export class OperatorPanel extends Widget {
   /** Put text in the input box; `origin` says where it came from. */
   setText(text: string, origin?: string): void {
     this._input.value = text;
+    saveDraft(text);
     this._source.textContent = origin ?? '';
   }
 
@@ -264,6 +289,7 @@ export class OperatorPanel extends Widget {
     const reply = text ?? this._input.value;
     if (text !== undefined) {
       this._input.value = text;
+      saveDraft(text);
     }
     if (!reply.trim()) {
       this.showError('Paste a reply with OPERATOR_CMD blocks first.');
@@ -288,6 +314,8 @@ export class OperatorPanel extends Widget {
       const scan = await this._client.scan(reply, workspace, folder, dialect);
       // A write that changes nothing is settled by the engine ("No change"): nothing to ask.
       this._show(scan);
+      // Changes a rule applied at once are on disk already: bring open notebooks up to date.
+      await this._syncOpenNotebooks(this._state?.items.map(i => i.index) ?? []);
     });
   }
 
@@ -323,12 +351,13 @@ export class OperatorPanel extends Widget {
     content?: string
   ): Promise<void> {
     const state = this._state;
-    if (!state) {
+    const before = decision === 'approve' ? await beforeApproving(this._open, this._view, [item]) : new Map();
+    if (!state || !before) {
       return;
     }
     await this._request(async () => {
       const answer = await this._client.decide(state.session, item.id, decision, reason, content);
-      this._apply(state.update(answer));
+      await this._syncOpenNotebooks(this._apply(state.update(answer)), before);
     });
   }
 
@@ -338,9 +367,13 @@ export class OperatorPanel extends Widget {
     if (!state || state.done) {
       return;
     }
+    const before = decision === 'approve' ? await beforeApproving(this._open, this._view, state.pending) : new Map();
+    if (!before) {
+      return;
+    }
     await this._request(async () => {
       const answer = await this._client.decideAll(state.session, decision, reason);
-      this._apply(state.update(answer));
+      await this._syncOpenNotebooks(this._apply(state.update(answer)), before);
     });
   }
 
@@ -370,6 +403,12 @@ export class OperatorPanel extends Widget {
   /** Undo or redo one history entry (the latest change when `entry` is null). */
   async undoOrRedo(entry: IHistoryEntry | null, action: 'undo' | 'redo'): Promise<void> {
     const workspace = this._state?.workspace ?? this._workspace.value;
+    const target = entry ? this._docPath(entry.path) : null;
+    const open = await this._open.check(target);
+    if (target && open.state === 'edited') {
+      this.showError(dirtyMessage(target, action));
+      return;
+    }
     await this._request(async () => {
       const call = action === 'undo' ? this._client.undo : this._client.redo;
       let answer;
@@ -389,6 +428,11 @@ export class OperatorPanel extends Widget {
       const where = done.path ? ` of ${done.path}` : '';
       const verb = action === 'undo' ? 'Undid' : 'Redid';
       this._note.textContent = `${verb} ${done.action}${where} (${done.command_id}).`;
+      const changed = this._docPath(done.path);
+      const same = changed === target ? open.cells : undefined;
+      if ((await this._open.reload(changed, same)) === 'edited' && changed) {
+        this.showError(notReloadedMessage(changed));
+      }
     });
   }
 
@@ -480,10 +524,10 @@ export class OperatorPanel extends Widget {
     return item => this._client.content(session, item.id);
   }
 
-  private _apply(changed: number[]): void {
+  private _apply(changed: number[]): number[] {
     const state = this._state;
     if (!state) {
-      return;
+      return changed;
     }
     for (const index of changed) {
       const item = state.item(index);
@@ -499,6 +543,27 @@ export class OperatorPanel extends Widget {
       }
     }
     this._renderRun();
+    return changed;
+  }
+
+  /** A path of the session on display, relative to the server's root (open notebooks). */
+  private _docPath(path: string | null): string | null {
+    const workspace = this._state?.workspace ?? this._workspace.value;
+    return serverPath(this._workspaces, workspace, this._state?.folder, path);
+  }
+
+  /** The panel as open-notebook handling sees it (see opendocs.ts). */
+  private get _view(): IPanelView {
+    return {
+      docPath: path => this._docPath(path),
+      cardNode: index => this._cards.get(index)?.node ?? null
+    };
+  }
+
+  /** Reload the open notebooks the items at these indices just changed on disk. */
+  private _syncOpenNotebooks(indices: readonly number[], before?: Map<string, string>): Promise<void> {
+    const items = indices.map(i => this._state?.item(i)).filter((i): i is IOperatorItem => !!i);
+    return afterChange(this._open, this._view, items, before);
   }
 
   private _renderRun(): void {

@@ -31,6 +31,8 @@ export interface IOperatorItem {
   summary: string;
   change: 'create' | 'modify' | 'delete' | null;
   diff: string | null;
+  /** A notebook change, cell by cell (null for other files). */
+  cells?: INotebookCells | null;
   added: number;
   removed: number;
   sha256_before: string | null;
@@ -54,6 +56,38 @@ export interface IOperatorItem {
   dialect?: 'json' | 'commands';
   event?: Record<string, unknown> | null;
   shell?: IShellState | null;
+}
+
+/** One entry of a cell diff (`CellChange.to_dict()`); indexes are 0-based. */
+export interface ICellChange {
+  status: 'added' | 'removed' | 'moved' | 'changed' | 'unchanged';
+  old_index: number | null;
+  new_index: number | null;
+  id: string | null;
+  cell_type: string;
+  old_cell_type: string | null;
+  old_id: string | null;
+  /** Unified diff of the cell's source, hunk line numbers counted from the cell's first line. */
+  source_diff: string;
+  added: number;
+  removed: number;
+  outputs: string | null;
+  metadata: string | null;
+  execution_count: (number | null)[] | null;
+  split_from: number | null;
+  merged_into: number | null;
+  /** Unchanged entries stand for `count` cells in a row. */
+  count: number;
+  renumbered: number;
+}
+
+/** A notebook change cell by cell (`NotebookDiff.to_dict()`). */
+export interface INotebookCells {
+  old_format: string | null;
+  new_format: string | null;
+  metadata: string | null;
+  counts: Record<'added' | 'removed' | 'moved' | 'changed' | 'unchanged', number>;
+  cells: ICellChange[];
 }
 
 /** A shell item's command as approved, and its output once it ran. */

@@ -1,3 +1,4 @@
 import './base.css';
 import './files.css';
+import './cells.css';
 import './edit.css';

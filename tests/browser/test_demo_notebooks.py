@@ -116,10 +116,11 @@ def save(page: Any, path: Path) -> None:
 
 
 def saved_listing(path: Path, cell_index: int) -> str:
-    """The saved text/plain of the panel displayed by code cell ``cell_index``."""
+    """The saved text/plain of the panel displayed by code cell ``cell_index`` (a decided
+    panel is saved as its static view only, so it is found by its output metadata)."""
     nb = nbformat.read(path, as_version=4)
     cell = [c for c in nb.cells if c.cell_type == "code"][cell_index]
-    [data] = [o["data"] for o in cell.outputs if WIDGET_MIME in o.get("data", {})]
+    [data] = [o["data"] for o in cell.outputs if "jupyter_operator" in o.get("metadata", {})]
     return data["text/plain"]
 
 

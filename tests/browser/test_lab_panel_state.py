@@ -127,15 +127,28 @@ def test_reload_with_a_pending_proposal_then_decide(lab_server, page) -> None:
     root = lab_server.root
     (root / "reload.txt").write_text("before\n")
     open_lab(page, lab_server)
-    run_reply(page, command("rl-1", "fs.write", "reload.txt", content_b64=b64("after\n")))
+    reply = "Here is the change.\n" + command(
+        "rl-1", "fs.write", "reload.txt", content_b64=b64("after\n")
+    )
+    run_reply(page, reply)
     wait_status(page, "rl-1", "pending")
     page.reload()
     open_lab_again(page)
     wait_status(page, "rl-1", "pending")
     assert "Reopened" in page.locator(f"{PANEL} .jp-Operator-note").text_content()
+    # The reply box comes back too, beside its cards.
+    box = page.locator(f"{PANEL} .jp-Operator-input")
+    assert box.input_value() == reply
     card(page, "rl-1").locator(".jp-Operator-approve").click()
     wait_status(page, "rl-1", "applied")
     assert (root / "reload.txt").read_text() == "after\n"
+    # A reply typed but not run yet is kept as well.
+    box.fill("a draft, not run yet")
+    page.wait_for_timeout(600)  # the box is kept a moment after the last keystroke
+    page.reload()
+    open_lab_again(page)
+    assert page.locator(f"{PANEL} .jp-Operator-input").input_value() == "a draft, not run yet"
+    screenshot(page, "lab-panel-reply-after-reload")
 
 
 def open_lab_again(page) -> None:

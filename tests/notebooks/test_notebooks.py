@@ -44,6 +44,12 @@ def panel(outputs: list[dict[str, Any]]) -> dict[str, Any]:
     return found
 
 
+def final_mark(outputs: list[dict[str, Any]]) -> Any:
+    """The panel output's ``final`` mark, read by the server's pre-save hook."""
+    [found] = [o for o in outputs if WIDGET_MIME in o.get("data", {})]
+    return found.get("metadata", {}).get("jupyter_operator", {}).get("final")
+
+
 def no_errors(nb: Any) -> None:
     """No cell ended in an error or wrote to stderr."""
     for cell in code_cells(nb):
@@ -98,6 +104,8 @@ def test_quickstart_unattended(tmp_path: Path, unattended: None) -> None:
     assert "[pending]" not in data["text/plain"]
     assert "jpo-badge jpo-s-applied" in data["text/html"]
     assert "jpo-badge jpo-s-pending" not in data["text/html"]
+    # Every item is decided: the card is marked final, so a save keeps only its static text.
+    assert final_mark(out["cell-06"]) is True
     results = text(out["cell-10"])
     for command_id in ("read-1", "write-1", "edit-1"):
         assert f"id: {command_id}\nok: true" in results
@@ -120,6 +128,7 @@ def test_quickstart_run_all_by_a_person_decides_nothing(tmp_path: Path, attended
     assert "write-1 (fs.write plan.md): waiting for you: click Approve or Reject" in status
     assert status.endswith("Alpha\nBeta\n\n")  # nothing written behind the person's back
     assert "[pending] fs.write plan.md (write-1)" in panel(out["cell-06"])["text/plain"]
+    assert final_mark(out["cell-06"]) is False  # live buttons are kept while anything waits
     assert "Still waiting for your decision: write-1, edit-1" in text(out["cell-10"])
     assert "Nothing to undo" in text(out["cell-13"])
     assert not (tmp_path / "quickstart-workspace" / "plan.md").exists()

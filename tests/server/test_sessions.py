@@ -299,3 +299,25 @@ def test_workspace_roots_are_shown_relative_to_the_server_root(tmp_path: Path) -
         "proj",
         None,
     ]
+
+
+async def test_a_decision_does_not_read_the_whole_history(
+    service: SessionService, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which entry a decision made comes from its item: reading the journal cost time in
+    proportion to the workspace's history, on every decision."""
+    from jupyter_operator.workspace.journal import Journal
+
+    scanned = await service.scan(write_cmd("w1", "f.txt", "new\n"))
+
+    def no_reading(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("the journal was read")
+
+    monkeypatch.setattr(Journal, "entries", no_reading)
+    await service.decide(scanned["session"], "w1", "approve")
+    monkeypatch.undo()
+    [entry] = (await service.history("default"))["history"]
+    assert entry["session"] == scanned["session"]  # undo and history still find the session
+    answer = await service.undo("default", entry["entry_id"], scanned["session"])
+    assert answer["session"]["items"][0]["status"] == "undone"
+    assert not (ws_root / "f.txt").exists()

@@ -395,3 +395,27 @@ def test_saved_html_shows_each_card_without_buttons(workspace: Path) -> None:
     view.card_for("w1").approve_button.click()
     html = view._repr_mimebundle_()["text/html"]
     assert "jpo-badge jpo-s-applied" in html and "jpo-badge jpo-s-pending" not in html
+
+
+def test_saved_view_is_marked_final_with_a_static_copy_of_the_results(workspace: Path) -> None:
+    view = view_for(
+        workspace, reply(write_block("w1", "a.txt", "A\n"), write_block("w2", "b.txt", "B <i>\n"))
+    )
+    # While anything waits, the saved output keeps its live widget and has no results yet.
+    assert view.saved_metadata() == {"jupyter_operator": {"final": False}}
+    assert "jpo-static-results" not in view._repr_mimebundle_()["text/html"]
+    view.run.approve("w1")
+    view.run.reject("w2", reason="not <b>now</b>")
+    assert view.saved_metadata() == {"jupyter_operator": {"final": True}}
+    html = view._repr_mimebundle_()["text/html"]
+    assert "jpo-static-results" in html
+    assert "id: w1\nok: true" in html and "not &lt;b&gt;now&lt;/b&gt;" in html
+    assert "<b>now" not in html  # the model's and the person's text stay text
+
+
+def test_static_results_are_cut_to_a_readable_size() -> None:
+    from jupyter_operator.widgets.card_html import STATIC_RESULTS_CHARS, static_results_html
+
+    html = static_results_html("Results", "q" * (STATIC_RESULTS_CHARS + 5))
+    assert "[... 5 more characters not saved]" in html
+    assert html.count("q") == STATIC_RESULTS_CHARS

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -45,3 +46,14 @@ def test_links_and_odd_names_are_never_followed(tmp_path: Path) -> None:
     store.save("ok", b"data")
     assert store.load("ok") == b"data"
     assert not [p for p in (tmp_path / "s").iterdir() if p.name.endswith(".tmp")]
+
+
+def test_saving_is_atomic_but_not_synced(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A session is a view (the synced journal records changes): no fsync per decision."""
+    synced: list[int] = []
+    monkeypatch.setattr(os, "fsync", synced.append)
+    store = SessionStore(tmp_path / "sessions")
+    store.save("abc", b'{"a": 1}')
+    store.save("abc", b'{"a": 2}')
+    assert store.load("abc") == b'{"a": 2}' and synced == []
+    assert [p.name for p in (tmp_path / "sessions").iterdir()] == ["abc.json"]  # no temp left

@@ -1,0 +1,59 @@
+"""The REST request bodies, validated with pydantic.
+
+Imported by the handlers on the first request that has a body, so loading the extension does
+not load pydantic (a server's start stays quick). Unknown fields are refused and nothing is
+coerced: ``{"text": 1}`` is a ``bad_request``, not the text ``"1"``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+
+class Body(BaseModel):
+    """A strict, frozen request body (unknown fields are an error)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class ScanBody(Body):
+    """``POST scan``."""
+
+    text: str
+    workspace: str = "default"
+    folder: str | None = None
+    dialect: Literal["auto", "operator", "json", "commands"] = "auto"
+
+
+class DecideBody(Body):
+    """``POST sessions/{session}/decide``."""
+
+    id: str
+    decision: Literal["approve", "reject"]
+    reason: str | None = None
+    content: str | None = None  # the person's edit of the new content (approve only)
+
+
+class DecideAllBody(Body):
+    """``POST sessions/{session}/decide-all``."""
+
+    decision: Literal["approve", "reject"]
+    reason: str | None = None
+
+
+class UndoBody(Body):
+    """``POST undo`` and ``POST redo``."""
+
+    workspace: str = "default"
+    id: str | None = None
+    session: str | None = None  # the session the client shows, to update it too
+    folder: str | None = None  # a subfolder's own history (see ``POST scan``)
+
+
+class AskBody(Body):
+    """``POST agent/runs``."""
+
+    task: str
+    workspace: str = "default"
