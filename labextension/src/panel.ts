@@ -148,6 +148,8 @@ export class OperatorPanel extends Widget {
     // The reply survives a page reload, beside the session's cards (see draft.ts).
     this._input.value = loadDraft();
     this._input.addEventListener('input', () => saveDraftSoon(() => this._input.value));
+    // A reload inside the debounce still keeps what was typed last.
+    window.addEventListener('pagehide', () => saveDraft(this._input.value));
     this._input.addEventListener('keydown', event => {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
@@ -289,8 +291,8 @@ export class OperatorPanel extends Widget {
     const reply = text ?? this._input.value;
     if (text !== undefined) {
       this._input.value = text;
-      saveDraft(text);
     }
+    saveDraft(reply); // at once: a reload right after Run must not lose the reply to the debounce
     if (!reply.trim()) {
       this.showError('Paste a reply with OPERATOR_CMD blocks first.');
       return;
