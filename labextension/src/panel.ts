@@ -584,6 +584,9 @@ export class OperatorPanel extends Widget {
     if (c.rejected) {
       parts.push(`${c.rejected} rejected`);
     }
+    if (c.denied) {
+      parts.push(`${c.denied} denied by a rule`);
+    }
     if (c.undone) {
       parts.push(`${c.undone} undone`);
     }

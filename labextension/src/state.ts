@@ -127,10 +127,11 @@ export class RunState {
     pending: number;
     applied: number;
     rejected: number;
+    denied: number;
     errors: number;
     undone: number;
   } {
-    const c = { reads: 0, pending: 0, applied: 0, rejected: 0, errors: 0, undone: 0 };
+    const c = { reads: 0, pending: 0, applied: 0, rejected: 0, denied: 0, errors: 0, undone: 0 };
     for (const item of this._items) {
       if (item.kind === 'read') {
         c.reads++;
@@ -138,8 +139,10 @@ export class RunState {
         c.pending++;
       } else if (item.status === 'applied') {
         c.applied++;
-      } else if (item.status === 'rejected' || item.status === 'denied') {
+      } else if (item.status === 'rejected') {
         c.rejected++;
+      } else if (item.status === 'denied') {
+        c.denied++; // refused by a rule, not by a person: said apart on the summary line
       } else if (item.status === 'undone') {
         c.undone++;
       }

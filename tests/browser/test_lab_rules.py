@@ -57,6 +57,9 @@ def test_every_card_shows_its_rule(page, rules_server: LabServer) -> None:
     assert rule_line("w3") == "asked by default: ask"
     assert (root / "old.txt").exists() and (root / "notes" / "today.md").read_text() == "Today"
     assert not (root / "todo.txt").exists()
+    # The summary line tells a rule's refusal apart from a person's.
+    summary = page.locator(f"{PANEL} .jp-Operator-run-status").inner_text()
+    assert summary == "4 commands, 2 waiting for approval, 1 applied, 1 denied by a rule."
     page.locator(f"{PANEL} .jp-Operator-card").first.scroll_into_view_if_needed()
     screenshot(page, "rules-panel-cards")
 

@@ -61,7 +61,17 @@ describe('RunState', () => {
     });
     expect(changed).toEqual([0, 1]);
     expect(state.done).toBe(true);
-    expect(state.counts()).toEqual({ reads: 0, pending: 0, applied: 1, rejected: 1, errors: 0, undone: 0 });
+    expect(state.counts()).toEqual({ reads: 0, pending: 0, applied: 1, rejected: 1, denied: 0, errors: 0, undone: 0 });
+  });
+
+  it('counts a change a rule denied apart from one a person rejected', () => {
+    const state = new RunState(
+      scan([
+        item(0, { status: 'denied', ok: false, needs_approval: false }),
+        item(1, { status: 'rejected', ok: false, needs_approval: false })
+      ])
+    );
+    expect(state.counts()).toMatchObject({ rejected: 1, denied: 1 });
   });
 
   it('re-renders a dependent change once the change it builds on is decided', () => {
@@ -89,7 +99,7 @@ describe('RunState', () => {
         item(2, { kind: 'read', status: 'failed' })
       ])
     );
-    expect(state.counts()).toEqual({ reads: 1, pending: 0, applied: 0, rejected: 0, errors: 3, undone: 0 });
+    expect(state.counts()).toEqual({ reads: 1, pending: 0, applied: 0, rejected: 0, denied: 0, errors: 3, undone: 0 });
     expect(state.done).toBe(true);
   });
 });
