@@ -468,7 +468,11 @@ export class OperatorPanel extends Widget {
   }
 
   protected onActivateRequest(): void {
-    this._input.focus();
+    // Lab activates the panel after a click inside it too: focus stays where the person put it
+    // (an edit box, a reason), or keystrokes typed meanwhile would land in the reply box.
+    if (!this.node.contains(document.activeElement)) {
+      this._input.focus();
+    }
   }
 
   protected onAfterShow(msg: Message): void {

@@ -124,10 +124,11 @@ def test_edit_in_the_panel(lab_server: LabServer, page: Any) -> None:
     assert "x = 2" in editor.text_content()
     # The plain Approve would drop the edit: it is off while the editor is open.
     assert the_card.locator(".jp-Operator-approve").is_disabled()
-    editor.click()
-    page.keyboard.press("Control+End")
-    page.keyboard.type("y = 5")
-    page.keyboard.press("Enter")
+    # Locator presses focus the editor before each key, so focus JupyterLab moves meanwhile
+    # (a notebook restored by an earlier test) cannot swallow the typing.
+    editor.press("Control+End")
+    editor.press_sequentially("y = 5")
+    editor.press("Enter")
     live = the_card.locator(".jp-Operator-edit-diff .jp-Operator-line-add", has_text="y = 5")
     live.wait_for()
     status = the_card.locator(".jp-Operator-edit-status")
@@ -175,9 +176,9 @@ def test_a_refused_edit_in_the_panel_keeps_the_card_pending(lab_server: LabServe
     the_card.locator(".jp-Operator-edit-button").click()
     editor = the_card.locator(".jp-Operator-edit-editor .cm-content")
     editor.wait_for()
-    editor.click()
-    page.keyboard.press("Control+Home")
-    page.keyboard.type("oops ")
+    editor.press("Control+Home")
+    editor.press_sequentially("oops ")
+    assert "oops" in (editor.text_content() or "")
     the_card.locator(".jp-Operator-approve-edited").click()
     page.locator(f"{PANEL} .jp-Operator-error", has_text="notebook").wait_for()
     assert the_card.get_attribute("data-status") == "pending"
