@@ -131,6 +131,20 @@ def python_executable() -> str:
     return shutil.which("python") or sys.executable
 
 
+def wait_for_launcher(page) -> None:
+    """Wait until Lab has added and activated the Launcher of an empty main area.
+
+    Lab adds it only once its file browser has restored, which can be seconds after the
+    splash screen goes under load, and activating it takes the keyboard focus: keys a test
+    types meanwhile land in the Launcher. Two animation frames: Lumino posts the activation
+    and runs it on the next frame.
+    """
+    page.locator(".jp-Launcher").first.wait_for(state="attached", timeout=60_000)
+    page.evaluate(
+        "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))"
+    )
+
+
 def run_palette_command(page, text: str, item: str) -> None:
     """Run a command through the palette (Ctrl+Shift+C), filtering by ``text``.
 

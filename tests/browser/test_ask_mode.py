@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import LabServer, screenshot, start_server, stop_server
+from browserkit import LabServer, screenshot, start_server, stop_server, wait_for_launcher
 from fake_openai import FakeOpenAI, Script
 from replies import b64, block
 
@@ -52,6 +52,7 @@ def open_ask(page, server: LabServer) -> None:
     tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
     tab.wait_for(timeout=60_000)
     page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=60_000)
+    wait_for_launcher(page)
     if "lm-mod-current" not in (tab.get_attribute("class") or ""):
         tab.click()
     page.locator(f"{ASK} .jp-Operator-ask-summary").click()

@@ -13,7 +13,7 @@ import uuid
 from pathlib import Path
 
 import pytest
-from browserkit import LabServer, run_palette_command, screenshot
+from browserkit import LabServer, run_palette_command, screenshot, wait_for_launcher
 
 from jupyter_operator.protocol import parse_results
 
@@ -51,6 +51,8 @@ def open_lab(page, server: LabServer, document: str = "") -> None:
     tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
     tab.wait_for(timeout=60_000)
     page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=60_000)
+    if not document:
+        wait_for_launcher(page)  # an empty main area gets a Launcher, which takes the focus
     if "lm-mod-current" not in (tab.get_attribute("class") or ""):
         tab.click()
     page.locator(f"{PANEL} .jp-Operator-input").wait_for(state="visible")

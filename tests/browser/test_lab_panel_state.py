@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browserkit import start_server, stop_server
+from browserkit import start_server, stop_server, wait_for_launcher
 from test_lab_panel import (
     PANEL,
     b64,
@@ -156,6 +156,7 @@ def open_lab_again(page) -> None:
     tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
     tab.wait_for(timeout=60_000)
     page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=60_000)
+    wait_for_launcher(page)
     if "lm-mod-current" not in (tab.get_attribute("class") or ""):
         tab.click()
     page.locator(f"{PANEL} .jp-Operator-input").wait_for(state="visible")

@@ -21,6 +21,7 @@ from browserkit import (
     screenshot,
     start_server,
     stop_server,
+    wait_for_launcher,
 )
 
 pytestmark = pytest.mark.timeout(300)
@@ -62,6 +63,7 @@ def open_files(page, server: LabServer) -> None:
     page.goto(server.page_url(f"lab/workspaces/files-{uuid.uuid4().hex[:8]}"))
     page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]').wait_for(timeout=60_000)
     page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=60_000)
+    wait_for_launcher(page)
     run_palette_command(page, "workspace files", "Operator: Open workspace files")
     page.locator(f'{VIEW} [data-path="notes.txt"]').wait_for(timeout=30_000)
 
