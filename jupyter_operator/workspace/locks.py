@@ -31,6 +31,27 @@ def _unavailable() -> OperatorError:
 
 _SHARED: dict[str, list[int]] = {}  # lock folder -> [descriptor, users]
 _SHARED_GUARD = threading.Lock()
+# Lock folders whose users the garbage collector dropped. ``__del__`` only appends here: the
+# collector can run on any allocation, including one made while this thread holds the guard,
+# and taking the (non-reentrant) guard there would hang the process. The shares are given
+# back under the guard by the next ``FileLocks`` made or closed.
+_COLLECTED: list[str] = []
+
+
+def _release(path: str) -> None:
+    """Give back one share of ``path``'s descriptor (the guard is held)."""
+    shared = _SHARED.get(path)
+    if shared is not None:
+        shared[1] -= 1
+        if shared[1] <= 0:
+            del _SHARED[path]
+            close_quietly(shared[0])
+
+
+def _settle_collected() -> None:
+    """Give back the shares of collected users (the guard is held)."""
+    while _COLLECTED:
+        _release(_COLLECTED.pop())
 
 
 def _open_locks(path: str) -> int:
@@ -57,6 +78,7 @@ class FileLocks:
         self._open = False
         # One descriptor per lock folder and process, however many workspaces use it.
         with _SHARED_GUARD:
+            _settle_collected()
             shared = _SHARED.get(self._path)
             if shared is None:
                 shared = _SHARED[self._path] = [_open_locks(self._path), 0]
@@ -70,15 +92,13 @@ class FileLocks:
             return
         self._open = False
         with _SHARED_GUARD:
-            shared = _SHARED.get(self._path)
-            if shared is not None:
-                shared[1] -= 1
-                if shared[1] <= 0:
-                    del _SHARED[self._path]
-                    close_quietly(shared[0])
+            _settle_collected()
+            _release(self._path)
 
     def __del__(self) -> None:
-        self.close()
+        if getattr(self, "_open", False):
+            self._open = False
+            _COLLECTED.append(self._path)  # no lock here: see _COLLECTED
 
     @staticmethod
     def key(parent_fd: int, name: str) -> str:
