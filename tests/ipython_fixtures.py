@@ -36,10 +36,19 @@ class RecordingComm:
 
 
 @pytest.fixture(autouse=True)
-def recording_comms(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Route every widget comm to a recorder (ipywidgets' own tests do the same)."""
+def recording_comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Route every widget comm to a recorder (ipywidgets' own tests do the same).
+
+    The test's widgets are closed afterwards: a widget left open is closed by its ``__del__``
+    at interpreter exit, when ipywidgets' module globals are already gone, and each one then
+    prints an "Exception ignored" traceback.
+    """
     monkeypatch.setattr(comm, "create_comm", lambda *a, **k: RecordingComm(*a, **k))
     monkeypatch.setattr(comm, "get_comm_manager", lambda *a, **k: None)
+    yield
+    from ipywidgets import Widget
+
+    Widget.close_all()
 
 
 @pytest.fixture(autouse=True)
