@@ -26,7 +26,6 @@ import json
 import os
 import re
 import stat as st
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -56,6 +55,7 @@ from .journal_paths import (  # where it lives: re-exported for the fronts that 
     root_key,
 )
 from .moves import remove_tree
+from .shared_handles import SharedHandles
 
 __all__ = ["ENV_DIRECTORY", "HistoryEntry", "Journal", "default_directory", "journal_base",
            "root_key"]  # fmt: skip
@@ -73,8 +73,14 @@ _O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | _CLOEXEC
 _O_APPEND = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | _CLOEXEC
 
 
-_SHARED: dict[str, list[Any]] = {}  # journal folder -> [(root, blobs, trash) fds, users]
-_SHARED_GUARD = threading.Lock()
+# Every Journal of one root in this process shares one set of folder descriptors
+# (a server holds a session per reply: descriptors must not grow with them).
+def _close_all(fds: tuple[int, ...]) -> None:
+    for fd in fds:
+        close_quietly(fd)
+
+
+_FOLDERS: SharedHandles[tuple[int, int, int]] = SharedHandles(_close_all)
 
 
 class Journal:
@@ -85,32 +91,21 @@ class Journal:
         key = root_key(root)
         self.path = self.base / key  # for messages to the host only, never opened by name
         self._open = False
-        # Every Journal of one root in this process shares one set of folder descriptors
-        # (a server holds a session per reply: descriptors must not grow with them).
-        with _SHARED_GUARD:
-            shared = _SHARED.get(str(self.path))
-            if shared is None:
-                shared = _SHARED[str(self.path)] = [open_folders(self.base, key), 0]
-            shared[1] += 1
-        self._fd, self._blobs, self._trash = shared[0]
+        self._fd, self._blobs, self._trash = _FOLDERS.take(
+            str(self.path), lambda: open_folders(self.base, key)
+        )
         self._open = True
 
     def close(self) -> None:
         """Release this journal's share of the folder descriptors (idempotent)."""
-        if not getattr(self, "_open", False):
-            return
-        self._open = False
-        with _SHARED_GUARD:
-            shared = _SHARED.get(str(self.path))
-            if shared is not None:
-                shared[1] -= 1
-                if shared[1] <= 0:
-                    del _SHARED[str(self.path)]
-                    for fd in shared[0]:
-                        close_quietly(fd)
+        if getattr(self, "_open", False):
+            self._open = False
+            _FOLDERS.give_back(str(self.path))
 
     def __del__(self) -> None:
-        self.close()
+        if getattr(self, "_open", False):
+            self._open = False
+            _FOLDERS.give_back_collected(str(self.path))
 
     @contextmanager
     def locked(self) -> Iterator[None]:

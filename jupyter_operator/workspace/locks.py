@@ -14,13 +14,13 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 
 from jupyter_operator.protocol import OperatorError, codes
 
 from .jail import O_DIR, close_quietly
+from .shared_handles import SharedHandles
 
 _O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
@@ -29,29 +29,8 @@ def _unavailable() -> OperatorError:
     return OperatorError(codes.ERR_IO, "the folder for file locks cannot be opened")
 
 
-_SHARED: dict[str, list[int]] = {}  # lock folder -> [descriptor, users]
-_SHARED_GUARD = threading.Lock()
-# Lock folders whose users the garbage collector dropped. ``__del__`` only appends here: the
-# collector can run on any allocation, including one made while this thread holds the guard,
-# and taking the (non-reentrant) guard there would hang the process. The shares are given
-# back under the guard by the next ``FileLocks`` made or closed.
-_COLLECTED: list[str] = []
-
-
-def _release(path: str) -> None:
-    """Give back one share of ``path``'s descriptor (the guard is held)."""
-    shared = _SHARED.get(path)
-    if shared is not None:
-        shared[1] -= 1
-        if shared[1] <= 0:
-            del _SHARED[path]
-            close_quietly(shared[0])
-
-
-def _settle_collected() -> None:
-    """Give back the shares of collected users (the guard is held)."""
-    while _COLLECTED:
-        _release(_COLLECTED.pop())
+# One descriptor per lock folder and process, however many workspaces use it.
+_FOLDERS: SharedHandles[int] = SharedHandles(close_quietly)
 
 
 def _open_locks(path: str) -> int:
@@ -76,29 +55,19 @@ class FileLocks:
         """Lock files go in ``directory/locks`` (made 0o700; a link there is refused)."""
         self._path = os.path.realpath(directory)
         self._open = False
-        # One descriptor per lock folder and process, however many workspaces use it.
-        with _SHARED_GUARD:
-            _settle_collected()
-            shared = _SHARED.get(self._path)
-            if shared is None:
-                shared = _SHARED[self._path] = [_open_locks(self._path), 0]
-            shared[1] += 1
-        self.fd = shared[0]
+        self.fd = _FOLDERS.take(self._path, lambda: _open_locks(self._path))
         self._open = True
 
     def close(self) -> None:
         """Release this user's share of the lock folder's descriptor (idempotent)."""
-        if not getattr(self, "_open", False):
-            return
-        self._open = False
-        with _SHARED_GUARD:
-            _settle_collected()
-            _release(self._path)
+        if getattr(self, "_open", False):
+            self._open = False
+            _FOLDERS.give_back(self._path)
 
     def __del__(self) -> None:
         if getattr(self, "_open", False):
             self._open = False
-            _COLLECTED.append(self._path)  # no lock here: see _COLLECTED
+            _FOLDERS.give_back_collected(self._path)
 
     @staticmethod
     def key(parent_fd: int, name: str) -> str:

@@ -173,35 +173,3 @@ def test_a_writer_waits_for_the_lock_holder(tmp_path: Path, held: bool) -> None:
     proc2.join(60)
     assert done.is_set() and (root / "f.txt").read_bytes() == b"new"
 
-
-def test_a_collected_user_never_takes_the_guard(tmp_path: Path) -> None:
-    """The collector may drop a ``FileLocks`` while this thread holds the guard: no hang.
-
-    Before, ``__del__`` took the guard itself; a collection run by an allocation inside
-    ``FileLocks()`` or ``close()`` then waited for itself for ever (seen as a test run stuck
-    in ``__del__`` until pytest-timeout).
-    """
-    import threading
-
-    from jupyter_operator.workspace import locks as locks_module
-
-    path = os.path.realpath(tmp_path)
-    first, second = FileLocks(tmp_path), FileLocks(tmp_path)
-    assert locks_module._SHARED[path][1] == 2
-    finished = threading.Event()
-
-    def collect_while_guarded() -> None:
-        with locks_module._SHARED_GUARD:  # as inside FileLocks() when the collector runs
-            first.__del__()
-        finished.set()
-
-    worker = threading.Thread(target=collect_while_guarded, daemon=True)
-    worker.start()
-    assert finished.wait(5), "__del__ waited for the guard its own thread held"
-    # The share is given back by the next user made or closed; the descriptor stays for the
-    # user still open, and goes when it closes.
-    third = FileLocks(tmp_path)
-    assert locks_module._SHARED[path][1] == 2
-    second.close()
-    third.close()
-    assert path not in locks_module._SHARED
