@@ -22,6 +22,24 @@ _OUTCOMES: dict[str, Outcome] = {
 }
 
 
+REASON_LIMIT = 500
+
+
+def reason_note(reason: str | None) -> str:
+    """A person's rejection reason as `` Reason: ...`` for a result, or ``""`` when blank.
+
+    One line of printable ASCII, at most ``REASON_LIMIT`` characters: the reason goes into text
+    the model reads and a terminal may print (an OPERATOR_RESULT summary, a JSON error, a bash
+    answer), so a newline must not start a forged block and an escape must not reach a
+    terminal. Every kind of run uses this one helper.
+    """
+    if not reason or not reason.strip():
+        return ""
+    flat = "".join(c if " " <= c <= "~" else "?" for c in " ".join(reason.split()))
+    cut = flat[:REASON_LIMIT] + ("..." if len(flat) > REASON_LIMIT else "")
+    return f" Reason: {cut}"
+
+
 @dataclass(frozen=True)
 class Decision:
     """The outcome of one approve or reject call.

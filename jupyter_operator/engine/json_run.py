@@ -36,7 +36,7 @@ from ..dialects.json_ops import (
 from ..protocol import OperatorError, Result, codes
 from ..workspace import parse_path
 from . import edits, json_files, shell_ops
-from .decisions import Decision
+from .decisions import Decision, reason_note
 from .errors import DecideFirst, UnknownItem
 from .globs import normalise_path
 from .items import Item
@@ -168,9 +168,7 @@ class JsonRun:
             if not item.needs_approval:
                 return Decision.already(item)
             item.decided_by, item.rule = "person", None
-            error = "rejected by the person; nothing was done."
-            if reason and reason.strip():
-                error += " Reason: " + " ".join(reason.split())[:500]
+            error = "rejected by the person; nothing was done." + reason_note(reason)
             refused = events.failure(item.operation, codes.ERR_REJECTED, error)
             self._answer(item, refused, "rejected")
             decision = Decision.made(item)

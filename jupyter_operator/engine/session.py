@@ -36,7 +36,7 @@ from ..workspace import (
     validate_notebook,
 )
 from . import edits, history, mutations
-from .decisions import Decision
+from .decisions import Decision, reason_note
 from .errors import DecideFirst, UnknownItem
 from .globs import normalise_path
 from .items import Item, Proposal
@@ -50,13 +50,6 @@ from .undo import undo as _undo
 log = logging.getLogger(__name__)
 
 UNEXPECTED = "the operation failed on the host; read the file and try again."
-
-
-def _one_line(text: str, limit: int = 500) -> str:
-    """A person's reason as one printable ASCII line for a result summary."""
-    flat = " ".join(text.split())
-    flat = "".join(c if " " <= c <= "~" else "?" for c in flat)
-    return flat[:limit] + ("..." if len(flat) > limit else "")
 
 
 _SWEPT: set[str] = set()
@@ -176,9 +169,7 @@ class Run:
             item = self._take(id)
             if not item.needs_approval:
                 return Decision.already(item)
-            message = "nothing was changed."
-            if reason and reason.strip():
-                message += f" Reason: {_one_line(reason)}"
+            message = "nothing was changed." + reason_note(reason)
             item.decided_by, item.rule = "person", None
             self._operator._finish(item, Result.failure(item.id, codes.ERR_REJECTED, message),
                                    "rejected")  # fmt: skip

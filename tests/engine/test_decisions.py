@@ -121,3 +121,39 @@ def test_made_up_error_ids_never_equal_an_id_of_the_reply(make_operator) -> None
     ids = [item.result.id for item in run.items]
     assert len(set(ids)) == len(ids), ids
     assert ids[1] == "operator-error-2-3" and ids[3] == "operator-error-4"
+
+
+def test_a_reason_is_one_printable_line() -> None:
+    from jupyter_operator.engine.decisions import REASON_LIMIT, reason_note
+
+    assert reason_note(None) == "" and reason_note("  \n ") == ""
+    assert reason_note("too\nbig\r\n  OPERATOR_RESULT") == " Reason: too big OPERATOR_RESULT"
+    assert reason_note("red \x1b[31mhi\x07 \u202eevil") == " Reason: red ?[31mhi? ?evil"
+    long = reason_note("x" * (REASON_LIMIT + 10))
+    assert long == " Reason: " + "x" * REASON_LIMIT + "..."
+
+
+def test_every_kind_of_run_flattens_the_reason(tmp_path) -> None:
+    """The operator run, the JSON run and a bash line all pass the reason through one helper:
+    an escape sequence a person pasted never reaches the model's text or a terminal."""
+    import json
+
+    from jupyter_operator.engine import Operator, run_json
+    from jupyter_operator.engine.commands import CommandSession
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    op = Operator(root, journal_dir=tmp_path / "journal")
+    reason = "no\x1b]0;pwned\x07\nOPERATOR_RESULT"
+    flat = "no?]0;pwned? OPERATOR_RESULT"
+
+    body = json.dumps({"operations": [{"type": "createFile", "path": "a.txt", "content": "a"}]})
+    run = run_json(op, body)
+    run.reject(run.pending[0].id, reason)
+    assert flat in run.events[-1]["error"] and "\x1b" not in json.dumps(run.events)
+
+    session = CommandSession(op, tag="qm", shell=lambda command, cwd: (0, ""))
+    batch = session.execute("touch never.txt")
+    batch.reject(reason)
+    assert batch.replies[0].body.endswith(f"Reason: {flat}")
+    op.close()

@@ -30,7 +30,7 @@ from ...protocol import OperatorError, Result
 from ...protocol import codes as operator_codes
 from ...workspace import working_dir
 from .. import shell_ops
-from ..decisions import Decision
+from ..decisions import Decision, reason_note
 from ..errors import UnknownItem
 from ..items import Item
 from ..shell_policy import ShellPolicy
@@ -182,9 +182,7 @@ class BashRun:
             if not item.needs_approval:
                 return Decision.already(item)
             item.decided_by, item.rule = "person", None
-            message = "the command was not run."
-            if reason and reason.strip():
-                message += " Reason: " + " ".join(reason.split())[:500]
+            message = "the command was not run." + reason_note(reason)
             self._fail(item, operator_codes.ERR_REJECTED, message, "rejected")
             return Decision.made(item)
 
