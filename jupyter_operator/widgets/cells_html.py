@@ -26,11 +26,21 @@ def _lexer_name(cell_type: str) -> str:
     return "cell.md" if cell_type == "markdown" else "cell.py" if cell_type == "code" else "cell"
 
 
+def _no_cell_words(cells: dict[str, Any]) -> str:
+    # An empty notebook created or deleted changes no cell, but "no cell changed" would hide
+    # that the file itself is new or going.
+    if cells.get("old_format") is None:
+        return "a new notebook with no cells"
+    if cells.get("new_format") is None:
+        return "the notebook is deleted (it has no cells)"
+    return "no cell changed"
+
+
 def counts_line(cells: dict[str, Any]) -> str:
     """``"1 changed, 2 added · 497 unchanged"``: the whole change in one line."""
     counts = cells.get("counts", {})
     parts = [f"{counts[w]} {w}" for w in STATUS_WORDS[:-1] if counts.get(w)]
-    line = ", ".join(parts) or "no cell changed"
+    line = ", ".join(parts) or _no_cell_words(cells)
     if counts.get("unchanged"):
         line += f" &middot; {counts['unchanged']} unchanged"
     return line

@@ -15,11 +15,25 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
+/**
+ * An empty notebook created or deleted changes no cell, but "no cell changed" would hide that
+ * the file itself is new or going.
+ */
+function noCellWords(cells: INotebookCells): string {
+  if (cells.old_format === null) {
+    return 'a new notebook with no cells';
+  }
+  if (cells.new_format === null) {
+    return 'the notebook is deleted (it has no cells)';
+  }
+  return 'no cell changed';
+}
+
 /** "1 changed, 2 added · 497 unchanged". */
 export function countsLine(cells: INotebookCells): string {
   const counts = cells.counts;
   const parts = CHANGE_WORDS.filter(w => counts[w]).map(w => `${counts[w]} ${w}`);
-  let line = parts.length ? parts.join(', ') : 'no cell changed';
+  let line = parts.length ? parts.join(', ') : noCellWords(cells);
   if (counts.unchanged) {
     line += ` · ${counts.unchanged} unchanged`;
   }

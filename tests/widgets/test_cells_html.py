@@ -82,3 +82,14 @@ def test_moved_split_and_unchanged_runs_have_their_own_words() -> None:
     run = {"status": "unchanged", "old_index": 0, "new_index": 0, "count": 12, "renumbered": 3}
     label = "12 unchanged cells (index 0&ndash;11), 3 with a new execution count only"
     assert label in entry_html(run)
+
+
+def test_an_empty_new_notebook_says_so() -> None:
+    from jupyter_operator.notebooks.celldiff import diff_notebooks
+    from jupyter_operator.widgets.cells_html import counts_line
+
+    empty = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    assert counts_line(diff_notebooks(None, empty).to_dict()) == "a new notebook with no cells"
+    deleted = counts_line(diff_notebooks(empty, None).to_dict())
+    assert deleted == "the notebook is deleted (it has no cells)"
+    assert counts_line(diff_notebooks(empty, empty).to_dict()) == "no cell changed"

@@ -58,6 +58,15 @@ describe('cell diff labels', () => {
     );
   });
 
+  it('says an empty notebook is new or deleted rather than "no cell changed"', () => {
+    const none = { added: 0, removed: 0, moved: 0, changed: 0, unchanged: 0 };
+    expect(countsLine(notebook([], { counts: none, old_format: null }))).toBe('a new notebook with no cells');
+    expect(countsLine(notebook([], { counts: none, new_format: null }))).toBe(
+      'the notebook is deleted (it has no cells)'
+    );
+    expect(countsLine(notebook([], { counts: none }))).toBe('no cell changed');
+  });
+
   it('names notebook metadata and format changes', () => {
     expect(notebookNotes(notebook([], { metadata: 'kernelspec changed', old_format: '4.4' }))).toEqual([
       'notebook metadata: kernelspec changed',
