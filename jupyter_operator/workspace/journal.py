@@ -91,7 +91,8 @@ class Journal:
         key = root_key(root)
         self.path = self.base / key  # for messages to the host only, never opened by name
         self._open = False
-        self._fd, self._blobs, self._trash = _FOLDERS.take(
+        self._folders = _FOLDERS
+        self._fd, self._blobs, self._trash = self._folders.take(
             str(self.path), lambda: open_folders(self.base, key)
         )
         self._open = True
@@ -100,12 +101,14 @@ class Journal:
         """Release this journal's share of the folder descriptors (idempotent)."""
         if getattr(self, "_open", False):
             self._open = False
-            _FOLDERS.give_back(str(self.path))
+            self._folders.give_back(str(self.path))
 
     def __del__(self) -> None:
         if getattr(self, "_open", False):
             self._open = False
-            _FOLDERS.give_back_collected(str(self.path))
+            # The instance's own reference: at interpreter exit the module's globals are
+            # already None when the last objects are collected.
+            self._folders.give_back_collected(str(self.path))
 
     @contextmanager
     def locked(self) -> Iterator[None]:

@@ -55,19 +55,22 @@ class FileLocks:
         """Lock files go in ``directory/locks`` (made 0o700; a link there is refused)."""
         self._path = os.path.realpath(directory)
         self._open = False
-        self.fd = _FOLDERS.take(self._path, lambda: _open_locks(self._path))
+        self._folders = _FOLDERS
+        self.fd = self._folders.take(self._path, lambda: _open_locks(self._path))
         self._open = True
 
     def close(self) -> None:
         """Release this user's share of the lock folder's descriptor (idempotent)."""
         if getattr(self, "_open", False):
             self._open = False
-            _FOLDERS.give_back(self._path)
+            self._folders.give_back(self._path)
 
     def __del__(self) -> None:
         if getattr(self, "_open", False):
             self._open = False
-            _FOLDERS.give_back_collected(self._path)
+            # The instance's own reference: at interpreter exit the module's globals are
+            # already None when the last objects are collected.
+            self._folders.give_back_collected(self._path)
 
     @staticmethod
     def key(parent_fd: int, name: str) -> str:

@@ -55,6 +55,8 @@ class SharedHandles(Generic[T]):
         if self._guard.acquire(blocking=False):
             try:
                 self._settle()
+            except Exception:  # at interpreter exit the modules it calls may be gone
+                pass
             finally:
                 self._guard.release()
 
