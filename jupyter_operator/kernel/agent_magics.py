@@ -172,7 +172,8 @@ class AgentMagics(Magics):
         except ValueError as exc:
             raise UsageError(f"operator_agent: {exc}") from None
         model = build_model(opts)
-        agent = Agent(model, root=root, policy=policy, max_turns=max_turns)
+        agent = Agent(model, root=root, policy=policy, max_turns=max_turns,
+                      extensions=session().extensions)  # fmt: skip
         view = AgentView(agent, task=task)
         SETTINGS.last_agent, SETTINGS.last_view = agent, view
         display(view)

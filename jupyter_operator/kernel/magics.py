@@ -40,6 +40,7 @@ USAGE = """\
 %operator history                     the applied changes, with their diffs, Undo and Redo
 %operator status                      what the last run's commands are waiting for, or did
 %operator reset                       start afresh: forget this kernel's runs and command ids
+%operator cells [on|off]              let models change notebooks cell by cell (nb.*; on)
 %operator spec                        the interface spec, to paste into a chat
 %operator results                     the results text of the last run again
 %operator model [NAME] [--base-url URL]
@@ -185,6 +186,7 @@ class OperatorMagics(Magics):
         print(f"root:   {root}")
         print(f"policy: {state.current_policy().summary()}")
         print(f"shell:  {state.current_shell_policy().describe()}")
+        print(f"cells:  {'on' if state.extensions else 'off'} (nb.* cell actions)")
         last = state.last_run
         if last is not None:
             from ..widgets.panel import run_summary
@@ -304,13 +306,27 @@ class OperatorMagics(Magics):
 
         from ..protocol import interface_spec
         from ..widgets import CopyBox
-        from .session import EXTENSIONS
 
         if args:
             raise UsageError("operator: usage: %operator spec")
-        spec = interface_spec(actions=EXTENSIONS)  # what %%operator runs, cell actions included
+        spec = interface_spec(actions=session().extensions)  # what %%operator runs
         box = CopyBox("Operator Interface Specification: paste it into your chat", spec, rows=16)
         display(box)
+
+    def _cmd_cells(self, args: list[str]) -> None:
+        from .session import EXTENSIONS
+
+        state = session()
+        if args == ["on"]:
+            state.extensions = EXTENSIONS
+        elif args == ["off"]:
+            state.extensions = ()
+        elif args:
+            raise UsageError("operator: usage: %operator cells [on|off]")
+        if state.extensions:
+            print("cell actions: on (nb.readCells, nb.insertCell, ... each change approved)")
+        else:
+            print("cell actions: off (a reply using them gets ERR_UNKNOWN_ACTION)")
 
     def _cmd_results(self, args: list[str]) -> None:
         if args:

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..engine import Operator, Policy, Run, ShellPolicy
 
-#: Host extensions of the protocol that ``%%operator`` runs: the notebook cell actions.
+#: Host extensions of the protocol that ``%%operator`` runs by default: the notebook cell
+#: actions.
 EXTENSIONS: tuple[str, ...] = ("nb",)
 
 #: The reason a dry run gives the model for every mutation it shows but does not write.
@@ -43,6 +44,8 @@ class KernelSession:
     runs: dict[Path, list[Run]] = field(default_factory=dict)
     #: The history widgets on screen, redrawn after every undo or redo from anywhere.
     history_views: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet)
+    #: Host extensions the runs of this kernel use (``%operator cells off`` empties it).
+    extensions: tuple[str, ...] = EXTENSIONS
 
     def resolve_root(self, path: str | os.PathLike[str] | None = None) -> Path:
         """The workspace root for a run: ``path``, else the set root, else the cwd.
@@ -76,8 +79,9 @@ class KernelSession:
 
         op = self.operators.get(root)
         if op is None:
-            op = Operator(root, policy=self.current_policy(), extensions=EXTENSIONS)
+            op = Operator(root, policy=self.current_policy(), extensions=self.extensions)
             self.operators[root] = op
+        op.extensions = self.extensions
         op.policy = self.current_policy()
         op.shell_policy = self.current_shell_policy()
         return op
@@ -101,7 +105,7 @@ class KernelSession:
             # mutation is planned (so its diff is shown) and then refused. A policy ``deny``
             # would refuse it before planning, and the person would see no diff.
             policy = self.current_policy().only_denials()
-            dry = Operator(where, policy=policy, extensions=EXTENSIONS)
+            dry = Operator(where, policy=policy, extensions=self.extensions)
             # No command runs in a dry run: no allow rule applies, so each one is shown.
             dry.shell_policy = ShellPolicy(deny=self.current_shell_policy().deny)
             run = run_text(dry, text, dialect)

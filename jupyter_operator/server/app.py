@@ -96,6 +96,13 @@ class OperatorExtension(ExtensionApp):
         approval, sandboxed with bubblewrap where it is installed, without network.""",
     ).tag(config=True)
 
+    cell_actions = Bool(
+        True,
+        help="""Let models change notebooks cell by cell (the protocol's nb.* host extension:
+        nb.readCells, nb.insertCell, ...), each change still approved. False: the spec given to
+        models leaves them out and a reply using them gets ERR_UNKNOWN_ACTION.""",
+    ).tag(config=True)
+
     protected_paths = List(
         Unicode(),
         default_value=None,
@@ -225,7 +232,7 @@ class OperatorExtension(ExtensionApp):
         from .agent_handlers import setup_agents
         from .fileapi import FileApi
         from .sessions import SessionService
-        from .workspaces import WorkspaceRegistry
+        from .workspaces import EXTENSIONS, WorkspaceRegistry
 
         registry = WorkspaceRegistry(
             self._roots,
@@ -233,6 +240,7 @@ class OperatorExtension(ExtensionApp):
             shell_policy=self._shell_policy or ShellPolicy.parse(""),
             protected=self.protected_paths,
             journal_dir=self.journal_dir or None,
+            extensions=EXTENSIONS if self.cell_actions else (),
         )
         store = SessionStore(
             Path(self.journal_dir or default_directory()) / "sessions",

@@ -205,9 +205,9 @@ class SpecHandler(OperatorApiHandler):
     async def get(self) -> None:
         """Return the spec text."""
         from ..protocol import interface_spec
-        from .workspaces import EXTENSIONS
 
-        self.finish(json.dumps({"spec": interface_spec(actions=EXTENSIONS)}))
+        extensions = self.service.registry.extensions
+        self.finish(json.dumps({"spec": interface_spec(actions=extensions)}))
 
 
 class ScanHandler(OperatorPostHandler):

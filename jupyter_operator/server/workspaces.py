@@ -88,8 +88,9 @@ class ReadWriteLock:
                 self._cond.notify_all()
 
 
-#: Host extensions of the protocol the server's sessions (the panel, Ask mode) run: the
-#: notebook cell actions, so a model can change a notebook cell by cell.
+#: Host extensions of the protocol the server's sessions (the panel, Ask mode) run by default:
+#: the notebook cell actions, so a model can change a notebook cell by cell
+#: (``c.OperatorExtension.cell_actions = False`` turns them off).
 EXTENSIONS: tuple[str, ...] = ("nb",)
 
 
@@ -109,8 +110,11 @@ class WorkspaceRegistry:
         protected: Iterable[str] | None = None,
         journal_dir: str | os.PathLike[str] | None = None,
         shell_policy: ShellPolicy | None = None,
+        extensions: Iterable[str] = EXTENSIONS,
     ) -> None:
         self._roots = dict(roots)
+        #: Host extensions of the protocol every session of this server runs.
+        self.extensions: tuple[str, ...] = tuple(extensions)
         self._policy = policy
         self._shell_policy = shell_policy
         self._protected = None if protected is None else tuple(protected)
@@ -184,7 +188,7 @@ class WorkspaceRegistry:
             policy=self._policy,
             journal_dir=self._journal_dir,
             protected=self._protected,
-            extensions=EXTENSIONS,
+            extensions=self.extensions,
         )
         if self._shell_policy is not None:
             operator.shell_policy = self._shell_policy

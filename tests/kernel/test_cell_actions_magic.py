@@ -35,3 +35,25 @@ def test_the_spec_the_magic_shows_lists_the_cell_actions(ip: Any, monkeypatch: A
     ip.run_line_magic("operator", "spec")
     [box] = shown
     assert "NOTEBOOK CELL ACTIONS" in box.value and f"- {codes.ERR_CELL_NOT_FOUND}: " in box.value
+
+
+def test_cell_actions_can_be_turned_off_and_on(
+    ip: Any, workspace: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    (workspace / "nb.ipynb").write_text(standard())
+    before = (workspace / "nb.ipynb").read_bytes()
+    ip.run_line_magic("operator", "cells off")
+    assert "cell actions: off" in capsys.readouterr().out
+    shown: list[Any] = []
+    monkeypatch.setattr("IPython.display.display", lambda obj, **kw: shown.append(obj))
+    ip.run_line_magic("operator", "spec")
+    assert "NOTEBOOK CELL ACTIONS" not in shown[-1].value
+    move = block("m1", "nb.moveCell", notebook="nb.ipynb", cell_id="calc", to_index="0")
+    ip.run_cell_magic("operator", f"--root {workspace}", move)
+    [item] = jupyter_operator.last_run().items
+    assert (item.status, item.error_code) == ("error", codes.ERR_UNKNOWN_ACTION)
+    assert (workspace / "nb.ipynb").read_bytes() == before
+    ip.run_line_magic("operator", "cells on")  # the same root's operator follows the switch
+    ip.run_cell_magic("operator", f"--root {workspace}", move.replace("m1", "m2"))
+    [item] = jupyter_operator.last_run().items
+    assert (item.id, item.status) == ("m2", "pending")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from cell_notebooks import cells_of, standard
 from server_helpers import Api, cmd
 
-from jupyter_operator.protocol import parse_results
+from jupyter_operator.protocol import interface_spec, parse_results
 
 
 async def test_a_cell_change_is_planned_decided_and_undone_through_the_api(
@@ -34,4 +35,22 @@ async def test_a_cell_change_is_planned_decided_and_undone_through_the_api(
     entry_id = decided["item"]["entry_id"]
     status, _ = await api("undo", body={"workspace": "default", "id": entry_id})
     assert status == 200
+    assert (root / "nb.ipynb").read_bytes() == before
+
+
+@pytest.mark.parametrize("operator_config", [{"cell_actions": False}])
+async def test_cell_actions_can_be_turned_off(api: Api, root: Path) -> None:
+    """``c.OperatorExtension.cell_actions = False``: the spec leaves them out and a reply using
+    them gets ERR_UNKNOWN_ACTION, with the notebook untouched."""
+    (root / "nb.ipynb").write_text(standard())
+    before = (root / "nb.ipynb").read_bytes()
+    status, body = await api("spec")
+    assert status == 200 and body["spec"] == interface_spec(actions=())
+    assert "nb.insertCell" not in body["spec"]
+    reply = cmd("d1", "nb.deleteCell", notebook="nb.ipynb", cell_id="intro", index="0")
+    status, body = await api("scan", body={"text": reply})
+    assert status == 200
+    [item] = body["items"]
+    assert item["status"] != "pending"
+    assert "ERR_UNKNOWN_ACTION" in body["results_text"]
     assert (root / "nb.ipynb").read_bytes() == before
