@@ -18,10 +18,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import re
 import sys
 from collections.abc import Sequence
 from typing import IO, Any
+
+from .terminal import ask as _ask
+from .terminal import open_terminal as _terminal
+from .terminal import reject_without_terminal as _reject_without_terminal
+from .terminal import visible_text
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -91,124 +95,6 @@ def _parser() -> argparse.ArgumentParser:
     common(history)
     _add_agent_parser(sub, common)
     return parser
-
-
-def _terminal() -> IO[str] | None:
-    """The controlling terminal, for questions when stdin carries the reply."""
-    try:
-        return open("/dev/tty", "r+", encoding="utf-8")
-    except OSError:
-        return None
-
-
-# Control characters (C0 but tab and newline, DEL, C1: CSI/OSC escapes start with ESC or U+009B)
-# and the invisible and bidirectional characters the notebook cards mark (Trojan Source).
-_UNSAFE = re.compile(
-    "[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e"
-    "\u2060-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
-)
-
-
-def visible_text(text: str) -> str:
-    """``text`` with every control or invisible character spelled ``<U+XXXX>``.
-
-    Nothing from a file or a model reaches the terminal raw: cursor movement, erase, title and
-    hyperlink sequences in content would otherwise hide or forge what is shown. The CR of a
-    CRLF line ending is dropped (one note says the file uses CRLF), a lone CR is marked.
-    """
-    if "\r\n" in text:
-        text = text.replace("\r\n", "\n")
-    return _UNSAFE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
-
-
-def _show_diff(diff: str, out: IO[str]) -> None:
-    shown = visible_text(diff)
-    if "\r\n" in diff:
-        out.write("(the file uses CRLF line endings)\n")
-    if not shown.endswith("\n"):
-        shown += "\n"
-    if out.isatty():
-        from pygments import highlight
-        from pygments.formatters import TerminalFormatter
-        from pygments.lexers import DiffLexer
-
-        # Colour codes are added after every character of content was made visible.
-        out.write(highlight(shown, DiffLexer(), TerminalFormatter()))
-    else:
-        out.write(shown)
-
-
-ASK_HELP = (
-    "  y = apply this change, n or Enter = reject it, a = apply it and all remaining,\n"
-    "  q = reject it and all remaining; anything else is sent to the model as the reason.\n"
-)
-
-
-def _describe_pending(item: object, tty: IO[str]) -> None:
-    shell = getattr(item, "shell", None)
-    if shell is not None:  # the exact command, where it runs and with what
-        summary = visible_text(item.summary)  # type: ignore[attr-defined]
-        tty.write(f"\nshell ({summary})\n  command: {visible_text(shell.command)}\n")
-        tty.write(f"  cwd: {visible_text(shell.cwd)}\n")
-        for name, value in shell.env.items():
-            tty.write(f"  env: {visible_text(f'{name}={value}')}\n")
-        if not shell.sandboxed:
-            tty.write("  not sandboxed: it runs with your permissions\n")
-        return
-    tty.write(f"\n{visible_text(f'{item.action} {item.path}  ({item.summary})')}\n")  # type: ignore[attr-defined]
-    if getattr(item, "rule", None):  # why it asks: "asked by rule 3: ask **/*.ipynb"
-        tty.write(f"  asked by {visible_text(item.rule)}\n")  # type: ignore[attr-defined]
-    if item.diff:  # type: ignore[attr-defined]
-        _show_diff(item.diff, tty)  # type: ignore[attr-defined]
-
-
-def _ask(run: object, answers: IO[str], tty: IO[str]) -> None:
-    """Show each pending item on ``tty`` and read the decision from ``answers``.
-
-    ``[y/N/a/q/reason]``: the capital N is what Enter does. Items are taken one at a time, in
-    order: a JSON batch only reveals its next question once the current one is decided.
-    """
-    remaining = "ask"
-    while run.pending:  # type: ignore[attr-defined]
-        item = run.pending[0]  # type: ignore[attr-defined]
-        choice = answer = ""
-        if remaining == "ask":
-            _describe_pending(item, tty)
-            answer = "?"
-            while answer == "?":
-                tty.write(f"Apply {visible_text(item.id)}? [y/N/a/q/reason] (? for help): ")
-                tty.flush()
-                line = answers.readline()
-                answer = line.strip() if line else "q"  # end of input: reject the rest
-                if answer == "?":
-                    tty.write(ASK_HELP)
-            choice = answer.lower()
-            if choice in ("a", "all"):
-                remaining = "approve"
-            elif choice in ("q", "quit"):
-                remaining = "reject"
-        if remaining == "approve" or (remaining == "ask" and choice in ("y", "yes")):
-            run.approve(item.id)  # type: ignore[attr-defined]
-            summary = item.result.summary if item.result is not None else item.status
-            tty.write(f"  {item.id} -> {item.status}: {visible_text(summary)}\n")
-        else:
-            reason = None
-            if remaining == "ask" and choice not in ("", "n", "no"):
-                reason = answer
-            run.reject(item.id, reason)  # type: ignore[attr-defined]
-            tty.write(f"  {item.id} -> rejected\n")
-
-
-def _reject_without_terminal(run: object) -> None:
-    """No terminal to ask and no --approve: reject every change, and say so on stderr."""
-    count = len(run.reject_all())  # type: ignore[attr-defined]
-    if count:
-        print(
-            f"jupyter-operator: no terminal to ask, so {count} change{'s' * (count != 1)} "
-            f"{'was' if count == 1 else 'were'} rejected "
-            "(use --approve all to apply, --approve none to reject quietly).",
-            file=sys.stderr,
-        )
 
 
 def policy_options(p: argparse.ArgumentParser) -> None:

@@ -30,7 +30,9 @@ ALLOWED: dict[str, set[str]] = {
     "shell": {"protocol", "shell"},
     "engine": {"protocol", "dialects", "workspace", "shell", "notebooks", "engine"},
     "agent": {"protocol", "dialects", "workspace", "engine", "agent"},
-    "cli": {"protocol", "dialects", "engine", "agent"},
+    "cli": {"protocol", "dialects", "engine", "agent", "terminal"},
+    # The command line's questions on a terminal (and the person's editor).
+    "terminal": {"protocol", "engine"},
     "kernel": {"protocol", "dialects", "engine", "widgets", "kernel", "agent"},
     "widgets": {"protocol", "dialects", "engine", "widgets", "agent"},
     "server": {"protocol", "dialects", "workspace", "engine", "server", "agent"},
@@ -42,6 +44,9 @@ FORBIDDEN_CALLS = ("open(", "os.path.realpath", "shutil.rmtree", "expanduser", "
 EXCEPTIONS = {
     # The reply file the person names on the command line, and the terminal for questions.
     ("cli", "open("),
+    # The terminal, and the private temporary file a person edits a change in (never a path
+    # of the workspace: the edited bytes are written by the engine, through the jail).
+    ("terminal", "open("),
     # Workspace roots typed by the person (%operator root ~/work) or set by the server's admin;
     # model paths never reach these.
     ("kernel", "expanduser"),

@@ -7,6 +7,7 @@ import pty
 import select
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -14,8 +15,9 @@ import pytest
 from replies import b64, block
 
 from jupyter_operator.cli import visible_text
+from jupyter_operator.protocol import parse_results
 
-PROMPT = b"[y/N/a/q/reason]"
+PROMPT = b"? [y/N/a/q/"  # "e/" follows for a change whose new content is text
 
 
 @pytest.fixture
@@ -96,7 +98,7 @@ def test_prompt_shows_the_default_and_a_approves_the_rest(
         ["--root", str(root)], writes("a.txt", "b.txt", "c.txt"), [b"\n", b"a\n"], tmp_path, env
     )
     assert code == 0
-    assert b"Apply w1? [y/N/a/q/reason]" in screen
+    assert b"Apply w1? [y/N/a/q/e/reason]" in screen
     assert screen.count(PROMPT) == 2  # "a" answered for w2 and w3
     assert "id: w1\nok: false" in results  # Enter means no
     assert "id: w2\nok: true" in results and "id: w3\nok: true" in results
@@ -135,3 +137,89 @@ def test_escape_sequences_in_a_diff_are_shown_not_obeyed(
 def test_visible_text_keeps_tabs_and_crlf_lines_readable() -> None:
     assert visible_text("a\tb\r\nc\n") == "a\tb\nc\n"
     assert visible_text("rlo\u202eevil\u200b") == "rlo<U+202E>evil<U+200B>"
+
+
+def converse(args: list[str], reply: str, steps: list[tuple[bytes, bytes]], tmp_path: Path,
+             env: dict[str, str]) -> tuple[str, bytes, int]:  # fmt: skip
+    """Like ``on_terminal``, but each answer waits for its own prompt (``(prompt, answer)``)."""
+    reply_file = tmp_path / "reply.txt"
+    reply_file.write_text(reply, encoding="utf-8")
+    out_file = tmp_path / "results.txt"
+    master, slave = pty.openpty()
+    with out_file.open("w") as results:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jupyter_operator", "run", *args, "--approve", "ask",
+             str(reply_file)],
+            stdin=slave, stdout=results, stderr=slave, env=env,
+        )  # fmt: skip
+        os.close(slave)
+        screen, seen = b"", {}
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 0.2)
+            if ready:
+                try:
+                    screen += os.read(master, 65536)
+                except OSError:
+                    break
+            if steps and screen.count(steps[0][0]) > seen.get(steps[0][0], 0):
+                prompt, answer = steps.pop(0)
+                seen[prompt] = seen.get(prompt, 0) + 1
+                os.write(master, answer)
+        proc.wait(timeout=30)
+        os.close(master)
+    return out_file.read_text(), screen, proc.returncode
+
+
+EDIT_PROMPT = b"Apply your edit? [y/N]"
+
+
+def test_e_edits_the_change_in_the_editor_and_applies_the_edit(
+    root: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    (root / "notes.txt").write_text("one\n")
+    reply = block("w1", "fs.write", path="notes.txt", content_b64=b64("one\nalpha\n"))
+    env["EDITOR"] = "sed -i s/alpha/omega/"  # an editor that changes one word and saves
+    env.pop("VISUAL", None)
+    results, screen, code = converse(
+        ["--root", str(root)], reply, [(PROMPT, b"e\n"), (EDIT_PROMPT, b"y\n")], tmp_path, env
+    )
+    assert code == 0, screen
+    text = screen.decode("utf-8", "replace")
+    assert "your edit of notes.txt: +1 -1 lines" in text and "+omega" in text
+    assert (root / "notes.txt").read_text() == "one\nomega\n"
+    assert "id: w1\nok: true" in results and "the person edited the change" in results
+    [result] = parse_results(results)
+    assert "-alpha\n+omega" in (result.details or "")  # the model learns what the person changed
+    assert not list(Path(tempfile.gettempdir()).glob("jupyter-operator-edit-*"))
+
+
+def test_an_edit_dropped_or_unchanged_asks_again(
+    root: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    reply = writes("a.txt", "b.txt")
+    env["EDITOR"] = "sed -i s/a/X/"
+    env.pop("VISUAL", None)
+    steps = [(PROMPT, b"e\n"), (EDIT_PROMPT, b"n\n"), (PROMPT, b"y\n"), (PROMPT, b"n\n")]
+    results, screen, code = converse(["--root", str(root)], reply, steps, tmp_path, env)
+    assert code == 0 and b"your edit is dropped" in screen
+    assert (root / "a.txt").read_text() == "a.txt\n"  # the proposal as the model wrote it
+    assert "id: w2\nok: false" in results and not (root / "b.txt").exists()
+    env["EDITOR"] = "true"  # saves nothing
+    (root / "a.txt").unlink()
+    results, screen, code = converse(
+        ["--root", str(root)], writes("a.txt"), [(PROMPT, b"e\n"), (PROMPT, b"n\n")], tmp_path, env
+    )
+    assert code == 0 and b"no change made to the proposal" in screen
+    assert "ok: false" in results and not (root / "a.txt").exists()
+
+
+def test_a_delete_offers_no_edit(root: Path, tmp_path: Path, env: dict[str, str]) -> None:
+    (root / "old.txt").write_text("old\n")
+    reply = block("d1", "fs.delete", path="old.txt")
+    results, screen, code = converse(
+        ["--root", str(root)], reply, [(PROMPT, b"e\n"), (PROMPT, b"n\n")], tmp_path, env
+    )
+    assert code == 0
+    assert b"Apply d1? [y/N/a/q/reason]" in screen and b"cannot be edited" in screen
+    assert (root / "old.txt").exists() and "ok: false" in results

@@ -137,7 +137,7 @@ def test_ask_shows_each_diff_and_reads_the_answer(root: Path, tmp_path: Path,
                     screen += os.read(master, 4096)
                 except OSError:
                     break
-            if answers and screen.count(b"[y/N/a/q/reason]") > 2 - len(answers):
+            if answers and screen.count(b"? [y/N/a/q/") > 2 - len(answers):
                 os.write(master, answers.pop(0))
         proc.wait(timeout=30)
         os.close(master)
