@@ -36,8 +36,9 @@ from ..dialects.json_ops import (
 from ..protocol import OperatorError, Result, codes
 from ..workspace import parse_path
 from . import edits, json_files, shell_ops
+from .decidable import DecidableRun
 from .decisions import Decision, reason_note
-from .errors import DecideFirst, UnknownItem
+from .errors import DecideFirst
 from .globs import normalise_path
 from .items import Item
 from .shell_policy import ShellPolicy
@@ -86,7 +87,7 @@ def shell_policy_of(operator: Operator) -> ShellPolicy:
     return policy
 
 
-class JsonRun:
+class JsonRun(DecidableRun[JsonItem]):
     """The items of one batch of JSON operations, in order, and the events produced so far."""
 
     dialect = "json"
@@ -112,30 +113,9 @@ class JsonRun:
 
     # -- what fronts read ---------------------------------------------------------------------
     @property
-    def pending(self) -> list[JsonItem]:
-        """The item waiting for a decision (at most one: the batch pauses there)."""
-        return [item for item in self.items if item.needs_approval]
-
-    @property
-    def done(self) -> bool:
-        """True when every operation has been answered."""
-        return not any(item.status in ("pending", "waiting") for item in self.items)
-
-    @property
     def results_text(self) -> str:
         """The response events so far, as the JSON text copied back to the model."""
         return format_events(self.events)
-
-    def subscribe(self, callback: Callable[[Item], None]) -> None:
-        """Call ``callback(item)`` after an item changes (also while a command streams output)."""
-        self._subscribers.append(callback)
-
-    def item(self, id: str) -> JsonItem:
-        """The item with this operation id; ``UnknownItem`` (a KeyError) if there is none."""
-        for item in self.items:
-            if item.id == id and item.kind != "error":
-                return item
-        raise UnknownItem(id)
 
     # -- decisions ----------------------------------------------------------------------------
     def approve(self, id: str, *, content: bytes | None = None) -> Decision:
@@ -393,14 +373,6 @@ class JsonRun:
         if item.status == "waiting":
             raise DecideFirst(id, item.builds_on or "")
         return item
-
-    def _notify(self, item: Item) -> None:
-        for callback in list(self._subscribers):
-            try:
-                callback(item)
-            except Exception:  # a broken display must not undo a decision already made
-                log.exception("run subscriber failed")
-
 
 def run_json(operator: Operator, text: str) -> JsonRun:
     """Parse ``text`` as JSON operations and answer them in order, up to the first approval."""

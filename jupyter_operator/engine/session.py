@@ -36,8 +36,9 @@ from ..workspace import (
     validate_notebook,
 )
 from . import edits, history, mutations
+from .decidable import DecidableRun
 from .decisions import Decision, reason_note
-from .errors import DecideFirst, UnknownItem
+from .errors import DecideFirst
 from .globs import normalise_path
 from .items import Item, Proposal
 from .policy import Policy
@@ -68,7 +69,7 @@ def _sweep_once(workspace: Workspace) -> None:
         log.exception("sweeping temp files failed")
 
 
-class Run:
+class Run(DecidableRun[Item]):
     """The items of one reply, in block order, and the decisions still to be made."""
 
     def __init__(self, operator: Operator, items: list[Item], truncated_chars: int,
@@ -87,30 +88,9 @@ class Run:
         return f"<Run items={len(self.items)} pending={len(self.pending)}>"
 
     @property
-    def pending(self) -> list[Item]:
-        """Items that still wait for a decision."""
-        return [item for item in self.items if item.needs_approval]
-
-    @property
-    def done(self) -> bool:
-        """True when nothing waits for a decision (or for a decision it depends on)."""
-        return not any(item.status in ("pending", "waiting") for item in self.items)
-
-    @property
     def results_text(self) -> str:
         """``OPERATOR_RESULT`` blocks for every decided item, in block order."""
         return format_results([item.result for item in self.items if item.result is not None])
-
-    def subscribe(self, callback: Callable[[Item], None]) -> None:
-        """Call ``callback(item)`` after an item changes (a decision, an apply, a failure)."""
-        self._subscribers.append(callback)
-
-    def item(self, id: str) -> Item:
-        """The decidable item with this command id; ``UnknownItem`` (a KeyError) if none."""
-        for item in self.items:
-            if item.id == id and item.kind != "error":
-                return item
-        raise UnknownItem(id)
 
     def approve(self, id: str, *, content: bytes | None = None) -> Decision:
         """Apply one pending item (or run a pending read) and say what happened.
@@ -224,14 +204,6 @@ class Run:
         ):
             raise DecideFirst(id, item.builds_on or "")
         return item
-
-    def _notify(self, item: Item) -> None:
-        for callback in list(self._subscribers):
-            try:
-                callback(item)
-            except Exception:  # a broken display must not undo a decision already made
-                log.exception("run subscriber failed")
-
 
 class Operator:
     """One session over one workspace root: runs replies, keeps history, undoes changes."""

@@ -42,32 +42,7 @@ def writes(*names: str) -> str:
 def on_terminal(args: list[str], reply: str, answers: list[bytes], tmp_path: Path,
                 env: dict[str, str]) -> tuple[str, bytes, int]:  # fmt: skip
     """Run ``jupyter-operator run --approve ask`` on a pseudo-terminal; answer each prompt."""
-    reply_file = tmp_path / "reply.txt"
-    reply_file.write_text(reply, encoding="utf-8")
-    out_file = tmp_path / "results.txt"
-    master, slave = pty.openpty()
-    with out_file.open("w") as results:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "jupyter_operator", "run", *args, "--approve", "ask",
-             str(reply_file)],
-            stdin=slave, stdout=results, stderr=slave, env=env,
-        )  # fmt: skip
-        os.close(slave)
-        screen, asked = b"", 0
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and time.monotonic() < deadline:
-            ready, _, _ = select.select([master], [], [], 0.2)
-            if ready:
-                try:
-                    screen += os.read(master, 65536)
-                except OSError:
-                    break
-            if screen.count(PROMPT) > asked and answers:
-                asked += 1
-                os.write(master, answers.pop(0))
-        proc.wait(timeout=30)
-        os.close(master)
-    return out_file.read_text(), screen, proc.returncode
+    return converse(args, reply, [(PROMPT, answer) for answer in answers], tmp_path, env)
 
 
 def test_without_a_terminal_rejections_are_said_on_stderr(root: Path, env: dict[str, str]) -> None:

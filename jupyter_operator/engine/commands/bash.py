@@ -30,8 +30,8 @@ from ...protocol import OperatorError, Result
 from ...protocol import codes as operator_codes
 from ...workspace import working_dir
 from .. import shell_ops
+from ..decidable import DecidableRun
 from ..decisions import Decision, reason_note
-from ..errors import UnknownItem
 from ..items import Item
 from ..shell_policy import ShellPolicy
 
@@ -119,7 +119,7 @@ def answer(status: int, cwd: str, stdout: str, stderr: str, timed_out: bool = Fa
     return responses.body(f"exit: {status} | cwd: {responses.one_line(cwd)}", shown or None)
 
 
-class BashRun:
+class BashRun(DecidableRun[Item]):
     """A one-item run for a bash line: what ``Reply.run`` and the fronts decide on.
 
     Offers the ``Run`` calls fronts use (``items``, ``pending``, ``done``, ``approve``,
@@ -142,26 +142,9 @@ class BashRun:
         return f"<BashRun {self.items[0].id} {self.items[0].status}>"
 
     @property
-    def pending(self) -> list[Item]:
-        return [item for item in self.items if item.needs_approval]
-
-    @property
-    def done(self) -> bool:
-        return not self.pending
-
-    @property
     def results_text(self) -> str:
         item = self.items[0]
         return getattr(item, "response", None) or ""
-
-    def subscribe(self, callback: Callable[[Item], None]) -> None:
-        """Call ``callback(item)`` after the item changes (also while output streams in)."""
-        self._subscribers.append(callback)
-
-    def item(self, id: str) -> Item:
-        if id != self.items[0].id:
-            raise UnknownItem(id)
-        return self.items[0]
 
     def approve(self, id: str, *, content: bytes | None = None) -> Decision:
         """Run the command now (in the sandbox) and answer it."""
@@ -237,14 +220,6 @@ class BashRun:
         item.error_code = code
         item.summary = item.result.summary
         self._notify(item)
-
-    def _notify(self, item: Item) -> None:
-        for callback in list(self._subscribers):
-            try:
-                callback(item)
-            except Exception:  # a broken display must not stop the command's answer
-                log.exception("bash subscriber failed")
-
 
 def _operation(item: BashItem, state: shell_ops.ShellState) -> Shell:
     cwd = None if state.cwd in ("", ".") else state.cwd
