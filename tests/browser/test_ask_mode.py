@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from browserkit import LabServer, screenshot, start_server, stop_server, wait_for_launcher
 from fake_openai import FakeOpenAI, Script
+from magic_notebooks import magic_notebook, run_quick_cell, setup_source
 from replies import b64, block
 
 pytestmark = pytest.mark.timeout(240)
@@ -105,47 +106,14 @@ def test_stop_in_the_middle_of_a_reply(ask_server: LabServer, page, fake: FakeOp
     screenshot(page, "ask-mode-stopped")
 
 
-REPO = Path(__file__).resolve().parents[2]
-
-
 def _agent_notebook(fake: FakeOpenAI, host: Path) -> dict:
-    setup = (
-        "import os, sys\n"
-        f"sys.path.insert(0, {str(REPO)!r})\n"  # the kernel imports the code under test
-        f"os.environ['JUPYTER_OPERATOR_JOURNAL_DIR'] = {str(host / 'journal')!r}\n"
-        f"os.environ['JUPYTER_OPERATOR_TRANSCRIPT_DIR'] = {str(host / 'runs')!r}\n"
-        "%load_ext jupyter_operator\n"
-        f"%operator model fake-model --base-url {fake.url}"
+    setup = setup_source(
+        host / "journal",
+        f"os.environ['JUPYTER_OPERATOR_TRANSCRIPT_DIR'] = {str(host / 'runs')!r}",
+        f"%operator model fake-model --base-url {fake.url}",
     )
-    cells = [setup, "%%operator_agent --max-turns 5\nWrite a plan.", "6 * 7"]
-    return {
-        "cells": [
-            {"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src, "outputs": [],
-             "execution_count": None}
-            for i, src in enumerate(cells)
-        ],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                    "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5,
-    }  # fmt: skip
-
-
-def _run_cell(page, n: int) -> None:
-    import re
-
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    cell = page.locator(".jp-Notebook .jp-Cell").nth(n)
-    ran = cell.locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]:"))
-    for _ in range(4):  # a keystroke sent while the kernel connection starts can be lost
-        cell.locator(".jp-InputArea-editor").click()
-        page.keyboard.press("Shift+Enter")
-        try:
-            ran.wait_for(timeout=15_000)
-            return
-        except PlaywrightTimeout:
-            continue
-    ran.wait_for(timeout=15_000)
+    cells = ["%%operator_agent --max-turns 5\nWrite a plan.", "6 * 7"]
+    return magic_notebook(host / "journal", *cells, setup=setup)
 
 
 def test_the_notebook_runs_a_multi_turn_task_against_the_endpoint(
@@ -161,8 +129,8 @@ def test_the_notebook_runs_a_multi_turn_task_against_the_endpoint(
     (ask_server.root / "agent.ipynb").write_text(json.dumps(_agent_notebook(fake, tmp_path)))
     page.goto(ask_server.page_url("lab/workspaces/agent-nb/tree/agent.ipynb"))
     page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
-    _run_cell(page, 0)
-    _run_cell(page, 1)
+    run_quick_cell(page, 0)
+    run_quick_cell(page, 1)
     view = page.locator(".jpo-agent")
     view.get_by_text("I will write the plan now.").wait_for(timeout=60_000)
     card = view.locator(".jpo-card.jpo-kind-mutation")
@@ -170,7 +138,7 @@ def test_the_notebook_runs_a_multi_turn_task_against_the_endpoint(
     assert "waiting for you" in view.locator(".jpo-agent-bar").inner_text()
     assert "turn 1/5" in view.locator(".jpo-agent-bar").inner_text()
     # the kernel answers another cell while the run waits for the decision
-    _run_cell(page, 2)
+    run_quick_cell(page, 2)
     page.locator(".jp-Notebook .jp-Cell").nth(2).locator(".jp-OutputArea").get_by_text(
         "42"
     ).wait_for(timeout=30_000)

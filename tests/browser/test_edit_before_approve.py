@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 from browserkit import LabServer, screenshot
 from fake_openai import FakeOpenAI, Script
+from magic_notebooks import magic_notebook
 from replies import b64, block
 from test_ask_mode import ASK, ask_server, fake, open_ask  # noqa: F401 (fixtures)
 from test_lab_panel import PANEL, card, command, open_lab, results_text, run_reply, wait_status
-from test_notebook_widgets import REPO, _run_both_cells, _wait_for_file
+from test_notebook_widgets import _run_both_cells, _wait_for_file
 
 from jupyter_operator.protocol import parse_results
 
@@ -32,30 +33,7 @@ def _b64(text: str) -> str:
 
 
 def _notebook(journal: Path, reply: str) -> dict[str, Any]:
-    setup = (
-        "import os, sys\n"
-        f"sys.path.insert(0, {str(REPO)!r})\n"
-        f"os.environ['JUPYTER_OPERATOR_JOURNAL_DIR'] = {str(journal)!r}\n"
-        "%load_ext jupyter_operator"
-    )
-    cells = [setup, "%%operator\n" + reply]
-    kernel = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
-    return {
-        "cells": [
-            {
-                "cell_type": "code",
-                "id": f"c{i}",
-                "metadata": {},
-                "source": src,
-                "outputs": [],
-                "execution_count": None,
-            }
-            for i, src in enumerate(cells)
-        ],
-        "metadata": {"kernelspec": kernel},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
+    return magic_notebook(journal, "%%operator\n" + reply)
 
 
 def _button(scope: Any, label: str) -> Any:

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 from browserkit import LabServer, run_palette_command, screenshot
+from magic_notebooks import magic_notebook
 from notebook_samples import notebook, with_source
 from test_lab_panel import b64, card, command, open_lab, run_reply, wait_status
 
 pytestmark = pytest.mark.timeout(240)
 
-REPO = Path(__file__).resolve().parents[2]
 SOURCES = (
     "# Orbit",
     "import math",
@@ -88,20 +88,7 @@ def _card_notebook(journal: Path, new: str) -> dict:
         "I will change the radius.\n\nOPERATOR_CMD\nversion: 1\nid: nbcell-1\n"
         f"action: fs.write\npath: orbit-card.ipynb\ncontent_b64: {payload}\nEND_OPERATOR_CMD"
     )
-    setup = (
-        f"import os, sys\nsys.path.insert(0, {str(REPO)!r})\n"
-        f"os.environ['JUPYTER_OPERATOR_JOURNAL_DIR'] = {str(journal)!r}\n"
-        "%load_ext jupyter_operator"
-    )
-    cells = [setup, "%%operator\n" + reply]
-    return {
-        "cells": [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "source": src,
-                   "outputs": [], "execution_count": None} for i, src in enumerate(cells)],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                                    "language": "python"}},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }  # fmt: skip
+    return magic_notebook(journal, "%%operator\n" + reply)
 
 
 def test_a_notebook_card_shows_the_change_as_a_cell(

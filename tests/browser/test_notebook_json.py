@@ -4,13 +4,13 @@ after the click, markup shown as text."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from browserkit import screenshot
-from test_notebook_widgets import REPO, _approve_button
+from magic_notebooks import magic_notebook, run_cell, run_quick_cell
+from test_notebook_widgets import _approve_button
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -21,57 +21,17 @@ def _notebook(journal: Path) -> dict:
     reply = (
         "```json\n" + json.dumps({"type": "shell", "command": COMMAND, "env": {"A": "1"}}) + "\n```"
     )
-    setup = (
-        "import os, sys\n"
-        f"sys.path.insert(0, {str(REPO)!r})\n"
-        f"os.environ['JUPYTER_OPERATOR_JOURNAL_DIR'] = {str(journal)!r}\n"
-        "%load_ext jupyter_operator"
-    )
-    cells = [setup, "%%operator\n" + reply]
-    return {
-        "cells": [
-            {
-                "cell_type": "code",
-                "id": f"c{i}",
-                "metadata": {},
-                "source": src,
-                "outputs": [],
-                "execution_count": None,
-            }
-            for i, src in enumerate(cells)
-        ],
-        "metadata": {
-            "kernelspec": {
-                "name": "python3",
-                "display_name": "Python 3 (ipykernel)",
-                "language": "python",
-            }
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
+    return magic_notebook(journal, "%%operator\n" + reply)
 
 
 def test_shell_card_in_a_notebook(lab_server: Any, page: Any, tmp_path: Path) -> None:
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
     journal = tmp_path / "journal"
     journal.mkdir()
     (lab_server.root / "operator-shell.ipynb").write_text(json.dumps(_notebook(journal)))
     page.goto(lab_server.page_url("lab/workspaces/operator-shell/tree/operator-shell.ipynb"))
     page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
-    cells = page.locator(".jp-Notebook .jp-Cell")
-    ran = cells.nth(0).locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]:"))
-    for _ in range(4):  # a keystroke sent while the kernel connects can be lost
-        cells.nth(0).locator(".jp-InputArea-editor").click()
-        page.keyboard.press("Shift+Enter")
-        try:
-            ran.wait_for(timeout=15_000)
-            break
-        except PlaywrightTimeout:
-            continue
-    cells.nth(1).locator(".jp-InputArea-editor").click()
-    page.keyboard.press("Shift+Enter")
+    run_quick_cell(page)
+    run_cell(page, 1)
     card = page.locator(".jpo-card.jpo-kind-shell")
     card.wait_for(timeout=60_000)
     command = card.locator(".jpo-command")

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from browserkit import screenshot
+from magic_notebooks import magic_notebook, run_both_cells
 
-REPO = Path(__file__).resolve().parents[2]
 CONTENT = 'hello from the browser\n<img src=x onerror="window.__operatorPwned = 1">\n'
 
 
@@ -22,66 +22,15 @@ def _notebook(journal: Path) -> dict:
         "I will create the file.\n\nOPERATOR_CMD\nversion: 1\nid: browser-1\n"
         f"action: fs.write\npath: browser-test.txt\ncontent_b64: {payload}\nEND_OPERATOR_CMD"
     )
-    setup = (
-        "import os, sys\n"
-        # The kernel imports the code under test, installed or not.
-        f"sys.path.insert(0, {str(REPO)!r})\n"
-        f"os.environ['JUPYTER_OPERATOR_JOURNAL_DIR'] = {str(journal)!r}\n"
-        "%load_ext jupyter_operator"
-    )
-    cells = [setup, "%%operator\n" + reply]
-    return {
-        "cells": [
-            {
-                "cell_type": "code",
-                "id": f"c{i}",
-                "metadata": {},
-                "source": src,
-                "outputs": [],
-                "execution_count": None,
-            }
-            for i, src in enumerate(cells)
-        ],
-        "metadata": {
-            "kernelspec": {
-                "name": "python3",
-                "display_name": "Python 3 (ipykernel)",
-                "language": "python",
-            },
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
+    return magic_notebook(journal, "%%operator\n" + reply)
 
 
 pytestmark = pytest.mark.timeout(240)
 
 
 def _run_both_cells(page: Any) -> Any:
-    """Run the setup cell and the %%operator cell; return the mutation card.
-
-    A Shift+Enter sent while the kernel connection is still being set up is lost even after
-    the status says idle (more often on a busy machine), so the first cell is retried until
-    its prompt shows an execution count.
-    """
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    cells = page.locator(".jp-Notebook .jp-Cell")
-    ran = cells.nth(0).locator(".jp-InputPrompt", has_text=re.compile(r"\[\d+\]:"))
-    for _ in range(4):
-        cells.nth(0).locator(".jp-InputArea-editor").click()
-        page.keyboard.press("Shift+Enter")
-        try:
-            ran.wait_for(timeout=15_000)
-            break
-        except PlaywrightTimeout:  # lost keystroke: try again
-            continue
-    ran.wait_for(timeout=15_000)
-    cells.nth(1).locator(".jp-InputArea-editor").click()
-    page.keyboard.press("Shift+Enter")
-    card = page.locator(".jpo-card.jpo-kind-mutation")
-    card.wait_for(timeout=60_000)
-    return card
+    """Run the setup cell and the %%operator cell; return the mutation card."""
+    return run_both_cells(page)
 
 
 def _approve_button(card: Any) -> Any:
