@@ -2,47 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from typing import Any
 
-import nbformat
-import pytest
-from nbclient import NotebookClient
-
-REPO = Path(__file__).resolve().parents[2]
-NOTEBOOK = REPO / "notebooks" / "03-agent-loop.ipynb"
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+from notebook_runs import WIDGET_MIME, execute, text
 
 
-def text(outputs: list[dict[str, Any]]) -> str:
-    parts = []
-    for out in outputs:
-        assert out["output_type"] != "error", out
-        if out["output_type"] == "stream":
-            parts.append(out["text"])
-        elif "data" in out:
-            parts.append(out["data"].get("text/plain", ""))
-    return "".join(parts)
-
-
-def test_stored_without_outputs() -> None:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    nbformat.validate(nb)
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    assert all(cell.outputs == [] and cell.execution_count is None for cell in code)
-
-
-def test_agent_loop_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    )
-    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
-    ).execute()
-    out = {c["id"]: c.get("outputs", []) for c in nb.cells if c.cell_type == "code"}
+def test_agent_loop_notebook(tmp_path: Path) -> None:
+    _nb, out = execute("03-agent-loop.ipynb", tmp_path)
     assert "['notes.txt']" in text(out["cell-02"])
     shown = [o for o in out["cell-04"] if "data" in o]
     assert shown and WIDGET_MIME in shown[0]["data"]  # the live run display
@@ -59,4 +25,4 @@ def test_agent_loop_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     assert table[1].split()[:4] == ["replay:scripted-model", "4", "5", "1.0"]
     assert table[1].split()[4:6] == ["2", "1"]  # approvals, rejections
     assert table[2].split()[:2] == ["replay:direct", "2"]
-    assert list(tmp_path.iterdir()) == [tmp_path / "journal"]  # nothing beside the notebook
+    assert list(tmp_path.iterdir()) == []  # nothing beside the notebook

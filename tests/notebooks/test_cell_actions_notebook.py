@@ -2,47 +2,23 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
-
-REPO = Path(__file__).resolve().parents[2]
-NOTEBOOK = REPO / "notebooks" / "06-notebook-cells.ipynb"
+from notebook_runs import execute as run_notebook
+from notebook_runs import text
 
 
 def printed(outputs: list[dict[str, Any]]) -> str:
-    parts = []
-    for out in outputs:
-        assert out["output_type"] != "error", out
-        assert out.get("name") != "stderr", out
-        if out["output_type"] == "stream":
-            parts.append(out["text"])
-        elif "data" in out:
-            parts.append(out["data"].get("text/plain", ""))
-    return "".join(parts)
+    """What a cell printed; nothing of it on stderr."""
+    assert not [out for out in outputs if out.get("name") == "stderr"], outputs
+    return text(outputs)
 
 
-def test_stored_without_outputs() -> None:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    nbformat.validate(nb)
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    assert all(cell.outputs == [] and cell.execution_count is None for cell in code)
-
-
-def execute(cwd: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
+def execute(cwd: Path) -> dict[str, list[Any]]:
     """Run the notebook in ``cwd``; the outputs of each code cell by id (none an error)."""
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    )
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
-    ).execute()
-    out = {cell.id: cell.outputs for cell in nb.cells if cell.cell_type == "code"}
+    _nb, out = run_notebook("06-notebook-cells.ipynb", cwd)
     for outputs in out.values():
         printed(outputs)  # no errors, nothing on stderr
     return out
@@ -51,7 +27,7 @@ def execute(cwd: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, list[Any]]:
 def test_run_all_by_a_person_changes_nothing(tmp_path: Path,
                                              monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
-    out = execute(tmp_path, monkeypatch)
+    out = execute(tmp_path)
     decided = printed(out["cell-07"])
     assert "read-cells: done: Read cells 0-2 of 3" in decided
     assert "explain: pending: insert markdown cell at 2" in decided
@@ -63,7 +39,7 @@ def test_run_all_by_a_person_changes_nothing(tmp_path: Path,
 def test_cells_changed_and_undone_unattended(tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     monkeypatch.setenv("OPERATOR_DEMO_UNATTENDED", "1")
-    out = execute(tmp_path, monkeypatch)
+    out = execute(tmp_path)
     assert printed(out["cell-02"]).split() == [
         "title", "markdown", "#", "Analysis", "load", "code", "data", "=", "[3,", "1,", "2]",
         "show", "code", "print(sorted(data))",

@@ -2,28 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import nbformat
-import pytest
-from test_notebooks import NOTEBOOKS, code_cells, execute, text
-
-
-@pytest.fixture(autouse=True)
-def kernel_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The kernel imports this checkout and keeps its journal in a temporary folder."""
-    repo = str(NOTEBOOKS.parent)
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join(filter(None, [repo, os.environ.get("PYTHONPATH")]))
-    )
-    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
-
-
-def test_stored_without_outputs() -> None:
-    nb = nbformat.read(NOTEBOOKS / "05-commands.ipynb", as_version=4)
-    nbformat.validate(nb)
-    assert all(cell.outputs == [] and cell.execution_count is None for cell in code_cells(nb))
+from notebook_runs import execute, text
 
 
 def test_commands_notebook(tmp_path: Path) -> None:

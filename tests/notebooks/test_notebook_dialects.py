@@ -4,48 +4,20 @@ shell command in the workspace."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
-import nbformat
-import pytest
-from nbclient import NotebookClient
-
-REPO = Path(__file__).resolve().parents[2]
-NOTEBOOK = REPO / "notebooks" / "04-dialects.ipynb"
+from notebook_runs import execute, text
 
 
 def printed(outputs: list[dict[str, Any]]) -> str:
-    parts = []
-    for out in outputs:
-        assert out["output_type"] != "error", out
-        if out["output_type"] == "stream" and out["name"] == "stdout":
-            parts.append(out["text"])
-        elif "data" in out:
-            parts.append(out["data"].get("text/plain", ""))
-    return "".join(parts)
+    return text(outputs, streams=("stdout",))
 
 
-def test_stored_without_outputs() -> None:
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    nbformat.validate(nb)
-    code = [cell for cell in nb.cells if cell.cell_type == "code"]
-    assert all(cell.outputs == [] and cell.execution_count is None for cell in code)
-
-
-def test_both_dialects_side_by_side(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    )
-    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
+def test_both_dialects_side_by_side(tmp_path: Path) -> None:
     work = tmp_path / "cwd"
     work.mkdir()
-    nb = nbformat.read(NOTEBOOK, as_version=4)
-    NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(work)}}
-    ).execute()
-    out = {cell["id"]: cell.get("outputs", []) for cell in nb.cells if cell.cell_type == "code"}
+    _nb, out = execute("04-dialects.ipynb", work)
     assert "[('write-mathx', 'applied'), ('write-test', 'applied')]" in printed(out["cell-07"])
     listing = printed(out["cell-10"])
     # The saved output of the cards follows the decisions made in later cells: a reader of the

@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
-
-REPO = Path(__file__).resolve().parents[2]
-NOTEBOOKS = REPO / "notebooks"
-WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
-
-
-def execute(name: str, cwd: Path) -> tuple[Any, dict[str, list[dict[str, Any]]]]:
-    """Run a notebook with its kernel in ``cwd``; return it and the outputs of each cell by id."""
-    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(cwd)}}
-    ).execute()
-    return nb, {
-        cell["id"]: cell.get("outputs", []) for cell in nb.cells if cell.cell_type == "code"
-    }
+from notebook_runs import NOTEBOOKS, WIDGET_MIME, code_cells, execute, text
 
 
 @pytest.fixture
@@ -58,31 +43,7 @@ def no_errors(nb: Any) -> None:
             assert out.get("name") != "stderr", (cell.id, out)
 
 
-@pytest.fixture(autouse=True)
-def kernel_imports_this_checkout(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The kernels import the code under test, installed or not (their cwd is a temp dir)."""
-    monkeypatch.setenv(
-        "PYTHONPATH", os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    )
-
-
-def text(outputs: list[dict[str, Any]]) -> str:
-    """Everything a cell printed (streams and plain-text displays)."""
-    parts = []
-    for out in outputs:
-        assert out["output_type"] != "error", out
-        if out["output_type"] == "stream":
-            parts.append(out["text"])
-        elif "data" in out:
-            parts.append(out["data"].get("text/plain", ""))
-    return "".join(parts)
-
-
-def code_cells(nb: Any) -> list[Any]:
-    return [cell for cell in nb.cells if cell.cell_type == "code"]
-
-
-@pytest.mark.parametrize("name", ["01-quickstart.ipynb", "02-teaching-demo.ipynb"])
+@pytest.mark.parametrize("name", sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")))
 def test_notebooks_are_stored_without_outputs(name: str) -> None:
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
     nbformat.validate(nb)
