@@ -37,8 +37,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
       client,
       languages,
       tracker,
-      readNotebook: async path =>
-        (await app.serviceManager.contents.get(path, { type: 'notebook', content: true })).content
+      readDocument: async path => {
+        const notebook = path.toLowerCase().endsWith('.ipynb');
+        const options = notebook
+          ? { type: 'notebook' as const, content: true }
+          : { type: 'file' as const, format: 'text' as const, content: true };
+        return (await app.serviceManager.contents.get(path, options)).content;
+      },
+      mainWidgets: () => app.shell.widgets('main')
     });
     app.shell.add(panel, 'right', { rank: 600 });
     restorer?.add(panel, 'jupyter-operator');

@@ -1,18 +1,19 @@
 /**
- * Notebooks open in JupyterLab (or Notebook 7) that a change from the panel touches.
+ * Documents open in JupyterLab (or Notebook 7) that a change from the panel touches: notebooks,
+ * and text files open in an editor.
  *
- * When the server applies (or undoes, or redoes) a change to a notebook that is open and whose
- * cells are still the file's (see {@link OpenNotebooks}), the open document is reloaded from
- * disk at once: the person sees the new cells, and
- * JupyterLab never shows "File changed on disk" (reloading records the file's new time). The
- * document is reloaded rather than edited and saved, so the file on disk stays exactly the
- * bytes the person approved (a save would write JupyterLab's own serialisation).
+ * When the server applies (or undoes, or redoes) a change to a document that is open and
+ * whose content is still the file's (see {@link OpenDocuments}), the open document is
+ * reloaded from disk at once: the person sees the new content, and JupyterLab never shows
+ * "File changed on disk" (reloading records the file's new time). The document is reloaded
+ * rather than edited and saved, so the file on disk stays exactly the bytes the person
+ * approved (a save would write JupyterLab's own serialisation).
  *
- * An open notebook whose cells the person changed and did not save is never touched. The panel refuses to approve, undo
- * or redo a change to it: the change was previewed against the file on disk, and writing it
- * under unsaved edits would leave a tab whose next save silently drops the approved change
- * while the model is told it was applied. The person saves (the preview is then checked
- * against the saved notebook, and a stale one is refused) or reverts, then decides again.
+ * An open document the person changed and did not save is never touched. The panel refuses to
+ * approve, undo or redo a change to it: the change was previewed against the file on disk, and
+ * writing it under unsaved edits would leave a tab whose next save silently drops the approved
+ * change while the model is told it was applied. The person saves (the preview is then checked
+ * against the saved file, and a stale one is refused) or reverts, then decides again.
  */
 import { INotebookModel, INotebookTracker } from '@jupyterlab/notebook';
 import { JSONExt, ReadonlyPartialJSONValue } from '@lumino/coreutils';
@@ -45,20 +46,26 @@ export function serverPath(
   return parts.join('/');
 }
 
-/** What the person is told when a change to an open notebook with unsaved changes is held. */
+function isNotebookPath(path: string): boolean {
+  return path.toLowerCase().endsWith('.ipynb');
+}
+
+/** What the person is told when a change to an open document with unsaved changes is held. */
 export function dirtyMessage(path: string, what: 'approve' | 'undo' | 'redo'): string {
   const verb = what === 'approve' ? 'approved' : what === 'undo' ? 'undone' : 'redone';
+  const kind = isNotebookPath(path) ? 'notebook' : 'file';
   return (
     `Not ${verb}: ${path} is open with unsaved changes. Save them (the change is then checked ` +
-    `against your saved notebook) or revert them, then ${what} again.`
+    `against your saved ${kind}) or revert them, then ${what} again.`
   );
 }
 
-/** What the person is told when a change reached the disk under an open, edited notebook. */
+/** What the person is told when a change reached the disk under an open, edited document. */
 export function notReloadedMessage(path: string): string {
+  const menu = isNotebookPath(path) ? 'File > Reload Notebook from Disk' : 'File > Reload File from Disk';
   return (
     `Written on disk, but the open ${path} has unsaved changes and was not reloaded: ` +
-    'saving it would overwrite this change (File > Reload Notebook from Disk shows it).'
+    `saving it would overwrite this change (${menu} shows it).`
   );
 }
 
@@ -90,12 +97,53 @@ export function cellsKey(notebook: unknown): string {
   );
 }
 
-/** What the panel found about an open notebook before changing its file. */
+/** What the panel found about an open document before changing its file. */
 export interface IOpenCheck {
-  /** `closed`: not open here; `unchanged`: its cells are the file's; `edited`: they differ. */
+  /** `closed`: not open here; `unchanged`: its content is the file's; `edited`: it differs. */
   state: 'closed' | 'unchanged' | 'edited';
-  /** The open notebook's cells (see {@link cellsKey}) when it is open. */
+  /** The open document's content as compared (see {@link contentKey}) when it is open. */
   cells?: string;
+}
+
+/**
+ * An open document as handled here: JupyterLab's document widgets, typed by what is used so
+ * the plugin needs no file-editor token (every document widget of Lab and Notebook 7 has these).
+ */
+export interface IOpenDocument {
+  readonly isDisposed: boolean;
+  readonly context: {
+    readonly path: string;
+    readonly model: { dirty: boolean; toJSON(): unknown; toString(): string };
+    revert(): Promise<void>;
+  };
+}
+
+/** Whether a main-area widget is a document widget (see {@link IOpenDocument}). */
+export function isOpenDocument(widget: unknown): widget is IOpenDocument {
+  const context = (widget as { context?: IOpenDocument['context'] } | null)?.context;
+  return (
+    !!context &&
+    typeof context.path === 'string' &&
+    typeof context.revert === 'function' &&
+    !!context.model &&
+    typeof context.model.toString === 'function'
+  );
+}
+
+/**
+ * An open document's content as compared with its file: a notebook's cells (see
+ * {@link cellsKey}), any other document's text.
+ */
+export function contentKey(path: string, model: { toJSON(): unknown; toString(): string }): string {
+  return isNotebookPath(path) ? cellsKey(model.toJSON()) : model.toString();
+}
+
+/** The same key for a file's saved content as {@link ReadDocument} returns it. */
+export function savedKey(path: string, saved: unknown): string | null {
+  if (isNotebookPath(path)) {
+    return cellsKey(saved);
+  }
+  return typeof saved === 'string' ? saved : null;
 }
 
 /** How long after a reload the kernel's own metadata echo is not counted as an edit. */
@@ -127,35 +175,40 @@ function keepCleanWhileKernelEchoes(model: INotebookModel): void {
   setTimeout(() => model.metadataChanged.disconnect(onChange), ECHO_MS);
 }
 
-/** Reads a file's saved content (JupyterLab's contents service). */
-export type ReadNotebook = (path: string) => Promise<unknown>;
+/** Reads a file's saved content (JupyterLab's contents service): a notebook's JSON, or the
+ * text of any other file. */
+export type ReadDocument = (path: string) => Promise<unknown>;
+
+/** The main area's widgets (the shell's), where open documents are found. */
+export type ListWidgets = () => Iterable<unknown>;
 
 /**
- * The notebooks open in this page, by their path relative to the server's root.
+ * The documents open in this page, by their path relative to the server's root.
  *
- * "Unchanged" means the open notebook's cells are the file's cells. JupyterLab marks a
- * notebook dirty as soon as its kernel starts (it records the kernel's language in the
- * metadata); that alone is not an edit of the person's, so cells are compared with the file.
+ * "Unchanged" means the open document's content is the file's. JupyterLab marks a notebook
+ * dirty as soon as its kernel starts (it records the kernel's language in the metadata); that
+ * alone is not an edit of the person's, so cells are compared with the file.
  */
-export class OpenNotebooks {
+export class OpenDocuments {
   constructor(
     private _tracker: INotebookTracker | null,
-    private _read: ReadNotebook | null
+    private _read: ReadDocument | null,
+    private _widgets: ListWidgets | null = null
   ) {}
 
-  /** Whether the notebook at `path` is open, and whether its cells differ from the file. */
+  /** Whether the document at `path` is open, and whether its content differs from the file. */
   async check(path: string | null): Promise<IOpenCheck> {
-    const panel = this._find(path);
-    if (!panel || !path) {
+    const doc = this._find(path);
+    if (!doc || !path) {
       return { state: 'closed' };
     }
-    const model = panel.context.model;
-    const cells = cellsKey(model.toJSON());
+    const model = doc.context.model;
+    const cells = contentKey(path, model);
     if (!model.dirty) {
       return { state: 'unchanged', cells };
     }
     try {
-      const saved = this._read ? cellsKey(await this._read(path)) : null;
+      const saved = this._read ? savedKey(path, await this._read(path)) : null;
       return { state: saved === cells ? 'unchanged' : 'edited', cells };
     } catch {
       return { state: 'edited', cells }; // cannot tell: keep the person's tab as it is
@@ -163,35 +216,46 @@ export class OpenNotebooks {
   }
 
   /**
-   * Bring the open notebook at `path` up to date with the disk (after the server changed it):
-   * reloaded when it is not dirty, or when its cells are still `before` (what {@link check}
+   * Bring the open document at `path` up to date with the disk (after the server changed it):
+   * reloaded when it is not dirty, or when its content is still `before` (what {@link check}
    * saw just before the change). Returns `edited` when it was left alone.
    */
   async reload(path: string | null, before?: string): Promise<IOpenCheck['state']> {
-    const panel = this._find(path);
-    if (!panel) {
+    const doc = this._find(path);
+    if (!doc || !path) {
       return 'closed';
     }
-    const model = panel.context.model;
-    if (model.dirty && (before === undefined || cellsKey(model.toJSON()) !== before)) {
+    const model = doc.context.model;
+    if (model.dirty && (before === undefined || contentKey(path, model) !== before)) {
       return 'edited';
     }
-    await panel.context.revert();
+    await doc.context.revert();
     // The model now holds exactly the file (JupyterLab's revert leaves it marked dirty).
     model.dirty = false;
-    keepCleanWhileKernelEchoes(model);
+    if (isNotebookPath(path) && 'metadataChanged' in model) {
+      keepCleanWhileKernelEchoes(model as unknown as INotebookModel);
+    }
     return 'unchanged';
   }
 
-  private _find(path: string | null) {
-    if (!path || !this._tracker) {
+  private _find(path: string | null): IOpenDocument | null {
+    if (!path) {
       return null;
     }
-    return this._tracker.find(panel => !panel.isDisposed && panel.context.path === path) ?? null;
+    const notebook = this._tracker?.find(p => !p.isDisposed && p.context.path === path);
+    if (notebook) {
+      return notebook as unknown as IOpenDocument;
+    }
+    for (const widget of this._widgets?.() ?? []) {
+      if (isOpenDocument(widget) && !widget.isDisposed && widget.context.path === path) {
+        return widget;
+      }
+    }
+    return null;
   }
 }
 
-/** What {@link OpenNotebooks.beforeApproving} and {@link OpenNotebooks.afterChange} need to know
+/** What {@link beforeApproving} and {@link afterChange} need to know
  * of the panel: where an item's path is, and the card that shows it. */
 export interface IPanelView {
   /** An item's path relative to the server's root (null: no document there can be open). */
@@ -201,11 +265,11 @@ export interface IPanelView {
 }
 
 /**
- * Before approving `items`: the cells of the open notebooks they change, by path, or null
- * (with a note on each such card) when one has cell edits the person has not saved.
+ * Before approving `items`: the content of the open documents they change, by path, or null
+ * (with a note on each such card) when one has edits the person has not saved.
  */
 export async function beforeApproving(
-  open: OpenNotebooks,
+  open: OpenDocuments,
   view: IPanelView,
   items: readonly IOperatorItem[]
 ): Promise<Map<string, string> | null> {
@@ -227,9 +291,9 @@ export async function beforeApproving(
   return held ? null : before;
 }
 
-/** After a decision: reload the open notebooks that these (changed) items wrote or undid. */
+/** After a decision: reload the open documents that these (changed) items wrote or undid. */
 export async function afterChange(
-  open: OpenNotebooks,
+  open: OpenDocuments,
   view: IPanelView,
   items: readonly IOperatorItem[],
   before: ReadonlyMap<string, string> = new Map()

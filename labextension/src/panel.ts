@@ -21,8 +21,9 @@ import {
   dirtyMessage,
   IPanelView,
   notReloadedMessage,
-  OpenNotebooks,
-  ReadNotebook,
+  OpenDocuments,
+  ListWidgets,
+  ReadDocument,
   serverPath
 } from './opendocs';
 import { RunState } from './state';
@@ -89,20 +90,26 @@ export class OperatorPanel extends Widget {
   private _undoButton: HTMLButtonElement;
   private _history: HistoryView;
   private _workspaces: IWorkspace[] = [];
-  /** Notebooks open in this page that approved changes, undo and redo keep up to date. */
-  private _open: OpenNotebooks;
+  /** Documents open in this page that approved changes, undo and redo keep up to date. */
+  private _open: OpenDocuments;
 
   constructor(options: {
     client: OperatorClient;
     languages?: IEditorLanguageRegistry | null;
     tracker?: INotebookTracker | null;
-    /** Reads a notebook's saved content (to tell the person's edits from kernel metadata). */
-    readNotebook?: ReadNotebook | null;
+    /** Reads a file's saved content (to tell the person's edits from kernel metadata). */
+    readDocument?: ReadDocument | null;
+    /** The main area's widgets, where open text files are found (notebooks: `tracker`). */
+    mainWidgets?: ListWidgets | null;
   }) {
     super();
     this._client = options.client;
     this._languages = options.languages ?? null;
-    this._open = new OpenNotebooks(options.tracker ?? null, options.readNotebook ?? null);
+    this._open = new OpenDocuments(
+      options.tracker ?? null,
+      options.readDocument ?? null,
+      options.mainWidgets ?? null
+    );
     this.id = PANEL_ID;
     this.addClass('jp-Operator-panel');
     this.title.icon = operatorIcon;
@@ -316,8 +323,8 @@ export class OperatorPanel extends Widget {
       const scan = await this._client.scan(reply, workspace, folder, dialect);
       // A write that changes nothing is settled by the engine ("No change"): nothing to ask.
       this._show(scan);
-      // Changes a rule applied at once are on disk already: bring open notebooks up to date.
-      await this._syncOpenNotebooks(this._state?.items.map(i => i.index) ?? []);
+      // Changes a rule applied at once are on disk already: bring open documents up to date.
+      await this._syncOpenDocuments(this._state?.items.map(i => i.index) ?? []);
     });
   }
 
@@ -359,7 +366,7 @@ export class OperatorPanel extends Widget {
     }
     await this._request(async () => {
       const answer = await this._client.decide(state.session, item.id, decision, reason, content);
-      await this._syncOpenNotebooks(this._apply(state.update(answer)), before);
+      await this._syncOpenDocuments(this._apply(state.update(answer)), before);
     });
   }
 
@@ -375,7 +382,7 @@ export class OperatorPanel extends Widget {
     }
     await this._request(async () => {
       const answer = await this._client.decideAll(state.session, decision, reason);
-      await this._syncOpenNotebooks(this._apply(state.update(answer)), before);
+      await this._syncOpenDocuments(this._apply(state.update(answer)), before);
     });
   }
 
@@ -552,13 +559,13 @@ export class OperatorPanel extends Widget {
     return changed;
   }
 
-  /** A path of the session on display, relative to the server's root (open notebooks). */
+  /** A path of the session on display, relative to the server's root (open documents). */
   private _docPath(path: string | null): string | null {
     const workspace = this._state?.workspace ?? this._workspace.value;
     return serverPath(this._workspaces, workspace, this._state?.folder, path);
   }
 
-  /** The panel as open-notebook handling sees it (see opendocs.ts). */
+  /** The panel as open-document handling sees it (see opendocs.ts). */
   private get _view(): IPanelView {
     return {
       docPath: path => this._docPath(path),
@@ -566,8 +573,8 @@ export class OperatorPanel extends Widget {
     };
   }
 
-  /** Reload the open notebooks the items at these indices just changed on disk. */
-  private _syncOpenNotebooks(indices: readonly number[], before?: Map<string, string>): Promise<void> {
+  /** Reload the open documents the items at these indices just changed on disk. */
+  private _syncOpenDocuments(indices: readonly number[], before?: Map<string, string>): Promise<void> {
     const items = indices.map(i => this._state?.item(i)).filter((i): i is IOperatorItem => !!i);
     return afterChange(this._open, this._view, items, before);
   }

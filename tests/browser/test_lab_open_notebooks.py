@@ -156,3 +156,63 @@ def test_unsaved_changes_are_never_clobbered(lab_server, page) -> None:
     wait_cells(page, ["x = 2"])
     assert (root / "edited.ipynb").read_text() == new
     assert page.locator(f"{PANEL} > .jp-Operator-error").is_hidden()
+
+
+def editor_text(page) -> str:
+    return page.locator(".jp-FileEditor:visible .cm-content").inner_text()
+
+
+def wait_editor(page, expected: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while editor_text(page).strip() != expected:
+        assert time.monotonic() < deadline, f"open file shows {editor_text(page)!r}"
+        time.sleep(0.2)
+
+
+def test_a_text_file_open_in_an_editor_follows_and_is_never_clobbered(lab_server, page) -> None:
+    """The same for a file open in Lab's text editor: approved changes show in the open editor
+    at once (no dialog, a later save keeps them); unsaved typing holds the approval."""
+    root: Path = lab_server.root
+    target = root / "calc.py"
+    target.write_text("x = 1\n")
+    open_lab(page, lab_server, "calc.py")
+    wait_editor(page, "x = 1")
+
+    run_reply(page, command("py-1", "fs.write", "calc.py", content_b64=b64("x = 2\n")))
+    wait_status(page, "py-1", "pending")
+    card(page, "py-1").locator(".jp-Operator-approve").click()
+    wait_status(page, "py-1", "applied")
+    wait_editor(page, "x = 2")
+    no_dialog(page)
+    assert not is_dirty(page)
+    screenshot(page, "lab-open-file-approved")
+
+    # The person types and saves: no "File changed" dialog, and the approved line is kept.
+    page.locator(".jp-FileEditor:visible .cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("y = 3\n")
+    before = target.stat().st_mtime_ns
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + 30
+    while target.stat().st_mtime_ns == before or is_dirty(page):
+        assert time.monotonic() < deadline, "the file was not saved"
+        time.sleep(0.2)
+    no_dialog(page)
+    assert target.read_text() == "x = 2\ny = 3\n"
+
+    # Unsaved typing: the next change is held, nothing written, the typing still on screen.
+    page.keyboard.type("# mine")
+    page.wait_for_function(
+        "() => !!document.querySelector('.lm-DockPanel-tabBar .lm-mod-current.jp-mod-dirty')"
+    )
+    run_reply(page, command("py-2", "fs.write", "calc.py", content_b64=b64("x = 4\n")))
+    wait_status(page, "py-2", "pending")
+    card(page, "py-2").locator(".jp-Operator-approve").click()
+    note = card(page, "py-2").locator(".jp-Operator-opendoc-note")
+    note.wait_for()
+    assert "Not approved: calc.py is open with unsaved changes" in note.text_content()
+    assert "your saved file" in note.text_content()
+    wait_status(page, "py-2", "pending")
+    assert target.read_text() == "x = 2\ny = 3\n"
+    assert "# mine" in editor_text(page)
+    screenshot(page, "lab-open-file-unsaved-held")

@@ -1,4 +1,14 @@
-import { cellsKey, dirtyMessage, serverPath } from '../opendocs';
+import {
+  cellsKey,
+  contentKey,
+  dirtyMessage,
+  IOpenDocument,
+  isOpenDocument,
+  notReloadedMessage,
+  OpenDocuments,
+  savedKey,
+  serverPath
+} from '../opendocs';
 
 const workspaces = [
   { name: 'default', path: '.' },
@@ -24,6 +34,60 @@ describe('serverPath', () => {
 describe('dirtyMessage', () => {
   it('names the notebook and what was held', () => {
     expect(dirtyMessage('a/nb.ipynb', 'undo')).toMatch(/^Not undone: a\/nb\.ipynb is open with unsaved changes/);
+    expect(dirtyMessage('a/nb.ipynb', 'undo')).toContain('your saved notebook');
+  });
+
+  it('speaks of a file for anything else', () => {
+    expect(dirtyMessage('calc.py', 'approve')).toContain('your saved file');
+    expect(notReloadedMessage('calc.py')).toContain('File > Reload File from Disk');
+    expect(notReloadedMessage('nb.ipynb')).toContain('File > Reload Notebook from Disk');
+  });
+});
+
+/** A text document as a file editor holds it. */
+function textDoc(path: string, text: string, dirty = false): IOpenDocument & { reverted: number } {
+  const doc = {
+    isDisposed: false,
+    reverted: 0,
+    context: {
+      path,
+      model: { dirty, toJSON: () => text, toString: () => text },
+      revert: async () => {
+        doc.reverted++;
+      }
+    }
+  };
+  return doc;
+}
+
+describe('open text files', () => {
+  it('are found among the main area widgets, by path', async () => {
+    const doc = textDoc('calc.py', 'x = 1\n');
+    expect(isOpenDocument(doc)).toBe(true);
+    expect(isOpenDocument({ title: 'Launcher' })).toBe(false);
+    const open = new OpenDocuments(null, null, () => [{ title: 'Launcher' }, doc]);
+    expect(await open.check('calc.py')).toEqual({ state: 'unchanged', cells: 'x = 1\n' });
+    expect(await open.check('other.py')).toEqual({ state: 'closed' });
+  });
+
+  it('are reloaded after a change unless the person edited them', async () => {
+    const clean = textDoc('a.txt', 'a\n');
+    const edited = textDoc('b.txt', 'b, typed\n', true);
+    const read = async (path: string) => (path === 'b.txt' ? 'b\n' : 'a\n');
+    const open = new OpenDocuments(null, read, () => [clean, edited]);
+    expect((await open.check('b.txt')).state).toBe('edited');
+    expect(await open.reload('a.txt')).toBe('unchanged');
+    expect(clean.reverted).toBe(1);
+    expect(await open.reload('b.txt')).toBe('edited');
+    expect(edited.reverted).toBe(0);
+  });
+
+  it('count as unchanged when dirty but still the saved text', async () => {
+    const doc = textDoc('a.txt', 'same\n', true);
+    const open = new OpenDocuments(null, async () => 'same\n', () => [doc]);
+    expect((await open.check('a.txt')).state).toBe('unchanged');
+    expect(contentKey('a.txt', doc.context.model)).toBe('same\n');
+    expect(savedKey('a.txt', { not: 'text' })).toBeNull();
   });
 });
 
