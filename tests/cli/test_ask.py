@@ -21,11 +21,6 @@ PROMPT = b"? [y/N/a/q/"  # "e/" follows for a change whose new content is text
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    return dict(os.environ, JUPYTER_OPERATOR_JOURNAL_DIR=str(tmp_path / "journal"))
-
-
-@pytest.fixture
 def root(tmp_path: Path) -> Path:
     folder = tmp_path / "ws"
     folder.mkdir()

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from cli_process import cli
 from replies import b64, block
 
 REPLY = "\n".join([
@@ -22,23 +23,11 @@ REPLY = "\n".join([
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    return dict(os.environ, JUPYTER_OPERATOR_JOURNAL_DIR=str(tmp_path / "journal"))
-
-
-@pytest.fixture
 def root(tmp_path: Path) -> Path:
     folder = tmp_path / "ws"
     folder.mkdir()
     (folder / "a.txt").write_bytes(b"alpha\nbeta\n")
     return folder
-
-
-def cli(*args: str, env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "jupyter_operator", *args],
-        input=stdin, capture_output=True, text=True, env=env, timeout=60,
-    )  # fmt: skip
 
 
 def test_run_prints_only_results_and_applies(root: Path, env: dict[str, str]) -> None:

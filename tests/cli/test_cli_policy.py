@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_process import cli
 from replies import block
 
 REPLY = "\n".join([
@@ -18,23 +16,11 @@ REPLY = "\n".join([
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    return dict(os.environ, JUPYTER_OPERATOR_JOURNAL_DIR=str(tmp_path / "journal"))
-
-
-@pytest.fixture
 def root(tmp_path: Path) -> Path:
     folder = tmp_path / "ws"
     folder.mkdir()
     (folder / "a.txt").write_text("a\n")
     return folder
-
-
-def cli(*args: str, env: dict[str, str], stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "jupyter_operator", *args],
-        input=stdin, capture_output=True, text=True, env=env, timeout=60,
-    )  # fmt: skip
 
 
 def test_policy_file_and_rules_decide_and_say_so(
