@@ -175,17 +175,17 @@ def ask(run: Any, answers: IO[str], tty: IO[str]) -> None:
             describe_pending(item, tty)
             options = "y/N/a/q/e/reason" if _editable(item) else "y/N/a/q/reason"
             answer = "?"
-            while answer in ("?", "e"):
+            while answer.lower() in ("?", "e"):
                 tty.write(f"Apply {visible_text(item.id)}? [{options}] (? for help): ")
                 tty.flush()
                 line = answers.readline()
                 answer = line.strip() if line else "q"  # end of input: reject the rest
                 if answer == "?":
                     tty.write(ASK_HELP)
-                elif answer == "e" and _editable(item):
+                elif answer.lower() == "e" and _editable(item):
                     if _decide_on_edit(run, item, answers, tty):
                         break
-                elif answer == "e":
+                elif answer.lower() == "e":
                     tty.write("  this change cannot be edited (only new text content can)\n")
             choice = answer.lower()
             if choice in ("a", "all"):

@@ -188,8 +188,8 @@ def test_a_delete_offers_no_edit(root: Path, tmp_path: Path, env: dict[str, str]
     (root / "old.txt").write_text("old\n")
     reply = block("d1", "fs.delete", path="old.txt")
     results, screen, code = converse(
-        ["--root", str(root)], reply, [(PROMPT, b"e\n"), (PROMPT, b"n\n")], tmp_path, env
+        ["--root", str(root)], reply, [(PROMPT, b"E\n"), (PROMPT, b"n\n")], tmp_path, env
     )
     assert code == 0
-    assert b"Apply d1? [y/N/a/q/reason]" in screen and b"cannot be edited" in screen
+    assert b"Apply d1? [y/N/a/q/reason]" in screen and b"cannot be edited" in screen  # any case
     assert (root / "old.txt").exists() and "ok: false" in results
