@@ -24,8 +24,10 @@ ALLOWED: dict[str, set[str]] = {
     # Dialects are pure parsers and formatters, beside protocol/.
     "dialects": {"protocol", "dialects"},
     # Notebooks seen as cells (cell diffs): pure functions of notebook text.
-    "notebooks": {"notebooks"},
-    "workspace": {"protocol", "workspace"},
+    "notebooks": {"notebooks", "sequences"},
+    "workspace": {"protocol", "workspace", "sequences"},
+    # Pure sequence helpers (the longest run of pairs that did not move), a leaf.
+    "sequences": set(),
     # The shell runner sits beside workspace/: it runs commands, the engine decides which.
     "shell": {"protocol", "shell"},
     "engine": {"protocol", "dialects", "workspace", "shell", "notebooks", "engine"},

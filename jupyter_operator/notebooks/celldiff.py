@@ -17,12 +17,12 @@ a change of execution count alone is folded with the unchanged cells.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from itertools import pairwise
 from typing import Any, Literal
 
+from ..sequences import longest_increasing_run
 from .cells import Cell, load, metadata_summary, outputs_summary, similarity, source_diff
 
 Status = Literal["added", "removed", "moved", "changed", "unchanged"]
@@ -144,7 +144,7 @@ def _match(a: list[Cell], b: list[Cell]) -> dict[int, int]:
             if bucket:
                 pairs[cell.index] = bucket.pop()
                 taken.add(pairs[cell.index])
-    anchors = _in_order(pairs)
+    anchors = longest_increasing_run(sorted(pairs.items()))
     # Pass 3: the gaps between anchors, aligned in order.
     bounds = [(-1, -1), *anchors, (len(a), len(b))]
     for (i0, j0), (i1, j1) in pairwise(bounds):
@@ -180,31 +180,6 @@ def _unique_ids(cells: list[Cell]) -> dict[str, int]:
             repeated.add(cell.id)
         seen[cell.id] = cell.index
     return {k: v for k, v in seen.items() if k not in repeated}
-
-
-def _in_order(pairs: dict[int, int]) -> list[tuple[int, int]]:
-    """The longest run of pairs increasing in both indexes (the cells that did not move)."""
-    ordered = sorted(pairs.items())
-    js = [j for _, j in ordered]
-    if js == sorted(js):
-        return ordered
-    tails: list[int] = []
-    tail_at: list[int] = []
-    prev = [-1] * len(ordered)
-    for k, j in enumerate(js):
-        pos = bisect_left(tails, j)
-        if pos == len(tails):
-            tails.append(j)
-            tail_at.append(k)
-        else:
-            tails[pos], tail_at[pos] = j, k
-        prev[k] = tail_at[pos - 1] if pos else -1
-    run: list[tuple[int, int]] = []
-    k = tail_at[-1] if tail_at else -1
-    while k >= 0:
-        run.append(ordered[k])
-        k = prev[k]
-    return run[::-1]
 
 
 def _align(olds: list[Cell], news: list[Cell]) -> list[tuple[int, int]]:
@@ -301,7 +276,7 @@ def _contains(whole: str, part: str) -> bool:
 
 
 def _entries(a: list[Cell], b: list[Cell], pairs: dict[int, int]) -> list[CellChange]:
-    anchors = dict(_in_order(pairs))
+    anchors = dict(longest_increasing_run(sorted(pairs.items())))
     by_new = {j: i for i, j in pairs.items()}
     # Old index of the next anchor at or after each new position (where removals are shown).
     next_anchor = [len(a)] * (len(b) + 1)

@@ -11,9 +11,10 @@ endings, so a CRLF to LF change shows.
 from __future__ import annotations
 
 import difflib
-from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator
+
+from ..sequences import longest_increasing_run
 
 CONTEXT = 3
 _SMALL_GAP = 250_000  # largest (old lines x new lines) product handed to SequenceMatcher
@@ -41,32 +42,6 @@ def _lines(data: bytes | None) -> list[str] | None:
     else:
         lines.pop()
     return lines
-
-
-def _lis(pairs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Longest run of pairs increasing in both coordinates (pairs are sorted by the first)."""
-    js = [j for _, j in pairs]
-    if js == sorted(js):  # the usual case (no moved lines): every pair is kept, O(n)
-        return pairs
-    tails: list[int] = []  # smallest b-index ending a run of each length
-    tail_idx: list[int] = []
-    prev: list[int] = [-1] * len(pairs)
-    for k, j in enumerate(js):
-        pos = bisect_left(tails, j)
-        if pos == len(tails):
-            tails.append(j)
-            tail_idx.append(k)
-        else:
-            tails[pos] = j
-            tail_idx[pos] = k
-        prev[k] = tail_idx[pos - 1] if pos else -1
-    out: list[tuple[int, int]] = []
-    k = tail_idx[-1] if tail_idx else -1
-    while k >= 0:
-        out.append(pairs[k])
-        k = prev[k]
-    out.reverse()
-    return out
 
 
 def _unique_pairs(
@@ -152,7 +127,7 @@ def _match_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
             sm = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
             blocks.extend((alo + i, blo + j, n) for i, j, n in sm.get_matching_blocks() if n)
             continue
-        anchors = _lis(_unique_pairs(a, b, alo, ahi, blo, bhi))
+        anchors = longest_increasing_run(_unique_pairs(a, b, alo, ahi, blo, bhi))
         if anchors:
             stack.extend(reversed(_anchor_tasks(anchors, alo, ahi, blo, bhi)))
         # else: a large gap without a unique line stays one replaced block
