@@ -20,7 +20,16 @@ from fake_openai import FakeOpenAI, Script
 from magic_notebooks import magic_notebook
 from replies import b64, block
 from test_ask_mode import ASK, ask_server, fake, open_ask  # noqa: F401 (fixtures)
-from test_lab_panel import PANEL, card, command, open_lab, results_text, run_reply, wait_status
+from test_lab_panel import (
+    PANEL,
+    card,
+    command,
+    copy_results,
+    open_lab,
+    results_text,
+    run_reply,
+    wait_status,
+)
 from test_notebook_widgets import _run_both_cells, _wait_for_file
 
 from jupyter_operator.protocol import parse_results
@@ -128,16 +137,9 @@ def test_edit_in_the_panel(lab_server: LabServer, page: Any) -> None:
         "--- proposed/calc.py\n+++ written/calc.py\n@@ -2,3 +2,4 @@\n \n x = 2\n print(x)\n"
         "+y = 5\n"
     )
-    clipboard = None
-    try:
-        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-        clipboard = True
-    except Exception as exc:  # some chromium builds refuse the permission
-        print(f"clipboard permission not granted ({exc}); checked the results box only")
-    page.locator(f"{PANEL} .jp-Operator-copy").click()
-    page.locator(f"{PANEL} .jp-Operator-copy-note", has_text="Copied").wait_for()
-    if clipboard:
-        assert "the person edited the change" in page.evaluate("navigator.clipboard.readText()")
+    copied = copy_results(page)
+    if copied is not None:
+        assert "the person edited the change" in copied
     screenshot(page, "lab-panel-edited")
     assert not [e for e in page.console_errors if "operator" in e.lower()]
 

@@ -69,6 +69,20 @@ def run_reply(page, text: str) -> None:
     page.locator(f"{PANEL} .jp-Operator-run").click()
 
 
+def copy_results(page) -> str | None:
+    """Click the panel's Copy; the clipboard's text, or None when this browser does not let
+    the test read the clipboard (some chromium builds refuse the permission)."""
+    readable = True
+    try:
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    except Exception as exc:
+        readable = False
+        print(f"clipboard permission not granted ({exc}); checked the results box only")
+    page.locator(f"{PANEL} .jp-Operator-copy").click()
+    page.locator(f"{PANEL} .jp-Operator-copy-note", has_text="Copied").wait_for()
+    return page.evaluate("() => navigator.clipboard.readText()") if readable else None
+
+
 def card(page, cmd_id: str):
     return page.locator(f'{PANEL} .jp-Operator-card[data-id="{cmd_id}"]')
 
@@ -140,16 +154,9 @@ def test_read_write_edit_approve_reject_copy_undo(lab_server: LabServer, page) -
     screenshot(page, "lab-panel-results")
 
     # Copy: the clipboard is checked when the browser lets this context read it.
-    clipboard = None
-    try:
-        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-        clipboard = True
-    except Exception as exc:  # some chromium builds refuse the permission
-        print(f"clipboard permission not granted ({exc}); checked the results box only")
-    page.locator(f"{PANEL} .jp-Operator-copy").click()
-    page.locator(f"{PANEL} .jp-Operator-copy-note", has_text="Copied").wait_for()
-    if clipboard:
-        assert page.evaluate("() => navigator.clipboard.readText()") == text
+    copied = copy_results(page)
+    if copied is not None:
+        assert copied == text
 
     # Undo the approved write: the new file goes away again, its card says so, and the
     # results for the model say what is true now.
