@@ -34,6 +34,7 @@ from .jail import Jail, close_quietly, read_bounded, reserved_refused
 from .journal_paths import journal_base
 from .locks import FileLocks
 from .moves import PartialDelete, PartialMove, host_folder, move, restore_missing
+from .out_of_reach import host_secret_locations
 from .paths import (
     DEFAULT_PROTECTED,
     TEMP_PREFIX,
@@ -67,8 +68,10 @@ class Workspace:
         reserved: Iterable[str | os.PathLike[str]] = (),
     ) -> None:
         base = journal_base(journal_dir)
-        # Every journal this host may use is out of reach, by real location (not by name).
-        folders = {base, journal_base(None), *(Path(os.path.realpath(p)) for p in reserved)}
+        # Every journal this host may use, Jupyter's own folders and the home folder's
+        # credential stores are out of reach, by real location (not by name).
+        folders = {base, journal_base(None), *host_secret_locations(),
+                   *(Path(os.path.realpath(p)) for p in reserved)}  # fmt: skip
         self._jail = Jail(root, reserved=folders)
         self._file_locks = FileLocks(base)
         self.root = Path(self._jail.path)

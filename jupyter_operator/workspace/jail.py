@@ -55,15 +55,19 @@ class Jail:
         if self._inside_reserved():
             self.close()
             raise OperatorError(
-                codes.ERR_PROTECTED_PATH, "the workspace root is inside the undo journal's folder"
+                codes.ERR_PROTECTED_PATH,
+                "the workspace root is inside a folder no workspace may reach (the undo "
+                "journal, Jupyter's runtime, config or data folder, or a credential store)",
             )
 
     def reserve(self, item: str | os.PathLike[str]) -> None:
         """Put a host folder or file (the undo journal, the rules file) out of reach."""
         real = os.path.realpath(os.fspath(item))
-        with suppress(OSError):
+        try:
             info = os.stat(real)
-            self.reserved.add((info.st_dev, info.st_ino))
+        except OSError:
+            return  # absent (a credential store this host does not have): nothing to hold
+        self.reserved.add((info.st_dev, info.st_ino))
         while True:  # the item itself and every folder above it
             with suppress(OSError):
                 info = os.stat(real)
@@ -204,6 +208,8 @@ class Jail:
         if pre is None:
             raise OperatorError(codes.ERR_NOT_FOUND, f"{rel} does not exist")
         check_regular(pre, rel)
+        if (pre.st_dev, pre.st_ino) in self.reserved:
+            raise reserved_refused(rel)
         try:
             fd = os.open(comps[-1], O_READ, dir_fd=parent_fd)
         except OSError as exc:
@@ -220,10 +226,11 @@ class Jail:
 
 
 def reserved_refused(rel: str) -> OperatorError:
-    """A path that reaches the undo journal's folder, under whatever name."""
+    """A path that reaches a host location kept out of every workspace, under whatever name."""
     return OperatorError(
         codes.ERR_PROTECTED_PATH,
-        f"{rel} is (or holds) the host's undo journal or rules file, which no workspace may reach",
+        f"{rel} is (or holds) a host location no workspace may reach (the undo journal, the "
+        f"rules file, Jupyter's runtime, config or data, or a credential store)",
     )
 
 

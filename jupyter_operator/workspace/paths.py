@@ -15,6 +15,8 @@ from collections.abc import Iterable
 
 from jupyter_operator.protocol import OperatorError, codes
 
+from .out_of_reach import CREDENTIAL_NAMES
+
 MAX_PATH_BYTES = 4096
 MAX_COMPONENT_BYTES = 255
 #: The Editor File API's limit on the path it is sent, before normalisation.
@@ -28,6 +30,7 @@ DEFAULT_PROTECTED: tuple[str, ...] = (
     ".ipython",
     ".ipynb_checkpoints",
     ".operator-trash",
+    *CREDENTIAL_NAMES,
 )
 
 #: Prefix of the temporary files of the atomic write path. Listing and search hide them.

@@ -99,6 +99,8 @@ class _Walker:
             if not st.S_ISREG(info.st_mode) or info.st_size > self.max_file_size:
                 out.files_skipped += 1
                 return
+            if (info.st_dev, info.st_ino) in self.jail.reserved:
+                return  # a host secret (a credential file): never read, not even counted
             if out.files_scanned >= self.max_files:
                 out.truncated_files = True
                 raise _Budget
