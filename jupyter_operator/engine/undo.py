@@ -76,6 +76,38 @@ def undo(ws: Workspace, journal: Journal, entry_id: str | None = None) -> Histor
                    undo_count=entry.undo_count + 1)  # fmt: skip
 
 
+def inverse(ws: Workspace, journal: Journal) -> tuple[HistoryEntry, Snapshot, bytes | None]:
+    """What undoing the latest live entry would do, without doing it: the entry, the path's
+    current state and the bytes it would get back (None: the file it created goes away).
+
+    A reply's ``/undo`` is planned from this as an ordinary change (previewed, decided, and
+    journaled like any write), so a model never changes a file without the person's approval.
+    Raises like :func:`undo` when the undo would be refused.
+    """
+    entries = journal.entries()
+    live = [e for e in entries if not e.undone]
+    if not live:
+        raise OperatorError(codes.ERR_NOT_FOUND, "nothing to undo in this workspace.")
+    entry = live[-1]
+    current = ws.snapshot(entry.path, limit=EDIT_LIMIT)
+    if entry.change == "delete":
+        if entry.before_sha256 is None:
+            raise _conflict(
+                f"{entry.entry_id} deleted the folder {entry.path}; only a person can put a "
+                f"folder back (History, %operator undo or jupyter-operator undo)."
+            )
+        if current.exists:
+            raise _conflict(f"{entry.path} exists again; putting it back would overwrite that.")
+        return entry, current, journal.load_blob(entry.before_sha256)
+    if current.is_dir or current.sha256 != entry.after_sha256:
+        raise _conflict(
+            f"{entry.path} changed after {entry.entry_id} was applied; undoing it would lose "
+            f"that change."
+        )
+    before = None if entry.before_sha256 is None else journal.load_blob(entry.before_sha256)
+    return entry, current, before
+
+
 def _put_back(ws: Workspace, journal: Journal, entry: HistoryEntry, current: Snapshot) -> None:
     """Move what a delete trashed back into place (only what is missing, after a partial one)."""
     with journal.trash_slot(entry.entry_id, create=False) as slot:

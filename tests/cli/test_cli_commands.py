@@ -93,7 +93,7 @@ class Terminal(io.StringIO):
 
 def test_ask_shows_each_diff(tmp_path: Path, root: Path, monkeypatch: pytest.MonkeyPatch,
                              capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    terminal = Terminal(["y", "too long"])
+    terminal = Terminal(["y", "too long", "n"])  # the reply's /undo is asked about too
     monkeypatch.setattr(cli, "_terminal", lambda: terminal)
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
     run(tmp_path, root, "--approve", "ask")
@@ -102,8 +102,11 @@ def test_ask_shows_each_diff(tmp_path: Path, root: Path, monkeypatch: pytest.Mon
         "Written: notes.md (14 bytes, 2 lines)",
         "ERROR(REJECTED): nothing was changed. Reason: too long",
     ]
+    assert out[3] == "ERROR(REJECTED): nothing was changed."  # the /undo, refused
     asked = terminal.asked
     assert "fs.write notes.md" in asked and "+# Notes" in asked and "+second" in asked
+    assert "fs.delete notes.md" in asked and "-first" in asked  # the undo of the new file
+    assert (root / "notes.md").read_text(encoding="utf-8") == "# Notes\nfirst\n"
 
 
 def test_a_bad_dialect_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:

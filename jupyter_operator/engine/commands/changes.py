@@ -69,9 +69,14 @@ def propose(
     content = ("\ufeff" if bom else "") + text
     command = Command(id=request_id, action=ACTION, path=path, line=line,
                       fields={"path": path}, params=Write(path=path, content=content))  # fmt: skip
+    return propose_command(op, command, snap)
+
+
+def propose_command(op: Operator, command: Command, snap: Snapshot) -> Run:
+    """A one-item run whose item is ``command`` (a write or delete) planned on ``snap``."""
     proposal = mutations.plan(op.workspace, command, base=snap)
-    item = Item(0, request_id, ACTION, path, line, "mutation", "pending", proposal.summary,
-                proposal=proposal, command=command)  # fmt: skip
+    item = Item(0, command.id, command.action, command.params.path, command.line, "mutation",
+                "pending", proposal.summary, proposal=proposal, command=command)  # fmt: skip
     return Run(op, [item], 0, ())
 
 

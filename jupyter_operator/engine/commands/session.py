@@ -23,12 +23,14 @@ from ...dialects.commands.parse import (
     parse_script,
     split_address,
 )
-from ...protocol import OperatorError
+from ...protocol import Command, OperatorError
 from ...protocol import codes as operator_codes
+from ...protocol._models import Delete, Write
 from ...workspace import FileTooLarge, decode_text
 from ..items import Item
 from ..reads import READ_LIMIT
 from ..session import Operator
+from ..undo import inverse as undo_inverse
 from . import actions, bash, changes
 from .bash import SANDBOX, ShellRunner
 from .replies import Batch, Reply
@@ -144,7 +146,7 @@ class CommandSession(SessionCommands):
         if reply.run is None:
             return
         item = reply.run.items[0]
-        verdict = self.operator.policy.verdict(changes.ACTION, item.path)
+        verdict = self.operator.policy.verdict(item.action or changes.ACTION, item.path)
         if verdict.verdict == "auto":
             reply.run.approve_by_rule(item.id, verdict.text)
         else:
@@ -196,8 +198,11 @@ class CommandSession(SessionCommands):
     def _check_policy(self, action: str) -> None:
         # Before the path is known: a rule that refuses the action on every path (``**``).
         # Path-specific rules apply where the change is proposed (``_propose``).
-        if self.operator.policy.verdict(action).verdict == "deny":
-            raise CommandError(codes.DENIED, f"{action} is not allowed in this workspace.")
+        verdict = self.operator.policy.verdict(action)
+        if verdict.verdict == "deny":
+            raise CommandError(
+                codes.DENIED, f"{action} is not allowed in this workspace ({verdict.text})."
+            )
 
     def _check_rules(self, action: str, path: str) -> None:
         # Reads of string commands run at once: a rule can refuse one on its path (``ask`` has
@@ -362,17 +367,36 @@ class CommandSession(SessionCommands):
         return Reply(rid, request, "pending", waiting, run=run, applied_body=done)
 
     def _cmd_undo(self, rid: str, request: Request, arg: str) -> Reply:
+        # A reply's /undo is a change like any other: the inverse of the latest change is
+        # previewed, decided by the person or the rules, and journaled when applied. Only a
+        # person's undo (a button, %operator undo, jupyter-operator undo) acts at once.
         if arg:
             raise CommandError(codes.USAGE, "/undo takes no arguments (it undoes the last change).")
-        latest = [e for e in self.operator.history() if not e.undone]
-        if not latest:
-            raise CommandError(codes.NOT_FOUND, "nothing to undo in this workspace.")
-        ws = self.operator.workspace
-        before = ws.snapshot(latest[-1].path, limit=changes.mutations.EDIT_LIMIT)
-        entry = self.operator.undo(latest[-1].entry_id)
-        after = ws.snapshot(entry.path, limit=changes.mutations.EDIT_LIMIT)
-        from ...workspace import diff_stats, unified_diff
-
-        added, removed = diff_stats(unified_diff(before.data, after.data, entry.path))
-        return self._done(rid, request, f"Undo: reverted {entry.path} "
-                          f"({responses.plural(added + removed, 'line')})")  # fmt: skip
+        entry, current, restored = undo_inverse(self.operator.workspace, self.operator.journal)
+        if restored is None:
+            action = "fs.delete"
+            params: Any = Delete(path=entry.path)
+        else:
+            try:
+                text = restored.decode("utf-8")
+            except UnicodeDecodeError:
+                raise CommandError(
+                    "UNDO_CONFLICT", f"{entry.path} was not text before {entry.entry_id}; only a "
+                    f"person can undo that change (History or %operator undo)."
+                ) from None
+            action, params = "fs.write", Write(path=entry.path, content=text)
+        verdict = self.operator.policy.verdict(action, entry.path)
+        if verdict.verdict == "deny":
+            raise CommandError(
+                codes.DENIED, f"/undo would {action} {entry.path}, which is not allowed in this "
+                f"workspace ({verdict.text})."
+            )
+        command = Command(id=rid, action=action, path=entry.path, line=request.line,
+                          fields={"path": entry.path}, params=params)  # fmt: skip
+        run = changes.propose_command(self.operator, command, current)
+        item = run.items[0]
+        lines = responses.plural(item.proposal.added + item.proposal.removed, "line")
+        done = f"Undo: reverted {entry.path} ({lines})"  # the seed's wording
+        waiting = (f"Proposed: undo {entry.entry_id} ({entry.action} {entry.path}): "
+                   f"{item.summary}; waiting for approval")  # fmt: skip
+        return Reply(rid, request, "pending", waiting, run=run, applied_body=done)
