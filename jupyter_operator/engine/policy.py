@@ -11,7 +11,7 @@ to it. The grammar is in ``rules.py``, glob semantics in ``globs.py``, the guide
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..workspace import inside, read_rules_file
@@ -100,6 +100,34 @@ class Policy:
         if action in GROUPS["reads"] and not invalid:
             return Verdict("auto", None, "default: auto reads")
         return Verdict("ask", None, "default: ask")
+
+    def hidden(self, *actions: str) -> Callable[[str], bool] | None:
+        """A test for the paths below a searched or listed folder that any of ``actions`` may
+        not touch (a ``deny`` rule matches them), or None when no rule can deny one.
+
+        Searches and listings skip these paths: a rule applies to every path an action
+        touches, not only to the one it names (a search reads every file it looks in, so it
+        passes ``fs.read`` too).
+        """
+        if not any(r.verdict == "deny" and r.covers(a) for r in self.rules for a in actions):
+            return None
+        return lambda path: any(self.verdict(a, path).verdict == "deny" for a in actions)
+
+    def verdict_all(self, action: str, path: str, touched: Iterable[str]) -> Verdict:
+        """The verdict for ``action`` on ``path`` and on every path it also ``touched``
+        (each entry a folder delete would move): a ``deny`` for any of them denies the whole
+        action, an ``ask`` for any asks, and only when all say ``auto`` does it run."""
+        top = self.verdict(action, path)
+        if top.verdict == "deny" or not self.rules:
+            return top
+        asked: Verdict | None = None
+        for below in touched:
+            found = self.verdict(action, below)
+            if found.verdict == "deny":
+                return Verdict("deny", found.index, f"{found.text}, for {below}")
+            if found.verdict == "ask" and asked is None and top.verdict == "auto":
+                asked = Verdict("ask", found.index, f"{found.text}, for {below}")
+        return asked or top
 
     def is_denied(self, action: str) -> bool:
         """Path-independent check kept for older callers: a rule refuses ``action`` outright.

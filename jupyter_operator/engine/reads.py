@@ -36,6 +36,9 @@ from ..workspace import (
     utf8_len,
 )
 
+#: A test for the paths a rule keeps out of a listing or a search (``Policy.hidden``).
+Hidden = Callable[[str], bool] | None
+
 READ_LIMIT = 200_000  # fs.read (spec)
 LARGE_READ_LIMIT = 2_000_000  # fs.readSlice, fs.search, regions (spec)
 MAX_LINE_CHARS = 2_000  # characters of one line shown by fs.readSlice and fs.search
@@ -118,11 +121,20 @@ def get_comment_style(ws: Workspace, cmd: Command) -> Result:
     return Result(cmd.id, True, "Comment style list", _json({"styles": styles}))
 
 
-def list_dir(ws: Workspace, cmd: Command) -> Result:
+def _below(folder: str, name: str) -> str:
+    folder = folder.replace("\\", "/").strip("/")
+    return name if folder in ("", ".") else f"{folder}/{name}"
+
+
+def list_dir(ws: Workspace, cmd: Command, hidden: Hidden = None) -> Result:
     entries = ws.list_dir(cmd.params.path)
+    shown = [e for e in entries if hidden is None or not hidden(_below(cmd.params.path, e.name))]
     # Names arrive escaped by the workspace layer: one entry is always one line.
-    lines = [f"[DIR] {e.name}" if e.is_dir else e.name for e in entries]
-    return Result(cmd.id, True, f"Listed {len(entries)} entries", "\n".join(lines))
+    lines = [f"[DIR] {e.name}" if e.is_dir else e.name for e in shown]
+    summary = f"Listed {len(shown)} entries"
+    if len(shown) < len(entries):
+        summary += f" ({len(entries) - len(shown)} hidden by the workspace's rules)"
+    return Result(cmd.id, True, summary, "\n".join(lines))
 
 
 def read(ws: Workspace, cmd: Command) -> Result:
@@ -173,15 +185,17 @@ def stat(ws: Workspace, cmd: Command) -> Result:
     return Result(cmd.id, True, "Stat", _json(details))
 
 
-def search_tree(ws: Workspace, cmd: Command) -> Result:
+def search_tree(ws: Workspace, cmd: Command, hidden: Hidden = None) -> Result:
     p = cmd.params
-    found = ws.search_tree(p.path, p.query)
+    found = ws.search_tree(p.path, p.query, hidden=hidden)
     flag = " (truncated)" if found.truncated_matches or found.truncated_files else ""
     scanned = f"# files scanned: {found.files_scanned}"
     if found.files_skipped:
         scanned += f" (skipped: {found.files_skipped})"
     if found.truncated_files:
         scanned += " (file limit reached)"
+    if found.files_hidden:
+        scanned += f" (hidden by the workspace's rules: {found.files_hidden})"
     header = (
         f"# searchTree in {p.path}\n# query: {p.query}\n"
         f"# matches: {len(found.matches)}{flag}\n{scanned}\n\n"
@@ -229,17 +243,29 @@ READERS: dict[str, Callable[[Workspace, Command], Result]] = {
 }
 
 
+#: Reads that walk below the path they name, and the actions whose rules hide a path there.
+WALKS: dict[str, tuple[str, ...]] = {
+    "fs.list": ("fs.list",),
+    "fs.searchTree": ("fs.searchTree", "fs.read"),
+}
+
+
 def run_read(ws: Workspace, cmd: Command, budget: OutputBudget | None = None, *,
-             extensions: tuple[str, ...] = ()) -> Result:  # fmt: skip
+             extensions: tuple[str, ...] = (), policy: Any = None) -> Result:  # fmt: skip
     """Run one read action; command faults become ``ok: false`` results with their code.
 
     With a ``budget``, the read is charged to it (or refused with ``ERR_OUTPUT_BUDGET``).
     ``extensions`` are the host's enabled extensions (the spec's appendix describes them).
+    With a ``policy``, a listing or search skips every path below its folder that a rule
+    denies (``Policy.hidden``).
     """
     if budget is not None and budget.used >= budget.limit:
         return budget.refusal(cmd.id)
     try:
-        if cmd.action == "operator.getInterfaceSpec":
+        if cmd.action in WALKS:
+            hidden = policy.hidden(*WALKS[cmd.action]) if policy is not None else None
+            result = READERS[cmd.action](ws, cmd, hidden)  # type: ignore[call-arg]
+        elif cmd.action == "operator.getInterfaceSpec":
             result = Result(cmd.id, True, "Interface spec", interface_spec(actions=extensions))
         else:
             result = READERS[cmd.action](ws, cmd)

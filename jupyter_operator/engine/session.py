@@ -430,6 +430,16 @@ class Operator:
                 log.exception("planning %s failed", cmd.id)
                 return self._finish(item, _unexpected(cmd.id), "failed")
             item.summary = item.proposal.summary
+            if item.proposal.change == "delete" and item.proposal.snapshot.is_dir:
+                # A folder delete moves everything below it: every one of those paths is
+                # decided by the rules too (a denied child keeps its folder).
+                verdict = self.policy.verdict_all(cmd.action, cmd.path or "",
+                                                  self._below(cmd.path or ""))  # fmt: skip
+                if verdict.verdict == "deny":
+                    item.decided_by, item.rule = "rule", verdict.text
+                    message = f"{cmd.action} is not allowed in this workspace ({verdict.text})."
+                    return self._finish(item, Result.failure(cmd.id, codes.ERR_POLICY_DENIED,
+                                                             message), "denied")  # fmt: skip
             if mutations.unchanged(item.proposal) and not item.builds_on:
                 # Nothing to approve: the same reply run again, or a write of what is there.
                 summary = mutations.unchanged_summary(cmd.path or "")
@@ -449,12 +459,20 @@ class Operator:
             item.rule = verdict.text  # why it asks (a person's decision clears it)
         return item
 
+    def _below(self, path: str) -> list[str]:
+        """Every path below the folder ``path`` (what deleting it would move)."""
+        if not self.policy.rules:
+            return []
+        listing = self.workspace.tree_listing(path, shown=self.workspace.limits.max_delete_entries)
+        return [entry[0] for entry in listing.entries]
+
     def _carry_out(self, item: Item, budget: OutputBudget) -> None:
         """Run an approved read, or apply an approved mutation's exact bytes."""
         cmd = item.command
         try:
             if item.kind == "read":
-                result = run_read(self.workspace, cmd, budget, extensions=self.extensions)
+                result = run_read(self.workspace, cmd, budget, extensions=self.extensions,
+                                  policy=self.policy)
                 self._finish(item, result, "done" if result.ok else "failed")
                 return
             result, item.entry_id = mutations.apply(

@@ -22,7 +22,7 @@ import hashlib
 import os
 import stat as st
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -209,8 +209,10 @@ class Workspace:
         max_matches: int = 200,
         max_files: int = 300,
         max_file_size: int = 500_000,
+        hidden: Callable[[str], bool] | None = None,
     ) -> TreeSearch:
-        """Search a file or a directory tree for lines containing ``query`` (see tree_search)."""
+        """Search a file or a directory tree for lines containing ``query`` (see tree_search);
+        ``hidden(relative path)`` keeps what a rule denies out of the search."""
         comps = self._parse(path)
         return _search_tree(
             self._jail,
@@ -221,6 +223,7 @@ class Workspace:
             max_files=max_files,
             max_file_size=max_file_size,
             max_depth=self.limits.max_search_depth,
+            hidden=hidden,
         )
 
     def tree_listing(self, path: str, *, shown: int = 200) -> TreeListing:

@@ -70,5 +70,6 @@ class TreeSearch:
     matches: list[tuple[str, int, str]] = field(default_factory=list)
     files_scanned: int = 0
     files_skipped: int = 0
+    files_hidden: int = 0  # files and folders a rule keeps out of the search (never opened)
     truncated_matches: bool = False
     truncated_files: bool = False

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import stat as st
+from collections.abc import Callable
 
 from jupyter_operator.protocol import OperatorError, codes
 
@@ -72,7 +73,9 @@ class _Walker:
         max_files: int,
         max_file_size: int,
         max_depth: int,
+        hidden: Callable[[str], bool] | None = None,
     ) -> None:
+        self.hidden = hidden
         self.jail = jail
         self.protected = protected
         self.needle = needle
@@ -135,6 +138,9 @@ class _Walker:
                 child = (*comps, name)
                 if name.startswith(TEMP_PREFIX) or self.protected.child_matches(child):
                     continue
+                if self.hidden is not None and self.hidden("/".join(child)):
+                    self.out.files_hidden += 1  # a file or a whole folder
+                    continue
                 if kind == "file":
                     self.file(fd, name, child)
                 elif kind == "other":  # symbolic links, FIFOs, sockets, devices
@@ -190,10 +196,16 @@ def search_tree(
     max_files: int,
     max_file_size: int,
     max_depth: int,
+    hidden: Callable[[str], bool] | None = None,
 ) -> TreeSearch:
-    """Search the file or directory at ``comps`` (already validated and not protected)."""
+    """Search the file or directory at ``comps`` (already validated and not protected).
+
+    ``hidden(relative path)`` true keeps a file or folder below ``comps`` out of the search
+    (a person's ``deny`` rule for it): it is never opened, only counted in ``files_hidden``.
+    """
     walker = _Walker(
-        jail, protected, query.encode("utf-8"), max_matches, max_files, max_file_size, max_depth
+        jail, protected, query.encode("utf-8"), max_matches, max_files, max_file_size, max_depth,
+        hidden,
     )
     if not query:
         return walker.out

@@ -88,7 +88,8 @@ class CommandSession(SessionCommands):
         self.registry.menus[name] = actions.make_menu(name, entries, title)
 
     def read_text(self, path: str) -> str:
-        """A file's text through the workspace jail (for actions)."""
+        """A file's text through the workspace jail and the read rules (for actions)."""
+        self._check_rules("fs.read", path)
         data = self.operator.workspace.read_bytes(path, limit=READ_LIMIT)
         return decode_text(data, path).text
 
@@ -297,6 +298,10 @@ class CommandSession(SessionCommands):
         path = arg.strip().rstrip("/") or "."
         self._check_rules(POLICY_ACTIONS["ls"], path)
         entries = self.operator.workspace.list_dir(path)
+        hidden = self.operator.policy.hidden("fs.list")
+        if hidden is not None:  # a rule applies to every path a listing shows
+            base = "" if path in (".", "") else path.strip("/") + "/"
+            entries = [e for e in entries if not hidden(base + e.name)]
         lines = [f"{e.name}/" if e.is_dir else f"{e.name}  ({e.size} bytes)" for e in entries]
         if len(lines) > LIST_LIMIT:
             lines[LIST_LIMIT:] = [f"... and {len(lines) - LIST_LIMIT} more"]

@@ -14,6 +14,8 @@ from . import actions, bash
 from .replies import Reply
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..session import Operator
 
 log = logging.getLogger(__name__)
@@ -30,6 +32,7 @@ class SessionCommands:
     back: list[tuple[str, str | None]]
     batches: list[Any]
     count: int
+    _check_rules: Callable[[str, str], None]  # CommandSession's rule check for one path
 
     def _done(self, rid: str, request: Request, system: str, content: str | None = None,
               document: str | None = None, path: str | None = None) -> Reply:  # fmt: skip
@@ -135,6 +138,8 @@ class SessionCommands:
         return self._done(rid, request, str(result) if result is not None else f"Done: act.{name}")
 
     def _check_path(self, path: str) -> str:
+        # A path flag hands the file to the action, which reads it: the read rules decide.
+        self._check_rules("fs.read", path)
         info = self.operator.workspace.stat(path)
         if not info.is_file:
             raise CommandError("NOT_A_FILE", f"{path} is not a file.")
