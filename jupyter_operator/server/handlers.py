@@ -4,7 +4,8 @@
 ``GET workspaces``                          ``{"workspaces": [{"name", "path"}]}``: ``path`` is the
                                             root relative to the server's root (``.``), or null
                                             when it lies outside it; never an absolute path
-``GET spec``                                ``{"spec"}``: the interface spec a model is given
+``GET spec``                                ``{"spec", "out_of_reach"}``: the interface spec a
+                                            model is given, and what no workspace may reach
 ``POST scan``                               ``{"text", "workspace"?, "folder"?}`` (``folder``: take
                                             the paths from that subfolder, e.g. a notebook's) ->
                                             a new session: ``{"session", "workspace", "folder",
@@ -207,7 +208,11 @@ class SpecHandler(OperatorApiHandler):
         from ..protocol import interface_spec
 
         extensions = self.service.registry.extensions
-        self.finish(json.dumps({"spec": interface_spec(actions=extensions)}))
+        from ..workspace.out_of_reach import describe
+
+        # What no workspace may reach, for the panel to show (home-relative paths).
+        self.finish(json.dumps({"spec": interface_spec(actions=extensions),
+                                "out_of_reach": describe()}))  # fmt: skip
 
 
 class ScanHandler(OperatorPostHandler):

@@ -68,7 +68,9 @@ def test_undo_through_op_and_the_operator_history(
     ip: Any, workspace: Path, monkeypatch: Any
 ) -> None:
     monkeypatch.chdir(workspace)
-    ip.run_line_magic("operator", "policy auto=reads,writes")
+    # /undo in string commands is a change decided like any other: here a rule applies it
+    # (undoing a new file deletes it).
+    ip.run_line_magic("operator", "policy auto=reads,writes,deletes")
     ip.run_cell_magic("operator", "--dialect commands", "/write a.md\nx\n/end")
     assert (workspace / "a.md").exists()
     ip.run_line_magic("op", "/undo")

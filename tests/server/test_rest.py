@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from jupyter_core.paths import jupyter_runtime_dir
 from server_helpers import Api, cmd, write_cmd
 
 from jupyter_operator.protocol import interface_spec, parse_results
@@ -24,6 +25,9 @@ async def test_spec_is_the_interface_spec(api: Api) -> None:
     assert body["spec"].startswith("Operator Interface Specification (version: 3)")
     # What operator.getInterfaceSpec gives a model of a server session: cell actions included.
     assert body["spec"] == interface_spec(actions=("nb",))
+    # What no workspace may reach, home-relative, for the panel to show.
+    assert "~/.ssh" in body["out_of_reach"]
+    assert jupyter_runtime_dir() in body["out_of_reach"]  # set outside the home in these tests
 
 
 async def test_scan_runs_reads_and_plans_writes(api: Api, root: Path) -> None:
