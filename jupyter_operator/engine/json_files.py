@@ -26,6 +26,7 @@ from ..workspace import (
 )
 from . import mutations
 from .items import Proposal
+from .reads import OutputBudget
 
 READ_LIMIT = 1024 * 1024  # the largest file readFile returns
 
@@ -122,8 +123,15 @@ def _event(op: Operation, path: str) -> dict:
     return events.deleted(op, path)
 
 
-def read(ws: Workspace, op: ReadFile) -> dict:
-    """The readFile event: the content as UTF-8 text (``ERR_NOT_UTF8`` otherwise) or base64."""
+def read(ws: Workspace, op: ReadFile, budget: OutputBudget | None = None) -> dict:
+    """The readFile event: the content as UTF-8 text (``ERR_NOT_UTF8`` otherwise) or base64.
+
+    With a ``budget`` (the reply's, shared by all its reads) a file that does not fit in what
+    is left is refused with ``ERR_OUTPUT_BUDGET`` before it is read.
+    """
+    if budget is not None:  # charged from the size on disk, so nothing is read past it
+        size = min(ws.stat(op.path).size, READ_LIMIT)
+        budget.reserve(size if op.encoding != "base64" else (size + 2) // 3 * 4)
     data = ws.read_bytes(op.path, limit=READ_LIMIT)
     if op.encoding == "base64":
         return events.read(op, op.path, base64.b64encode(data).decode("ascii"), len(data), "base64")

@@ -41,6 +41,7 @@ from .decisions import Decision, reason_note
 from .errors import DecideFirst
 from .globs import normalise_path
 from .items import Item
+from .reads import OutputBudget
 from .shell_policy import ShellPolicy
 
 if TYPE_CHECKING:
@@ -100,13 +101,21 @@ class JsonRun(DecidableRun[JsonItem]):
         self._subscribers: list[Callable[[Item], None]] = []
         self.events: list[dict[str, Any]] = []
         self.items: list[JsonItem] = []
+        # Every operation is answered under its own id: a repeated id gets a new one that
+        # equals no id of the reply (given or generated), so no two answers share an id.
+        given = {op.id for op in operations}
         used: set[str] = set()
         for op in operations:
-            if op.id in used:  # a generated id that the model also used: keep ids unique
-                op = dataclasses.replace(op, id=f"{op.id}-{op.index + 1}")
+            if op.id in used:
+                fresh, k = f"{op.id}-{op.index + 1}", 2
+                while fresh in used or fresh in given:
+                    fresh, k = f"{op.id}-{op.index + 1}-{k}", k + 1
+                op = dataclasses.replace(op, id=fresh)
             used.add(op.id)
             self.items.append(self._item(op))
         self._next = 0
+        # One output budget for the reads of the reply, as for every dialect (reads.py).
+        self._budget = OutputBudget()
 
     def __repr__(self) -> str:
         return f"<JsonRun items={len(self.items)} pending={len(self.pending)}>"
@@ -310,7 +319,7 @@ class JsonRun(DecidableRun[JsonItem]):
                 self._record_shell(item, op)
                 status = "done" if event["success"] else "failed"
             elif isinstance(op, ReadFile):
-                event, status = json_files.read(ws, op), "done"
+                event, status = json_files.read(ws, op, self._budget), "done"
             else:
                 event, item.entry_id = json_files.apply(
                     ws, self._operator.journal, op, item.proposal,

@@ -56,15 +56,25 @@ class OutputBudget:
         self.limit = limit
         self.used = 0
 
+    def message(self, size: int | None = None) -> str:
+        """Why a read does not fit (``size`` None: the budget is spent)."""
+        what = "this read was not run" if size is None else f"this read ({size} bytes) is not shown"
+        return (
+            f"the reads of this reply already returned {self.used} of the {self.limit} bytes "
+            f"allowed; {what}. Read less (fs.readSlice, fs.search), or read it in a later reply."
+        )
+
     def refusal(self, id: str, size: int | None = None) -> Result:
         """The result of a read that does not fit (``size`` None: the budget is spent)."""
-        what = "this read was not run" if size is None else f"this read ({size} bytes) is not shown"
-        return Result.failure(
-            id,
-            codes.ERR_OUTPUT_BUDGET,
-            f"the reads of this reply already returned {self.used} of the {self.limit} bytes "
-            f"allowed; {what}. Read less (fs.readSlice, fs.search), or read it in a later reply.",
-        )
+        return Result.failure(id, codes.ERR_OUTPUT_BUDGET, self.message(size))
+
+    def reserve(self, size: int) -> None:
+        """Take ``size`` bytes of what is left, before reading them (the other dialects'
+        reads); raises ``OperatorError(ERR_OUTPUT_BUDGET)`` when they do not fit."""
+        if self.used + size > self.limit:
+            spent = self.used >= self.limit
+            raise OperatorError(codes.ERR_OUTPUT_BUDGET, self.message(None if spent else size))
+        self.used += size
 
     def charge(self, result: Result) -> Result:
         """``result`` when its details fit in what is left, else the refusal."""

@@ -232,3 +232,33 @@ def test_decisions_follow_the_engine_interface(operator: Operator) -> None:
     assert run.reject("createFile-2", "no").outcome == "rejected"
     with pytest.raises(UnknownItem):
         run.reject("nope")
+
+
+def test_the_reads_of_a_reply_share_one_output_budget(operator: Operator, root: Path) -> None:
+    """200 readFile of one 1 MiB file: before, 629 MB came back; now the reply's 8 MiB budget
+    stops them, before the file is read, as it does for the Operator dialect."""
+    import tracemalloc
+
+    from jupyter_operator.engine.reads import REPLY_OUTPUT_BUDGET
+
+    (root / "big.txt").write_bytes(b"x" * (1024 * 1024 - 1) + b"\n")
+    tracemalloc.start()
+    run = run_json(operator, json.dumps([{"type": "readFile", "path": "big.txt"}] * 200))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    read = [e for e in run.events if e.get("success")]
+    refused = [e for e in run.events if e.get("code") == "ERR_OUTPUT_BUDGET"]
+    assert len(read) == REPLY_OUTPUT_BUDGET // (1024 * 1024) and len(refused) == 200 - len(read)
+    assert len(run.results_text) < REPLY_OUTPUT_BUDGET + 200 * 400
+    assert peak < 40 * 1024 * 1024  # before: every read's text was held at once
+
+
+def test_repeated_ids_get_ids_no_other_operation_has(operator: Operator) -> None:
+    run = run_json(operator, json.dumps([
+        {"id": "x", "type": "message", "content": "a"},
+        {"id": "x-3", "type": "message", "content": "b"},
+        {"id": "x", "type": "message", "content": "c"},
+        {"id": "x-3", "type": "message", "content": "d"},
+    ]))  # fmt: skip
+    ids = [item.id for item in run.items]
+    assert len(set(ids)) == 4 and ids[:2] == ["x", "x-3"]
