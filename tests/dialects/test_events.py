@@ -41,14 +41,21 @@ def test_ids_are_echoed_only_when_given() -> None:
     )
 
 
-def test_invalid_operation_event_never_echoes_a_bad_path() -> None:
+def test_invalid_operation_event_names_the_refused_path_safely() -> None:
+    """The seed's error events carry the path; a refused one is the model's own text, echoed
+    with controls and bidi marks escaped and long ones cut (never resolved on the host)."""
     [op] = parse(json.dumps({"type": "readFile", "path": "../x"}))
     assert events.invalid(op) == {
         "type": "readFile",
+        "path": "../x",
         "success": False,
         "error": op.message,
         "code": "ERR_PATH_ESCAPE",
     }
+    [op] = parse(json.dumps({"type": "readFile", "path": "/etc/\u202epasswd\u001b[2J"}))
+    assert events.invalid(op)["path"] == "/etc/\\u202epasswd\\u001b[2J"
+    [op] = parse(json.dumps({"type": "readFile", "path": "/" + "a" * 5000}))
+    assert len(events.invalid(op)["path"]) == 303 and events.invalid(op)["path"].endswith("...")
 
 
 def test_failed_command_event() -> None:

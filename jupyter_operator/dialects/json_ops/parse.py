@@ -13,6 +13,7 @@ import base64
 import binascii
 import json
 import re
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -160,13 +161,26 @@ def check_path(value: Any, field: str = "path", *, root_ok: bool = False) -> str
     return value
 
 
+#: The longest refused path echoed back in an error event (the rest is cut, visibly).
+ECHO_LIMIT = 300
+
+
 def _echoable(value: Any) -> str | None:
-    """The path to name in an error event: only one that passed the path rules (never an
-    absolute or escaping path, which could be a host path)."""
+    """The path to name in an error event, as the seed's events do: a valid path as is, a
+    refused one as the model wrote it (it is the model's own text), with control and format
+    characters shown as escapes and cut at :data:`ECHO_LIMIT` characters, so one event is one
+    line and nothing can pass for a terminal or bidi control. It is never resolved."""
     try:
         return check_path(value)
     except _Bad:
+        pass
+    if not isinstance(value, str) or not value:
         return None
+    shown = "".join(
+        ch if ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Co", "Cn")
+        else f"\\u{ord(ch):04x}" for ch in value[:ECHO_LIMIT]
+    )  # fmt: skip
+    return shown + ("..." if len(value) > ECHO_LIMIT else "")
 
 
 def _string(obj: dict[str, Any], key: str, *, nonempty: bool = False) -> str:
