@@ -21,7 +21,9 @@ def test_commands_notebook(tmp_path: Path) -> None:
     assert "Menu: lesson\n---\nLesson 1\n1. Read the exercise: /open lesson.md#exercise" in session
     assert "Action: grade\n---\n/act.grade --file PATH" in session
     assert session.rstrip().endswith("/act.grade --file answers.md\ncorrect!")
-    assert "Undo: reverted answers.md (1 line)" in text(out["cell-09"])
+    # The reply's /undo is a proposal; the next cell approves it (as a click would).
+    assert "Proposed: undo j1 (fs.write answers.md): delete, +0 -1 lines" in text(out["cell-09"])
+    assert "Undo: reverted answers.md (1 line)" in text(out["cell-09b"])
     assert not (tmp_path / "commands-demo" / "answers.md").exists()
     assert "open: answers.md" in text(out["cell-10"])
 
