@@ -89,6 +89,11 @@ export class OperatorClient {
     return (await this._call<{ spec: string }>(['spec'])).spec;
   }
 
+  /** What no workspace may reach (Jupyter's folders, credential stores), home-relative. */
+  async outOfReach(): Promise<string[]> {
+    return (await this._call<{ out_of_reach?: string[] }>(['spec'])).out_of_reach ?? [];
+  }
+
   /** Scan a reply: reads run at once, mutations come back pending. */
   scan(
     text: string,

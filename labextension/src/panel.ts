@@ -90,6 +90,7 @@ export class OperatorPanel extends Widget {
   private _undoButton: HTMLButtonElement;
   private _history: HistoryView;
   private _workspaces: IWorkspace[] = [];
+  private _outOfReach: HTMLDetailsElement;
   /** Documents open in this page that approved changes, undo and redo keep up to date. */
   private _open: OpenDocuments;
 
@@ -139,6 +140,11 @@ export class OperatorPanel extends Widget {
     });
     workspaceRow.append(this._workspace);
     root.append(workspaceRow);
+    // Out of reach whatever the rules say (the server's token lives in Jupyter's runtime folder).
+    this._outOfReach = el('details', 'jp-Operator-out-of-reach');
+    this._outOfReach.append(el('summary', '', 'Out of reach of every workspace'));
+    this._outOfReach.hidden = true;
+    root.append(this._outOfReach);
     const dialect = dialectRow();
     this._dialect = dialect.select;
     root.append(dialect.row);
@@ -228,6 +234,25 @@ export class OperatorPanel extends Widget {
     root.append(this._history.node);
 
     void this.refreshWorkspaces().then(() => this.reattach());
+    void this.showOutOfReach();
+  }
+
+  /** List what no workspace may reach, under the workspace selector. */
+  async showOutOfReach(): Promise<void> {
+    try {
+      const paths = await this._client.outOfReach();
+      const list = el('p', 'jp-Operator-out-of-reach-list', paths.join(', '));
+      const note = el(
+        'p',
+        'jp-Operator-note',
+        'Refused for every action, reads included, whatever the rules say: Jupyter\'s ' +
+          'runtime, config and data folders hold the server\'s token and settings.'
+      );
+      this._outOfReach.append(note, list);
+      this._outOfReach.hidden = paths.length === 0;
+    } catch {
+      // An older server without the list: nothing to show.
+    }
   }
 
   /** The run on display, if any. */
