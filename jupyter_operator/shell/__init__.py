@@ -16,12 +16,13 @@ This package may import ``protocol`` only; it never reads or writes workspace fi
 
 from __future__ import annotations
 
-from .env import NON_INTERACTIVE, SECRET_PATTERNS, child_env, is_secret
+from .env import NON_INTERACTIVE, PASSED_ON, SECRET_PATTERNS, child_env, is_secret
 from .runner import TIMEOUT_EXIT, Limits, Outcome, cap_for_model, run
 from .sandbox import available as sandbox_available
 
 __all__ = [
     "NON_INTERACTIVE",
+    "PASSED_ON",
     "SECRET_PATTERNS",
     "TIMEOUT_EXIT",
     "Limits",

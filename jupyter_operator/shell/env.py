@@ -1,4 +1,5 @@
-"""The environment a command runs with: non-interactive, and without the host's secrets."""
+"""The environment a command runs with: non-interactive, and only what a command needs of the
+host's (an allowlist), so no credential reaches it under any name."""
 
 from __future__ import annotations
 
@@ -6,8 +7,22 @@ import fnmatch
 import os
 from collections.abc import Iterable, Mapping
 
-#: Variables never passed on (case-insensitive globs) unless the person allows the exact name.
+#: Variables never passed on (case-insensitive globs) unless the person allows the exact name,
+#: even when an allowlist pattern below would take them (``LC_*`` cannot carry a ``*_TOKEN``).
 SECRET_PATTERNS = ("*_KEY", "*_TOKEN", "*_SECRET", "*_PASSWORD", "JUPYTER*", "*_CREDENTIALS")
+
+#: What a command gets from the host's environment: what programs need to find themselves,
+#: speak the person's language and use the Python environment (an allowlist: a credential in a
+#: variable of any other name, ``AWS_ACCESS_KEY_ID``, ``PGPASSWORD``, ``DATABASE_URL``, stays
+#: out). The person adds names with the shell policy's ``env=`` (``allow``).
+PASSED_ON = (
+    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TZ", "TMPDIR",
+    "VIRTUAL_ENV", "CONDA_PREFIX", "CONDA_DEFAULT_ENV", "CONDA_EXE", "PYTHONPATH",
+    "PYTHONIOENCODING", "PYTHONUTF8", "PYTHONDONTWRITEBYTECODE", "JAVA_HOME", "GOPATH",
+    "CARGO_HOME", "RUSTUP_HOME", "NODE_PATH", "SSL_CERT_FILE", "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE", "PIP_INDEX_URL", "PIP_FIND_LINKS",
+    "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "OMP_NUM_THREADS", "MPLBACKEND", "COLUMNS",
+)  # fmt: skip
 
 #: Set for every command, after the extra variables, so nothing can turn them back on.
 NON_INTERACTIVE = {
@@ -32,19 +47,25 @@ def is_secret(name: str) -> bool:
     return any(fnmatch.fnmatchcase(upper, pattern) for pattern in SECRET_PATTERNS)
 
 
+def is_passed_on(name: str) -> bool:
+    """True for a host variable every command gets (:data:`PASSED_ON`, never a secret)."""
+    return not is_secret(name) and any(fnmatch.fnmatchcase(name, p) for p in PASSED_ON)
+
+
 def child_env(
     extra: Mapping[str, str] = {},
     *,
     allow: Iterable[str] = (),
     base: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """The host environment without secrets, plus ``extra``, plus :data:`NON_INTERACTIVE`.
+    """The host variables of :data:`PASSED_ON` and those ``allow`` names, plus ``extra``
+    (the command's own variables), plus :data:`NON_INTERACTIVE`.
 
-    ``allow`` lists exact names of secret-looking variables the person lets through.
+    ``allow`` lists exact names the person lets through (secret-looking ones included).
     """
     allowed = set(allow)
     source = os.environ if base is None else base
-    env = {k: v for k, v in source.items() if k in allowed or not is_secret(k)}
+    env = {k: v for k, v in source.items() if k in allowed or is_passed_on(k)}
     env.update(extra)
     env.update(NON_INTERACTIVE)
     return env

@@ -34,3 +34,14 @@ def test_child_env() -> None:
     assert env["DEBUG"] == "1"
     for name, value in NON_INTERACTIVE.items():
         assert env[name] == value  # the model's CI=0 and the host's PAGER do not win
+
+
+@pytest.mark.parametrize("name", ["AWS_ACCESS_KEY_ID", "PGPASSWORD", "MYSQL_PWD", "DATABASE_URL",
+                                  "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "LC_TOKEN", "SOMETHING"])
+def test_only_the_allowlist_reaches_a_command(name: str) -> None:
+    """Credentials under names no denylist guesses stay out: only what a command needs passes."""
+    base = {name: "secret-value", "PATH": "/usr/bin", "LANG": "C.UTF-8", "LC_ALL": "C"}
+    env = child_env(base=base)
+    assert name not in env
+    assert env["PATH"] == "/usr/bin" and env["LANG"] == "C.UTF-8" and env["LC_ALL"] == "C"
+    assert child_env(base=base, allow=(name,))[name] == "secret-value"  # the person's choice
