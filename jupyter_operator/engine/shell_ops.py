@@ -118,6 +118,10 @@ def execute(
             notify()
 
     python_homes = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
+    masks: tuple = ((), ())
+    if policy.sandbox and shell.sandbox_available():
+        found = ws.sandbox_masks()  # protected paths read-only, secrets hidden
+        masks = (found.read_only, found.hidden)
     outcome = shell.run(
         op.command,
         root=ws.root,
@@ -128,6 +132,7 @@ def execute(
         use_sandbox=policy.sandbox,
         network=policy.network,
         read_only=python_homes,
+        masks=masks,
         on_output=on_output,
     )
     state.stdout, state.stderr = outcome.stdout_full, outcome.stderr_full

@@ -131,13 +131,15 @@ def run(
     use_sandbox: bool = True,
     network: bool = False,
     read_only: Iterable[Path] = (),
+    masks: sandbox.Masks = ((), ()),
     on_output: OutputCallback | None = None,
 ) -> Outcome:
     """Run ``command`` (exactly as approved) with ``cwd`` (already resolved inside ``root``).
 
     ``env`` holds the extra variables; ``allow_env`` names secret-looking host variables to pass
     on. With ``use_sandbox`` and bubblewrap available the command runs in the sandbox
-    (``Outcome.sandboxed``); otherwise it runs directly, still time-limited and capped.
+    (``Outcome.sandboxed``), with ``masks`` over the workspace (``sandbox.wrap``); otherwise it
+    runs directly, still time-limited and capped.
     ``on_output(stream, text)`` receives output as it arrives (the kept head only), and an
     empty text about every 0.25 s while the command is silent (to flush a display).
     """
@@ -146,7 +148,8 @@ def run(
     sandboxed = use_sandbox and sandbox.available()
     if sandboxed:
         child["HOME"] = "/tmp"
-        argv = sandbox.wrap(argv, root=root, cwd=cwd, network=network, read_only=read_only)
+        argv = sandbox.wrap(argv, root=root, cwd=cwd, network=network, read_only=read_only,
+                            masks=masks)
     with pids_group(limits.max_processes) as group:
         if group is not None:
             argv = ["/bin/sh", "-c", JOIN, str(group.procs), *argv]

@@ -1,11 +1,13 @@
 """The bubblewrap sandbox: the workspace is the only writable path, no network by default.
 
 ``bwrap`` gets a new mount, PID, IPC, UTS and network namespace (``--unshare-all``; the network
-comes back only with ``network=True``). The system folders and the Python installations the host
-names are mounted read-only, ``/tmp`` is an empty tmpfs, the workspace root is bound read-write
-at :data:`MOUNT` (never at its host path, so ``pwd`` or an error message cannot show the model
-where the workspace lives on the host), and ``--die-with-parent`` plus the PID namespace mean
-killing ``bwrap`` ends every process the command started.
+comes back only with ``network=True``). ``/tmp`` is an empty tmpfs, then the system folders and
+the Python installations the host names are mounted read-only (over it, so one under ``/tmp``
+stays visible), and the workspace root is bound read-write at :data:`MOUNT`, with its protected
+paths read-only and its secrets hidden (``masks``). It is never bound at its host path, so
+``pwd`` or an error message cannot show the model where the workspace lives on the host, and
+``--die-with-parent`` plus the PID namespace mean killing ``bwrap`` ends every process the
+command started.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from pathlib import Path
 
 #: Where the workspace root appears inside the sandbox.
 MOUNT = "/workspace"
+
+#: Paths inside the workspace to bind read-only, and to hide (with whether each is a folder).
+Masks = tuple[Iterable[str], Iterable[tuple[str, bool]]]
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 
@@ -51,20 +56,44 @@ def _mount(path: str) -> list[str]:
 
 
 def wrap(
-    argv: list[str], *, root: Path, cwd: Path, network: bool = False, read_only: Iterable[Path] = ()
+    argv: list[str],
+    *,
+    root: Path,
+    cwd: Path,
+    network: bool = False,
+    read_only: Iterable[Path] = (),
+    masks: Masks = ((), ()),
 ) -> list[str]:
-    """``argv`` prefixed by the ``bwrap`` invocation (call only when :func:`available`)."""
+    """``argv`` prefixed by the ``bwrap`` invocation (call only when :func:`available`).
+
+    ``masks`` covers paths inside the workspace (relative, ``/``-joined): the first are bound
+    read-only over the writable workspace (protected paths such as ``.git``), the second,
+    ``(path, is_folder)``, are hidden behind an empty read-only folder or ``/dev/null``
+    (credential stores, Jupyter's runtime folder).
+    """
     program = bwrap()
     assert program is not None, "bubblewrap is not available"
     args = [program, "--die-with-parent", "--new-session", "--unshare-all"]
     if network:
         args.append("--share-net")
+    # /tmp first: a later bind (a Python installation under /tmp) is mounted over it, not
+    # hidden by it.
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for path in SYSTEM_DIRS:
         args += _mount(path)
     for extra in sorted({str(p) for p in read_only}):
         if os.path.isdir(extra) and not any(extra.startswith(d + "/") for d in SYSTEM_DIRS):
             args += ["--ro-bind", extra, extra]
-    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-    inside = Path(MOUNT, cwd.relative_to(root))  # cwd is already resolved inside root
-    args += ["--bind", str(root), MOUNT, "--chdir", str(inside)]
+    args += ["--bind", str(root), MOUNT]
+    protected, hidden = masks
+    for rel in protected:
+        args += ["--ro-bind", str(root / rel), f"{MOUNT}/{rel}"]
+    for rel, is_folder in hidden:
+        inside = f"{MOUNT}/{rel}"
+        if is_folder:
+            args += ["--tmpfs", inside, "--remount-ro", inside]
+        else:
+            args += ["--ro-bind", "/dev/null", inside]
+    inside_cwd = Path(MOUNT, cwd.relative_to(root))  # cwd is already resolved inside root
+    args += ["--chdir", str(inside_cwd)]
     return [*args, "--", *argv]

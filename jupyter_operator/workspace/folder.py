@@ -44,6 +44,8 @@ from .paths import (
     parse_path,
 )
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
+from .sandbox_masks import SandboxMasks
+from .sandbox_masks import sandbox_masks as _sandbox_masks
 from .sweep import sweep_temps
 from .tree_search import search_tree as _search_tree
 from .tree_walk import TreeListing, walk_tree
@@ -225,6 +227,11 @@ class Workspace:
             max_depth=self.limits.max_search_depth,
             hidden=hidden,
         )
+
+    def sandbox_masks(self) -> SandboxMasks:
+        """What the shell sandbox binds read-only or hides inside this workspace (see
+        ``sandbox_masks``): existing protected paths, credential stores, reserved locations."""
+        return _sandbox_masks(self._jail, self._protected)
 
     def tree_listing(self, path: str, *, shown: int = 200) -> TreeListing:
         """Everything a delete of the folder ``path`` would move (see ``tree_walk``).

@@ -40,3 +40,66 @@ def test_without_bubblewrap_commands_still_run(
     monkeypatch.setattr(sandbox, "bwrap", lambda: None)
     outcome = run("echo plain", root=tmp_path, cwd=tmp_path)
     assert outcome.stdout == "plain\n" and outcome.sandboxed is False
+
+
+@needs_sandbox
+def test_an_installation_under_tmp_stays_visible(tmp_path: Path) -> None:
+    """A kernel whose virtual environment lives in /tmp: its bind is not hidden by the tmpfs."""
+    assert str(tmp_path).startswith("/tmp/")
+    home = tmp_path / "venv" / "bin"
+    home.mkdir(parents=True)
+    (home / "tool").write_text("#!/bin/sh\necho from-the-venv\n")
+    (home / "tool").chmod(0o755)
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    outcome = run(f"{home}/tool", root=ws, cwd=ws, read_only=[tmp_path / "venv"])
+    assert outcome.sandboxed and outcome.stdout == "from-the-venv\n", outcome.stderr
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (ws / "sub" / ".git").mkdir(parents=True)
+    (ws / ".ssh").mkdir()
+    (ws / ".ssh" / "id_ed25519").write_text("private key\n")
+    (ws / ".netrc").write_text("machine x password hunter2\n")
+    (ws / "src").mkdir()
+    return ws
+
+
+@needs_sandbox
+def test_protected_paths_stay_read_only_and_secrets_hidden(project: Path, tmp_path: Path) -> None:
+    """A command a rule allows (``python3 -m unittest``) ran a test file that wrote
+    ``.git/hooks/pre-commit``: every file action refuses that path, and now so does the sandbox."""
+    from jupyter_operator.workspace import Workspace
+
+    with Workspace(project, journal_dir=tmp_path / "journal") as ws:
+        masks = ws.sandbox_masks()
+    assert sorted(masks.read_only) == [".git", "sub/.git"]
+    assert sorted(masks.hidden) == [(".netrc", False), (".ssh", True)]
+    script = ("echo evil > .git/hooks/pre-commit; echo evil > sub/.git/config; "
+              "cat .git/HEAD; ls -A .ssh; cat .netrc; echo ok > src/made.txt")  # fmt: skip
+    outcome = run(script, root=project, cwd=project, masks=(masks.read_only, masks.hidden))
+    assert outcome.stdout == "ref: refs/heads/main\n"  # .git readable; .ssh empty; .netrc empty
+    assert "hunter2" not in outcome.stdout and "id_ed25519" not in outcome.stdout
+    assert "Read-only file system" in outcome.stderr
+    assert not (project / ".git" / "hooks" / "pre-commit").exists()
+    assert not (project / "sub" / ".git" / "config").exists()
+    assert (project / "src" / "made.txt").read_text() == "ok\n"  # the rest stays writable
+
+
+@needs_sandbox
+def test_an_approved_shell_operation_cannot_write_git_hooks(project: Path, tmp_path: Path) -> None:
+    """Through the engine: an approved JSON shell operation, run in the sandbox."""
+    import json
+
+    from jupyter_operator.engine import Operator, run_json
+    op = Operator(project, journal_dir=tmp_path / "journal")
+    code = "open('.git/hooks/pre-commit', 'w').write('evil')"
+    run = run_json(op, json.dumps({"type": "shell", "command": f'python3 -c "{code}"'}))
+    run.approve(run.items[0].id)  # the person approves the command itself
+    event = run.events[-1]
+    assert event["success"] is False and "Read-only file system" in event["stderr"]
+    assert not (project / ".git" / "hooks" / "pre-commit").exists()

@@ -1,0 +1,102 @@
+"""What the shell sandbox must cover inside the workspace it binds read-write.
+
+The sandbox binds the whole workspace root writable, so a command (say ``python3 -m unittest``
+running a test file a model wrote) could otherwise write ``.git/hooks/pre-commit``, which every
+file action refuses, or read ``.ssh`` in a home-folder workspace. Before a command runs, one
+walk finds the protected paths that exist (bound read-only over the writable bind: ``git status``
+still works) and the secrets (credential stores by name, and every location reserved by real
+location, such as Jupyter's runtime folder: hidden behind an empty read-only folder or an empty
+file). The walk never follows a link and does not enter what it covers; above ``max_dirs``
+folders it refuses (``ERR_TOO_MANY_ENTRIES``) rather than run a command it could not check.
+
+Protected paths a command creates while it runs (a new ``.git`` in a new folder) are not
+covered: binds are set up before the command starts.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from jupyter_operator.protocol import OperatorError, codes
+
+from .jail import O_DIR, Jail, close_quietly
+from .out_of_reach import CREDENTIAL_NAMES
+from .paths import ProtectedMatcher
+
+#: Folders walked at most before a command is refused (about half a second of ``scandir``).
+MAX_DIRS = 50_000
+
+_SECRET_NAMES = frozenset(name.casefold() for name in CREDENTIAL_NAMES)
+
+
+@dataclass
+class SandboxMasks:
+    """Workspace-relative paths (``/``-joined): bound read-only, or hidden (with is-a-folder)."""
+
+    read_only: list[str] = field(default_factory=list)
+    hidden: list[tuple[str, bool]] = field(default_factory=list)
+
+
+def sandbox_masks(jail: Jail, protected: ProtectedMatcher, *, max_dirs: int = MAX_DIRS,
+                  max_depth: int = 64) -> SandboxMasks:  # fmt: skip
+    """Walk the whole workspace once and say what the sandbox must cover (see the module)."""
+    out = SandboxMasks()
+    stack: list[tuple[int, tuple[str, ...]]] = [(os.dup(jail.fd), ())]
+    seen = 0
+    try:
+        while stack:
+            fd, here = stack.pop()
+            try:
+                with os.scandir(fd) as it:
+                    entries = sorted((e.name, e.is_dir(follow_symlinks=False), e.is_symlink())
+                                     for e in it)  # fmt: skip
+                for name, is_dir, is_link in entries:
+                    if is_link:
+                        continue  # never followed, so never a way in
+                    child = (*here, name)
+                    rel = "/".join(child)
+                    if name.casefold() in _SECRET_NAMES:
+                        out.hidden.append((rel, is_dir))
+                    elif protected.child_matches(child):
+                        out.read_only.append(rel)
+                    elif not is_dir:
+                        if _reserved(jail, os.lstat(name, dir_fd=fd)):
+                            out.hidden.append((rel, False))
+                    else:
+                        seen += 1
+                        if seen > max_dirs or len(child) > max_depth:
+                            raise _too_big(max_dirs, max_depth)
+                        _enter(jail, fd, name, child, stack, out)
+            finally:
+                close_quietly(fd)
+    finally:
+        for fd, _ in stack:
+            close_quietly(fd)
+    return out
+
+
+def _reserved(jail: Jail, info: os.stat_result) -> bool:
+    return (info.st_dev, info.st_ino) in jail.reserved
+
+
+def _enter(jail: Jail, fd: int, name: str, child: tuple[str, ...],
+           stack: list[tuple[int, tuple[str, ...]]], out: SandboxMasks) -> None:  # fmt: skip
+    try:
+        cfd = os.open(name, O_DIR, dir_fd=fd)
+    except OSError:  # swapped for a link (O_NOFOLLOW), vanished or unreadable: nothing to bind
+        return
+    if _reserved(jail, os.fstat(cfd)):
+        close_quietly(cfd)
+        out.hidden.append(("/".join(child), True))
+        return
+    stack.append((cfd, child))
+
+
+def _too_big(max_dirs: int, max_depth: int) -> OperatorError:
+    return OperatorError(
+        codes.ERR_TOO_MANY_ENTRIES,
+        f"the workspace holds more than {max_dirs} folders (or is nested deeper than "
+        f"{max_depth}); a command runs only where the sandbox can check every folder for "
+        f"protected paths. Use a smaller workspace (a project folder, not the home folder).",
+    )
