@@ -2,6 +2,7 @@
 
 from ..shell import sandbox_available
 from ..workspace import HistoryEntry
+from ..workspace.out_of_reach import describe as out_of_reach
 from .decisions import Decision
 from .dialect_runs import resolve_dialect, run_text
 from .errors import BadEdit, DecideFirst, EngineError, UnknownItem
@@ -31,6 +32,7 @@ __all__ = [
     "ShellRecord",
     "ShellState",
     "UnknownItem",
+    "out_of_reach",
     "resolve_dialect",
     "run_json",
     "run_text",

@@ -187,9 +187,9 @@ class OperatorMagics(Magics):
         print(f"policy: {state.current_policy().summary()}")
         print(f"shell:  {state.current_shell_policy().describe()}")
         print(f"cells:  {'on' if state.extensions else 'off'} (nb.* cell actions)")
-        from ..workspace.out_of_reach import describe
+        from ..engine import out_of_reach
 
-        print(f"out of reach: {', '.join(describe())} (docs/protocol.md says why)")
+        print(f"out of reach: {', '.join(out_of_reach())} (docs/protocol.md says why)")
         last = state.last_run
         if last is not None:
             from ..widgets.panel import run_summary

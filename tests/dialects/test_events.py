@@ -52,10 +52,13 @@ def test_invalid_operation_event_names_the_refused_path_safely() -> None:
         "error": op.message,
         "code": "ERR_PATH_ESCAPE",
     }
-    [op] = parse(json.dumps({"type": "readFile", "path": "/etc/\u202epasswd\u001b[2J"}))
-    assert events.invalid(op)["path"] == "/etc/\\u202epasswd\\u001b[2J"
-    [op] = parse(json.dumps({"type": "readFile", "path": "/" + "a" * 5000}))
+    [op] = parse(json.dumps({"type": "readFile", "path": "../\u202epasswd\u001b[2J"}))
+    assert events.invalid(op)["path"] == "../\\u202epasswd\\u001b[2J"
+    [op] = parse(json.dumps({"type": "readFile", "path": "../" + "a" * 5000}))
     assert len(events.invalid(op)["path"]) == 303 and events.invalid(op)["path"].endswith("...")
+    for host_path in ("/etc/passwd", "\\\\server\\share"):
+        [op] = parse(json.dumps({"type": "readFile", "path": host_path}))
+        assert "path" not in events.invalid(op)  # a host path is never echoed
 
 
 def test_failed_command_event() -> None:

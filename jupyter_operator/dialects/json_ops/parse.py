@@ -163,19 +163,21 @@ def check_path(value: Any, field: str = "path", *, root_ok: bool = False) -> str
 
 #: The longest refused path echoed back in an error event (the rest is cut, visibly).
 ECHO_LIMIT = 300
+_HOST_PATH = re.compile(r"[/\\~]|[A-Za-z]:")
 
 
 def _echoable(value: Any) -> str | None:
     """The path to name in an error event, as the seed's events do: a valid path as is, a
-    refused one as the model wrote it (it is the model's own text), with control and format
-    characters shown as escapes and cut at :data:`ECHO_LIMIT` characters, so one event is one
-    line and nothing can pass for a terminal or bidi control. It is never resolved."""
+    refused relative one (``../x``) as the model wrote it, with control and format characters
+    shown as escapes and cut at :data:`ECHO_LIMIT` characters, so one event is one line and
+    nothing can pass for a terminal or bidi control. An absolute, home or drive path is never
+    echoed (results and transcripts never hold a host path)."""
     try:
         return check_path(value)
     except _Bad:
         pass
-    if not isinstance(value, str) or not value:
-        return None
+    if not isinstance(value, str) or not value or _HOST_PATH.match(value):
+        return None  # an absolute, home or drive path names the host: never echoed
     shown = "".join(
         ch if ch.isprintable() and unicodedata.category(ch) not in ("Cf", "Co", "Cn")
         else f"\\u{ord(ch):04x}" for ch in value[:ECHO_LIMIT]
