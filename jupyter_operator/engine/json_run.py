@@ -44,6 +44,12 @@ from .items import Item
 from .reads import OutputBudget
 from .shell_policy import ShellPolicy
 
+#: Why a shell operation is refused where bubblewrap cannot run (see ``_start_shell``).
+NO_SANDBOX = (
+    "shell commands run only inside the bubblewrap sandbox, which this host does not have "
+    "(install Debian's bubblewrap), or where the person turned it off (sandbox=off)"
+)
+
 if TYPE_CHECKING:
     from .session import Operator
 
@@ -277,6 +283,13 @@ class JsonRun(DecidableRun[JsonItem]):
         if decision.verdict == "deny":
             item.rule = decision.rule
             self._deny(item, decision.reason, policy.suggestion())
+            return
+        if policy.sandbox and not shell_ops.sandbox_ready():
+            # Outside the sandbox a command runs as this user: it could read the host's
+            # environment (an API key) through /proc. Bash lines refuse too; only the person's
+            # explicit sandbox=off runs commands unsandboxed.
+            self._answer(item, events.failure(op, codes.ERR_SANDBOX_UNAVAILABLE, NO_SANDBOX),
+                         "failed")  # fmt: skip
             return
         try:
             shell_ops.resolve(self._operator.workspace, op)

@@ -81,6 +81,11 @@ class ShellHistory:
             del self.records[: -self.limit]
 
 
+def sandbox_ready() -> bool:
+    """True when commands can run in the bubblewrap sandbox on this host."""
+    return shell.sandbox_available()
+
+
 def describe(op: Shell, policy: ShellPolicy) -> ShellState:
     """The state shown on the card before a decision: exact command, cwd, extra env."""
     return ShellState(
@@ -142,4 +147,5 @@ def execute(
     state.status = "finished"
     if outcome.timed_out:
         return events.timed_out(op, outcome.duration_ms)
-    return events.shell(op, outcome.exit_code, outcome.stdout, outcome.stderr, outcome.duration_ms)
+    return events.shell(op, outcome.exit_code, outcome.stdout, outcome.stderr,
+                        outcome.duration_ms, outcome.sandboxed)  # fmt: skip

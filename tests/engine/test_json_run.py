@@ -262,3 +262,23 @@ def test_repeated_ids_get_ids_no_other_operation_has(operator: Operator) -> None
     ]))  # fmt: skip
     ids = [item.id for item in run.items]
     assert len(set(ids)) == 4 and ids[:2] == ["x", "x-3"]
+
+
+def test_a_shell_operation_without_the_sandbox_is_refused(
+    operator: Operator, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Outside bubblewrap an approved command could read the host's environment (the API key)
+    through /proc/$PPID/environ: it is refused, as bash lines are, unless the person turned
+    the sandbox off; then its result says it ran unsandboxed."""
+    from jupyter_operator.engine import ShellPolicy
+    from jupyter_operator.shell import sandbox
+
+    monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+    run = run_json(operator, ops({"type": "shell", "command": "cat /proc/$PPID/environ"}))
+    [event] = run.events
+    assert event["code"] == "ERR_SANDBOX_UNAVAILABLE" and event["success"] is False
+    assert run.items[0].status == "failed"
+    operator.shell_policy = ShellPolicy.parse("sandbox=off")
+    run = run_json(operator, ops({"type": "shell", "command": "echo ran"}))
+    run.approve(run.items[0].id)
+    assert run.events[-1]["sandboxed"] is False and run.events[-1]["stdout"] == "ran\n"

@@ -72,9 +72,11 @@ def deleted(op: Operation, path: str) -> Event:
     return {**_head(op), "path": path, "success": True}
 
 
-def shell(op: Shell, exit_code: int, stdout: str, stderr: str, duration_ms: int) -> Event:
-    """A command that ran to its end; ``success`` is ``exitCode == 0``."""
-    event = {
+def shell(op: Shell, exit_code: int, stdout: str, stderr: str, duration_ms: int,
+          sandboxed: bool = True) -> Event:  # fmt: skip
+    """A command that ran to its end; ``success`` is ``exitCode == 0``. A command the person
+    ran outside the sandbox (``sandbox=off``) says so with ``sandboxed: false``."""
+    event: Event = {
         **_head(op),
         "command": op.command,
         "success": exit_code == 0,
@@ -83,6 +85,8 @@ def shell(op: Shell, exit_code: int, stdout: str, stderr: str, duration_ms: int)
         "stderr": stderr,
         "durationMs": duration_ms,
     }
+    if not sandboxed:
+        event["sandboxed"] = False
     if exit_code != 0:
         event["error"] = f"the command exited with code {exit_code}"
         event["code"] = codes.ERR_COMMAND_FAILED
