@@ -322,3 +322,15 @@ def test_a_settled_reply_does_not_change_again(session: CommandSession) -> None:
     item.status = "undone"  # what subscribers hear when the journal undoes the change later
     run._notify(item)
     assert batch.replies[0].body == "Written: a.md (2 bytes, 1 line)"
+
+
+def test_the_reads_of_a_script_share_one_output_budget(session: CommandSession,
+                                                       root: Path) -> None:  # fmt: skip
+    """Like every dialect's reads: 60 /open of a 190 KB file stop at the reply's 8 MiB."""
+    (root / "big.md").write_text(("x" * 99 + "\n") * 1900)
+    batch = session.execute("/open big.md\n" * 60)
+    bodies = [reply.body for reply in batch.replies]
+    opened = [b for b in bodies if b.startswith("Opened big.md")]
+    refused = [b for b in bodies if b.startswith("ERROR(OUTPUT_BUDGET)")]
+    assert len(opened) == 8 * 1024 * 1024 // 190_000 and len(refused) == 60 - len(opened)
+    assert session.execute("/open big.md").replies[0].body.startswith("Opened")  # a new script

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ...dialects.commands import responses
 from ...dialects.commands.parse import Request
+from ..reads import OutputBudget
 
 if TYPE_CHECKING:
     from ..session import Run
@@ -72,6 +73,8 @@ class Batch:
         self.queued: list[Request] = list(requests)
         self._subscribers: list[Callable[[Batch], None]] = []
         self.advancing = False  # the session is running its queued requests
+        # The reads of one script share the output budget every dialect has (reads.py).
+        self.budget = OutputBudget()
 
     def __repr__(self) -> str:
         return f"<Batch replies={len(self.replies)} queued={len(self.queued)}>"

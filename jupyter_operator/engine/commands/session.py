@@ -28,7 +28,7 @@ from ...protocol import codes as operator_codes
 from ...protocol._models import Delete, Write
 from ...workspace import FileTooLarge, decode_text
 from ..items import Item
-from ..reads import READ_LIMIT
+from ..reads import READ_LIMIT, OutputBudget
 from ..session import Operator
 from ..undo import inverse as undo_inverse
 from . import actions, bash, changes
@@ -72,6 +72,7 @@ class CommandSession(SessionCommands):
         self.tag = tag if tag is not None else "".join(secrets.choice(alphabet) for _ in range(2))
         self.count = 0
         self.batches: list[Batch] = []
+        self._budget = OutputBudget()  # the running script's (set as each batch advances)
 
     def __repr__(self) -> str:
         return f"<CommandSession open={self._open_name()!r} requests={self.count}>"
@@ -117,6 +118,7 @@ class CommandSession(SessionCommands):
         batch.advancing = True
         try:
             while batch.queued and batch.pending is None:
+                self._budget = batch.budget
                 reply = self._answer(batch.queued.pop(0))
                 batch.replies.append(reply)
                 if reply.status == "pending" and reply.run is not None:
@@ -218,6 +220,8 @@ class CommandSession(SessionCommands):
     def _read(self, path: str) -> str:
         self._check_rules(POLICY_ACTIONS["open"], path)
         try:
+            # Charged from the size on disk before reading: one script cannot amplify itself.
+            self._budget.reserve(min(self.operator.workspace.stat(path).size, READ_LIMIT))
             data = self.operator.workspace.read_bytes(path, limit=READ_LIMIT)
         except FileTooLarge as exc:
             message = f"{path} has {exc.size} bytes; open one #block of it instead."
