@@ -91,6 +91,7 @@ class CommandSession(SessionCommands):
     def read_text(self, path: str) -> str:
         """A file's text through the workspace jail and the read rules (for actions)."""
         self._check_rules("fs.read", path)
+        self._budget.reserve(min(self.operator.workspace.stat(path).size, READ_LIMIT))
         data = self.operator.workspace.read_bytes(path, limit=READ_LIMIT)
         return decode_text(data, path).text
 
