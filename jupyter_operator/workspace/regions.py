@@ -87,7 +87,37 @@ def _find(lines: list[tuple[str, str]], style: Any, marker_id: str) -> tuple[int
             codes.ERR_REGION_MARKER_ORDER,
             f"OPERATOR_END appears before OPERATOR_BEGIN for marker_id={marker_id}",
         )
+    # Regions never nest or overlap (fs.listRegions refuses such a file): neither may the
+    # actions that read or change one region.
+    _no_markers(lines[begins[0] + 1 : ends[0]], style, f"region {marker_id}")
+    outer = _open_at(lines[: begins[0]], style)
+    if outer is not None:
+        raise _nested(f"region {marker_id} lies inside region {outer}")
     return begins[0], ends[0]
+
+
+def _nested(what: str) -> OperatorError:
+    return OperatorError(codes.ERR_REGION_MARKER_MISMATCH, f"{what}; regions cannot nest")
+
+
+def _no_markers(lines: list[tuple[str, str]], style: Any, where: str) -> None:
+    """Refuse when ``lines`` (a region's content, old or new) hold any region marker."""
+    begin_re, end_re = _marker_re(style, "BEGIN", None), _marker_re(style, "END", None)
+    for content, _ in lines:
+        if m := begin_re.match(content) or end_re.match(content):
+            raise _nested(f"{where} holds a marker of region {m.group(1)}")
+
+
+def _open_at(lines: list[tuple[str, str]], style: Any) -> str | None:
+    """The region still open after ``lines`` (the one a line below them lies in), if any."""
+    begin_re, end_re = _marker_re(style, "BEGIN", None), _marker_re(style, "END", None)
+    open_ids: list[str] = []
+    for content, _ in lines:
+        if m := begin_re.match(content):
+            open_ids.append(m.group(1))
+        elif (m := end_re.match(content)) and m.group(1) in open_ids:
+            open_ids.remove(m.group(1))
+    return open_ids[-1] if open_ids else None
 
 
 def _content_lines(content: str, nl: str) -> list[tuple[str, str]]:
@@ -178,6 +208,7 @@ def replace_region(
     begin, end = _find(lines, style, marker_id)
     nl = lines[begin][1] or newline_of(text)
     new = _content_lines(content, nl)
+    _no_markers(new, style, f"the new content of region {marker_id}")
     budget.grow(_size(new) - _size(lines[begin + 1 : end]))
     return _join(lines[: begin + 1] + new + lines[end:])
 
@@ -217,7 +248,11 @@ def insert_region(
         what = "anchor text" if occurrence <= 1 else f"occurrence {occurrence} of the anchor text"
         raise OperatorError(codes.ERR_ANCHOR_NOT_FOUND, f"{what} not found in any line")
     at = hits[max(occurrence, 1) - 1]
+    outer = _open_at(lines[: at if position == "before" else at + 1], style)
+    if outer is not None:
+        raise _nested(f"the anchor line {at + 1} lies inside region {outer}")
     nl = lines[at][1] or newline_of(text)
+    _no_markers(_content_lines(content, nl), style, f"the content of region {marker_id}")
     block = [
         (_marker_line(style, "BEGIN", marker_id), nl),
         *_content_lines(content, nl),

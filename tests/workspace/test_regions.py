@@ -113,3 +113,26 @@ def test_region_errors(call, code: str) -> None:
 
 def test_marker_text_after_id_does_not_match() -> None:
     assert list_regions("# OPERATOR_BEGIN r1 trailing words\n", PY) == []
+
+
+NESTED = ("# OPERATOR_BEGIN outer\na = 1\n# OPERATOR_BEGIN inner\nb = 2\n# OPERATOR_END inner\n"
+          "c = 3\n# OPERATOR_END outer\n")  # fmt: skip
+
+
+@pytest.mark.parametrize("call", [
+    lambda: read_region(NESTED, PY, "outer"),
+    lambda: read_region(NESTED, PY, "inner"),
+    lambda: replace_region(NESTED, PY, "outer", "x = 0\n"),
+    lambda: replace_region(NESTED, PY, "inner", "x = 0\n"),
+    lambda: delete_region(NESTED, PY, "outer"),
+    lambda: list_regions(NESTED, PY),
+    lambda: insert_region(NESTED, PY, "new", "b = 2", "y\n"),
+    lambda: replace_region(SRC, PY, "r1", "# OPERATOR_BEGIN sneaky\nz\n"),
+    lambda: insert_region(SRC, PY, "new", "import os", "# OPERATOR_END r1\n"),
+])  # fmt: skip
+def test_nested_regions_are_refused_by_every_action(call) -> None:  # type: ignore[no-untyped-def]
+    """fs.listRegions refused a nested file, but readRegion and replaceRegion took it (and
+    replacing the outer region deleted the inner BEGIN line): every action refuses now."""
+    with pytest.raises(OperatorError) as err:
+        call()
+    assert err.value.code == codes.ERR_REGION_MARKER_MISMATCH
