@@ -115,8 +115,12 @@ def unchanged(proposal: Proposal) -> bool:
     return proposal.change == "modify" and proposal.new_bytes == proposal.snapshot.data
 
 
-def unchanged_summary(path: str) -> str:
-    """The result of a change that changes nothing (it needs no approval and writes nothing)."""
+def unchanged_summary(path: str, after: str | None = None) -> str:
+    """The result of a change that changes nothing (it needs no approval and writes nothing);
+    ``after``: the earlier change of the reply it was planned on."""
+    if after is not None:
+        return (f"No change: {path} has exactly this content once {after} is applied; "
+                f"nothing more to write.")  # fmt: skip
     return f"No change: {path} already has exactly this content; nothing was written."
 
 

@@ -440,9 +440,11 @@ class Operator:
                     message = f"{cmd.action} is not allowed in this workspace ({verdict.text})."
                     return self._finish(item, Result.failure(cmd.id, codes.ERR_POLICY_DENIED,
                                                              message), "denied")  # fmt: skip
-            if mutations.unchanged(item.proposal) and not item.builds_on:
-                # Nothing to approve: the same reply run again, or a write of what is there.
-                summary = mutations.unchanged_summary(cmd.path or "")
+            if mutations.unchanged(item.proposal):
+                # Nothing to approve: the same reply run again, a write of what is there, or
+                # a change that leaves the file as an earlier change of this reply makes it.
+                summary = mutations.unchanged_summary(cmd.path or "", item.builds_on)
+                item.builds_on = None
                 return self._finish(item, Result(cmd.id, True, summary), "done")
         else:
             # Commands are a sequence: a read after a pending change to its path sees that change.

@@ -63,3 +63,4 @@ def test_the_preview_counts_every_entry_and_refuses_above_the_limit(
     [item] = op.run(block("d2", "fs.delete", path="big/")).items
     assert (item.status, item.error_code) == ("failed", codes.ERR_TOO_MANY_ENTRIES)
     assert "more than 10000 entries" in item.summary
+
