@@ -272,11 +272,18 @@ def _check_utf8(data: bytes) -> None:
 
 def _describe(exc: ValidationError) -> str:
     """A short, input-free description of what is wrong with a message."""
-    first = exc.errors(include_url=False, include_input=False)[0]
-    where = str(first["loc"][-1])[:64] if first["loc"] else "message"
+    errors = exc.errors(include_url=False, include_input=False)
+    first = errors[0]
     kind = first["type"]
-    if kind == "missing":
-        return f"missing field {where!r}"
     if kind in ("union_tag_invalid", "union_tag_not_found"):
         return "type must be one of 'file_list', 'file_read', 'file_write', 'capabilities'"
+    # loc is (message type, field, then the member of a union field such as 'str'): the
+    # field is what the client wrote wrong.
+    loc = first["loc"]
+    where = str(loc[1] if len(loc) > 1 else loc[0])[:64] if loc else "message"
+    if kind == "missing":
+        return f"missing field {where!r}"
+    if len(loc) > 2 and all(e["loc"][:2] == loc[:2] for e in errors):
+        kinds = " or ".join(dict.fromkeys(str(e["loc"][2]) for e in errors))
+        return f"field {where!r}: must be a {kinds}"[:200]
     return f"field {where!r}: {first['msg']}"[:200]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,3 +79,12 @@ def test_deep_nesting_is_a_bad_request_not_a_crash() -> None:
     assert isinstance(deep, FileApiError)
     nested = _outcome('{"type": "file_read", "path": ' + "[" * 100_000 + "]" * 100_000 + "}")
     assert isinstance(nested, FileApiError)
+
+
+def test_a_bad_request_id_names_the_field() -> None:
+    """A malformed request_id was reported as field 'str' (the union member pydantic tried)."""
+    message = {"type": "file_read", "project": "p", "workspace": "default", "path": "a.txt",
+               "request_id": [1]}  # fmt: skip
+    with pytest.raises(FileApiError) as err:
+        parse(json.dumps(message))
+    assert err.value.message == "field 'request_id': must be a str or int"
