@@ -53,7 +53,7 @@ from .tree_walk import TreeListing, walk_tree
 
 def _stale(rel: str, why: str) -> OperatorError:
     return OperatorError(
-        codes.ERR_STALE_PREVIEW, f"{rel} {why} after the preview; ask for a new preview"
+        codes.ERR_STALE_PREVIEW, f"{rel} {why} after the preview; ask for a new preview."
     )
 
 

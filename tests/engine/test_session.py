@@ -80,7 +80,10 @@ def test_stale_preview_is_not_applied(files: Path, make_operator) -> None:
     decision = run.approve("w1")
     item = decision.item
     assert item.status == "stale" and decision.outcome == "stale"
-    assert item.result.summary.startswith("Not applied (ERR_STALE_PREVIEW): ")
+    assert item.result.summary == (
+        "Not applied (ERR_STALE_PREVIEW): a.txt changed after the preview; ask for a new preview. "
+        "Read the file again."
+    )  # a sentence, like every other summary
     assert item.error_code == item.result.code == "ERR_STALE_PREVIEW"
     assert (files / "a.txt").read_bytes() == b"someone else's edit\n"
 
