@@ -30,6 +30,8 @@ SECRETS = {
     ".git-credentials": f"https://u:{TOKEN}@host",
     ".config/gcloud/credentials.db": f"gcloud {TOKEN}",
     ".docker/config.json": f'{{"auth": "{TOKEN}"}}',
+    # The default transcript folder: a model listed it, read a run and overwrote it with {}.
+    ".local/share/jupyter/jupyter_operator/runs/run-1.jsonl": f'{{"token": "{TOKEN}"}}',
 }
 
 
@@ -138,3 +140,13 @@ def test_the_list_is_shown_home_relative(home: Path) -> None:
     assert "~/.local/share/jupyter/runtime" in shown and "~/.ssh" in shown
     assert all(not p.startswith(str(home)) for p in shown)
     assert Path(os.environ["HOME"], ".netrc") in host_secret_locations()
+
+
+def test_transcripts_cannot_be_listed_or_overwritten(ws: Workspace, home: Path) -> None:
+    runs = ".local/share/jupyter/jupyter_operator/runs"
+    with pytest.raises(OperatorError):
+        ws.list_dir(runs)
+    with pytest.raises(OperatorError) as err:
+        ws.snapshot(f"{runs}/run-1.jsonl", limit=1 << 20)
+    assert err.value.code == codes.ERR_PROTECTED_PATH
+    assert TOKEN in (home / runs / "run-1.jsonl").read_text()
