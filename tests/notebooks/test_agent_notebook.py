@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from notebook_runs import WIDGET_MIME, execute, text
 
 
-def test_agent_loop_notebook(tmp_path: Path) -> None:
+def test_agent_loop_notebook(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPERATOR_DEMO_UNATTENDED", "1")  # the decision cells decide
     _nb, out = execute("03-agent-loop.ipynb", tmp_path)
     assert "['notes.txt']" in text(out["cell-02"])
     shown = [o for o in out["cell-04"] if "data" in o]
@@ -26,3 +28,15 @@ def test_agent_loop_notebook(tmp_path: Path) -> None:
     assert table[1].split()[4:6] == ["2", "1"]  # approvals, rejections
     assert table[2].split()[:2] == ["replay:direct", "2"]
     assert list(tmp_path.iterdir()) == []  # nothing beside the notebook
+
+
+def test_the_decision_cells_only_report_when_nobody_clicked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Run All without clicks and without the unattended switch: the cells say the run waits
+    for a decision instead of failing (they used to raise on a run that was over)."""
+    monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
+    _nb, out = execute("03-agent-loop.ipynb", tmp_path)
+    assert text(out["cell-05"]) == "2 [('write-1', 'pending'), ('edit-1', 'pending')]\n"
+    assert "Traceback" not in text(out["cell-06"])
+    assert text(out["cell-07"]).startswith("The run still waits for your decision")
