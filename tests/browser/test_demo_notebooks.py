@@ -35,7 +35,7 @@ def demo_server(
     root, settings = tmp_path / "root", tmp_path / "settings"
     root.mkdir()
     settings.mkdir()
-    for name in ("01-quickstart.ipynb", "02-teaching-demo.ipynb"):
+    for name in ("01-quickstart.ipynb", "02-teaching-demo.ipynb", "03-agent-loop.ipynb"):
         shutil.copy(REPO / "notebooks" / name, root / name)
     monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
     monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
@@ -229,3 +229,43 @@ def test_teaching_demo_clicked_through_and_reopened_without_kernel(
     assert static.locator(".jpo-badge").inner_text() == "rejected"
     assert page.locator(".jpo-static .jpo-badge.jpo-s-pending").count() == 0
     screenshot(page, "demo-teaching-reopened-without-kernel")
+
+
+def test_agent_loop_clicked_through(demo_server: LabServer, page: Any) -> None:
+    """Notebook 03 as its "3. Decide" says: approve plan.md, reject the notes.txt edit with a
+    reason, approve the model's answer (edit-2), then run the remaining cells: no traceback
+    (they raised AttributeError once the run was over)."""
+    open_notebook(page, demo_server, "03-agent-loop.ipynb", "lab")
+    for index in range(4):  # load, set up, the scripted model, %%operator_agent
+        run_code_cell(page, index)
+    agent = page.locator(".jp-Notebook .jp-CodeCell").nth(3)
+    write = agent.locator(".jpo-card.jpo-kind-mutation", has_text="write-1")
+    write.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+    screenshot(page, "demo-agent-lab-pending")
+    button(write, "Approve").click()
+    write.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+    edit = agent.locator(".jpo-card.jpo-kind-mutation", has_text="edit-1")
+    edit.locator("button", has_text="Reject with reason").click()
+    reason = edit.locator("input[type='text']")
+    reason.wait_for(timeout=30_000)
+    reason.click()
+    page.keyboard.type("keep notes.txt as it is; put new items in plan.md")
+    page.keyboard.press("Enter")
+    edit.locator(".jpo-badge.jpo-s-rejected").wait_for(timeout=30_000)
+    answer = agent.locator(".jpo-card.jpo-kind-mutation", has_text="edit-2")
+    answer.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+    button(answer, "Approve").click()
+    answer.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+    screenshot(page, "demo-agent-lab-decided")
+
+    # The decision cells, run after the clicks: they report, and the run's end.
+    run_code_cell(page, 4)
+    run_code_cell(page, 5)
+    final = run_code_cell(page, 6).locator(".jp-OutputArea").inner_text()
+    assert final.startswith("done after 4 turns") and "- Gamma" in final
+    run_code_cell(page, 7)  # the second, policy-driven run
+    table = run_code_cell(page, 8).locator(".jp-OutputArea").inner_text()
+    assert "replay:scripted-model" in table and "replay:direct" in table
+    assert_no_error_output(page)
+    assert page.locator(".jp-OutputArea-output", has_text="Traceback").count() == 0
+    screenshot(page, "demo-agent-lab-done")
