@@ -82,8 +82,15 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     validate_notebook(new_bytes)
     diff = unified_diff(snapshot.data, new_bytes, path)
     added, removed = diff_stats(diff)
-    return Proposal(new_bytes, snapshot, "modify", diff, added, removed,
-                    f"{what}, +{added} -{removed} lines")  # fmt: skip
+    proposal = Proposal(new_bytes, snapshot, "modify", diff, added, removed, "")
+    # Count what the person sees: the cells' source lines (the card draws the change as cells),
+    # not the lines of notebook JSON behind them.
+    cells = proposal.cells
+    if cells is not None:
+        proposal.added = sum(entry["added"] for entry in cells["cells"])
+        proposal.removed = sum(entry["removed"] for entry in cells["cells"])
+    proposal.summary = f"{what}, +{proposal.added} -{proposal.removed} lines"
+    return proposal
 
 
 def read_cells(ws: Workspace, cmd: Command) -> Result:

@@ -375,3 +375,12 @@ def test_saved_runs_come_back_with_their_cell_actions(op, make_operator, nb_path
 
 def test_the_test_notebooks_are_valid() -> None:
     nbformat.validate(nbformat.reads(notebook(markdown("a", "m1"), code("b", "c1")), 4))
+
+
+def test_a_cell_change_counts_the_lines_a_person_sees(op, nb_path: Path) -> None:
+    """The card's +N -M counts cell source lines, as its cell view shows them: inserting a
+    one-line cell said +8 -0 (the lines of notebook JSON behind it)."""
+    item = one(op, "nb.insertCell", notebook="nb.ipynb", index="1", content="print(42)")
+    assert (item.proposal.added, item.proposal.removed) == (1, 0)
+    assert item.summary.endswith(", +1 -0 lines")
+    assert "print(42)" in item.proposal.diff  # the raw JSON diff is still there
