@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..engine.rules import rule_note
+from .read_cells_html import read_cells_html
 from .render import (
     DETAILS_OPEN_LINES,
     STYLESHEET,
@@ -123,6 +124,10 @@ def details_html(item: Item) -> str:
     result = item.result
     if item.kind != "read" or result is None or not result.details:
         return ""
+    if item.action == "nb.readCells" and result.ok:
+        cells = read_cells_html(result.details)  # cells as cells, not a line of JSON
+        if cells is not None:
+            return f"<details open><summary>Cells</summary>{cells}</details>"
     block, count = render_text_block(result.details)
     is_open = " open" if count <= DETAILS_OPEN_LINES else ""
     label = f"Result ({count} line{'s' * (count != 1)})"

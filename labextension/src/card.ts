@@ -2,6 +2,7 @@
  * One card per item of a run: a read with its result, an invalid block with its
  * error, or a mutation with its diff and the decision buttons.
  */
+import { readCellsNode } from './readcells';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import { hasSuspiciousAdditions, hasSuspiciousLines, visibleText } from './diff';
@@ -314,7 +315,14 @@ export class ItemCard {
     const shell = shellBlock(item);
     this._shell.replaceChildren(...(shell ? [shell] : []));
     this._details.replaceChildren();
-    if (item.details) {
+    const cells = item.action === 'nb.readCells' && item.ok ? readCellsNode(item.details ?? '') : null;
+    if (cells) {
+      // Cells as cells; the model's one line of JSON stays in the results box.
+      const details = el('details', 'jp-Operator-details');
+      details.open = true;
+      details.append(el('summary', '', 'Cells'), cells);
+      this._details.append(details);
+    } else if (item.details) {
       const pre = el('pre', 'jp-Operator-details-text', item.details);
       if (item.kind === 'read') {
         const details = el('details', 'jp-Operator-details');
