@@ -3,8 +3,6 @@ spec that describes them."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from browserkit import LabServer, screenshot
 from cell_notebooks import cells_of, standard
@@ -26,10 +24,19 @@ def test_a_cell_action_in_the_panel(lab_server: LabServer, page) -> None:
               to_index="0"),
     ])  # fmt: skip
     open_lab(page, lab_server)
+    # What no workspace may reach is listed under the workspace selector.
+    page.locator(f"{PANEL} .jp-Operator-out-of-reach summary").click()
+    listed = page.locator(f"{PANEL} .jp-Operator-out-of-reach-list")
+    listed.wait_for(timeout=30_000)
+    assert "~/.ssh" in listed.text_content() and "runtime" in listed.text_content()
+    screenshot(page, "lab-panel-out-of-reach")
     run_reply(page, reply)
     wait_status(page, "r1", "done")
-    details = card(page, "r1").locator(".jp-Operator-details-text").text_content()
-    assert json.loads(details)["cell_count"] == 3
+    # The person reads cells, not the model's line of JSON (that is in the results box).
+    cells = card(page, "r1").locator(".jp-Operator-read-cell")
+    assert cells.count() == 3
+    assert cells.nth(0).locator(".jp-Operator-read-cell-index").text_content() == "[0]"
+    screenshot(page, "lab-cell-action-read-cells")
     wait_status(page, "m1", "pending")
     assert "cells.ipynb" in card(page, "m1").text_content()
     screenshot(page, "lab-cell-action-pending")
@@ -38,6 +45,7 @@ def test_a_cell_action_in_the_panel(lab_server: LabServer, page) -> None:
     assert [c[0] for c in cells_of(root / "cells.ipynb")] == ["calc", "intro", "load"]
     results = {r.id: r for r in parse_results(results_text(page))}
     assert results["m1"].summary == "Moved cell calc to index 0"
+    assert '"cell_count":3' in results["r1"].details
     screenshot(page, "lab-cell-action-applied")
 
 
