@@ -35,8 +35,8 @@ def demo_server(
     root, settings = tmp_path / "root", tmp_path / "settings"
     root.mkdir()
     settings.mkdir()
-    for name in ("01-quickstart.ipynb", "02-teaching-demo.ipynb", "03-agent-loop.ipynb"):
-        shutil.copy(REPO / "notebooks" / name, root / name)
+    for notebook in sorted((REPO / "notebooks").glob("*.ipynb")):
+        shutil.copy(notebook, root / notebook.name)
     monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
     monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
     server = start_server(root, settings, app=getattr(request, "param", "lab"))
@@ -102,6 +102,12 @@ def assert_no_error_output(page: Any) -> None:
         ".jp-OutputArea-output .jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']"
     )
     texts = [errors.nth(i).inner_text() for i in range(errors.count())]
+    if texts:
+        cells = [errors.nth(i).evaluate(
+            "e => [...document.querySelectorAll('.jp-Notebook .jp-Cell')]"
+            ".indexOf(e.closest('.jp-Cell')) + ' ' + e.outerHTML.slice(0, 400)")
+                 for i in range(errors.count())]  # fmt: skip
+        print(cells)
     assert texts == [], texts
 
 
@@ -269,3 +275,90 @@ def test_agent_loop_clicked_through(demo_server: LabServer, page: Any) -> None:
     assert_no_error_output(page)
     assert page.locator(".jp-OutputArea-output", has_text="Traceback").count() == 0
     screenshot(page, "demo-agent-lab-done")
+
+
+def run_all_code_cells(page: Any, start: int, stop: int) -> None:
+    for index in range(start, stop):
+        run_code_cell(page, index)
+
+
+def approve_card(page: Any, card: Any) -> None:
+    card.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+    button(card, "Approve").click()
+
+
+def card_by_id(scope: Any, cmd_id: str) -> Any:
+    """The card of command ``cmd_id`` (its header says ``id ID · line N``)."""
+    return scope.locator(".jpo-card").filter(
+        has=scope.page.locator(".jpo-id", has_text=re.compile(rf"^id {re.escape(cmd_id)}\b"))
+    )
+
+
+def code_cells(page: Any) -> int:
+    return page.locator(".jp-Notebook .jp-CodeCell").count()
+
+
+def test_dialects_clicked_through(demo_server: LabServer, page: Any) -> None:
+    """Notebook 04: approve the two writes and the JSON batch with the buttons, then run every
+    cell after them to the last one."""
+    open_notebook(page, demo_server, "04-dialects.ipynb", "lab")
+    run_all_code_cells(page, 0, 4)  # load, workspaces, root, the Operator blocks
+    operator_cell = page.locator(".jp-Notebook .jp-CodeCell").nth(3)
+    for cmd_id in ("write-mathx", "write-test"):
+        card = card_by_id(operator_cell, cmd_id)
+        approve_card(page, card)
+        card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+    assert "write-mathx" in run_code_cell(page, 4).locator(".jp-OutputArea").inner_text()
+    run_all_code_cells(page, 5, 7)  # the JSON workspace, then the JSON operations
+    json_cell = page.locator(".jp-Notebook .jp-CodeCell").nth(6)
+    for cmd_id in ("createFile-1", "createFile-2"):
+        approve_card(page, card_by_id(json_cell, cmd_id))
+    shell = json_cell.locator(".jpo-card.jpo-kind-shell")
+    approve_card(page, shell)
+    shell.locator(".jpo-badge", has_text=re.compile("done|finished|ran", re.I)).first.wait_for(
+        timeout=60_000
+    )
+    screenshot(page, "demo-dialects-lab-decided")
+    events = run_code_cell(page, 7).locator(".jp-OutputArea").inner_text()
+    assert "exit code: 0" in events
+    run_all_code_cells(page, 8, code_cells(page))
+    assert_no_error_output(page)
+    screenshot(page, "demo-dialects-lab-done")
+
+
+def test_commands_clicked_through(demo_server: LabServer, page: Any) -> None:
+    """Notebook 05: click Approve on the /write card and on the reply's /undo card."""
+    open_notebook(page, demo_server, "05-commands.ipynb", "lab")
+    run_all_code_cells(page, 0, 5)  # load, root, /ls, /open, the script with /write
+    script = page.locator(".jp-Notebook .jp-CodeCell").nth(4)
+    approve_card(page, script.locator(".jpo-card.jpo-kind-mutation"))
+    script.get_by_text("Written: answers.md (3 bytes, 1 line)").wait_for(timeout=30_000)
+    run_all_code_cells(page, 5, 8)  # report, the grading action, the menu
+    undo = run_code_cell(page, 8)  # %op /undo: a proposal now
+    approve_card(page, undo.locator(".jpo-card.jpo-kind-mutation"))
+    undo.get_by_text("Undo: reverted answers.md (1 line)").wait_for(timeout=30_000)
+    assert not (demo_server.root / "commands-demo" / "answers.md").exists()
+    run_all_code_cells(page, 9, code_cells(page))
+    assert_no_error_output(page)
+    screenshot(page, "demo-commands-lab-done")
+
+
+def test_notebook_cells_clicked_through(demo_server: LabServer, page: Any) -> None:
+    """Notebook 06: approve both cell changes on their cards, then run the rest."""
+    open_notebook(page, demo_server, "06-notebook-cells.ipynb", "lab")
+    run_all_code_cells(page, 0, 4)  # load, workspace, root, the cell actions
+    actions = page.locator(".jp-Notebook .jp-CodeCell").nth(3)
+    for cmd_id in ("explain", "more-data"):
+        card = card_by_id(actions, cmd_id)
+        approve_card(page, card)
+        card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+    # The header counts what the cell view shows: one added line, one changed line.
+    assert "+1" in card_by_id(actions, "explain").locator(".jpo-head").inner_text()
+    read = card_by_id(actions, "read-cells")
+    assert read.locator(".jpo-cell-read").count() == 3  # the read's cells, shown as cells
+    screenshot(page, "demo-cells-lab-decided")
+    report = run_code_cell(page, 4).locator(".jp-OutputArea").inner_text()
+    assert "explain: applied" in report and "more-data: applied" in report
+    run_all_code_cells(page, 5, code_cells(page))
+    assert_no_error_output(page)
+    screenshot(page, "demo-cells-lab-done")
