@@ -244,7 +244,7 @@ export class OperatorPanel extends Widget {
       const list = el('p', 'jp-Operator-out-of-reach-list', paths.join(', '));
       const note = el(
         'p',
-        'jp-Operator-note',
+        'jp-Operator-out-of-reach-note',
         'Refused for every action, reads included, whatever the rules say: Jupyter\'s ' +
           'runtime, config and data folders hold the server\'s token and settings.'
       );
