@@ -248,8 +248,8 @@ def _cmd_undo(args: argparse.Namespace) -> int:
     try:
         operator = _operator(args)
         entry = (operator.undo if verb == "undo" else operator.redo)(args.id)  # type: ignore[attr-defined]
-    except OperatorError as exc:
-        print(f"jupyter-operator: {verb}: {exc.summary}", file=sys.stderr)
+    except OperatorError as exc:  # a person reads this: the message, not the model's format
+        print(f"jupyter-operator: {verb}: {visible_text(exc.message)}", file=sys.stderr)
         return EXIT_FAILED
     done = "Undid" if verb == "undo" else "Redid"
     print(f"{done} {entry.entry_id}: {entry.action} {entry.path}")
@@ -264,7 +264,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
     try:
         entries = _operator(args).history()  # type: ignore[attr-defined]
     except OperatorError as exc:
-        print(f"jupyter-operator: history: {exc.summary}", file=sys.stderr)
+        print(f"jupyter-operator: history: {visible_text(exc.message)}", file=sys.stderr)
         return EXIT_FAILED
     if not entries:
         print("No changes applied in this workspace yet.")

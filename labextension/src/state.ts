@@ -15,19 +15,46 @@ const FINAL: ReadonlySet<ItemStatus> = new Set([
   'stale'
 ]);
 
-/** A short human label for each status. */
+/**
+ * The badge of each status: one word for every outcome kind ("Invalid": the
+ * block failed validation, "Failed": a valid command failed when planned or
+ * run, "Denied": a rule refused it, "Rejected": a person refused it, "Stale":
+ * the file changed after its preview). The twin of `BADGES` in
+ * jupyter_operator/engine/labels.py: a Python test checks the two agree.
+ */
 export const STATUS_LABELS: Record<ItemStatus, string> = {
+  pending: 'Waiting for you',
+  waiting: 'Waiting for an earlier change',
   done: 'Done',
-  failed: 'Failed',
-  error: 'Invalid',
-  pending: 'Waiting for approval',
-  waiting: 'Runs after an earlier change is decided',
   applied: 'Applied',
+  error: 'Invalid',
+  failed: 'Failed',
+  denied: 'Denied',
   rejected: 'Rejected',
-  denied: 'Denied by policy',
-  stale: 'Not applied: the file changed after the preview',
+  stale: 'Stale',
   undone: 'Undone'
 };
+
+// The model's prefixes: `Invalid OPERATOR_CMD (ERR_X): ` (and the host's
+// `Rejected`, `Denied`, `Not applied`, `Undone`), and `ERROR(CODE): ` of the
+// string commands. The same pattern as labels.py.
+const MODEL_PREFIX =
+  /^(?:(?:Invalid OPERATOR_CMD|Rejected|Denied|Not applied|Undone) \(ERR_[A-Z0-9_]+\)|ERROR\([A-Z0-9_]+\)): /;
+
+/**
+ * A result summary as a person reads it: the message without the model's
+ * prefix and code, ending with a full stop (`person_text` in labels.py; the
+ * first letter is left alone, messages often start with a path). A summary in
+ * no model format is returned as it is.
+ */
+export function personText(summary: string): string {
+  const match = MODEL_PREFIX.exec(summary);
+  if (!match) {
+    return summary;
+  }
+  const text = summary.slice(match[0].length).trim();
+  return !text || '.!?)'.includes(text[text.length - 1]) ? text : `${text}.`;
+}
 
 /** Whether an item still waits for a person's decision. */
 export function isPending(item: IOperatorItem): boolean {

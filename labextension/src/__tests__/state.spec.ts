@@ -1,4 +1,4 @@
-import { isFinal, RunState, STATUS_LABELS } from '../state';
+import { isFinal, personText, RunState, STATUS_LABELS } from '../state';
 import { IOperatorItem, IScanResponse } from '../types';
 
 function item(index: number, patch: Partial<IOperatorItem> = {}): IOperatorItem {
@@ -125,3 +125,30 @@ describe('undone changes', () => {
   });
 });
 
+
+describe('what a person reads', () => {
+  it('has one badge word per outcome kind, as labels.py', () => {
+    expect(STATUS_LABELS.error).toBe('Invalid');
+    expect(STATUS_LABELS.failed).toBe('Failed');
+    expect(STATUS_LABELS.denied).toBe('Denied');
+    expect(STATUS_LABELS.rejected).toBe('Rejected');
+    expect(STATUS_LABELS.stale).toBe('Stale');
+    expect(new Set(Object.values(STATUS_LABELS)).size).toBe(Object.keys(STATUS_LABELS).length);
+  });
+
+  it('drops the model prefix and code from a summary', () => {
+    expect(personText('Invalid OPERATOR_CMD (ERR_NOT_FOUND): nope.txt does not exist')).toBe(
+      'nope.txt does not exist.'
+    );
+    expect(personText('Rejected (ERR_REJECTED): nothing was changed. Reason: too big')).toBe(
+      'nothing was changed. Reason: too big.'
+    );
+    expect(personText('Not applied (ERR_BASE_REJECTED): it builds on w1, which was rejected.')).toBe(
+      'it builds on w1, which was rejected.'
+    );
+    expect(personText('ERROR(UNKNOWN_COMMAND): /bogus is not a command; /help lists them.')).toBe(
+      '/bogus is not a command; /help lists them.'
+    );
+    expect(personText('Wrote file')).toBe('Wrote file');
+  });
+});
