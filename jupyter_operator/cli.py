@@ -367,19 +367,32 @@ def _cmd_agent(args: argparse.Namespace) -> int:
             _ask(run, tty, sys.stderr if tty is sys.stdin else tty)
 
     out = sys.stdout
+    line_open = False  # the streamed reply left stdout in the middle of a line
+
+    def write(text: str) -> None:
+        nonlocal line_open
+        if text:
+            out.write(text)
+            line_open = not text.endswith("\n")
 
     def show(event: object) -> None:
+        from .engine.labels import badge, person_text
+
         if isinstance(event, ev.TurnStarted):
-            out.write(f"\n--- turn {event.turn}/{event.max_turns} ---\n")
-        elif isinstance(event, ev.TextDelta):
-            out.write(event.text)
+            write(f"\n--- turn {event.turn}/{event.max_turns} ---\n")
+        elif isinstance(event, ev.TextDelta):  # the model's text never reaches the terminal raw
+            write(visible_text(event.text))
         elif isinstance(event, ev.TurnPlanned):
-            out.write("\n")
+            write("\n")
             for item in event.run.items:
-                out.write(f"  [{item.status}] {item.action or 'invalid'} {item.path or ''} "
-                          f"({item.id}): {item.summary}\n")  # fmt: skip
+                line = (f"  [{badge(item.status)}] {item.action or 'invalid'} {item.path or ''} "
+                        f"({item.id}): {person_text(item.summary)}")  # fmt: skip
+                write(visible_text(line) + "\n")
         elif isinstance(event, ev.Notice):
-            print(f"jupyter-operator: {event.message}", file=sys.stderr)
+            if line_open:  # a reply cut mid-line: the notice starts a line of its own
+                write("\n")
+            out.flush()
+            print(f"jupyter-operator: {visible_text(event.message)}", file=sys.stderr)
         out.flush()
 
     transcripts = args.transcripts if args.transcripts else True
@@ -392,5 +405,9 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         if tty is not None and tty is not sys.stdin:
             tty.close()
     where = f" Transcript: {result.transcript_path}" if result.transcript_path else ""
-    out.write(f"\n{result.message} ({result.turns} turns, {result.tokens} tokens).{where}\n")
-    return EXIT_FAILED if result.reason == "model_error" else EXIT_OK
+    turns = f"{result.turns} turn{'s' * (result.turns != 1)}"
+    if result.reason == "model_error":  # its sentence is on stderr already (a notice)
+        write(f"\nStopped after {turns} ({result.tokens} tokens).{where}\n")
+        return EXIT_FAILED
+    write(f"\n{result.message} ({turns}, {result.tokens} tokens).{where}\n")
+    return EXIT_OK
