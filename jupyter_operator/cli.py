@@ -326,7 +326,8 @@ def _add_agent_parser(sub: Any, common: Any) -> None:
     policy_options(agent)
     agent.add_argument("--max-turns", type=int, default=10)
     agent.add_argument("--transcripts", default=None, metavar="DIR",
-                       help="folder of the JSONL transcript (default: by the journal)")  # fmt: skip
+                       help="folder of the JSONL transcript (default: runs/ in the undo journal's "
+                            "folder); the run's workspace can never reach it")  # fmt: skip
     agent.add_argument("task", help="what the model should do")
 
 
@@ -396,8 +397,13 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         out.flush()
 
     transcripts = args.transcripts if args.transcripts else True
-    agent = Agent(model, root=args.root, policy=policy, max_turns=args.max_turns,
-                  decide=decide, transcripts=transcripts, journal_dir=args.journal_dir)  # fmt: skip
+    try:
+        agent = Agent(model, root=args.root, policy=policy, max_turns=args.max_turns,
+                      decide=decide, transcripts=transcripts,
+                      journal_dir=args.journal_dir)  # fmt: skip
+    except ValueError as exc:
+        print(f"jupyter-operator: agent: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     agent.subscribe(show)
     try:
         result = asyncio.run(agent.run(args.task))

@@ -181,3 +181,23 @@ def test_a_rejection_shows_the_reason_typed(
     assert "w2 -> Rejected: nothing was changed. Reason: too big,?[2J keep it short" in screen
     assert "\x1b" not in screen
     assert (root / "a.txt").exists() and not (root / "b.txt").exists()
+
+
+def test_the_transcript_follows_journal_dir_and_stays_out_of_reach(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    monkeypatch.delenv("JUPYTER_OPERATOR_TRANSCRIPT_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path))  # never the real data folder
+    monkeypatch.delenv("JUPYTER_DATA_DIR", raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    journal = root / "journal"  # inside the workspace: the jail still keeps it out of reach
+    replay = tmp_path / "snoop.json"
+    replay.write_text(json.dumps([block("l1", "fs.list", path="journal/runs"), "Done."]))
+    argv = ["agent", "--root", str(root), "--journal-dir", str(journal), "--replay", str(replay),
+            "--approve", "none", "look"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    [transcript] = list((journal / "runs").glob("*.jsonl"))
+    assert f"Transcript: {transcript}" in out
+    assert "[Failed] fs.list journal/runs (l1)" in out and "undo journal" in out
