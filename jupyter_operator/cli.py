@@ -11,7 +11,9 @@
 ``run`` prints only the results on stdout: ``OPERATOR_RESULT`` blocks (block order), or for
 JSON operations the response events (a JSON list); notices, diffs and questions go to stderr
 and the terminal. Exit status: 0 whenever the reply was processed (even
-with ``ok: false`` results), 1 when undo, redo or history fails, 2 for usage errors.
+with ``ok: false`` results), 1 when undo, redo or history fails, 2 for usage errors, 3 when the
+reply was longer than the 200,000 characters scanned and the part cut off held ``OPERATOR_CMD``
+markers (their commands did not run; stdout starts with a note that tells the model so).
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from .terminal import reject_without_terminal as _reject_without_terminal
 from .terminal import visible_text
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: ``run``: the reply was cut to the 200,000 characters the spec scans and the cut part held
+#: OPERATOR_CMD markers, so commands did not run (the results were still printed).
+EXIT_UNREAD = 3
 
 
 def _extension_names(text: str) -> tuple[str, ...]:
@@ -144,6 +149,7 @@ def _rule_notes(run: object) -> None:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from .engine import ShellPolicy, resolve_dialect, run_text
+    from .engine.labels import NO_BLOCKS, cut_warning
 
     try:
         policy = _policy(args)
@@ -185,9 +191,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     operator = _operator(args, policy)
     operator.shell_policy = shell_policy  # type: ignore[attr-defined]
     run = run_text(operator, text, dialect)  # type: ignore[arg-type]
-    if run.truncated_chars:
-        print(f"jupyter-operator: only the last 200000 characters were scanned "
-              f"({run.truncated_chars} cut).", file=sys.stderr)  # fmt: skip
+    unread = getattr(run, "unread_markers", 0)
+    if run.truncated_chars:  # commands cut off: a warning, and exit status 3 below
+        warning = cut_warning(run.truncated_chars, unread)
+        print(f"jupyter-operator: {'WARNING: ' if unread else ''}{warning}", file=sys.stderr)
     for skipped in run.skipped_duplicates:
         print(f"jupyter-operator: {skipped} already ran; identical copy skipped.", file=sys.stderr)
     if mode == "all":
@@ -202,12 +209,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
             if tty is not sys.stdin:
                 stack.callback(tty.close)
             _ask(run, tty, sys.stderr if tty is sys.stdin else tty)
-    if not run.items:
-        print("jupyter-operator: no OPERATOR_CMD blocks found.", file=sys.stderr)
+    if not run.items and not unread:
+        print(f"jupyter-operator: {NO_BLOCKS}", file=sys.stderr)
         return EXIT_OK
     _rule_notes(run)
     sys.stdout.write(run.results_text + "\n")
-    return EXIT_OK
+    return EXIT_UNREAD if unread else EXIT_OK
 
 
 def _cmd_run_commands(args: argparse.Namespace, text: str, policy: object, mode: str,

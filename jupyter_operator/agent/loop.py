@@ -325,6 +325,9 @@ class Agent:
                 if run.skipped_duplicates:
                     user = DUPLICATES_NOTE
                     continue
+                if getattr(run, "unread_markers", 0):  # its commands were all in the cut part
+                    user = run.results_text  # the note asking for them again
+                    continue
                 return "done", f"The model finished after {turn} turn{'s' * (turn != 1)}."
             await self._settle(turn, run)
             self._record_results(turn, run)

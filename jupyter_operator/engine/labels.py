@@ -64,3 +64,32 @@ def outcome_line(item: Any) -> str:
     result = getattr(item, "result", None)
     summary = result.summary if result is not None else item.summary
     return f"{badge(item.status)}: {person_text(summary)}"
+
+
+#: What a reply without commands was searched for (the Operator dialect).
+NO_BLOCKS = (
+    "No OPERATOR_CMD blocks found (looked for blocks of the Operator dialect: a line "
+    "OPERATOR_CMD, key: value lines, a line END_OPERATOR_CMD)."
+)
+
+
+def cut_warning(truncated_chars: int, unread_markers: int) -> str:
+    """What a person is told when the reply was longer than the scan window ("" if it was not).
+
+    With ``OPERATOR_CMD`` markers in the cut part this is a warning: those commands did not run
+    (the results ask the model to send them again).
+    """
+    if unread_markers:
+        many = unread_markers != 1
+        return (
+            f"This reply is longer than the 200,000 characters that are scanned: the first "
+            f"{truncated_chars:,} characters were not read, and they hold {unread_markers} "
+            f"OPERATOR_CMD marker{'s' * many} whose command{'s' * many} did not run. The "
+            f"results ask the model to send {'them' if many else 'it'} again."
+        )
+    if truncated_chars:
+        return (
+            f"Only the last 200,000 characters were scanned ({truncated_chars:,} characters "
+            "cut from the start, with no OPERATOR_CMD marker in them)."
+        )
+    return ""

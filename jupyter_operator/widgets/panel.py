@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
-from ..engine.labels import badge, person_text
+from ..engine.labels import NO_BLOCKS, badge, cut_warning, person_text
 from .card_html import static_html
 from .cards import ItemCard, Shared, StaticCard
 from .copybox import CopyBox
@@ -65,7 +65,7 @@ class RunView(w.VBox):
     """Cards for every item of ``run`` plus Approve all / Reject all and the results panel."""
 
     results_title = RESULTS_TITLE
-    empty_note = "No OPERATOR_CMD blocks found."
+    empty_note = NO_BLOCKS
 
     def __init__(
         self, run: Run, *, title: str = "Operator", dry_run: bool = False, note: str = ""
@@ -119,11 +119,10 @@ class RunView(w.VBox):
     def _heading_html(self) -> str:
         run = self.run
         notes = []
-        if run.truncated_chars:
-            notes.append(
-                f"Only the last 200,000 characters were scanned "
-                f"({run.truncated_chars:,} characters cut from the start)."
-            )
+        unread = getattr(run, "unread_markers", 0)
+        warning = cut_warning(run.truncated_chars, unread) if unread else ""
+        if run.truncated_chars and not unread:
+            notes.append(cut_warning(run.truncated_chars, 0))
         if self._heading_note:
             notes.append(self._heading_note)
         if run.skipped_duplicates:
@@ -140,10 +139,13 @@ class RunView(w.VBox):
             f'{STYLESHEET}<div class="jpo-head"><span class="jpo-action">{escape(self._title)}'
             f'</span><span class="jpo-muted">{escape(run_summary(run))}</span></div>'
         )
+        if warning:  # commands were lost: a warning banner, not a muted note
+            html += f'<div class="jpo-note jpo-warn jpo-banner">{escape(warning)}</div>'
         return html + "".join(f'<div class="jpo-note jpo-muted">{escape(n)}</div>' for n in notes)
 
     def _sync_results(self) -> None:
-        if not self.run.done or not self.run.items or self.dry_run:  # nothing to tell yet
+        unread = getattr(self.run, "unread_markers", 0)
+        if not self.run.done or not (self.run.items or unread) or self.dry_run:  # nothing yet
             return
         if self.results is None:
             self.results = CopyBox(self.results_title, self.run.results_text)

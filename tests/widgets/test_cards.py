@@ -350,9 +350,27 @@ def test_long_replies_say_what_was_not_scanned(workspace: Path) -> None:
     assert [card.item.id for card in view.cards] == ["w1"]
 
 
-def test_a_reply_without_blocks_says_so(workspace: Path) -> None:
+def test_commands_cut_off_are_a_warning_banner_and_told_to_the_model(workspace: Path) -> None:
+    lost = "\n".join(write_block(f"e{n}", f"e{n}.txt", "e\n") for n in range(2))
+    text = lost + "\n" + "x" * 250_000 + "\n" + write_block("w1", "a.txt", "A\n")
+    view = view_for(workspace, text)
+    banner = view.heading.value.split('class="jpo-note jpo-warn jpo-banner">')[1]
+    assert banner.startswith("This reply is longer than the 200,000 characters that are scanned")
+    assert "hold 2 OPERATOR_CMD markers whose commands did not run" in banner
+    view.card_for("w1").approve_button.click()
+    assert view.results is not None
+    assert view.results.value.startswith("Note: only the last 200,000 characters")
+    # Nothing but lost commands: the note is still offered for the model.
+    alone = view_for(workspace, lost + "\n" + "x" * 250_000)
+    assert alone.cards == [] and alone.results is not None
+    assert "No OPERATOR_CMD blocks found" in alone.heading.value
+
+
+def test_a_reply_without_blocks_says_what_was_looked_for(workspace: Path) -> None:
     view = view_for(workspace, "Just prose, no commands.")
-    assert view.cards == [] and "No OPERATOR_CMD blocks found." in view.heading.value
+    assert view.cards == []
+    assert "No OPERATOR_CMD blocks found (looked for blocks of the Operator dialect: a line " \
+        "OPERATOR_CMD, key: value lines, a line END_OPERATOR_CMD)." in view.heading.value
     assert view.results is None
 
 

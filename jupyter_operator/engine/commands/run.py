@@ -69,6 +69,7 @@ class CommandRun:
 
     dialect = "commands"
     truncated_chars = 0
+    unread_markers = 0
     skipped_duplicates: tuple[str, ...] = ()
 
     def __init__(self, session: CommandSession, batch: Batch) -> None:

@@ -1,4 +1,4 @@
-import { isFinal, personText, RunState, STATUS_LABELS } from '../state';
+import { cutWarning, isFinal, personText, RunState, statusLine, STATUS_LABELS } from '../state';
 import { IOperatorItem, IScanResponse } from '../types';
 
 function item(index: number, patch: Partial<IOperatorItem> = {}): IOperatorItem {
@@ -150,5 +150,32 @@ describe('what a person reads', () => {
       '/bogus is not a command; /help lists them.'
     );
     expect(personText('Wrote file')).toBe('Wrote file');
+  });
+});
+
+describe('the status line and the cut warning', () => {
+  it('says what was looked for when a reply has no commands', () => {
+    const empty = new RunState({ ...scan([]), dialect: 'operator' });
+    expect(statusLine(empty)).toBe(
+      'No OPERATOR_CMD blocks found (looked for blocks of the Operator dialect: a line ' +
+        'OPERATOR_CMD, key: value lines, a line END_OPERATOR_CMD).'
+    );
+    expect(statusLine(new RunState({ ...scan([]), dialect: 'json' }))).toContain(
+      'No JSON operations found'
+    );
+    expect(statusLine(new RunState(scan([item(0)])))).toBe('1 command, 1 waiting for approval.');
+  });
+
+  it('warns in a banner when commands were in the part not scanned', () => {
+    const cut = new RunState({ ...scan([item(0)]), truncated_chars: 52203, unread_markers: 3 });
+    expect(cutWarning(cut)).toBe(
+      'This reply is longer than the 200,000 characters that are scanned: the first 52,203 ' +
+        'characters were not read, and they hold 3 OPERATOR_CMD markers whose commands did not ' +
+        'run. The results ask the model to send them again.'
+    );
+    expect(statusLine(cut)).toBe('1 command, 1 waiting for approval.');
+    const prose = new RunState({ ...scan([item(0)]), truncated_chars: 10, unread_markers: 0 });
+    expect(cutWarning(prose)).toBeNull();
+    expect(statusLine(prose)).toContain('the first 10 characters were not scanned');
   });
 });
