@@ -201,3 +201,21 @@ def test_the_transcript_follows_journal_dir_and_stays_out_of_reach(
     [transcript] = list((journal / "runs").glob("*.jsonl"))
     assert f"Transcript: {transcript}" in out
     assert "[Failed] fs.list journal/runs (l1)" in out and "undo journal" in out
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [("bad.json", '["fine", {bad', "line 1, column 11"),
+     ("bad.jsonl", '"fine"\n\n{bad\n', "line 3, column 2")],
+)  # fmt: skip
+def test_a_replay_file_that_is_not_json_is_named(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str,
+    where: str,
+) -> None:  # fmt: skip
+    (tmp_path / name).write_text(text)
+    argv = ["agent", "--root", str(root), "--replay", str(tmp_path / name), "--approve", "none",
+            "task"]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"jupyter-operator: agent: {name} is not valid JSON or JSONL: ")
+    assert f"({where})" in err and len(err.splitlines()) == 1
