@@ -16,3 +16,10 @@ def test_setup_links_the_extension_without_the_deprecated_command() -> None:
     assert "if [ -x .venv/bin/jupyter-builder ]; then" in text
     assert all("labextension develop" not in line for line in links[:1])
 
+
+def test_readme_says_what_setup_installs_as_root() -> None:
+    head = "\n".join((ROOT / "README.md").read_text(encoding="utf-8").splitlines()[:12])
+    setup = (ROOT / "scripts" / "setup.sh").read_text(encoding="utf-8")
+    for package in ("chromium", "bubblewrap"):
+        assert f"missing+=({package})" in setup
+        assert package in head, f"the README's first lines do not say setup installs {package}"
