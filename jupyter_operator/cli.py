@@ -11,7 +11,9 @@
 ``run`` prints only the results on stdout: ``OPERATOR_RESULT`` blocks (block order), or for
 JSON operations the response events (a JSON list); notices, diffs and questions go to stderr
 and the terminal. Exit status: 0 whenever the reply was processed (even
-with ``ok: false`` results), 1 when undo, redo or history fails, 2 for usage errors.
+with ``ok: false`` results), 1 when undo, redo or history fails, 2 for usage errors, 3 when the
+reply was longer than the 200,000 characters scanned and the part cut off held ``OPERATOR_CMD``
+markers (their commands did not run; stdout starts with a note that tells the model so).
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from .terminal import reject_without_terminal as _reject_without_terminal
 from .terminal import visible_text
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+#: ``run``: the reply was cut to the 200,000 characters the spec scans and the cut part held
+#: OPERATOR_CMD markers, so commands did not run (the results were still printed).
+EXIT_UNREAD = 3
 
 
 def _extension_names(text: str) -> tuple[str, ...]:
@@ -144,6 +149,7 @@ def _rule_notes(run: object) -> None:
 
 def _cmd_run(args: argparse.Namespace) -> int:
     from .engine import ShellPolicy, resolve_dialect, run_text
+    from .engine.labels import NO_BLOCKS, cut_warning
 
     try:
         policy = _policy(args)
@@ -185,9 +191,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     operator = _operator(args, policy)
     operator.shell_policy = shell_policy  # type: ignore[attr-defined]
     run = run_text(operator, text, dialect)  # type: ignore[arg-type]
-    if run.truncated_chars:
-        print(f"jupyter-operator: only the last 200000 characters were scanned "
-              f"({run.truncated_chars} cut).", file=sys.stderr)  # fmt: skip
+    unread = getattr(run, "unread_markers", 0)
+    if run.truncated_chars:  # commands cut off: a warning, and exit status 3 below
+        warning = cut_warning(run.truncated_chars, unread)
+        print(f"jupyter-operator: {'WARNING: ' if unread else ''}{warning}", file=sys.stderr)
     for skipped in run.skipped_duplicates:
         print(f"jupyter-operator: {skipped} already ran; identical copy skipped.", file=sys.stderr)
     if mode == "all":
@@ -202,12 +209,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
             if tty is not sys.stdin:
                 stack.callback(tty.close)
             _ask(run, tty, sys.stderr if tty is sys.stdin else tty)
-    if not run.items:
-        print("jupyter-operator: no OPERATOR_CMD blocks found.", file=sys.stderr)
+    if not run.items and not unread:
+        print(f"jupyter-operator: {NO_BLOCKS}", file=sys.stderr)
         return EXIT_OK
     _rule_notes(run)
     sys.stdout.write(run.results_text + "\n")
-    return EXIT_OK
+    return EXIT_UNREAD if unread else EXIT_OK
 
 
 def _cmd_run_commands(args: argparse.Namespace, text: str, policy: object, mode: str,
@@ -248,8 +255,8 @@ def _cmd_undo(args: argparse.Namespace) -> int:
     try:
         operator = _operator(args)
         entry = (operator.undo if verb == "undo" else operator.redo)(args.id)  # type: ignore[attr-defined]
-    except OperatorError as exc:
-        print(f"jupyter-operator: {verb}: {exc.summary}", file=sys.stderr)
+    except OperatorError as exc:  # a person reads this: the message, not the model's format
+        print(f"jupyter-operator: {verb}: {visible_text(exc.message)}", file=sys.stderr)
         return EXIT_FAILED
     done = "Undid" if verb == "undo" else "Redid"
     print(f"{done} {entry.entry_id}: {entry.action} {entry.path}")
@@ -264,7 +271,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
     try:
         entries = _operator(args).history()  # type: ignore[attr-defined]
     except OperatorError as exc:
-        print(f"jupyter-operator: history: {exc.summary}", file=sys.stderr)
+        print(f"jupyter-operator: history: {visible_text(exc.message)}", file=sys.stderr)
         return EXIT_FAILED
     if not entries:
         print("No changes applied in this workspace yet.")
@@ -326,7 +333,8 @@ def _add_agent_parser(sub: Any, common: Any) -> None:
     policy_options(agent)
     agent.add_argument("--max-turns", type=int, default=10)
     agent.add_argument("--transcripts", default=None, metavar="DIR",
-                       help="folder of the JSONL transcript (default: by the journal)")  # fmt: skip
+                       help="folder of the JSONL transcript (default: runs/ in the undo journal's "
+                            "folder); the run's workspace can never reach it")  # fmt: skip
     agent.add_argument("task", help="what the model should do")
 
 
@@ -367,24 +375,42 @@ def _cmd_agent(args: argparse.Namespace) -> int:
             _ask(run, tty, sys.stderr if tty is sys.stdin else tty)
 
     out = sys.stdout
+    line_open = False  # the streamed reply left stdout in the middle of a line
+
+    def write(text: str) -> None:
+        nonlocal line_open
+        if text:
+            out.write(text)
+            line_open = not text.endswith("\n")
 
     def show(event: object) -> None:
+        from .engine.labels import badge, person_text
+
         if isinstance(event, ev.TurnStarted):
-            out.write(f"\n--- turn {event.turn}/{event.max_turns} ---\n")
-        elif isinstance(event, ev.TextDelta):
-            out.write(event.text)
+            write(f"\n--- turn {event.turn}/{event.max_turns} ---\n")
+        elif isinstance(event, ev.TextDelta):  # the model's text never reaches the terminal raw
+            write(visible_text(event.text))
         elif isinstance(event, ev.TurnPlanned):
-            out.write("\n")
+            write("\n")
             for item in event.run.items:
-                out.write(f"  [{item.status}] {item.action or 'invalid'} {item.path or ''} "
-                          f"({item.id}): {item.summary}\n")  # fmt: skip
+                line = (f"  [{badge(item.status)}] {item.action or 'invalid'} {item.path or ''} "
+                        f"({item.id}): {person_text(item.summary)}")  # fmt: skip
+                write(visible_text(line) + "\n")
         elif isinstance(event, ev.Notice):
-            print(f"jupyter-operator: {event.message}", file=sys.stderr)
+            if line_open:  # a reply cut mid-line: the notice starts a line of its own
+                write("\n")
+            out.flush()
+            print(f"jupyter-operator: {visible_text(event.message)}", file=sys.stderr)
         out.flush()
 
     transcripts = args.transcripts if args.transcripts else True
-    agent = Agent(model, root=args.root, policy=policy, max_turns=args.max_turns,
-                  decide=decide, transcripts=transcripts, journal_dir=args.journal_dir)  # fmt: skip
+    try:
+        agent = Agent(model, root=args.root, policy=policy, max_turns=args.max_turns,
+                      decide=decide, transcripts=transcripts,
+                      journal_dir=args.journal_dir)  # fmt: skip
+    except ValueError as exc:
+        print(f"jupyter-operator: agent: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     agent.subscribe(show)
     try:
         result = asyncio.run(agent.run(args.task))
@@ -392,5 +418,9 @@ def _cmd_agent(args: argparse.Namespace) -> int:
         if tty is not None and tty is not sys.stdin:
             tty.close()
     where = f" Transcript: {result.transcript_path}" if result.transcript_path else ""
-    out.write(f"\n{result.message} ({result.turns} turns, {result.tokens} tokens).{where}\n")
-    return EXIT_FAILED if result.reason == "model_error" else EXIT_OK
+    turns = f"{result.turns} turn{'s' * (result.turns != 1)}"
+    if result.reason == "model_error":  # its sentence is on stderr already (a notice)
+        write(f"\nStopped after {turns} ({result.tokens} tokens).{where}\n")
+        return EXIT_FAILED
+    write(f"\n{result.message} ({turns}, {result.tokens} tokens).{where}\n")
+    return EXIT_OK

@@ -167,6 +167,8 @@ def ask(run: Any, answers: IO[str], tty: IO[str]) -> None:
     whose new content is text. Items are taken one at a time, in order: a JSON batch only
     reveals its next question once the current one is decided.
     """
+    from .engine.labels import outcome_line
+
     remaining = "ask"
     while run.pending:
         item = run.pending[0]
@@ -201,10 +203,8 @@ def ask(run: Any, answers: IO[str], tty: IO[str]) -> None:
             if remaining == "ask" and choice not in ("", "n", "no"):
                 reason = answer
             run.reject(item.id, reason)
-            tty.write(f"  {visible_text(item.id)} -> rejected\n")
-            continue
-        summary = item.result.summary if item.result is not None else item.status
-        tty.write(f"  {visible_text(item.id)} -> {item.status}: {visible_text(summary)}\n")
+        # What happened, in the person's words (a rejection says the reason it carries).
+        tty.write(f"  {visible_text(item.id)} -> {visible_text(outcome_line(item))}\n")
 
 
 def reject_without_terminal(run: Any) -> None:

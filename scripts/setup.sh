@@ -30,5 +30,11 @@ echo "==> installing jupyter-operator and its test dependencies"
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e ".[test]"
 # An editable install does not place the prebuilt extension in the environment's share/ folder.
-.venv/bin/jupyter labextension develop --overwrite . >/dev/null
+# JupyterLab 4.5 moved `jupyter labextension develop` (now deprecated: it prints a warning on
+# every run) to jupyter-builder, which it installs; older JupyterLab has only the former.
+if [ -x .venv/bin/jupyter-builder ]; then
+  .venv/bin/jupyter-builder develop --overwrite . >/dev/null
+else
+  .venv/bin/jupyter labextension develop --overwrite . >/dev/null
+fi
 .venv/bin/jupyter server extension enable jupyter_operator --sys-prefix >/dev/null

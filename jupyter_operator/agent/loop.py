@@ -54,6 +54,13 @@ class AgentResult:
         )
 
 
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # a folder not made yet is no workspace root
+        return False
+
+
 class _Stop(Exception):
     def __init__(self, reason: str, message: str) -> None:
         super().__init__(message)
@@ -69,7 +76,8 @@ class Agent:
     interface spec). Budgets: ``max_tokens`` (reported usage, all turns) and ``max_seconds``.
     ``decide(run)`` (sync or async) may decide pending items itself; whatever it leaves pending
     waits for the person. ``transcripts`` is the folder of the JSONL transcripts (default
-    beside the undo journal), or None to keep them in memory only.
+    ``runs/`` in the undo journal's folder, ``journal_dir`` or the default one), or None to keep
+    them in memory only; the run's workspace reserves the folder, as it does the journal.
 
     ``extensions`` are the protocol's host extensions its sessions run (the notebook cell
     actions by default; ``()`` for the bare spec).
@@ -115,9 +123,11 @@ class Agent:
         self.extensions = tuple(extensions)
         self._operator_factory = operator_factory
         self._engine_call = engine_call
-        if transcripts is True:
-            transcripts = default_directory()
+        if transcripts is True:  # by the journal: in its folder
+            transcripts = default_directory(journal_dir)
         self.transcripts_dir: Path | None = Path(transcripts) if transcripts else None
+        if self.transcripts_dir is not None and _same_folder(self.transcripts_dir, self.root):
+            raise ValueError("the transcripts folder cannot be the workspace root")
         self._subscribers: list[Callable[[ev.Event], None]] = []
         self._stop_requested = False
         self._wake: asyncio.Event | None = None
@@ -253,6 +263,9 @@ class Agent:
             transcript.close()
             raise
         self.operator = operator
+        if transcript.path is not None:
+            # Out of the model's reach by its real location, wherever it is (as the journal).
+            operator.workspace.reserve(transcript.path.parent)
         transcript.add(
             "start",
             run_id=transcript.run_id,
@@ -311,6 +324,9 @@ class Agent:
             if not run.items:
                 if run.skipped_duplicates:
                     user = DUPLICATES_NOTE
+                    continue
+                if getattr(run, "unread_markers", 0):  # its commands were all in the cut part
+                    user = run.results_text  # the note asking for them again
                     continue
                 return "done", f"The model finished after {turn} turn{'s' * (turn != 1)}."
             await self._settle(turn, run)

@@ -122,14 +122,28 @@ class _ScriptedReply:
 ReplyFunction = Callable[[str, int], "str | None"]
 
 
+def _line_of(text: str, bad: str) -> int:
+    """The line number of the JSONL line ``bad`` in ``text``."""
+    for number, line in enumerate(text.splitlines(), 1):
+        if line == bad:
+            return number
+    return 1
+
+
 def _load_script(path: Path) -> list[str]:
     """Replies from a JSON list or a JSONL file: each entry a string or ``{"content": ...}``."""
     text = path.read_text(encoding="utf-8")
     stripped = text.lstrip()
-    if stripped.startswith("["):
-        entries = json.loads(text)
-    else:
-        entries = [json.loads(line) for line in text.splitlines() if line.strip()]
+    try:
+        if stripped.startswith("["):
+            entries = json.loads(text)
+        else:
+            entries = [json.loads(line) for line in text.splitlines() if line.strip()]
+    except json.JSONDecodeError as exc:  # say which file, and where in it
+        line = exc.lineno if stripped.startswith("[") else _line_of(text, exc.doc)
+        raise ValueError(
+            f"{path.name} is not valid JSON or JSONL: {exc.msg} (line {line}, column {exc.colno})"
+        ) from None
     replies: list[str] = []
     for n, entry in enumerate(entries, 1):
         if isinstance(entry, dict):

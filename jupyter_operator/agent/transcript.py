@@ -3,8 +3,10 @@
 A transcript is the record of an experiment: every message sent and received, every command
 with its decision (and the person's reason), every result, timings, token usage, the model's
 name and its endpoint's host. Never a credential: nothing in the loop ever holds the key.
-The default folder sits beside the undo journal, outside any workspace, so a model can never
-read or rewrite its own transcripts.
+The default folder is ``runs/`` in the undo journal's folder, and wherever the folder is (the
+default, ``$JUPYTER_OPERATOR_TRANSCRIPT_DIR``, a host's setting) the run's workspace reserves it
+by its real location, as it does the journal: a model can never list, read or rewrite a
+transcript, not even when the workspace is the home folder that holds them.
 """
 
 from __future__ import annotations
@@ -21,14 +23,17 @@ from typing import Any
 ENV_DIRECTORY = "JUPYTER_OPERATOR_TRANSCRIPT_DIR"
 
 
-def default_directory() -> Path:
-    """``$JUPYTER_OPERATOR_TRANSCRIPT_DIR``, else ``runs/`` beside the undo journal's folder."""
+def default_directory(journal_dir: str | os.PathLike[str] | None = None) -> Path:
+    """``$JUPYTER_OPERATOR_TRANSCRIPT_DIR``, else ``runs/`` in the undo journal's folder
+    (``journal_dir`` when the host gives one, else the default journal folder)."""
     configured = os.environ.get(ENV_DIRECTORY)
     if configured:
         return Path(configured)
+    if journal_dir is not None:
+        return Path(journal_dir) / "runs"
     from ..workspace.journal import default_directory as journal_directory
 
-    return journal_directory().parent / "runs"
+    return journal_directory() / "runs"
 
 
 class Transcript:

@@ -99,6 +99,7 @@ class JsonRun(DecidableRun[JsonItem]):
 
     dialect = "json"
     truncated_chars = 0
+    unread_markers = 0
     skipped_duplicates: tuple[str, ...] = ()
 
     def __init__(self, operator: Operator, operations: list[Operation]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable
+from dataclasses import replace
 
 from ..protocol import Command, OperatorError, Result, codes, resolve_style
 from ..workspace import (
@@ -238,8 +239,9 @@ def record_for(journal: Journal, entry_id: str, command_id: str, action: str, pa
 def commit(ws: Workspace, journal: Journal, entry: HistoryEntry, proposal: Proposal) -> None:
     """Carry out ``proposal`` on the disk and record ``entry`` (see ``apply``)."""
     if proposal.change != "delete":
-        ws.write(entry.path, proposal.new_bytes, expect=proposal.snapshot)
-        journal.record(entry)
+        created = ws.write(entry.path, proposal.new_bytes, expect=proposal.snapshot)
+        # The folders it made go again when an undo leaves them empty.
+        journal.record(replace(entry, created_dirs=created) if created else entry)
         return
     if proposal.snapshot.is_dir:  # still no protected path below it, still in bounds
         ws.tree_listing(entry.path, shown=0)

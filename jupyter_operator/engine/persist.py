@@ -117,7 +117,8 @@ def load_run(operator: Operator, data: dict[str, Any]) -> Run:
             for saved, entry in zip(data["items"], scanned.items, strict=True)
         ]
     return Run(operator, items, int(data.get("truncated_chars") or 0),
-               tuple(str(s) for s in data.get("skipped_duplicates") or ()))  # fmt: skip
+               tuple(str(s) for s in data.get("skipped_duplicates") or ()),
+               unread_markers=scanned.unread_markers)  # fmt: skip
 
 
 def _load_item(saved: Any, entry: Any) -> Item:

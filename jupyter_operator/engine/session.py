@@ -25,6 +25,7 @@ from ..protocol import (
     format_results,
     interface_spec,
     scan,
+    unread_note,
 )
 from ..workspace import (
     DEFAULT_PROTECTED,
@@ -74,12 +75,14 @@ class Run(DecidableRun[Item]):
 
     def __init__(self, operator: Operator, items: list[Item], truncated_chars: int,
                  skipped_duplicates: tuple[str, ...],
-                 budget: OutputBudget | None = None) -> None:  # fmt: skip
+                 budget: OutputBudget | None = None, unread_markers: int = 0) -> None:  # fmt: skip
         self._operator = operator
         #: What the reads of this reply may still return (shared by reads approved later).
         self.budget = budget or OutputBudget()
         self.items = items
         self.truncated_chars = truncated_chars
+        #: ``OPERATOR_CMD`` markers in the characters cut from the front: commands never read.
+        self.unread_markers = unread_markers
         self.skipped_duplicates = skipped_duplicates
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[Item], None]] = []
@@ -89,8 +92,10 @@ class Run(DecidableRun[Item]):
 
     @property
     def results_text(self) -> str:
-        """``OPERATOR_RESULT`` blocks for every decided item, in block order."""
-        return format_results([item.result for item in self.items if item.result is not None])
+        """``OPERATOR_RESULT`` blocks for every decided item, in block order; first, when the
+        reply was cut with commands in the cut part, a line saying how many (``unread_note``)."""
+        return format_results([item.result for item in self.items if item.result is not None],
+                              note=unread_note(self.truncated_chars, self.unread_markers))
 
     def approve(self, id: str, *, content: bytes | None = None) -> Decision:
         """Apply one pending item (or run a pending read) and say what happened.
@@ -292,7 +297,8 @@ class Operator:
                 if item.needs_approval and item.kind == "mutation":
                     waiting[mutations.path_key(entry.path)] = item
                 items.append(item)
-            run = Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates, budget)
+            run = Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates, budget,
+                      scanned.unread_markers)
             for item in items:  # changes a rule applied while planning
                 history.track(self.journal, run, item)
             return run

@@ -5,6 +5,8 @@ with ``ERR_UNDO_CONFLICT`` (naming the entry in the way) when a later live chang
 path, or when the path is not in the state the change left (undo) or found (redo): they never
 throw away work done since. Nothing is ever deleted for good: what undo or redo takes away goes to
 the trash. Everything read back from the journal is checked first (``ERR_JOURNAL_CORRUPT``).
+Undoing the creation of a file also removes the folders its write created, innermost first,
+while they are empty (``remove_empty_parents``: only ``rmdir``, through the jail).
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..protocol import OperatorError, codes
-from ..workspace import HistoryEntry, Journal, Snapshot, Workspace
+from ..workspace import HistoryEntry, Journal, Snapshot, Workspace, remove_empty_parents
 from .mutations import EDIT_LIMIT, overlaps, path_key
 
 
@@ -69,6 +71,8 @@ def undo(ws: Workspace, journal: Journal, entry_id: str | None = None) -> Histor
         if entry.before_sha256 is None:
             with journal.trash_slot(f"{entry.entry_id}-u{entry.undo_count + 1}") as slot:
                 ws.move_out(entry.path, slot, expect=current)
+            # The folders the change created, while nothing else was put in them since.
+            remove_empty_parents(ws, entry.path, entry.created_dirs)
         else:
             ws.write(entry.path, journal.load_blob(entry.before_sha256), expect=current)
     journal.mark_undone(entry.entry_id)

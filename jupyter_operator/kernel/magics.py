@@ -356,6 +356,7 @@ class OperatorMagics(Magics):
 
 def status_text(run: Run) -> str:
     """One line per command of ``run``: what happened, or what it waits for."""
+    from ..engine.labels import outcome_line
     from ..widgets.panel import run_summary
     from ..widgets.render import visible
 
@@ -367,8 +368,7 @@ def status_text(run: Run) -> str:
         elif item.status == "waiting":
             state = f"runs once {item.builds_on} is decided"
         else:
-            summary = item.result.summary if item.result is not None else item.summary
-            state = f"{item.status}: {summary}"
+            state = outcome_line(item)
         lines.append(f"  {item.id} ({what}): {state}")
     return visible("\n".join(lines))
 

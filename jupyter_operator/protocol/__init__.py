@@ -69,6 +69,7 @@ from ._results import (
     format_results,
     parse_results,
     read_too_large,
+    unread_note,
 )
 from ._scanner import scan
 from ._spec import ACTIONS, DELETE_ACTIONS, READ_ACTIONS, WRITE_ACTIONS, interface_spec
@@ -135,4 +136,5 @@ __all__ = [
     "scan",
     "style_for_language",
     "style_for_path",
+    "unread_note",
 ]

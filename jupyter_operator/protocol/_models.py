@@ -299,6 +299,9 @@ class ScanResult:
     items: tuple[Command | ScanError, ...]
     skipped_duplicates: tuple[str, ...] = ()
     truncated_chars: int = 0
+    #: ``OPERATOR_CMD`` begin markers in the characters cut from the front (their commands
+    #: were not read: see ``unread_note``).
+    unread_markers: int = 0
 
     @property
     def commands(self) -> tuple[Command, ...]:

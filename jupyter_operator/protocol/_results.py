@@ -24,6 +24,7 @@ from . import codes
 from ._base64 import decode_b64_text, encode_b64_text
 from ._errors import OperatorError, code_in_summary, fault_summary
 from ._models import ScanError
+from ._spec import MAX_SCAN_CHARS
 
 _BEGIN, _END = "OPERATOR_RESULT", "END_OPERATOR_RESULT"
 
@@ -91,9 +92,29 @@ def format_result(result: Result) -> str:
     return "\n".join(lines)
 
 
-def format_results(results: Iterable[Result]) -> str:
-    """Result blocks in order, separated by one blank line."""
-    return "\n\n".join(format_result(r) for r in results)
+def format_results(results: Iterable[Result], *, note: str = "") -> str:
+    """Result blocks in order, separated by one blank line; ``note`` (one line of prose, such
+    as ``unread_note``) first, when given: readers of results skip lines outside blocks."""
+    text = "\n\n".join(format_result(r) for r in results)
+    return f"{note}\n\n{text}" if note and text else note or text
+
+
+def unread_note(truncated_chars: int, unread_markers: int) -> str:
+    """The line a model reads when commands were left in the part of its reply not scanned.
+
+    Not an ``OPERATOR_RESULT`` (those answer commands that were read): one line of prose
+    before the results, which every results reader skips. Empty when no marker was cut.
+    """
+    if unread_markers <= 0:
+        return ""
+    many = unread_markers != 1
+    return (
+        f"Note: only the last {MAX_SCAN_CHARS:,} characters of your reply were scanned; the "
+        f"first {truncated_chars:,} characters hold {unread_markers} OPERATOR_CMD "
+        f"marker{'s' * many} that {'were' if many else 'was'} not read, so "
+        f"{'those commands' if many else 'that command'} did not run. Send "
+        f"{'them' if many else 'it'} again in a shorter reply."
+    )
 
 
 def _value(line: str, key: str) -> str:

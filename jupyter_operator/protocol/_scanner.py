@@ -452,10 +452,13 @@ def scan(
         ``items`` holds a ``Command`` or a ``ScanError`` per block (identical duplicates are
         left out and listed in ``skipped_duplicates``; long runs of one marker error are
         folded, see the module docstring); ``truncated_chars`` says how many characters were
-        cut from the front. Never raises on any text.
+        cut from the front and ``unread_markers`` how many ``OPERATOR_CMD`` markers they held.
+        Never raises on any text.
     """
     truncated = max(0, len(text) - max(0, max_chars))
+    unread = 0
     if truncated:
+        unread = unread_markers(text, truncated)
         text = text[truncated:]
     state = _Scan({} if seen is None else seen, check_extensions(extensions))
     line_no, counted_to, content_from, pos = 1, 0, 0, 0
@@ -488,4 +491,15 @@ def scan(
             state.block_error(
                 codes.ERR_MISSING_END_MARKER, "reached end of text without END_OPERATOR_CMD."
             )
-    return ScanResult(tuple(_fold(state.items)), tuple(state.skipped), truncated)
+    return ScanResult(tuple(_fold(state.items)), tuple(state.skipped), truncated, unread)
+
+
+def unread_markers(text: str, cut: int) -> int:
+    """How many ``OPERATOR_CMD`` begin markers start in ``text[:cut]`` (the part not scanned).
+
+    Every mention of the token that is not part of ``END_OPERATOR_CMD``, counted with two
+    ``str.count`` calls on the cut part only (a marker cut in half counts): the scan itself is
+    untouched. A mention in prose counts too, so the number is an upper bound.
+    """
+    span = cut + len(_TOKEN) - 1  # tokens that start before the cut
+    return text.count(_TOKEN, 0, span) - text.count("END_" + _TOKEN, 0, span)

@@ -64,7 +64,8 @@ class OperatorAgent(Configurable):
     ).tag(config=True)
     max_turns = Integer(10, help="Model replies per task.").tag(config=True)
     transcripts_dir = Unicode(
-        "", help="Folder of the run transcripts. Empty: beside the undo journal."
+        "", help="Folder of the run transcripts. Empty: runs/ in the undo journal's folder. "
+        "Every run's workspace reserves it: no model can reach a transcript."
     ).tag(config=True)
 
     def describe(self) -> dict[str, Any]:
@@ -131,9 +132,15 @@ class AgentService:
         async def engine_call(work: Any) -> Any:
             return await self.sessions.locked(workspace, work)
 
-        agent = Agent(model, root=operator.root, policy=operator.policy,
-                      max_turns=self.config.max_turns, transcripts=transcripts,
-                      operator_factory=lambda: operator, engine_call=engine_call)  # fmt: skip
+        try:  # transcripts by default in the journal folder of the workspace's sessions
+            agent = Agent(model, root=operator.root, policy=operator.policy,
+                          max_turns=self.config.max_turns, transcripts=transcripts,
+                          journal_dir=operator.journal.base, operator_factory=lambda: operator,
+                          engine_call=engine_call)  # fmt: skip
+        except ValueError:
+            operator.close()
+            message = "The transcripts folder is this workspace's folder; configure another"
+            raise ApiError(503, "agent_not_configured", message) from None
         run = AgentRun(secrets.token_urlsafe(12), workspace, agent)
         agent.subscribe(lambda event: self._record(run, event))
         self._keep(run)

@@ -10,7 +10,9 @@
                                             the paths from that subfolder, e.g. a notebook's) ->
                                             a new session: ``{"session", "workspace", "folder",
                                             "created", "items", "results_text", "truncated_chars",
-                                            "skipped_duplicates", "done", "dialect"}``; reads
+                                            "unread_markers", "skipped_duplicates", "done",
+                                            "dialect"}`` (``unread_markers``: OPERATOR_CMD
+                                            markers in the cut characters); reads
                                             have run. ``"dialect"?``: auto (default), operator,
                                             json (JSON operations) or commands (string commands:
                                             one item per request, ``results_text`` the responses)

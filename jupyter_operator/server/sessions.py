@@ -88,6 +88,7 @@ class Session:
             "items": [_item_view(item, run) for item in run.items],
             "results_text": run.results_text,
             "truncated_chars": run.truncated_chars,
+            "unread_markers": getattr(run, "unread_markers", 0),
             "skipped_duplicates": list(run.skipped_duplicates),
             "done": run.done,
             "dialect": getattr(run, "dialect", "operator"),

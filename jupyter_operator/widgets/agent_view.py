@@ -212,7 +212,10 @@ class AgentView(w.VBox):
             self._flush()
             self.tokens, self.state = event.tokens, f"ended: {event.reason.replace('_', ' ')}"
             self._draw_heading()
+            # Ended: no longer drawn as the red button that stops something.
             self.stop_button.disabled = True
+            self.stop_button.button_style = ""
+            self.stop_button.description, self.stop_button.icon = "Ended", ""
             self.status.value = f'<div class="jpo-note">{escape(event.message)}</div>'
             self.children = (*self.children, self.status)
 

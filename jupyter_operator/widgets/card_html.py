@@ -5,8 +5,9 @@ Pure functions of an engine ``Item``; no widgets here.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from ..engine.labels import badge, person_text
 from ..engine.rules import rule_note
 from .read_cells_html import read_cells_html
 from .render import (
@@ -24,19 +25,6 @@ if TYPE_CHECKING:
 
 #: Diff lines kept in a saved notebook's static view of a card.
 STATIC_DIFF_LINES = 40
-
-STATUS_LABELS = {
-    "pending": "waiting for you",
-    "waiting": "waiting for an earlier change",
-    "done": "done",
-    "failed": "failed",
-    "error": "invalid",
-    "applied": "applied",
-    "rejected": "rejected",
-    "denied": "denied by policy",
-    "stale": "stale",
-    "undone": "undone",
-}
 
 #: What the outcome line says before the result summary (which carries the code and reason).
 OUTCOME_NOTES = {
@@ -56,7 +44,7 @@ def header_html(item: Item) -> str:
     status = item.status
     parts = [
         f'<span class="jpo-badge jpo-s-{escape(status)}">'
-        f"{escape(STATUS_LABELS.get(status, status))}</span>",
+        f"{escape(badge(status))}</span>",
         f'<span class="jpo-action">{escape(item.action or "invalid command")}</span>',
     ]
     if item.path is not None:
@@ -74,6 +62,12 @@ def header_html(item: Item) -> str:
     # Spaces between the parts: a page that drops our styles (an untrusted notebook) still
     # shows them as words.
     return f'<div class="jpo-head">{" ".join(parts)}</div>'
+
+
+def _code_html(result: Any) -> str:
+    """A failure's code after its sentence, muted: what to look up in the docs."""
+    code = getattr(result, "code", None) if result is not None and not result.ok else None
+    return f' <span class="jpo-muted jpo-code">({escape(code)})</span>' if code else ""
 
 
 def notes_html(item: Item, blocked_by: str | None = None, *, diff_invisible: bool = False) -> str:
@@ -105,17 +99,18 @@ def notes_html(item: Item, blocked_by: str | None = None, *, diff_invisible: boo
     result = item.result
     if item.kind == "error" or (item.kind == "mutation" and item.status != "pending"):
         lead = OUTCOME_NOTES.get(item.status, "") if item.kind == "mutation" else ""
-        summary = result.summary if result is not None else item.summary
+        summary = person_text(result.summary if result is not None else item.summary)
         css = "jpo-note" if item.status in ("applied", "done") else "jpo-note jpo-warn"
         text = " ".join(part for part in (lead, summary) if part)
         if getattr(item, "edited", False) and item.status == "applied":
             text = EDITED_NOTE
-        notes.append(f'<div class="{css}">{escape(text)}</div>')
+        notes.append(f'<div class="{css}">{escape(text)}{_code_html(result)}</div>')
     elif item.kind == "read" and item.status == "pending":
         notes.append('<div class="jpo-note">This read needs your approval.</div>')
     elif item.kind == "read" and result is not None:
         css = "jpo-note" if result.ok else "jpo-note jpo-warn"
-        notes.append(f'<div class="{css}">{escape(result.summary)}</div>')
+        notes.append(f'<div class="{css}">{escape(person_text(result.summary))}'
+                     f"{_code_html(result)}</div>")
     return "".join(notes)
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
+from ..engine.labels import NO_BLOCKS, badge, cut_warning, person_text
 from .card_html import static_html
 from .cards import ItemCard, Shared, StaticCard
 from .copybox import CopyBox
@@ -30,7 +31,7 @@ def describe_error(exc: BaseException) -> str:
     """One line for the person, never a traceback, an exception name or a host path."""
     summary = getattr(exc, "summary", None)
     if isinstance(summary, str):
-        return summary
+        return person_text(summary)
     if isinstance(exc, KeyError):
         return "no such command id in this run"
     if isinstance(exc, ValueError):  # the engine's messages name only command ids and states
@@ -39,17 +40,11 @@ def describe_error(exc: BaseException) -> str:
 
 
 def run_summary(run: Run) -> str:
-    """``3 commands: 1 read ran, 2 waiting for approval`` (plain text)."""
+    """``3 commands: 1 done, 2 waiting for you`` (plain text, the badge words)."""
     counts: dict[str, int] = {}
     for item in run.items:
         counts[item.status] = counts.get(item.status, 0) + 1
-    words = {
-        "done": "ran", "failed": "failed", "error": "invalid", "pending": "waiting for approval",
-        "waiting": "waiting for an earlier change",
-        "applied": "applied", "rejected": "rejected", "denied": "denied", "stale": "stale",
-        "undone": "undone",
-    }  # fmt: skip
-    parts = [f"{n} {words.get(status, status)}" for status, n in counts.items()]
+    parts = [f"{n} {badge(status).lower()}" for status, n in counts.items()]
     total = len(run.items)
     head = f"{total} command{'s' * (total != 1)}"
     return head + (": " + ", ".join(parts) if parts else "")
@@ -60,8 +55,9 @@ def text_listing(run: Run) -> str:
     lines = [f"Operator run: {run_summary(run)}"]
     for item in run.items:
         where = f" {item.path}" if item.path is not None else ""
-        summary = item.result.summary if item.result is not None else item.summary
-        lines.append(f"  [{item.status}] {item.action or 'invalid'}{where} ({item.id}): {summary}")
+        summary = person_text(item.result.summary if item.result is not None else item.summary)
+        lines.append(f"  [{badge(item.status)}] {item.action or 'invalid'}{where} ({item.id}): "
+                     f"{summary}")  # fmt: skip
     return visible("\n".join(lines))
 
 
@@ -69,7 +65,7 @@ class RunView(w.VBox):
     """Cards for every item of ``run`` plus Approve all / Reject all and the results panel."""
 
     results_title = RESULTS_TITLE
-    empty_note = "No OPERATOR_CMD blocks found."
+    empty_note = NO_BLOCKS
 
     def __init__(
         self, run: Run, *, title: str = "Operator", dry_run: bool = False, note: str = ""
@@ -123,11 +119,10 @@ class RunView(w.VBox):
     def _heading_html(self) -> str:
         run = self.run
         notes = []
-        if run.truncated_chars:
-            notes.append(
-                f"Only the last 200,000 characters were scanned "
-                f"({run.truncated_chars:,} characters cut from the start)."
-            )
+        unread = getattr(run, "unread_markers", 0)
+        warning = cut_warning(run.truncated_chars, unread) if unread else ""
+        if run.truncated_chars and not unread:
+            notes.append(cut_warning(run.truncated_chars, 0))
         if self._heading_note:
             notes.append(self._heading_note)
         if run.skipped_duplicates:
@@ -144,10 +139,13 @@ class RunView(w.VBox):
             f'{STYLESHEET}<div class="jpo-head"><span class="jpo-action">{escape(self._title)}'
             f'</span><span class="jpo-muted">{escape(run_summary(run))}</span></div>'
         )
+        if warning:  # commands were lost: a warning banner, not a muted note
+            html += f'<div class="jpo-note jpo-warn jpo-banner">{escape(warning)}</div>'
         return html + "".join(f'<div class="jpo-note jpo-muted">{escape(n)}</div>' for n in notes)
 
     def _sync_results(self) -> None:
-        if not self.run.done or not self.run.items or self.dry_run:  # nothing to tell yet
+        unread = getattr(self.run, "unread_markers", 0)
+        if not self.run.done or not (self.run.items or unread) or self.dry_run:  # nothing yet
             return
         if self.results is None:
             self.results = CopyBox(self.results_title, self.run.results_text)

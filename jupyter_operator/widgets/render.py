@@ -164,6 +164,8 @@ STYLESHEET = """<style>
 .jpo-edit-text textarea{font-family:var(--jp-code-font-family,monospace);
 font-size:var(--jp-code-font-size,13px)}
 .jpo-warn{color:var(--jp-warn-color0,#b45309)}
+.jpo-banner{padding:6px 10px;border-left:4px solid var(--jp-warn-color1,#ef6c00);border-radius:4px;
+ background:rgba(239,108,0,0.12);font-weight:600}
 .jpo-diff,.jpo-text{margin:6px 0 2px;padding:4px 0;overflow-x:auto;
  border:1px solid var(--jp-border-color2,#ddd);border-radius:4px;
  background:var(--jp-cell-editor-background,var(--jp-layout-color2,#f7f7f7));

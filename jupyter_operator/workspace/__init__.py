@@ -16,6 +16,7 @@ from .budget import MAX_PLANNED_BYTES, check_size, utf8_len
 from .diff import diff_stats, unified_diff
 from .dirs import working_dir
 from .edits import apply_edits
+from .empty_dirs import remove_empty_parents
 from .errors import FileTooLarge
 from .folder import PartialDelete, Workspace
 from .journal import HistoryEntry, Journal
@@ -66,6 +67,7 @@ __all__ = [
     "parse_path",
     "read_region",
     "read_rules_file",
+    "remove_empty_parents",
     "replace_region",
     "search_lines",
     "split_lines",

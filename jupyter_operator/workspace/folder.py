@@ -323,18 +323,21 @@ class Workspace:
             raise _stale(rel, "changed")
         return info
 
-    def write(self, path: str, data: bytes, *, expect: Snapshot) -> None:
+    def write(self, path: str, data: bytes, *, expect: Snapshot) -> int:
         """Atomically replace (or create) a file with exactly ``data``.
 
         Only if the path is still as ``expect`` describes (else ``ERR_STALE_PREVIEW``). Missing
-        parent folders are created. The file's mode is kept; new files get ``0o666 & ~umask``.
+        parent folders are created; the number this call created is returned (the innermost
+        ones: undo removes them again while empty, ``remove_empty_parents``). The file's mode is
+        kept; new files get ``0o666 & ~umask``.
         """
         comps = self._parse_target(path)
         if expect.is_dir:
             raise OperatorError(codes.ERR_NOT_A_FILE, f"{display_path(comps)} is a directory")
+        created: list[tuple[str, ...]] = []
         with self._lock(comps):
             try:
-                pfd = self._jail.open_dir(comps[:-1], create=not expect.exists)
+                pfd = self._jail.open_dir(comps[:-1], create=not expect.exists, created=created)
             except OperatorError as exc:
                 if exc.code == codes.ERR_NOT_FOUND:
                     raise _stale(display_path(comps), "was removed") from None
@@ -345,6 +348,7 @@ class Workspace:
                               lambda: self._file_locks.hold(pfd, comps[-1]))  # fmt: skip
             finally:
                 close_quietly(pfd)
+        return len(created)
 
     def move_out(self, path: str, dest: int | Path, *, expect: Snapshot) -> None:
         """Move a file or directory out of the workspace into the folder ``dest`` (fd or path).

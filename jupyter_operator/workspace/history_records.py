@@ -21,7 +21,10 @@ ENTRY_ID = re.compile(r"j[1-9][0-9]{0,15}")
 SLOT = re.compile(r"j[1-9][0-9]{0,15}(-u[1-9][0-9]{0,8})?")
 DIGEST = re.compile(r"[0-9a-f]{64}")
 STORED = ("entry_id", "time", "command_id", "action", "path", "change", "before_sha256",
-           "after_sha256", "session", "decided_by", "rule", "diff_sha256")  # fmt: skip
+           "after_sha256", "session", "decided_by", "rule", "diff_sha256",
+           "created_dirs")  # fmt: skip
+#: At most this many folders above a path (a path has at most 4096 bytes).
+MAX_CREATED_DIRS = 2048
 
 
 def corrupt(why: str) -> OperatorError:
@@ -60,6 +63,9 @@ class HistoryEntry:
     undo_count: int = 0  # how many times it was undone (names the trash slot of the next one)
     undone_at: float | None = None  # when it was last undone (redo picks the latest)
     partial: bool = False  # a delete that moved only part of its path (the trash has it all)
+    #: How many folders above ``path`` the change created (the innermost ones): undoing it
+    #: removes them again while they are empty. 0 in entries written before it was recorded.
+    created_dirs: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view."""
@@ -81,6 +87,7 @@ def parse_entry(raw: Any) -> HistoryEntry:
     if raw.get("undone", False) is not False:  # 0.1 stored the state in the entry itself
         raise ValueError("bad field")
     values = {key: raw.get(key) for key in STORED}
+    values["created_dirs"] = raw.get("created_dirs", 0)
     ok = (
         isinstance(values["entry_id"], str) and ENTRY_ID.fullmatch(values["entry_id"])
         and isinstance(values["time"], int | float) and math.isfinite(values["time"])
@@ -89,6 +96,8 @@ def parse_entry(raw: Any) -> HistoryEntry:
         and _digest(values["before_sha256"]) and _digest(values["after_sha256"])
         and _digest(values["diff_sha256"]) and _text(values["session"], 200, True)
         and values["decided_by"] in (None, "person", "rule") and _text(values["rule"], 500, True)
+        and type(values["created_dirs"]) is int
+        and 0 <= values["created_dirs"] <= MAX_CREATED_DIRS
     )  # fmt: skip
     if not ok:
         raise ValueError("bad field")

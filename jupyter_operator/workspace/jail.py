@@ -107,8 +107,10 @@ class Jail:
             self._finalizer()
             self.fd = -1
 
-    def _step(self, fd: int, comp: str, done: tuple[str, ...], create: bool) -> int:
-        """Open directory ``comp`` below ``fd`` without following links."""
+    def _step(self, fd: int, comp: str, done: tuple[str, ...], create: bool,
+              created: list[tuple[str, ...]] | None = None) -> int:  # fmt: skip
+        """Open directory ``comp`` below ``fd`` without following links (``created`` collects
+        the folder when this call made it)."""
         for _attempt in range(3):
             try:
                 nfd = os.open(comp, O_DIR, dir_fd=fd)
@@ -119,6 +121,8 @@ class Jail:
                     ) from None
                 try:
                     os.mkdir(comp, 0o777, dir_fd=fd)
+                    if created is not None:
+                        created.append(done)
                 except FileExistsError:
                     pass  # created concurrently; open it on the next attempt
                 except OSError as exc:
@@ -152,16 +156,18 @@ class Jail:
             return OperatorError(codes.ERR_IO, f"{rel} changed while it was being opened")
         return OperatorError(codes.ERR_NOT_A_DIRECTORY, f"{rel} is not a directory")
 
-    def open_dir(self, comps: tuple[str, ...], *, create: bool = False) -> int:
+    def open_dir(self, comps: tuple[str, ...], *, create: bool = False,
+                 created: list[tuple[str, ...]] | None = None) -> int:  # fmt: skip
         """A new descriptor for the directory at ``comps`` (the root for ``()``).
 
         With ``create`` missing directories are made (``mkdir`` relative to the parent
-        descriptor). The caller closes the descriptor.
+        descriptor); ``created`` then collects the ones this call made. The caller closes the
+        descriptor.
         """
         fd = os.dup(self.fd)
         try:
             for i, comp in enumerate(comps):
-                nfd = self._step(fd, comp, comps[: i + 1], create)
+                nfd = self._step(fd, comp, comps[: i + 1], create, created)
                 os.close(fd)
                 fd = nfd
         except BaseException:

@@ -11,7 +11,7 @@ import { DiffView } from './diffview';
 import { button, el } from './dom';
 import { EditPane } from './editor';
 import { shellBlock } from './jsonops';
-import { isPending, STATUS_LABELS } from './state';
+import { isPending, personText, STATUS_LABELS } from './state';
 import { Decision, IEditContent, IOperatorItem } from './types';
 
 /** What a card asks its panel to do; `content` approves the person's edit instead. */
@@ -311,7 +311,11 @@ export class ItemCard {
     this._summary.textContent =
       item.kind === 'mutation' && item.change === 'modify' && item.diff === ''
         ? 'No change: the file already holds exactly this content, so nothing needs approving.'
-        : item.summary;
+        : personText(item.summary);
+    if (item.error_code && item.ok === false) {
+      // The code, apart from the sentence: what to look up in the docs.
+      this._summary.append(' ', el('span', 'jp-Operator-card-code', `(${item.error_code})`));
+    }
     const shell = shellBlock(item);
     this._shell.replaceChildren(...(shell ? [shell] : []));
     this._details.replaceChildren();

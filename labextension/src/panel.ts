@@ -26,7 +26,7 @@ import {
   ReadDocument,
   serverPath
 } from './opendocs';
-import { RunState } from './state';
+import { cutWarning, RunState, statusLine } from './state';
 import { pickWorkspace, remember, remembered, whereText } from './workspaces';
 import { Decision, IHistoryEntry, IOperatorItem, IScanResponse, IWorkspace } from './types';
 
@@ -80,6 +80,7 @@ export class OperatorPanel extends Widget {
   private _source: HTMLElement;
   private _error: HTMLElement;
   private _status: HTMLElement;
+  private _banner: HTMLElement;
   private _batch: HTMLElement;
   private _cardsNode: HTMLElement;
   private _results: HTMLElement;
@@ -185,6 +186,12 @@ export class OperatorPanel extends Widget {
     this._status = el('p', 'jp-Operator-run-status');
     this._status.setAttribute('aria-live', 'polite');
     root.append(this._status);
+
+    // Commands lost to the scan window: a warning banner, not a note in the status line.
+    this._banner = el('div', 'jp-Operator-warning jp-Operator-banner');
+    this._banner.setAttribute('role', 'alert');
+    this._banner.hidden = true;
+    root.append(this._banner);
 
     // What the last action did (an undo, a copy of the spec); cleared by the next action.
     this._note = el('p', 'jp-Operator-note');
@@ -610,29 +617,10 @@ export class OperatorPanel extends Widget {
       return;
     }
     const c = state.counts();
-    const parts = [`${state.items.length} command${state.items.length === 1 ? '' : 's'}`];
-    if (c.pending) {
-      parts.push(`${c.pending} waiting for approval`);
-    }
-    if (c.applied) {
-      parts.push(`${c.applied} applied`);
-    }
-    if (c.rejected) {
-      parts.push(`${c.rejected} rejected`);
-    }
-    if (c.denied) {
-      parts.push(`${c.denied} denied by a rule`);
-    }
-    if (c.undone) {
-      parts.push(`${c.undone} undone`);
-    }
-    if (c.errors) {
-      parts.push(`${c.errors} with errors`);
-    }
-    if (state.truncatedChars) {
-      parts.push(`the first ${state.truncatedChars.toLocaleString()} characters were not scanned`);
-    }
-    this._status.textContent = parts.join(', ') + '.';
+    this._status.textContent = statusLine(state);
+    const warning = cutWarning(state);
+    this._banner.textContent = warning ?? '';
+    this._banner.hidden = !warning;
     this._batch.hidden = state.pending.length < 1;
     this._resultsText.value = state.resultsText;
     this._results.hidden = !state.done || !state.resultsText;

@@ -15,19 +15,46 @@ const FINAL: ReadonlySet<ItemStatus> = new Set([
   'stale'
 ]);
 
-/** A short human label for each status. */
+/**
+ * The badge of each status: one word for every outcome kind ("Invalid": the
+ * block failed validation, "Failed": a valid command failed when planned or
+ * run, "Denied": a rule refused it, "Rejected": a person refused it, "Stale":
+ * the file changed after its preview). The twin of `BADGES` in
+ * jupyter_operator/engine/labels.py: a Python test checks the two agree.
+ */
 export const STATUS_LABELS: Record<ItemStatus, string> = {
+  pending: 'Waiting for you',
+  waiting: 'Waiting for an earlier change',
   done: 'Done',
-  failed: 'Failed',
-  error: 'Invalid',
-  pending: 'Waiting for approval',
-  waiting: 'Runs after an earlier change is decided',
   applied: 'Applied',
+  error: 'Invalid',
+  failed: 'Failed',
+  denied: 'Denied',
   rejected: 'Rejected',
-  denied: 'Denied by policy',
-  stale: 'Not applied: the file changed after the preview',
+  stale: 'Stale',
   undone: 'Undone'
 };
+
+// The model's prefixes: `Invalid OPERATOR_CMD (ERR_X): ` (and the host's
+// `Rejected`, `Denied`, `Not applied`, `Undone`), and `ERROR(CODE): ` of the
+// string commands. The same pattern as labels.py.
+const MODEL_PREFIX =
+  /^(?:(?:Invalid OPERATOR_CMD|Rejected|Denied|Not applied|Undone) \(ERR_[A-Z0-9_]+\)|ERROR\([A-Z0-9_]+\)): /;
+
+/**
+ * A result summary as a person reads it: the message without the model's
+ * prefix and code, ending with a full stop (`person_text` in labels.py; the
+ * first letter is left alone, messages often start with a path). A summary in
+ * no model format is returned as it is.
+ */
+export function personText(summary: string): string {
+  const match = MODEL_PREFIX.exec(summary);
+  if (!match) {
+    return summary;
+  }
+  const text = summary.slice(match[0].length).trim();
+  return !text || '.!?)'.includes(text[text.length - 1]) ? text : `${text}.`;
+}
 
 /** Whether an item still waits for a person's decision. */
 export function isPending(item: IOperatorItem): boolean {
@@ -58,6 +85,8 @@ export class RunState {
   readonly workspace: string;
   readonly folder: string | null;
   readonly truncatedChars: number;
+  readonly unreadMarkers: number;
+  readonly dialect: 'operator' | 'json' | 'commands';
   private _items: IOperatorItem[];
   private _resultsText: string;
 
@@ -66,6 +95,8 @@ export class RunState {
     this.workspace = scan.workspace;
     this.folder = scan.folder ?? null;
     this.truncatedChars = scan.truncated_chars ?? 0;
+    this.unreadMarkers = scan.unread_markers ?? 0;
+    this.dialect = scan.dialect ?? 'operator';
     this._items = [...scan.items].sort((a, b) => a.index - b.index);
     this._resultsText = scan.results_text ?? '';
   }
@@ -152,4 +183,65 @@ export class RunState {
     }
     return c;
   }
+}
+
+/** What a run without commands was searched for, by dialect (`NO_BLOCKS` in labels.py). */
+const EMPTY_NOTES: Record<RunState['dialect'], string> = {
+  operator:
+    'No OPERATOR_CMD blocks found (looked for blocks of the Operator dialect: a line ' +
+    'OPERATOR_CMD, key: value lines, a line END_OPERATOR_CMD).',
+  json: 'No JSON operations found (looked for a JSON operation object, or a list of them).',
+  commands: 'No string commands found (looked for lines that start with a /command or bash).'
+};
+
+/**
+ * The warning banner when the reply was cut to the scan window and the cut part
+ * held `OPERATOR_CMD` markers (`cut_warning` in labels.py), else null.
+ */
+export function cutWarning(state: RunState): string | null {
+  const unread = state.unreadMarkers;
+  if (!unread) {
+    return null;
+  }
+  const many = unread !== 1;
+  return (
+    `This reply is longer than the 200,000 characters that are scanned: the first ` +
+    `${state.truncatedChars.toLocaleString('en-US')} characters were not read, and they hold ` +
+    `${unread} OPERATOR_CMD marker${many ? 's' : ''} whose command${many ? 's' : ''} did not ` +
+    `run. The results ask the model to send ${many ? 'them' : 'it'} again.`
+  );
+}
+
+/** The panel's status line: counts by outcome, or what was looked for when nothing was found. */
+export function statusLine(state: RunState): string {
+  if (state.items.length === 0) {
+    return EMPTY_NOTES[state.dialect] ?? EMPTY_NOTES.operator;
+  }
+  const c = state.counts();
+  const parts = [`${state.items.length} command${state.items.length === 1 ? '' : 's'}`];
+  if (c.pending) {
+    parts.push(`${c.pending} waiting for approval`);
+  }
+  if (c.applied) {
+    parts.push(`${c.applied} applied`);
+  }
+  if (c.rejected) {
+    parts.push(`${c.rejected} rejected`);
+  }
+  if (c.denied) {
+    parts.push(`${c.denied} denied by a rule`);
+  }
+  if (c.undone) {
+    parts.push(`${c.undone} undone`);
+  }
+  if (c.errors) {
+    parts.push(`${c.errors} with errors`);
+  }
+  if (state.truncatedChars && !state.unreadMarkers) {
+    parts.push(
+      `the first ${state.truncatedChars.toLocaleString('en-US')} characters were not scanned ` +
+        '(no OPERATOR_CMD marker in them)'
+    );
+  }
+  return parts.join(', ') + '.';
 }

@@ -118,6 +118,10 @@ export interface IScanResponse {
   items: IOperatorItem[];
   results_text: string;
   truncated_chars: number;
+  /** `OPERATOR_CMD` markers in the characters cut from the front: commands never read. */
+  unread_markers?: number;
+  /** How the server read the text (the choice, or what it detected). */
+  dialect?: 'operator' | 'json' | 'commands';
 }
 
 /** `POST sessions/{session}/decide` and `decide-all`. */

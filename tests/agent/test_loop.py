@@ -208,6 +208,21 @@ def test_duplicate_ids_across_turns_are_pointed_out(workspace: Path) -> None:
     assert "already used" in prompts[2]
 
 
+def test_commands_lost_to_the_scan_window_are_asked_for_again(workspace: Path) -> None:
+    prompts: list[str] = []
+    lost = block("s1", "fs.stat", path="notes.txt") + "\n" + "padding line\n" * 20_000
+
+    def script(last: str, turn: int) -> str | None:
+        prompts.append(last)
+        return lost if turn == 1 else None  # every command in the part that is not scanned
+
+    result = run(Agent(ReplayModel(script), root=workspace))
+    # Not taken for a reply without commands: the model is told and gets another turn.
+    assert result.reason == "done" and result.turns == 2
+    assert prompts[1].startswith("Note: only the last 200,000 characters of your reply")
+    assert "hold 1 OPERATOR_CMD marker that was not read" in prompts[1]
+
+
 def test_a_model_function_that_raises_ends_the_run_with_a_sentence(workspace: Path) -> None:
     def broken(last: str, turn: int) -> str:
         raise RuntimeError("boom /secret/host/path")

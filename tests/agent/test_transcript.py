@@ -11,6 +11,8 @@ from replies import b64, block
 
 from jupyter_operator.agent import Agent, ReplayModel, load_runs
 from jupyter_operator.agent.transcript import default_directory
+from jupyter_operator.engine import Operator
+from jupyter_operator.protocol import Result, parse_results
 
 
 def scripted_run(root: Path, folder: Path, reject: bool) -> Path:
@@ -69,12 +71,86 @@ def test_a_dataframe_when_pandas_is_installed(workspace: Path, tmp_path: Path) -
     assert isinstance(frame, pd.DataFrame) and list(frame["rejections"]) == [1]
 
 
-def test_default_folder_is_beside_the_journal_outside_the_workspace(
+def test_default_folder_is_in_the_journal_folder(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.delenv("JUPYTER_OPERATOR_TRANSCRIPT_DIR")
     monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "data" / "journal"))
-    assert default_directory() == tmp_path / "data" / "runs"
+    assert default_directory() == tmp_path / "data" / "journal" / "runs"
+    # A host's journal folder (the command line's --journal-dir) takes the transcripts along.
+    assert default_directory(tmp_path / "j") == tmp_path / "j" / "runs"
+    agent = Agent(ReplayModel(["done"]), root=tmp_path, journal_dir=tmp_path / "j")
+    asyncio.run(agent.run("t"))
+    assert agent.transcript_path is not None
+    assert agent.transcript_path.parent == tmp_path / "j" / "runs"
+
+
+def snoop(agent: Agent, folder: str | None = None) -> list[Result]:
+    """Run ``agent`` with a model that lists, reads, overwrites and deletes its own transcript
+    (and searches the workspace for it); the results the model got."""
+    results: list[Result] = []
+
+    def model(last: str, turn: int) -> str | None:
+        if turn > 1:
+            results.extend(parse_results(last))
+            return None
+        path = agent.transcript_path
+        assert path is not None
+        rel = path.relative_to(agent.root).as_posix()
+        return "\n".join([
+            block("l1", "fs.list", path=folder or rel.rsplit("/", 1)[0]),
+            block("r1", "fs.read", path=rel),
+            block("s1", "fs.searchTree", path=".", query="task"),
+            block("w1", "fs.write", path=rel, content_b64=b64("{}")),
+            block("d1", "fs.delete", path=rel),
+        ])  # fmt: skip
+
+    agent.model = ReplayModel(model)
+    agent.decide = lambda run: run.approve_all()
+    asyncio.run(agent.run("look at earlier runs"))
+    return results
+
+
+def test_transcripts_in_a_home_workspace_are_out_of_the_models_reach(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    (home / "project").mkdir(parents=True)
+    (home / "project" / "notes.txt").write_text("the task list\n")
+    for name in ("JUPYTER_OPERATOR_JOURNAL_DIR", "JUPYTER_OPERATOR_TRANSCRIPT_DIR",
+                 "JUPYTER_DATA_DIR", "XDG_DATA_HOME", "JUPYTER_PLATFORM_DIRS"):  # fmt: skip
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(home))
+    agent = Agent(root=home)
+    results = snoop(agent)
+    transcript = agent.transcript_path
+    assert transcript is not None and home in transcript.parents  # the default folder
+    by_id = {r.id: r for r in results}
+    for rid in ("l1", "r1", "w1", "d1"):
+        assert not by_id[rid].ok and by_id[rid].code == "ERR_PROTECTED_PATH", by_id[rid]
+    assert "project/notes.txt" in (by_id["s1"].details or "")  # the search ran ...
+    assert "runs" not in (by_id["s1"].details or "")  # ... and never entered the transcripts
+    assert json.loads(transcript.read_text().splitlines()[0])["type"] == "start"
+
+
+def test_a_configured_folder_is_reserved_for_a_hosts_session_too(
+    workspace: Path, tmp_path: Path
+) -> None:
+    folder = workspace / "my-runs"  # configured inside the workspace, of all places
+    operator = Operator(workspace, journal_dir=tmp_path / "journal")
+    agent = Agent(root=workspace, transcripts=folder, operator_factory=lambda: operator)
+    results = snoop(agent, folder="my-runs")
+    operator.close()
+    assert [(r.id, r.ok) for r in results if r.id != "s1"] == [
+        ("l1", False), ("r1", False), ("w1", False), ("d1", False),
+    ]  # fmt: skip
+    assert all(r.code == "ERR_PROTECTED_PATH" for r in results if r.id != "s1")
+    assert len(list(folder.glob("*.jsonl"))) == 1
+
+
+def test_the_workspace_root_cannot_be_the_transcripts_folder(workspace: Path) -> None:
+    with pytest.raises(ValueError, match="transcripts folder"):
+        Agent(root=workspace, transcripts=workspace / ".")
 
 
 def test_a_torn_last_line_is_skipped(tmp_path: Path) -> None:

@@ -65,7 +65,7 @@ def test_approve_in_jupyterlab(lab_server: Any, page: Any, tmp_path: Path) -> No
     # The file's markup is shown as text, never as an element.
     assert "<img src=x onerror=" in diff.locator(".jpo-row.jpo-add").nth(1).inner_text()
     assert diff.locator("img").count() == 0
-    assert card.locator(".jpo-badge").inner_text() == "waiting for you"
+    assert card.locator(".jpo-badge").inner_text() == "Waiting for you"
     assert card.locator(".jpo-rule").inner_text() == "asked by default: ask"  # why it asks
     assert not target.exists()
     screenshot(page, "notebook-card")
@@ -75,7 +75,7 @@ def test_approve_in_jupyterlab(lab_server: Any, page: Any, tmp_path: Path) -> No
 
     assert _wait_for_file(target) == CONTENT
     card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
-    assert card.locator(".jpo-badge").inner_text() == "applied"
+    assert card.locator(".jpo-badge").inner_text() == "Applied"
     assert card.locator(".jpo-rule").count() == 0  # a person decided: no rule is claimed
     assert approve.is_hidden()
     results = page.locator(".jpo-results textarea")

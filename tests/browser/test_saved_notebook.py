@@ -105,8 +105,8 @@ def check_final_state(output: Any) -> None:
     static.wait_for(timeout=30_000)
     write = static.locator(".jpo-card.jpo-kind-mutation", has_text="plan.md")
     edit = static.locator(".jpo-card.jpo-kind-mutation", has_text="notes.txt")
-    assert write.locator(".jpo-badge").first.inner_text() == "applied"
-    assert edit.locator(".jpo-badge").first.inner_text() == "rejected"
+    assert write.locator(".jpo-badge").first.inner_text() == "Applied"
+    assert edit.locator(".jpo-badge").first.inner_text() == "Rejected"
     text = output.inner_text()
     assert "model not found" not in text and "Error displaying widget" not in text
     assert "[pending]" not in text and "waiting for you" not in text

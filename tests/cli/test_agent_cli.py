@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import json
+import sys
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI
+from fake_openai import FakeOpenAI, Script
 from replies import b64, block
 
 from jupyter_operator.cli import main
@@ -38,7 +40,7 @@ def test_replayed_task(
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "--- turn 1/10 ---" in out and "Writing." in out
-    assert "[pending] fs.write a.txt (w1)" in out
+    assert "[Waiting for you] fs.write a.txt (w1)" in out
     assert "The model finished after 2 turns" in out and "Transcript:" in out
     assert (root / "a.txt").exists() is written
     assert len(list((tmp_path / "runs").glob("*.jsonl"))) == 1
@@ -84,3 +86,136 @@ def test_usage_errors(
 ) -> None:
     assert main(["agent", "--root", str(root), *extra, "--approve", "none", "task"]) == 2
     assert message in capsys.readouterr().err
+
+
+def merged_output(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
+    """stdout and stderr into one buffer, in the order a terminal shows them."""
+    screen = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", screen)
+    monkeypatch.setattr(sys, "stderr", screen)
+    return screen
+
+
+@pytest.mark.parametrize(
+    ("fault", "sentence"),
+    [
+        ("down", "Could not connect to the endpoint 127.0.0.1:9"),
+        ("401", "refused the API key (401)"),
+        ("404", "does not know the model 'other-model' (404)"),
+        ("500", "failed (HTTP 500), still after retries"),
+    ],
+)
+def test_an_endpoint_fault_is_said_once(
+    root: Path, monkeypatch: pytest.MonkeyPatch, fault: str, sentence: str
+) -> None:
+    with FakeOpenAI(default=Script(status=500)) as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong" if fault == "401" else fake.key)
+        url = "http://127.0.0.1:9/v1" if fault == "down" else fake.url
+        model = "other-model" if fault == "404" else "fake-model"
+        screen = merged_output(monkeypatch)
+        code = main(["agent", "--root", str(root), "--model", model, "--base-url", url,
+                     "--approve", "none", "go"])  # fmt: skip
+    text = screen.getvalue()
+    assert code == 1
+    assert text.count(sentence) == 1, text
+    assert "Stopped after 1 turn (0 tokens)." in text and "turns," not in text
+
+
+def test_a_cut_stream_puts_its_error_on_a_line_of_its_own(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with FakeOpenAI() as fake:
+        fake.add(Script("Here is the start of a reply that", chunk=8, cut_after=2))
+        monkeypatch.setenv("OPENAI_API_KEY", fake.key)
+        screen = merged_output(monkeypatch)
+        code = main(["agent", "--root", str(root), "--model", "fake-model", "--base-url",
+                     fake.url, "--approve", "none", "go"])  # fmt: skip
+    lines = screen.getvalue().splitlines()
+    assert code == 1
+    [partial] = [line for line in lines if "Here is" in line]
+    assert partial == "Here is the star"  # the two chunks that came, alone on their line
+    assert any(line.startswith("jupyter-operator: ") for line in lines)
+
+
+class FakeTerminal:
+    """/dev/tty for an in-process run: answers come from a list, questions are kept."""
+
+    def __init__(self, *answers: str) -> None:
+        self.answers = io.StringIO("".join(answers))
+        self.screen = io.StringIO()
+
+    def readline(self) -> str:
+        return self.answers.readline()
+
+    def write(self, text: str) -> int:
+        return self.screen.write(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+
+def test_a_rejection_shows_the_reason_typed(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    terminal = FakeTerminal("y\n", "too big,\x1b[2J keep it short\n")
+    monkeypatch.setattr("jupyter_operator.cli._terminal", lambda: terminal)
+    with FakeOpenAI() as fake:
+        fake.add(
+            block("w1", "fs.write", path="a.txt", content_b64=b64("a"))
+            + "\n" + block("w2", "fs.write", path="b.txt", content_b64=b64("b")),
+            "Fine.",
+        )  # fmt: skip
+        monkeypatch.setenv("OPENAI_API_KEY", fake.key)
+        assert main(["agent", "--root", str(root), "--model", "fake-model",
+                     "--base-url", fake.url, "go"]) == 0  # fmt: skip
+    screen = terminal.screen.getvalue()
+    assert "w1 -> Applied: " in screen
+    # The reason, flattened to one safe line (the escape never reaches the terminal).
+    assert "w2 -> Rejected: nothing was changed. Reason: too big,?[2J keep it short" in screen
+    assert "\x1b" not in screen
+    assert (root / "a.txt").exists() and not (root / "b.txt").exists()
+
+
+def test_the_transcript_follows_journal_dir_and_stays_out_of_reach(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:  # fmt: skip
+    monkeypatch.delenv("JUPYTER_OPERATOR_TRANSCRIPT_DIR")
+    monkeypatch.setenv("HOME", str(tmp_path))  # never the real data folder
+    monkeypatch.delenv("JUPYTER_DATA_DIR", raising=False)
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+    journal = root / "journal"  # inside the workspace: the jail still keeps it out of reach
+    replay = tmp_path / "snoop.json"
+    replay.write_text(json.dumps([block("l1", "fs.list", path="journal/runs"), "Done."]))
+    argv = ["agent", "--root", str(root), "--journal-dir", str(journal), "--replay", str(replay),
+            "--approve", "none", "look"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    [transcript] = list((journal / "runs").glob("*.jsonl"))
+    assert f"Transcript: {transcript}" in out
+    assert "[Failed] fs.list journal/runs (l1)" in out and "undo journal" in out
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [("bad.json", '["fine", {bad', "line 1, column 11"),
+     ("bad.jsonl", '"fine"\n\n{bad\n', "line 3, column 2")],
+)  # fmt: skip
+def test_a_replay_file_that_is_not_json_is_named(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str,
+    where: str,
+) -> None:  # fmt: skip
+    (tmp_path / name).write_text(text)
+    argv = ["agent", "--root", str(root), "--replay", str(tmp_path / name), "--approve", "none",
+            "task"]  # fmt: skip
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"jupyter-operator: agent: {name} is not valid JSON or JSONL: ")
+    assert f"({where})" in err and len(err.splitlines()) == 1

@@ -55,7 +55,9 @@ def test_history_and_undo(root: Path, env: dict[str, str]) -> None:
     cli("undo", "--root", str(root), "j1", env=env)
     assert (root / "a.txt").read_bytes() == b"alpha\nbeta\n"
     nothing = cli("undo", "--root", str(root), env=env)
-    assert nothing.returncode == 1 and "ERR_NOT_FOUND" in nothing.stderr
+    # A person reads a sentence, not the model's error format.
+    assert nothing.returncode == 1
+    assert nothing.stderr == "jupyter-operator: undo: nothing to undo in this workspace.\n"
     assert "(undone)" in cli("history", "--root", str(root), env=env).stdout
 
 
@@ -67,15 +69,44 @@ def test_redo_and_history_columns(root: Path, env: dict[str, str]) -> None:
     assert redone.returncode == 0 and redone.stdout.startswith("Redid j1: fs.write a.txt")
     assert (root / "a.txt").read_bytes() == b"alpha\nBETA\n"
     again = cli("redo", "--root", str(root), "j1", env=env)
-    assert again.returncode == 1 and "ERR_UNDO_CONFLICT" in again.stderr
+    assert again.returncode == 1 and "j1 is not undone; there is nothing to redo" in again.stderr
+    assert "ERR_" not in again.stderr and "OPERATOR_CMD" not in again.stderr
     lines = cli("history", "--root", str(root), env=env).stdout.splitlines()
     assert "by person" in lines[0] and "(redone)" in lines[0] and "session s-" in lines[0]
     journal = Path(env["JUPYTER_OPERATOR_JOURNAL_DIR"])
     [entries] = list(journal.glob("*/entries.jsonl"))
     entries.write_text("damaged\n" + entries.read_text())
     broken = cli("history", "--root", str(root), env=env)
-    assert broken.returncode == 1 and "ERR_JOURNAL_CORRUPT" in broken.stderr
+    assert broken.returncode == 1
+    assert "the undo journal of this workspace is damaged" in broken.stderr
+    assert "ERR_" not in broken.stderr
     assert "Traceback" not in broken.stderr
+
+
+def test_commands_cut_off_by_the_scan_window_are_said_and_exit_3(
+    root: Path, env: dict[str, str]
+) -> None:
+    early = "\n".join(block(f"e{n}", "fs.write", path=f"e{n}.txt", content="e") for n in range(2))
+    late = block("r1", "fs.read", path="a.txt")
+    reply = early + "\n" + "filler line\n" * 20_000 + late
+    proc = cli("run", "--root", str(root), "--approve", "all", env=env, stdin=reply)
+    assert proc.returncode == 3
+    cut = len(reply) - 200_000
+    assert proc.stderr.startswith(
+        "jupyter-operator: WARNING: This reply is longer than the 200,000 characters that are "
+        f"scanned: the first {cut:,} characters were not read, and they hold 2 OPERATOR_CMD "
+        "markers whose commands did not run."
+    )
+    note, _, results = proc.stdout.partition("\n\n")
+    assert note.startswith("Note: only the last 200,000 characters of your reply were scanned")
+    assert "hold 2 OPERATOR_CMD markers" in note and "Send them again" in note
+    assert results.startswith("OPERATOR_RESULT\nid: r1\nok: true")
+    assert not (root / "e0.txt").exists()
+    # Cut prose alone is only a note, and the exit status stays 0.
+    prose = cli("run", "--root", str(root), "--approve", "all", env=env,
+                stdin="filler line\n" * 20_000 + late)  # fmt: skip
+    assert prose.returncode == 0 and prose.stdout.startswith("OPERATOR_RESULT\n")
+    assert "no OPERATOR_CMD marker in them" in prose.stderr
 
 
 def test_spec_prints_the_interface_spec(env: dict[str, str]) -> None:
@@ -100,7 +131,9 @@ def test_missing_root_is_a_usage_error(tmp_path: Path, env: dict[str, str]) -> N
 
 def test_no_blocks_is_said_on_stderr(root: Path, env: dict[str, str]) -> None:
     proc = cli("run", "--root", str(root), "--approve", "all", env=env, stdin="Just prose.\n")
-    assert proc.returncode == 0 and proc.stdout == "" and "no OPERATOR_CMD" in proc.stderr
+    assert proc.returncode == 0 and proc.stdout == ""
+    # It says what it looked for.
+    assert "No OPERATOR_CMD blocks found (looked for blocks of the Operator dialect" in proc.stderr
 
 
 def test_ask_shows_each_diff_and_reads_the_answer(root: Path, tmp_path: Path,

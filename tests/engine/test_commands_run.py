@@ -48,8 +48,20 @@ def test_approve_all_approves_only_what_was_shown(operator: Operator) -> None:
     items = run.items
     assert items[1].details.endswith("Appended to: a.md (now 4 bytes)")
     assert items[2].status == "done" and items[2].path == "a.md"
-    assert items[3].status == "failed" and items[3].error_code == "UNKNOWN_COMMAND"
+    # A command written the wrong way is invalid (as a block that fails validation).
+    assert (items[3].kind, items[3].status) == ("error", "error")
+    assert items[3].error_code == "UNKNOWN_COMMAND"
     assert run.results_text == run.batch.text and run.results_text.count("re: [") == 4
+
+
+def test_a_valid_command_that_cannot_run_failed_and_a_malformed_one_is_invalid(
+    operator: Operator,
+) -> None:
+    run = run_commands(operator, "/open missing.md\n/open\n/bogus")
+    assert [(i.kind, i.status, i.error_code) for i in run.items] == [
+        ("read", "failed", "NOT_FOUND"), ("error", "error", "USAGE"),
+        ("error", "error", "UNKNOWN_COMMAND"),
+    ]  # fmt: skip
 
 
 def test_reject_all_and_decisions_on_decided_or_unknown_items(operator: Operator) -> None:

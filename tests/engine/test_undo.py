@@ -202,3 +202,34 @@ def test_cross_device_delete_that_cannot_roll_back_says_so_and_undoes(
     op.undo("j1")
     assert _tree(root) == before
     assert not any((op.journal.path / "trash" / "j1").iterdir())
+
+
+def test_undoing_a_new_file_removes_the_folders_its_write_created(
+    root: Path, make_operator
+) -> None:
+    (root / "docs").mkdir()
+    op = make_operator()
+    run = op.run(block("w1", "fs.write", path="docs/a/b/new.txt", content="x"))
+    assert run.approve("w1").item.status == "applied"
+    assert (root / "docs" / "a" / "b" / "new.txt").exists()
+    op.undo()
+    # The file and the two folders it needed are gone; the folder that was there stays.
+    assert (root / "docs").is_dir() and list((root / "docs").iterdir()) == []
+    op.redo()  # puts the folders back with the file
+    assert (root / "docs" / "a" / "b" / "new.txt").read_text() == "x"
+
+
+def test_a_created_folder_that_holds_something_else_stays(root: Path, make_operator) -> None:
+    op = make_operator()
+    run = op.run(block("w1", "fs.write", path="a/b/new.txt", content="x"))
+    run.approve("w1")
+    (root / "a" / "mine.txt").write_text("written since")  # by someone else, in a created folder
+    op.undo()
+    assert not (root / "a" / "b").exists()  # empty: removed
+    assert (root / "a" / "mine.txt").read_text() == "written since"  # not empty: stays
+    # A folder that already existed is never removed, even when the undo leaves it empty.
+    (root / "kept").mkdir()
+    run = op.run(block("w2", "fs.write", path="kept/new.txt", content="y"))
+    run.approve("w2")
+    op.undo()
+    assert (root / "kept").is_dir() and not (root / "kept" / "new.txt").exists()

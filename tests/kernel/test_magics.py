@@ -140,7 +140,7 @@ def test_undo_and_history(ip: Any, workspace: Path, capsys: Any) -> None:
     assert card.item.status == "undone" and "undone" in card.header.value
     [result] = parse_results(run.results_text)
     assert not result.ok and "Undone" in result.summary
-    assert "[undone] fs.write a.txt (w1)" in last_view()._repr_mimebundle_()["text/plain"]
+    assert "[Undone] fs.write a.txt (w1)" in last_view()._repr_mimebundle_()["text/plain"]
     ip.run_line_magic("operator", "history")
     assert "undone" in capsys.readouterr().out
     ip.run_line_magic("operator", "undo")  # nothing left: said plainly, not as an error

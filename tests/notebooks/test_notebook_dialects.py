@@ -22,8 +22,8 @@ def test_both_dialects_side_by_side(tmp_path: Path) -> None:
     listing = printed(out["cell-10"])
     # The saved output of the cards follows the decisions made in later cells: a reader of the
     # saved notebook sees the final state.
-    assert "[applied] createFile mathx.py (createFile-1)" in listing
-    assert "[done] shell (shell-1)" in listing
+    assert "[Applied] createFile mathx.py (createFile-1)" in listing
+    assert "[Done] shell (shell-1)" in listing
     decided = printed(out["cell-11"])
     assert "waiting for: ['createFile-1']" in decided
     assert "('shell-1', 'done'), ('message-2', 'done')" in decided

@@ -55,14 +55,14 @@ def test_quickstart_unattended(tmp_path: Path, unattended: None) -> None:
     no_errors(nb)
     assert "['notes.txt']" in text(out["cell-02"])
     decided = text(out["cell-08"])
-    assert "write-1 (fs.write plan.md): applied: Wrote file" in decided
-    assert "edit-1 (fs.applyEdits notes.txt): applied: Applied edits" in decided
+    assert "write-1 (fs.write plan.md): Applied: Wrote file" in decided
+    assert "edit-1 (fs.applyEdits notes.txt): Applied: Applied edits" in decided
     assert decided.endswith("Alpha\nBeta\nGamma\n\n")
     # The saved fallback of the %%operator cell was updated as the decisions were made: a
     # notebook opened without a kernel reads the final state, never "[pending]".
     data = panel(out["cell-06"])
-    assert "[applied] fs.write plan.md (write-1)" in data["text/plain"]
-    assert "[pending]" not in data["text/plain"]
+    assert "[Applied] fs.write plan.md (write-1)" in data["text/plain"]
+    assert "[Waiting for you]" not in data["text/plain"]
     assert "jpo-badge jpo-s-applied" in data["text/html"]
     assert "jpo-badge jpo-s-pending" not in data["text/html"]
     # Every item is decided: the card is marked final, so a save keeps only its static text.
@@ -74,7 +74,7 @@ def test_quickstart_unattended(tmp_path: Path, unattended: None) -> None:
     undone = text(out["cell-13"])
     assert "Undone: fs.applyEdits notes.txt" in undone and undone.endswith("Alpha\nBeta\n\n")
     # The undone change shows as undone in the saved output too.
-    assert "[undone] fs.applyEdits notes.txt (edit-1)" in panel(out["cell-06"])["text/plain"]
+    assert "[Undone] fs.applyEdits notes.txt (edit-1)" in panel(out["cell-06"])["text/plain"]
     # One fixed folder beside the notebook, reset by the notebook itself: a second Run All
     # leaves no new folder.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quickstart-workspace"]
@@ -88,7 +88,7 @@ def test_quickstart_run_all_by_a_person_decides_nothing(tmp_path: Path, attended
     status = text(out["cell-08"])
     assert "write-1 (fs.write plan.md): waiting for you: click Approve or Reject" in status
     assert status.endswith("Alpha\nBeta\n\n")  # nothing written behind the person's back
-    assert "[pending] fs.write plan.md (write-1)" in panel(out["cell-06"])["text/plain"]
+    assert "[Waiting for you] fs.write plan.md (write-1)" in panel(out["cell-06"])["text/plain"]
     assert final_mark(out["cell-06"]) is False  # live buttons are kept while anything waits
     assert "Still waiting for your decision: write-1, edit-1" in text(out["cell-10"])
     assert "Nothing to undo" in text(out["cell-13"])
@@ -105,12 +105,12 @@ def test_teaching_demo_unattended(tmp_path: Path, unattended: None) -> None:
     assert "[('read-1', 'done'), ('write-1', 'rejected'), ('delete-1', 'denied')]" in dry
     assert "['draft.txt', 'stats.py'] - nothing changed" in dry
     real = text(out["cell-13"])
-    assert "write-1 (fs.write stats.py): rejected: Rejected (ERR_REJECTED)" in real
+    assert "write-1 (fs.write stats.py): Rejected: nothing was changed." in real
     assert "Reason: median is wrong for even-length lists" in real
-    assert "delete-1 (fs.delete draft.txt): denied" in real
+    assert "delete-1 (fs.delete draft.txt): Denied: fs.delete is not allowed" in real
     results = text(out["cell-15"])
     assert "ERR_REJECTED" in results and "ERR_POLICY_DENIED" in results
-    assert "[rejected] fs.write stats.py (write-1)" in panel(out["cell-12"])["text/plain"]
+    assert "[Rejected] fs.write stats.py (write-1)" in panel(out["cell-12"])["text/plain"]
     assert "deny" not in text(out["cell-17"]) and "default: auto reads" in text(out["cell-17"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["teaching-workspace"]
 
@@ -134,7 +134,7 @@ def test_quickstart_run_all_twice_in_one_kernel(tmp_path: Path, unattended: None
     no_errors(nb)
     out = {cell["id"]: cell.get("outputs", []) for cell in nb.cells if cell.cell_type == "code"}
     second = text(out["again-cell-08"])
-    assert "write-1 (fs.write plan.md): applied: Wrote file" in second
+    assert "write-1 (fs.write plan.md): Applied: Wrote file" in second
     assert "Undone: fs.applyEdits notes.txt" in text(out["again-cell-13"])
     assert sorted(p.name for p in (tmp_path / "quickstart-workspace").iterdir()) == [
         "notes.txt", "plan.md",

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from jupyter_operator.protocol import Command, ScanError, codes, scan
+from jupyter_operator.protocol import (
+    Command,
+    Result,
+    ScanError,
+    codes,
+    format_results,
+    parse_results,
+    scan,
+    unread_note,
+)
 
 from .helpers import block, cmd
 
@@ -201,6 +210,28 @@ def test_truncation_keeps_the_tail_and_cuts_blocks_in_half() -> None:
     result = scan(early, max_chars=len(early) - 5)
     assert result.items == ()
     assert scan(reply).truncated_chars == 0
+
+
+def test_markers_in_the_cut_part_are_counted_and_told_to_the_model() -> None:
+    early = [cmd(f"e{n}", "fs.write", "content: e", path=f"e{n}.txt") for n in range(3)]
+    late = cmd("late", "fs.write", "content: l", path="late.txt")
+    reply = "".join(early) + "filler line\n" * 20 + late
+    window = len(late) + 12 * 3
+    result = scan(reply, max_chars=window)
+    assert [i.id for i in result.items] == ["late"]
+    assert result.unread_markers == 3  # END_OPERATOR_CMD lines are not counted
+    assert scan(reply).unread_markers == 0  # nothing cut
+    # Only markers that start in the cut part count, one cut in half included.
+    assert scan(reply, max_chars=len(reply) - 3).unread_markers == 1
+    assert scan("x" * 10 + late, max_chars=len(late)).unread_markers == 0
+    note = unread_note(result.truncated_chars, result.unread_markers)
+    assert note.startswith("Note: only the last 200,000 characters of your reply were scanned")
+    assert "hold 3 OPERATOR_CMD markers that were not read" in note and "\n" not in note
+    assert unread_note(result.truncated_chars, 0) == ""
+    # In the results: prose before the blocks, which readers of results skip.
+    text = format_results([Result("late", True, "Wrote file")], note=note)
+    assert text.startswith(note + "\n\nOPERATOR_RESULT\n")
+    assert [r.id for r in parse_results(text)] == ["late"]
 
 
 def test_identical_duplicates_are_skipped_key_order_irrelevant() -> None:

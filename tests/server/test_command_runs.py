@@ -42,7 +42,7 @@ async def test_a_script_is_detected_and_answered_one_item_per_request(
     assert "Written: notes.md (8 bytes, 1 line)" in write["details"]
     assert opened["status"] == "done"
     assert opened["details"].endswith("Opened notes.md\n---\n# Notes")
-    assert nope["status"] == "failed" and nope["error_code"] == "UNKNOWN_COMMAND"
+    assert nope["status"] == "error" and nope["error_code"] == "UNKNOWN_COMMAND"
     assert body["results_text"].count("re: [") == 4
     assert str(root) not in json.dumps(body)
 

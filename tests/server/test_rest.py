@@ -232,6 +232,17 @@ async def test_too_large_body_is_413(api: Api, root: Path) -> None:
     # Just under the limit is accepted (the scanner keeps the last 200,000 characters).
     status, body = await api("scan", body={"text": "y" * 1_500_000})
     assert status == 200 and body["truncated_chars"] == 1_300_000
+    assert body["unread_markers"] == 0
+
+
+async def test_commands_cut_off_are_counted_for_the_panel_and_the_model(api: Api) -> None:
+    lost = "OPERATOR_CMD\nversion: 1\nid: e1\naction: fs.list\npath: .\nEND_OPERATOR_CMD\n"
+    status, body = await api("scan", body={"text": lost * 2 + "z" * 200_000})
+    assert status == 200 and body["items"] == [] and body["unread_markers"] == 2
+    assert body["results_text"].startswith("Note: only the last 200,000 characters")
+    # The session as the panel reloads it says so as well.
+    status, again = await api("sessions", body["session"])
+    assert status == 200 and again["unread_markers"] == 2
 
 
 async def test_scan_error_items_are_results(api: Api) -> None:

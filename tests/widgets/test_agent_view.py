@@ -84,6 +84,8 @@ def test_prose_cards_and_the_end(root: Path) -> None:
     assert "OPERATOR_CMD" not in prose and "content_b64" not in prose
     assert "turn 2/10" in view.heading.value and "tokens" in view.heading.value
     assert view.stop_button.disabled
+    # Once the run ends the button no longer looks like a live red Stop.
+    assert view.stop_button.button_style == "" and view.stop_button.description == "Ended"
     assert "finished after 2 turns" in view.status.value
     assert repr(view).startswith("Agent run: replay")
 

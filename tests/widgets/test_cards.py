@@ -264,7 +264,7 @@ def test_repr_is_a_short_summary_without_content(workspace: Path, status: str) -
         view.run.reject("w1")
     bundle = view._repr_mimebundle_()
     assert "SECRET" not in repr(view) and "SECRET" not in bundle["text/plain"]
-    assert f"[{status}] fs.write a.txt (w1)" in bundle["text/plain"]
+    assert f"[{status.capitalize()}] fs.write a.txt (w1)" in bundle["text/plain"]
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
@@ -311,7 +311,7 @@ def test_read_after_a_pending_write_runs_once_it_is_decided(workspace: Path) -> 
     view = view_for(workspace, text)
     read = view.card_for("r1")
     assert read.item.status == "waiting"
-    assert "waiting for an earlier change" in read.header.value
+    assert "Waiting for an earlier change" in read.header.value
     assert read.buttons == []
     view.card_for("w1").approve_button.click()
     assert read.item.status == "done"
@@ -350,9 +350,27 @@ def test_long_replies_say_what_was_not_scanned(workspace: Path) -> None:
     assert [card.item.id for card in view.cards] == ["w1"]
 
 
-def test_a_reply_without_blocks_says_so(workspace: Path) -> None:
+def test_commands_cut_off_are_a_warning_banner_and_told_to_the_model(workspace: Path) -> None:
+    lost = "\n".join(write_block(f"e{n}", f"e{n}.txt", "e\n") for n in range(2))
+    text = lost + "\n" + "x" * 250_000 + "\n" + write_block("w1", "a.txt", "A\n")
+    view = view_for(workspace, text)
+    banner = view.heading.value.split('class="jpo-note jpo-warn jpo-banner">')[1]
+    assert banner.startswith("This reply is longer than the 200,000 characters that are scanned")
+    assert "hold 2 OPERATOR_CMD markers whose commands did not run" in banner
+    view.card_for("w1").approve_button.click()
+    assert view.results is not None
+    assert view.results.value.startswith("Note: only the last 200,000 characters")
+    # Nothing but lost commands: the note is still offered for the model.
+    alone = view_for(workspace, lost + "\n" + "x" * 250_000)
+    assert alone.cards == [] and alone.results is not None
+    assert "No OPERATOR_CMD blocks found" in alone.heading.value
+
+
+def test_a_reply_without_blocks_says_what_was_looked_for(workspace: Path) -> None:
     view = view_for(workspace, "Just prose, no commands.")
-    assert view.cards == [] and "No OPERATOR_CMD blocks found." in view.heading.value
+    assert view.cards == []
+    assert "No OPERATOR_CMD blocks found (looked for blocks of the Operator dialect: a line " \
+        "OPERATOR_CMD, key: value lines, a line END_OPERATOR_CMD)." in view.heading.value
     assert view.results is None
 
 
@@ -419,3 +437,27 @@ def test_static_results_are_cut_to_a_readable_size() -> None:
     html = static_results_html("Results", "q" * (STATIC_RESULTS_CHARS + 5))
     assert "[... 5 more characters not saved]" in html
     assert html.count("q") == STATIC_RESULTS_CHARS
+
+
+def test_cards_speak_to_a_person_with_one_badge_word_per_outcome(workspace: Path) -> None:
+    text = reply(
+        block("bad", "fs.bogus", path="x.txt"),
+        block("r1", "fs.read", path="missing.txt"),
+        write_block("w1", "a.txt", "new\n"),
+    )
+    view = view_for(workspace, text)
+    view.card_for("w1").reason_button.click()
+    view.card_for("w1").reason.value = "not now"
+    view.card_for("w1").reason_button.click()
+    badges = {card.item.id: card.header.value for card in view.cards}
+    assert '">Invalid</span>' in badges["bad"]  # the block failed validation
+    assert '">Failed</span>' in badges["r1"]  # a valid command that failed when run
+    assert '">Rejected</span>' in badges["w1"]  # a person refused it
+    for card in view.cards:
+        shown = card.header.value
+        assert "Invalid OPERATOR_CMD" not in shown and "Rejected (ERR_" not in shown
+    read = view.card_for("r1").header.value
+    assert "missing.txt does not exist." in read and "(ERR_NOT_FOUND)" in read
+    assert "Reason: not now" in view.card_for("w1").header.value
+    # The model still reads its own format.
+    assert "Invalid OPERATOR_CMD (ERR_NOT_FOUND)" in view.run.results_text

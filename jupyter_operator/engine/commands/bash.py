@@ -129,6 +129,7 @@ class BashRun(DecidableRun[Item]):
 
     dialect = "commands"
     truncated_chars = 0
+    unread_markers = 0
     skipped_duplicates: tuple[str, ...] = ()
 
     def __init__(self, operator: Operator, item: BashItem, runner: ShellRunner | str) -> None:

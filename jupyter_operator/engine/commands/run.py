@@ -9,7 +9,9 @@ REST API and the panel need no other branch:
 - a change or a bash line waiting for a decision is the engine's own item (a diff, or the
   command and its folder) under the request id;
 - an answered request is a ``read`` item whose ``details`` hold its whole response
-  (``re: [id] /cmd`` first), ``failed`` with the response code for an error;
+  (``re: [id] /cmd`` first), ``failed`` with the response code for an error; a command written
+  the wrong way (``USAGE``, ``UNKNOWN_COMMAND``) is an ``error`` item, ``Invalid`` as an
+  ``OPERATOR_CMD`` block that fails validation;
 - a request queued behind a pending decision is ``waiting`` (its summary shows its line);
 - ``results_text`` is every response so far, as the model reads them.
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ...dialects.commands import responses
+from ...dialects.commands import codes, responses
 from ...protocol import Result
 from ..decisions import Decision
 from ..errors import UnknownItem
@@ -28,6 +30,10 @@ from .session import CommandSession
 
 if TYPE_CHECKING:
     from ..session import Operator
+
+#: Response codes of a command that is not well formed (its other errors happen when it runs).
+_INVALID = frozenset({codes.USAGE, codes.UNKNOWN_COMMAND})
+
 
 def _echo(reply_or_request: object) -> str:
     request = getattr(reply_or_request, "request", reply_or_request)
@@ -44,7 +50,11 @@ def _view(index: int, reply: Reply) -> Item:
         return item
     action = _echo(reply)
     if reply.status == "error":
-        item = Item(index, reply.request_id, action, None, reply.request.line, "read", "failed",
+        # A command written the wrong way is invalid, like a block that fails validation; a
+        # valid one that could not be carried out failed (the same badges in every dialect).
+        invalid = reply.code in _INVALID
+        item = Item(index, reply.request_id, action, None, reply.request.line,
+                    "error" if invalid else "read", "error" if invalid else "failed",
                     reply.body, error_code=reply.code)  # fmt: skip
         item.result = Result(reply.request_id, False, reply.body, reply.text)
         return item
@@ -59,6 +69,7 @@ class CommandRun:
 
     dialect = "commands"
     truncated_chars = 0
+    unread_markers = 0
     skipped_duplicates: tuple[str, ...] = ()
 
     def __init__(self, session: CommandSession, batch: Batch) -> None:

@@ -1,4 +1,4 @@
-import { isFinal, RunState, STATUS_LABELS } from '../state';
+import { cutWarning, isFinal, personText, RunState, statusLine, STATUS_LABELS } from '../state';
 import { IOperatorItem, IScanResponse } from '../types';
 
 function item(index: number, patch: Partial<IOperatorItem> = {}): IOperatorItem {
@@ -125,3 +125,57 @@ describe('undone changes', () => {
   });
 });
 
+
+describe('what a person reads', () => {
+  it('has one badge word per outcome kind, as labels.py', () => {
+    expect(STATUS_LABELS.error).toBe('Invalid');
+    expect(STATUS_LABELS.failed).toBe('Failed');
+    expect(STATUS_LABELS.denied).toBe('Denied');
+    expect(STATUS_LABELS.rejected).toBe('Rejected');
+    expect(STATUS_LABELS.stale).toBe('Stale');
+    expect(new Set(Object.values(STATUS_LABELS)).size).toBe(Object.keys(STATUS_LABELS).length);
+  });
+
+  it('drops the model prefix and code from a summary', () => {
+    expect(personText('Invalid OPERATOR_CMD (ERR_NOT_FOUND): nope.txt does not exist')).toBe(
+      'nope.txt does not exist.'
+    );
+    expect(personText('Rejected (ERR_REJECTED): nothing was changed. Reason: too big')).toBe(
+      'nothing was changed. Reason: too big.'
+    );
+    expect(personText('Not applied (ERR_BASE_REJECTED): it builds on w1, which was rejected.')).toBe(
+      'it builds on w1, which was rejected.'
+    );
+    expect(personText('ERROR(UNKNOWN_COMMAND): /bogus is not a command; /help lists them.')).toBe(
+      '/bogus is not a command; /help lists them.'
+    );
+    expect(personText('Wrote file')).toBe('Wrote file');
+  });
+});
+
+describe('the status line and the cut warning', () => {
+  it('says what was looked for when a reply has no commands', () => {
+    const empty = new RunState({ ...scan([]), dialect: 'operator' });
+    expect(statusLine(empty)).toBe(
+      'No OPERATOR_CMD blocks found (looked for blocks of the Operator dialect: a line ' +
+        'OPERATOR_CMD, key: value lines, a line END_OPERATOR_CMD).'
+    );
+    expect(statusLine(new RunState({ ...scan([]), dialect: 'json' }))).toContain(
+      'No JSON operations found'
+    );
+    expect(statusLine(new RunState(scan([item(0)])))).toBe('1 command, 1 waiting for approval.');
+  });
+
+  it('warns in a banner when commands were in the part not scanned', () => {
+    const cut = new RunState({ ...scan([item(0)]), truncated_chars: 52203, unread_markers: 3 });
+    expect(cutWarning(cut)).toBe(
+      'This reply is longer than the 200,000 characters that are scanned: the first 52,203 ' +
+        'characters were not read, and they hold 3 OPERATOR_CMD markers whose commands did not ' +
+        'run. The results ask the model to send them again.'
+    );
+    expect(statusLine(cut)).toBe('1 command, 1 waiting for approval.');
+    const prose = new RunState({ ...scan([item(0)]), truncated_chars: 10, unread_markers: 0 });
+    expect(cutWarning(prose)).toBeNull();
+    expect(statusLine(prose)).toContain('the first 10 characters were not scanned');
+  });
+});
