@@ -30,9 +30,6 @@ from .terminal import reject_without_terminal as _reject_without_terminal
 from .terminal import visible_text
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-#: ``run``: the reply was cut to the 200,000 characters the spec scans and the cut part held
-#: OPERATOR_CMD markers, so commands did not run (the results were still printed).
-EXIT_UNREAD = 3
 
 
 def _extension_names(text: str) -> tuple[str, ...]:
@@ -150,6 +147,7 @@ def _rule_notes(run: object) -> None:
 def _cmd_run(args: argparse.Namespace) -> int:
     from .engine import ShellPolicy, resolve_dialect, run_text
     from .engine.labels import NO_BLOCKS, cut_warning
+    from .protocol import format_results
 
     try:
         policy = _policy(args)
@@ -192,7 +190,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
     operator.shell_policy = shell_policy  # type: ignore[attr-defined]
     run = run_text(operator, text, dialect)  # type: ignore[arg-type]
     unread = getattr(run, "unread_markers", 0)
-    if run.truncated_chars:  # commands cut off: a warning, and exit status 3 below
+    # Commands cut off by the scan window: the person is warned on stderr. Stdout keeps the
+    # command-line contract (the result blocks, nothing else; exit 0 when results were made).
+    if run.truncated_chars:
         warning = cut_warning(run.truncated_chars, unread)
         print(f"jupyter-operator: {'WARNING: ' if unread else ''}{warning}", file=sys.stderr)
     for skipped in run.skipped_duplicates:
@@ -213,8 +213,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
         print(f"jupyter-operator: {NO_BLOCKS}", file=sys.stderr)
         return EXIT_OK
     _rule_notes(run)
-    sys.stdout.write(run.results_text + "\n")
-    return EXIT_UNREAD if unread else EXIT_OK
+    text = run.results_text
+    if unread:  # the model's note before the blocks: stdout holds result blocks only
+        text = format_results([i.result for i in run.items if i.result is not None])
+    sys.stdout.write(text + "\n")
+    return EXIT_OK
 
 
 def _cmd_run_commands(args: argparse.Namespace, text: str, policy: object, mode: str,

@@ -83,26 +83,25 @@ def test_redo_and_history_columns(root: Path, env: dict[str, str]) -> None:
     assert "Traceback" not in broken.stderr
 
 
-def test_commands_cut_off_by_the_scan_window_are_said_and_exit_3(
+def test_commands_cut_off_by_the_scan_window_are_said_on_stderr(
     root: Path, env: dict[str, str]
 ) -> None:
+    """The person is warned how many commands did not run; stdout keeps the command-line
+    contract (result blocks only, exit 0), so scripts and the conformance cases still read it."""
     early = "\n".join(block(f"e{n}", "fs.write", path=f"e{n}.txt", content="e") for n in range(2))
     late = block("r1", "fs.read", path="a.txt")
     reply = early + "\n" + "filler line\n" * 20_000 + late
     proc = cli("run", "--root", str(root), "--approve", "all", env=env, stdin=reply)
-    assert proc.returncode == 3
+    assert proc.returncode == 0
     cut = len(reply) - 200_000
     assert proc.stderr.startswith(
         "jupyter-operator: WARNING: This reply is longer than the 200,000 characters that are "
         f"scanned: the first {cut:,} characters were not read, and they hold 2 OPERATOR_CMD "
         "markers whose commands did not run."
     )
-    note, _, results = proc.stdout.partition("\n\n")
-    assert note.startswith("Note: only the last 200,000 characters of your reply were scanned")
-    assert "hold 2 OPERATOR_CMD markers" in note and "Send them again" in note
-    assert results.startswith("OPERATOR_RESULT\nid: r1\nok: true")
+    assert proc.stdout.startswith("OPERATOR_RESULT\nid: r1\nok: true")
     assert not (root / "e0.txt").exists()
-    # Cut prose alone is only a note, and the exit status stays 0.
+    # Cut prose alone is only a note.
     prose = cli("run", "--root", str(root), "--approve", "all", env=env,
                 stdin="filler line\n" * 20_000 + late)  # fmt: skip
     assert prose.returncode == 0 and prose.stdout.startswith("OPERATOR_RESULT\n")
