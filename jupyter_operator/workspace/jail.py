@@ -207,28 +207,33 @@ class Jail:
 
         ``lstat`` first so devices and sockets are never opened, then open with
         ``O_NOFOLLOW | O_NONBLOCK`` and check with ``fstat`` that the same regular file was
-        opened (a swap between the two calls is refused, never followed).
+        opened. A swap between the two calls is never followed: it is looked at again (another
+        writer's atomic rename lands there), and only a path that keeps changing is refused.
         """
         rel = display_path(comps)
-        pre = self.lstat_in(parent_fd, comps)
-        if pre is None:
-            raise OperatorError(codes.ERR_NOT_FOUND, f"{rel} does not exist")
-        check_regular(pre, rel)
-        if (pre.st_dev, pre.st_ino) in self.reserved:
-            raise reserved_refused(rel)
-        try:
-            fd = os.open(comps[-1], O_READ, dir_fd=parent_fd)
-        except OSError as exc:
-            raise os_error(exc, rel) from None
-        try:
-            info = os.fstat(fd)
-            check_regular(info, rel)
-            if (info.st_dev, info.st_ino) != (pre.st_dev, pre.st_ino):
-                raise OperatorError(codes.ERR_IO, f"{rel} changed while it was being opened")
-        except BaseException:
+        for _attempt in range(3):
+            pre = self.lstat_in(parent_fd, comps)
+            if pre is None:
+                raise OperatorError(codes.ERR_NOT_FOUND, f"{rel} does not exist")
+            check_regular(pre, rel)
+            if (pre.st_dev, pre.st_ino) in self.reserved:
+                raise reserved_refused(rel)
+            try:
+                fd = os.open(comps[-1], O_READ, dir_fd=parent_fd)
+            except FileNotFoundError:
+                continue  # renamed away in between: look again
+            except OSError as exc:
+                raise os_error(exc, rel) from None
+            try:
+                info = os.fstat(fd)
+                check_regular(info, rel)
+            except BaseException:
+                close_quietly(fd)
+                raise
+            if (info.st_dev, info.st_ino) == (pre.st_dev, pre.st_ino):
+                return fd, info
             close_quietly(fd)
-            raise
-        return fd, info
+        raise OperatorError(codes.ERR_IO, f"{rel} changed while it was being opened")
 
 
 def reserved_refused(rel: str) -> OperatorError:

@@ -232,7 +232,9 @@ def test_teaching_demo_clicked_through_and_reopened_without_kernel(
     real.scroll_into_view_if_needed()
     static = real.locator(".jpo-static .jpo-card.jpo-kind-mutation", has_text="stats.py")
     static.wait_for(timeout=60_000)
-    assert static.locator(".jpo-badge").inner_text() == "Rejected"
+    # text_content: JupyterLab 4.6 renders this output without our styles, and inner_text
+    # then reads empty although the word is on the screen (see the screenshot).
+    assert static.locator(".jpo-badge").text_content() == "Rejected"
     assert page.locator(".jpo-static .jpo-badge.jpo-s-pending").count() == 0
     screenshot(page, "demo-teaching-reopened-without-kernel")
 

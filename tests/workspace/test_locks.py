@@ -173,3 +173,32 @@ def test_a_writer_waits_for_the_lock_holder(tmp_path: Path, held: bool) -> None:
     proc2.join(60)
     assert done.is_set() and (root / "f.txt").read_bytes() == b"new"
 
+
+
+def test_a_read_racing_another_writers_rename_sees_one_file(tmp_path: Path) -> None:
+    """A snapshot taken while another process renames a new copy into place reads one whole
+    file or the other; it used to fail with ERR_IO "changed while it was being opened"."""
+    import threading
+
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "f.txt").write_bytes(b"a" * 1000)
+    stop = threading.Event()
+
+    def rename_loop() -> None:
+        n = 0
+        while not stop.is_set():
+            n += 1
+            (root / f".tmp{n}").write_bytes(bytes([97 + n % 2]) * 1000)
+            os.replace(root / f".tmp{n}", root / "f.txt")
+
+    writer = threading.Thread(target=rename_loop)
+    writer.start()
+    try:
+        with Workspace(root, journal_dir=tmp_path / "journal") as ws:
+            for _ in range(2000):
+                snap = ws.snapshot("f.txt", limit=1 << 20)
+                assert snap.data in (b"a" * 1000, b"b" * 1000)
+    finally:
+        stop.set()
+        writer.join()
