@@ -157,8 +157,8 @@ def test_quickstart_clicked_through(demo_server: LabServer, page: Any, request: 
 
     status = run_code_cell(page, 4)  # "run = last_run() ... %operator status"
     text = status.locator(".jp-OutputArea").inner_text()
-    assert "write-1 (fs.write plan.md): applied" in text
-    assert "edit-1 (fs.applyEdits notes.txt): rejected" in text
+    assert "write-1 (fs.write plan.md): Applied" in text
+    assert "edit-1 (fs.applyEdits notes.txt): Rejected" in text
     assert "Reason: keep notes.txt as it is" in text
     results = run_code_cell(page, 5).locator(".jp-OutputArea").inner_text()
     assert "id: write-1\nok: true" in results and "ERR_REJECTED" in results
@@ -180,9 +180,9 @@ def test_quickstart_clicked_through(demo_server: LabServer, page: Any, request: 
     path = demo_server.root / "01-quickstart.ipynb"
     save(page, path)
     listing = saved_listing(path, 3)
-    assert "[undone] fs.write plan.md (write-1)" in listing
-    assert "[rejected] fs.applyEdits notes.txt (edit-1)" in listing
-    assert "[pending]" not in listing
+    assert "[Undone] fs.write plan.md (write-1)" in listing
+    assert "[Rejected] fs.applyEdits notes.txt (edit-1)" in listing
+    assert "[pending]" not in listing and "[Waiting" not in listing
 
 
 def test_teaching_demo_clicked_through_and_reopened_without_kernel(
@@ -205,8 +205,8 @@ def test_teaching_demo_clicked_through_and_reopened_without_kernel(
     # Each output is read right after its cell ran: JupyterLab does not render cells that
     # are scrolled far out of view.
     text = run_code_cell(page, 9).locator(".jp-OutputArea").inner_text()  # status
-    assert "write-1 (fs.write stats.py): rejected" in text
-    assert "delete-1 (fs.delete draft.txt): denied" in text
+    assert "write-1 (fs.write stats.py): Rejected" in text
+    assert "delete-1 (fs.delete draft.txt): Denied" in text
     results = run_code_cell(page, 10).locator(".jp-OutputArea").inner_text()
     assert "ERR_REJECTED" in results and "ERR_POLICY_DENIED" in results
     run_code_cell(page, 11)  # the policy back to the default
@@ -215,7 +215,7 @@ def test_teaching_demo_clicked_through_and_reopened_without_kernel(
 
     path = demo_server.root / "02-teaching-demo.ipynb"
     save(page, path)
-    assert "[rejected] fs.write stats.py (write-1)" in saved_listing(path, 8)
+    assert "[Rejected] fs.write stats.py (write-1)" in saved_listing(path, 8)
 
     # Opened again with no kernel at all: the saved cards show the final state.
     nb = json.loads(path.read_text())

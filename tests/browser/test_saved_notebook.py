@@ -109,7 +109,7 @@ def check_final_state(output: Any) -> None:
     assert edit.locator(".jpo-badge").first.inner_text() == "Rejected"
     text = output.inner_text()
     assert "model not found" not in text and "Error displaying widget" not in text
-    assert "[pending]" not in text and "waiting for you" not in text
+    assert "[pending]" not in text and "waiting for you" not in text.lower()
     # The results for the model, as a static copy (the live Copy box is a widget).
     results = static.locator(".jpo-static-results")
     results.locator("summary").click()
@@ -148,7 +148,7 @@ def test_saved_notebook_reopened_without_kernel(
     # Every card is decided: the saved output is its static view only, marked final.
     assert saved["metadata"]["jupyter_operator"] == {"final": True}, saved["data"]["text/plain"]
     assert WIDGET_MIME not in saved["data"]
-    assert "[applied] fs.write plan.md (write-1)" in saved["data"]["text/plain"]
+    assert "[Applied] fs.write plan.md (write-1)" in saved["data"]["text/plain"]
     assert "jpo-static-results" in saved["data"]["text/html"]
     shut_down_kernels(demo_server)
 
