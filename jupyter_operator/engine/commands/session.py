@@ -90,10 +90,14 @@ class CommandSession(SessionCommands):
 
     def read_text(self, path: str) -> str:
         """A file's text through the workspace jail and the read rules (for actions)."""
-        self._check_rules("fs.read", path)
+        return decode_text(self._read_bytes(path), path).text
+
+    def _read_bytes(self, path: str) -> bytes:
+        """A file's bytes after the read rules, charged to the script's output budget from its
+        size on disk before it is read (one script cannot amplify itself)."""
+        self._check_rules(POLICY_ACTIONS["open"], path)
         self._budget.reserve(min(self.operator.workspace.stat(path).size, READ_LIMIT))
-        data = self.operator.workspace.read_bytes(path, limit=READ_LIMIT)
-        return decode_text(data, path).text
+        return self.operator.workspace.read_bytes(path, limit=READ_LIMIT)
 
     # -- running ---------------------------------------------------------------------------------
     def execute(self, script: str) -> Batch:
@@ -219,11 +223,8 @@ class CommandSession(SessionCommands):
 
     # -- documents -------------------------------------------------------------------------------
     def _read(self, path: str) -> str:
-        self._check_rules(POLICY_ACTIONS["open"], path)
         try:
-            # Charged from the size on disk before reading: one script cannot amplify itself.
-            self._budget.reserve(min(self.operator.workspace.stat(path).size, READ_LIMIT))
-            data = self.operator.workspace.read_bytes(path, limit=READ_LIMIT)
+            data = self._read_bytes(path)
         except FileTooLarge as exc:
             message = f"{path} has {exc.size} bytes; open one #block of it instead."
             raise CommandError("FILE_TOO_LARGE", message) from None
