@@ -34,6 +34,7 @@ from ..dialects.json_ops import (
     parse,
 )
 from ..protocol import OperatorError, Result, codes
+from ..shell import sandbox_available
 from ..workspace import parse_path
 from . import edits, json_files, shell_ops
 from .decidable import DecidableRun
@@ -285,7 +286,7 @@ class JsonRun(DecidableRun[JsonItem]):
             item.rule = decision.rule
             self._deny(item, decision.reason, policy.suggestion())
             return
-        if policy.sandbox and not shell_ops.sandbox_ready():
+        if policy.sandbox and not sandbox_available():
             # Outside the sandbox a command runs as this user: it could read the host's
             # environment (an API key) through /proc. Bash lines refuse too; only the person's
             # explicit sandbox=off runs commands unsandboxed.

@@ -81,11 +81,6 @@ class ShellHistory:
             del self.records[: -self.limit]
 
 
-def sandbox_ready() -> bool:
-    """True when commands can run in the bubblewrap sandbox on this host."""
-    return shell.sandbox_available()
-
-
 def describe(op: Shell, policy: ShellPolicy) -> ShellState:
     """The state shown on the card before a decision: exact command, cwd, extra env."""
     return ShellState(
