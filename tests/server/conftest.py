@@ -8,13 +8,21 @@ a handler without its auth decorators fails to serve instead of serving everyone
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from fake_openai import FakeOpenAI
 from server_helpers import API, FILES, Api, FileClient
 from tornado.httpclient import HTTPClientError, HTTPResponse
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeOpenAI]:
+    """A loopback endpoint speaking the chat-completions API (Ask mode's model)."""
+    with FakeOpenAI() as server:
+        yield server
 
 
 @pytest.fixture

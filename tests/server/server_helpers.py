@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 from replies import b64, block, write
@@ -61,3 +62,18 @@ def write_cmd(id: str, path: str, text: str) -> str:
 
 
 __all__ = ["API", "FILES", "Api", "FileClient", "b64", "cmd", "write_cmd"]
+
+
+def agent_server_config(journal_dir: Path, fake: Any, transcripts_dir: Path) -> dict[str, Any]:
+    """``jp_server_config`` for Ask mode: the extension against the loopback model ``fake``."""
+    return {
+        "ServerApp": {
+            "jpserver_extensions": {"jupyter_operator": True},
+            "allow_unauthenticated_access": False,
+        },
+        "OperatorExtension": {"journal_dir": str(journal_dir)},
+        "OperatorAgent": {
+            "model": "fake-model", "base_url": fake.url, "api_key": fake.key,
+            "transcripts_dir": str(transcripts_dir),
+        },
+    }  # fmt: skip

@@ -4,37 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI, Script
 from replies import b64, block
-from server_helpers import API, Api
+from server_helpers import API, Api, agent_server_config
 
 from jupyter_operator.server.agent_handlers import OperatorAgent
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        yield server
-
-
-@pytest.fixture
 def jp_server_config(journal_dir: Path, fake: FakeOpenAI, tmp_path: Path) -> dict[str, Any]:
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_operator": True},
-            "allow_unauthenticated_access": False,
-        },
-        "OperatorExtension": {"journal_dir": str(journal_dir)},
-        "OperatorAgent": {
-            "model": "fake-model", "base_url": fake.url, "api_key": fake.key,
-            "transcripts_dir": str(tmp_path / "runs"),
-        },
-    }  # fmt: skip
+    return agent_server_config(journal_dir, fake, tmp_path / "runs")
 
 
 class Stream:

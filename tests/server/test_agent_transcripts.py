@@ -3,36 +3,19 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_openai import FakeOpenAI
 from replies import b64, block
-from server_helpers import API, Api
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        yield server
+from server_helpers import API, Api, agent_server_config
 
 
 @pytest.fixture
 def jp_server_config(journal_dir: Path, fake: FakeOpenAI, jp_root_dir: Path) -> dict[str, Any]:
-    return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_operator": True},
-            "allow_unauthenticated_access": False,
-        },
-        "OperatorExtension": {"journal_dir": str(journal_dir)},
-        # Configured inside the served folder, of all places.
-        "OperatorAgent": {
-            "model": "fake-model", "base_url": fake.url, "api_key": fake.key,
-            "transcripts_dir": str(jp_root_dir / "runs"),
-        },
-    }  # fmt: skip
+    # Configured inside the served folder, of all places.
+    return agent_server_config(journal_dir, fake, jp_root_dir / "runs")
 
 
 async def test_the_model_cannot_reach_the_transcripts(
