@@ -260,10 +260,7 @@ def test_agent_loop_clicked_through(demo_server: LabServer, page: Any) -> None:
     page.keyboard.type("keep notes.txt as it is; put new items in plan.md")
     page.keyboard.press("Enter")
     edit.locator(".jpo-badge.jpo-s-rejected").wait_for(timeout=30_000)
-    answer = agent.locator(".jpo-card.jpo-kind-mutation", has_text="edit-2")
-    answer.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
-    button(answer, "Approve").click()
-    answer.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+    approve_until_applied(page, agent.locator(".jpo-card.jpo-kind-mutation", has_text="edit-2"))
     screenshot(page, "demo-agent-lab-decided")
 
     # The decision cells, run after the clicks: they report, and the run's end.
@@ -289,6 +286,11 @@ def approve_card(page: Any, card: Any) -> None:
     button(card, "Approve").click()
 
 
+def approve_until_applied(page: Any, card: Any) -> None:
+    approve_card(page, card)
+    card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+
+
 def card_by_id(scope: Any, cmd_id: str) -> Any:
     """The card of command ``cmd_id`` (its header says ``id ID · line N``)."""
     return scope.locator(".jpo-card").filter(
@@ -307,9 +309,7 @@ def test_dialects_clicked_through(demo_server: LabServer, page: Any) -> None:
     run_all_code_cells(page, 0, 4)  # load, workspaces, root, the Operator blocks
     operator_cell = page.locator(".jp-Notebook .jp-CodeCell").nth(3)
     for cmd_id in ("write-mathx", "write-test"):
-        card = card_by_id(operator_cell, cmd_id)
-        approve_card(page, card)
-        card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+        approve_until_applied(page, card_by_id(operator_cell, cmd_id))
     assert "write-mathx" in run_code_cell(page, 4).locator(".jp-OutputArea").inner_text()
     run_all_code_cells(page, 5, 7)  # the JSON workspace, then the JSON operations
     json_cell = page.locator(".jp-Notebook .jp-CodeCell").nth(6)
@@ -351,9 +351,7 @@ def test_notebook_cells_clicked_through(demo_server: LabServer, page: Any) -> No
     run_all_code_cells(page, 0, 4)  # load, workspace, root, the cell actions
     actions = page.locator(".jp-Notebook .jp-CodeCell").nth(3)
     for cmd_id in ("explain", "more-data"):
-        card = card_by_id(actions, cmd_id)
-        approve_card(page, card)
-        card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+        approve_until_applied(page, card_by_id(actions, cmd_id))
     # The header counts what the cell view shows: one added line, one changed line.
     assert "+1" in card_by_id(actions, "explain").locator(".jpo-head").inner_text()
     read = card_by_id(actions, "read-cells")
