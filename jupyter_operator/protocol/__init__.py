@@ -71,6 +71,13 @@ from ._results import (
     read_too_large,
     unread_note,
 )
+from ._runs import (
+    RUN_ACTIONS,
+    RUN_TIMEOUT_DEFAULT_S,
+    RebuildState,
+    RestartKernel,
+    RunCell,
+)
 from ._scanner import scan
 from ._spec import ACTIONS, DELETE_ACTIONS, READ_ACTIONS, WRITE_ACTIONS, interface_spec
 
@@ -82,6 +89,8 @@ __all__ = [
     "DELETE_ACTIONS",
     "EXTENSIONS",
     "READ_ACTIONS",
+    "RUN_ACTIONS",
+    "RUN_TIMEOUT_DEFAULT_S",
     "WRITE_ACTIONS",
     "ActionParams",
     "ApplyEdits",
@@ -106,12 +115,15 @@ __all__ = [
     "ReadCells",
     "ReadRegion",
     "ReadSlice",
+    "RebuildState",
     "ReplaceAll",
     "ReplaceCell",
     "ReplaceFirst",
     "ReplaceRange",
     "ReplaceRegion",
+    "RestartKernel",
     "Result",
+    "RunCell",
     "ScanError",
     "ScanResult",
     "Search",

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Literal
 
 from . import codes
 from ._errors import OperatorError, shown
+from ._runs import RUN_ACTIONS, RUN_ACTIONS_TEXT, RUN_CODE_DOCS, RUN_PARAMS, check_run_fields
 
 #: Host extensions a host may enable, by name.
 EXTENSIONS: tuple[str, ...] = ("nb",)
@@ -28,7 +29,9 @@ CELL_READ_ACTIONS: frozenset[str] = frozenset({"nb.readCells"})
 CELL_WRITE_ACTIONS: frozenset[str] = frozenset(
     {"nb.insertCell", "nb.replaceCell", "nb.deleteCell", "nb.moveCell"}
 )
-CELL_ACTIONS: frozenset[str] = CELL_READ_ACTIONS | CELL_WRITE_ACTIONS
+CELL_CHANGE_ACTIONS: frozenset[str] = CELL_READ_ACTIONS | CELL_WRITE_ACTIONS
+#: Every action of the ``nb`` extension: reads, changes and runs (``_runs``).
+CELL_ACTIONS: frozenset[str] = CELL_CHANGE_ACTIONS | RUN_ACTIONS
 CELL_TYPES: tuple[str, ...] = ("code", "markdown", "raw")
 
 READ_CELLS_DEFAULT = 50  # cells nb.readCells shows when count is not given
@@ -112,7 +115,8 @@ class MoveCell:
 
 CellParams = ReadCells | InsertCell | ReplaceCell | DeleteCell | MoveCell
 CELL_PARAMS: dict[str, type] = {
-    cls.action: cls for cls in (ReadCells, InsertCell, ReplaceCell, DeleteCell, MoveCell)
+    **{cls.action: cls for cls in (ReadCells, InsertCell, ReplaceCell, DeleteCell, MoveCell)},
+    **RUN_PARAMS,
 }
 
 
@@ -172,6 +176,8 @@ def notebook_field(f: Fields) -> str:
 def check_cell_fields(action: str, f: Fields) -> dict[str, Any]:
     """The parameter values of an ``nb.*`` command known before its base64 payload."""
     values: dict[str, Any] = {"path": notebook_field(f)}
+    if action in RUN_ACTIONS:
+        return check_run_fields(action, f, values["path"])
     if action == "nb.readCells":
         start = _whole(f, "start_index")
         count = _whole(f, "count", least=1)
@@ -207,6 +213,7 @@ CELL_CODE_DOCS: dict[str, str] = {
     "the cells again with nb.readCells.",
     codes.ERR_CELL_INDEX_MISMATCH: "the cell with this cell_id is not at the index given; the "
     "summary says where it is. Read the cells again before changing them.",
+    **RUN_CODE_DOCS,
 }
 
 CELL_ACTIONS_TEXT = """\
@@ -246,3 +253,6 @@ nb.moveCell
 Requires: notebook, cell_id, to_index (the cell's index after the move)
 Optional: index (check)
 """
+
+#: The appendix text of the whole ``nb`` extension: cell reads and changes, then runs.
+NB_ACTIONS_TEXT = CELL_ACTIONS_TEXT + "\n" + RUN_ACTIONS_TEXT

@@ -20,10 +20,18 @@ PREFIXES: dict[str, str] = {
     codes.ERR_STALE_PREVIEW: "Not applied",
     codes.ERR_BASE_REJECTED: "Not applied",
     codes.ERR_UNDONE: "Undone",
+    # A cell that ran and failed: the command was fine, the code was not.
+    codes.ERR_CELL_ERROR: "Cell failed",
+    codes.ERR_CELL_TIMEOUT: "Cell failed",
+    codes.ERR_CELL_INTERRUPTED: "Cell failed",
+    codes.ERR_KERNEL_DIED: "Cell failed",
+    codes.ERR_KERNEL_UNAVAILABLE: "Not run",
+    codes.ERR_NOTEBOOK_POLICY: "Denied",
 }
 
 _CODE_IN_SUMMARY = re.compile(
-    r"^(?:Invalid OPERATOR_CMD|Rejected|Denied|Not applied|Undone) \((ERR_[A-Z0-9_]+)\): "
+    r"^(?:Invalid OPERATOR_CMD|Rejected|Denied|Not applied|Undone|Cell failed|Not run)"
+    r" \((ERR_[A-Z0-9_]+)\): "
 )
 
 

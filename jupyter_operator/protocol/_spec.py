@@ -12,7 +12,7 @@ from functools import lru_cache
 from importlib import resources
 
 from . import codes
-from ._cells import CELL_ACTIONS_TEXT, CELL_CODE_DOCS, check_extensions
+from ._cells import CELL_CODE_DOCS, NB_ACTIONS_TEXT, check_extensions
 
 _READS = (
     "operator.getInterfaceSpec",
@@ -169,4 +169,4 @@ def interface_spec(
     ]
     lines += [f"- {code}: {doc}" for code, doc in docs.items()]
     appendix = text + "\n".join(lines) + "\n\n" + _HOST_NOTES
-    return appendix + ("\n" + CELL_ACTIONS_TEXT if cells else "")
+    return appendix + ("\n" + NB_ACTIONS_TEXT if cells else "")
