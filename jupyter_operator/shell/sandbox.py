@@ -63,8 +63,12 @@ def wrap(
     network: bool = False,
     read_only: Iterable[Path] = (),
     masks: Masks = ((), ()),
+    private: Iterable[Path] = (),
 ) -> list[str]:
     """``argv`` prefixed by the ``bwrap`` invocation (call only when :func:`available`).
+
+    ``private`` folders are bound read-write at their own path (a headless kernel's socket
+    folder: its channels are ``ipc`` sockets there, as there is no network to share).
 
     ``masks`` covers paths inside the workspace (relative, ``/``-joined): the first are bound
     read-only over the writable workspace (protected paths such as ``.git``), the second,
@@ -84,6 +88,8 @@ def wrap(
     for extra in sorted({str(p) for p in read_only}):
         if os.path.isdir(extra) and not any(extra.startswith(d + "/") for d in SYSTEM_DIRS):
             args += ["--ro-bind", extra, extra]
+    for folder in private:
+        args += ["--bind", str(folder), str(folder)]
     args += ["--bind", str(root), MOUNT]
     protected, hidden = masks
     for rel in protected:

@@ -1,0 +1,81 @@
+"""What a model reads of a run: statuses, outputs summarised, caps, notes."""
+
+from __future__ import annotations
+
+import base64
+import struct
+
+from jupyter_operator.execution import Outcome, report
+from jupyter_operator.execution.report import TEXT_KEEP, describe_rich, head_tail, outputs_text
+from jupyter_operator.execution.streams import STREAM_KEEP, OutputCollector
+
+
+def test_head_and_tail_are_kept_and_the_cut_is_said() -> None:
+    text = "".join(f"line {n}\n" for n in range(5000))
+    shown = head_tail(text)
+    assert shown.startswith("line 0\n") and shown.endswith("line 4999\n")
+    assert "characters cut] ..." in shown and len(shown) < TEXT_KEEP + 100
+    assert head_tail("short") == "short"
+
+
+def test_images_are_described_with_their_pixel_size() -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00\x00\x00\rIHDR" + struct.pack(">II", 640, 480) + b"\x08"
+    gif = b"GIF89a" + struct.pack("<HH", 12, 34) + b"\x00" * 8
+    jpeg = (b"\xff\xd8" + b"\xff\xe0" + struct.pack(">H", 4) + b"\x00\x00" +
+            b"\xff\xc0" + struct.pack(">HBHH", 11, 8, 200, 300) + b"\x00" * 8)  # fmt: skip
+    for mime, raw, size in [("image/png", png, "640x480"), ("image/gif", gif, "12x34"),
+                            ("image/jpeg", jpeg, "300x200")]:  # fmt: skip
+        line = describe_rich(mime, base64.b64encode(raw).decode())
+        assert line == f"[{mime} image {size}, {len(raw)} bytes]"
+    assert describe_rich("text/html", "<b>hi</b>") == "[text/html, 9 characters]"
+
+
+def test_outputs_read_as_text_and_colour_codes_go() -> None:
+    outputs = [
+        {"output_type": "stream", "name": "stdout", "text": "a\n"},
+        {"output_type": "stream", "name": "stdout", "text": "b\n"},
+        {
+            "output_type": "execute_result",
+            "data": {"text/plain": "\x1b[31m42\x1b[0m", "text/html": "<b>42</b>"},
+        },
+        {
+            "output_type": "error",
+            "ename": "ValueError",
+            "evalue": "bad",
+            "traceback": ["\x1b[31mValueError\x1b[0m: bad"],
+        },
+    ]
+    text, note = outputs_text(outputs)
+    assert text == ("[stdout]\na\nb\n[result]\n[text/html, 9 characters]\n42\n"
+                    "[error] ValueError: bad\nValueError: bad")  # fmt: skip
+    assert note == ""
+
+
+def test_a_traceback_printed_by_a_cell_that_did_not_raise_is_noted() -> None:
+    outputs = [{"output_type": "stream", "name": "stderr",
+                "text": "Traceback (most recent call last):\n  File x\nKeyError: 1\n"}]  # fmt: skip
+    result = report("r1", Outcome("ok", 3, 12, outputs), "cell c1")
+    assert result.ok and "note: the cell did not raise, but its output says: Traceback" in (
+        result.details or ""
+    )
+
+
+def test_statuses_map_to_codes() -> None:
+    assert report("r", Outcome("kernel_died", None, 5), "cell c").code == "ERR_KERNEL_DIED"
+    assert report("r", Outcome("interrupted", 2, 5), "cell c").code == "ERR_CELL_INTERRUPTED"
+    stale = report("r", Outcome("stale", message="the cell was edited"), "cell c")
+    assert stale.summary == "Not applied (ERR_STALE_PREVIEW): the cell was edited"
+    gone = report("r", Outcome("unavailable", message="no front end"), "cell c")
+    assert gone.summary == "Not run (ERR_KERNEL_UNAVAILABLE): no front end"
+
+
+def test_an_endless_stream_keeps_its_head_and_tail() -> None:
+    collector = OutputCollector()
+    collector.add("execute_input", {"execution_count": 7})
+    for n in range(30_000):
+        collector.add("stream", {"name": "stdout", "text": f"{n:08d}\n"})
+    (output,) = collector.outputs()
+    assert output["text"].startswith("00000000\n") and output["text"].endswith("00029999\n")
+    assert "characters dropped" in output["text"]
+    assert len(output["text"]) < STREAM_KEEP + 100
+    assert collector.execution_count == 7
