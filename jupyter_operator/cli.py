@@ -145,9 +145,7 @@ def _rule_notes(run: object) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .engine import ShellPolicy, resolve_dialect, run_text
-    from .engine.labels import NO_BLOCKS, cut_warning
-    from .protocol import format_results
+    from .engine import ShellPolicy, resolve_dialect
 
     try:
         policy = _policy(args)
@@ -187,6 +185,18 @@ def _cmd_run(args: argparse.Namespace) -> int:
             args, text, policy, "none" if mode == "default-none" else mode, tty, shell_policy
         )
     operator = _operator(args, policy)
+    try:
+        return _run_reply(args, operator, text, dialect, mode, tty, shell_policy)
+    finally:
+        operator.close()  # type: ignore[attr-defined]  # its kernels stop with it
+
+
+def _run_reply(args: argparse.Namespace, operator: object, text: str, dialect: str, mode: str,
+               tty: IO[str] | None, shell_policy: object) -> int:  # fmt: skip
+    from .engine import run_text
+    from .engine.labels import NO_BLOCKS, cut_warning
+    from .protocol import format_results
+
     operator.shell_policy = shell_policy  # type: ignore[attr-defined]
     run = run_text(operator, text, dialect)  # type: ignore[arg-type]
     unread = getattr(run, "unread_markers", 0)

@@ -30,14 +30,16 @@ ALLOWED: dict[str, set[str]] = {
     "sequences": set(),
     # The shell runner sits beside workspace/: it runs commands, the engine decides which.
     "shell": {"protocol", "shell"},
-    "engine": {"protocol", "dialects", "workspace", "shell", "notebooks", "engine"},
+    # Kernels beside the shell: it runs approved cells, the engine decides which.
+    "execution": {"protocol", "workspace", "shell", "execution"},
+    "engine": {"protocol", "dialects", "workspace", "shell", "notebooks", "execution", "engine"},
     "agent": {"protocol", "dialects", "workspace", "engine", "agent"},
     "cli": {"protocol", "dialects", "engine", "agent", "terminal"},
     # The command line's questions on a terminal (and the person's editor).
     "terminal": {"protocol", "engine"},
-    "kernel": {"protocol", "dialects", "engine", "widgets", "kernel", "agent"},
+    "kernel": {"protocol", "dialects", "engine", "widgets", "kernel", "agent", "execution"},
     "widgets": {"protocol", "dialects", "engine", "widgets", "agent"},
-    "server": {"protocol", "dialects", "workspace", "engine", "server", "agent"},
+    "server": {"protocol", "dialects", "workspace", "engine", "server", "agent", "execution"},
 }
 # What a pure part (a dialect) must not import: no file system, no processes, no network.
 IMPURE_MODULES = {"os", "subprocess", "socket", "shutil", "pathlib", "io", "tempfile"}
@@ -57,6 +59,8 @@ EXCEPTIONS = {
     ("shell", "open("),
     # Run transcripts, appended in the host's own folder (never the workspace).
     ("agent", "open("),
+    # A headless kernel's private socket folder (made by mkdtemp, never a workspace path).
+    ("shell", "shutil.rmtree"),
 }
 
 

@@ -9,6 +9,10 @@ the ``nb`` extension) and the transform (``workspace.cells``) are new.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from ..notebooks import teacher
 from ..protocol import CELL_ACTIONS, Command, OperatorError, Result, codes
 from ..workspace import (
     MAX_PLANNED_BYTES,
@@ -93,8 +97,16 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     return proposal
 
 
-def read_cells(ws: Workspace, cmd: Command) -> Result:
-    """``nb.readCells``: the cells of a range, JSON in the details (outputs summarised)."""
+def _kernel_name(nb: nbcells.Notebook) -> str:
+    spec = nb.doc.get("metadata", {}).get("kernelspec")
+    name = spec.get("name") if isinstance(spec, dict) else None
+    return name if isinstance(name, str) and name else "python3"
+
+
+def read_cells(ws: Workspace, cmd: Command,
+               kernel: Callable[[str, str], dict[str, Any]] | None = None) -> Result:  # fmt: skip
+    """``nb.readCells``: the cells of a range, JSON in the details (outputs summarised), and
+    the notebook's kernel as ``kernel(notebook, kernel_name)`` describes it."""
     p = cmd.params
     _require_notebook(p.path)
     try:
@@ -103,7 +115,11 @@ def read_cells(ws: Workspace, cmd: Command) -> Result:
         message = f"the notebook is too large for nb.readCells ({exc.size} bytes)."
         raise OperatorError(codes.ERR_FILE_TOO_LARGE, message) from None
     nb = nbcells.load_notebook(data, p.path)
+    if teacher.level_of(nb.doc) == "off":
+        raise OperatorError(codes.ERR_NOTEBOOK_POLICY, f"{teacher.MEANING['off']}.")
     view = nbcells.cell_view(nb, p.path, p.start_index, p.count)
+    if kernel is not None:
+        view["kernel"] = kernel(p.path, _kernel_name(nb))
     shown = view["cells"]
     total = view["cell_count"]
     if shown:
@@ -132,3 +148,33 @@ def success_summary(cmd: Command, proposal: Proposal) -> str:
     if cmd.action == "nb.deleteCell":
         return f"Deleted {cell}"
     return f"Moved {cell} to index {p.to_index}"
+
+
+def _sources(data: bytes | None, path: str) -> list[tuple[Any, Any, str]] | None:
+    try:
+        nb = nbcells.load_notebook(data or b"", path)
+    except OperatorError:
+        return None
+    return [(c.get("id"), c.get("cell_type"), nbcells.source_of(c)) for c in nb.cells]
+
+
+def rebased(ws: Workspace, cmd: Command, proposal: Proposal) -> Proposal:
+    """``proposal``, or the same cell change planned again on the notebook as it is now when
+    only outputs, execution counts or metadata changed since the preview (a cell run saved its
+    outputs, JupyterLab saved the open notebook): those are not edits, so no false alarm. Any
+    change to a cell's id, type or source keeps the old proposal, which the apply refuses as
+    stale."""
+    path = cmd.params.path
+    now = ws.snapshot(path, limit=MAX_PLANNED_BYTES)
+    before = proposal.snapshot
+    if not now.exists or now.is_dir or now.sha256 == before.sha256:
+        return proposal
+    theirs = _sources(before.data, path)
+    if theirs is None or theirs != _sources(now.data, path):
+        return proposal
+    try:
+        again = plan(ws, cmd, now)
+    except OperatorError:
+        return proposal
+    again.notebook_policy = proposal.notebook_policy
+    return again

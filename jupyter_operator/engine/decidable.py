@@ -36,7 +36,7 @@ class DecidableRun(Generic[I]):
     @property
     def done(self) -> bool:
         """True when nothing waits for a decision (or for a decision it depends on)."""
-        return not any(item.status in ("pending", "waiting") for item in self.items)
+        return not any(item.status in ("pending", "waiting", "running") for item in self.items)
 
     def subscribe(self, callback: Callable[[Item], None]) -> None:
         """Call ``callback(item)`` after an item changes (a decision, an apply, a failure, or

@@ -9,10 +9,10 @@ from typing import Any, Literal
 from ..protocol import Result
 from .rules import rule_note
 
-Kind = Literal["read", "mutation", "error"]
+Kind = Literal["read", "mutation", "run", "error"]
 Status = Literal[
     "done", "failed", "error", "pending", "waiting", "applied", "rejected", "denied", "stale",
-    "undone",
+    "undone", "running",
 ]  # fmt: skip
 Change = Literal["create", "modify", "delete"]
 DecidedBy = Literal["person", "rule"]
@@ -33,6 +33,9 @@ class Proposal:
     added: int
     removed: int
     summary: str
+    #: The notebook's own policy (``notebooks.teacher``) when the change is to a notebook
+    #: that sets one: ``dry-run`` shows the change and refuses to apply it.
+    notebook_policy: str | None = None
 
     @cached_property
     def cells(self) -> dict[str, Any] | None:
@@ -74,6 +77,9 @@ class Item:
     #: True once the person approved their own edit of the new content (``proposal`` is then
     #: what was written; the result's details hold the diff from the model's proposal).
     edited: bool = False
+    #: A cell run (``engine.executions.Execution``): the run item's plan, or the run an
+    #: Approve & Run started after a change; its ``outcome`` once the kernel answered.
+    execution: Any = field(default=None, repr=False)
 
     @property
     def needs_approval(self) -> bool:
@@ -152,4 +158,11 @@ class Item:
             "entry_id": self.entry_id,
             "edited": self.edited,
             "editable": self.editable,
+            "execution": self.execution.to_dict() if self.execution is not None else None,
+            "can_run": self.can_run,
         }
+
+    @property
+    def can_run(self) -> bool:
+        """True for a pending insert or replace of a cell: its card offers Approve & Run."""
+        return self.needs_approval and self.action in ("nb.insertCell", "nb.replaceCell")

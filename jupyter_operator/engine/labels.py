@@ -27,12 +27,14 @@ BADGES: dict[str, str] = {
     "rejected": "Rejected",
     "stale": "Stale",
     "undone": "Undone",
+    "running": "Running",
 }
 
 # The model's prefixes: ``Invalid OPERATOR_CMD (ERR_X): `` (and the host's ``Rejected``,
 # ``Denied``, ``Not applied``, ``Undone``), and the string commands' ``ERROR(CODE): ``.
 _MODEL_PREFIX = re.compile(
-    r"^(?:(?:Invalid OPERATOR_CMD|Rejected|Denied|Not applied|Undone) \(ERR_[A-Z0-9_]+\)"
+    r"^(?:(?:Invalid OPERATOR_CMD|Rejected|Denied|Not applied|Undone|Cell failed|Not run)"
+    r" \(ERR_[A-Z0-9_]+\)"
     r"|ERROR\([A-Z0-9_]+\)): "
 )
 

@@ -231,10 +231,10 @@ def read_region_action(ws: Workspace, cmd: Command) -> Result:
     return Result(cmd.id, True, f"Read region {cmd.params.marker_id}", content)
 
 
-def _read_cells(ws: Workspace, cmd: Command) -> Result:
+def _read_cells(ws: Workspace, cmd: Command, kernel: Any = None) -> Result:
     from .cells import read_cells  # the cell actions load nbformat's writer: on first use
 
-    return read_cells(ws, cmd)
+    return read_cells(ws, cmd, kernel)
 
 
 READERS: dict[str, Callable[[Workspace, Command], Result]] = {
@@ -261,13 +261,15 @@ WALKS: dict[str, tuple[str, ...]] = {
 
 
 def run_read(ws: Workspace, cmd: Command, budget: OutputBudget | None = None, *,
-             extensions: tuple[str, ...] = (), policy: Any = None) -> Result:  # fmt: skip
+             extensions: tuple[str, ...] = (), policy: Any = None,
+             kernel: Any = None) -> Result:  # fmt: skip
     """Run one read action; command faults become ``ok: false`` results with their code.
 
     With a ``budget``, the read is charged to it (or refused with ``ERR_OUTPUT_BUDGET``).
     ``extensions`` are the host's enabled extensions (the spec's appendix describes them).
     With a ``policy``, a listing or search skips every path below its folder that a rule
-    denies (``Policy.hidden``).
+    denies (``Policy.hidden``). ``kernel(notebook, kernel_name)`` describes a notebook's
+    kernel for ``nb.readCells``.
     """
     if budget is not None and budget.used >= budget.limit:
         return budget.refusal(cmd.id)
@@ -275,6 +277,8 @@ def run_read(ws: Workspace, cmd: Command, budget: OutputBudget | None = None, *,
         if cmd.action in WALKS:
             hidden = policy.hidden(*WALKS[cmd.action]) if policy is not None else None
             result = READERS[cmd.action](ws, cmd, hidden)  # type: ignore[call-arg]
+        elif cmd.action == "nb.readCells" and kernel is not None:
+            result = READERS[cmd.action](ws, cmd, kernel)  # type: ignore[call-arg]
         elif cmd.action == "operator.getInterfaceSpec":
             result = Result(cmd.id, True, "Interface spec", interface_spec(actions=extensions))
         else:

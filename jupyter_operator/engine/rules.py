@@ -4,7 +4,8 @@ The grammar (docs/rules.md has the whole story)::
 
     rule     := VERDICT ACTION PATHGLOB | VERDICT ACTION | VERDICT PATHGLOB
     VERDICT  := auto | ask | deny
-    ACTION   := an action name (fs.write), a group (reads, writes, deletes, mutations, all) or *
+    ACTION   := an action name (fs.write), a group (reads, writes, deletes, mutations, runs,
+                all) or *
     PATHGLOB := a glob (engine/globs.py); ** when left out
 
 With a single argument, it is the ACTION when it is ``*``, a group or an action name, and the
@@ -26,6 +27,7 @@ from ..protocol import (
     CELL_READ_ACTIONS,
     CELL_WRITE_ACTIONS,
     DELETE_ACTIONS,
+    RUN_ACTIONS,
     WRITE_ACTIONS,
 )
 from .globs import Glob, GlobError, compile_glob
@@ -46,7 +48,9 @@ GROUPS: dict[str, frozenset[str]] = {
     "writes": frozenset(WRITE_ACTIONS) | EXTENSION_WRITES,
     "deletes": frozenset(DELETE_ACTIONS),
     "mutations": frozenset(WRITE_ACTIONS) | frozenset(DELETE_ACTIONS) | EXTENSION_WRITES,
-    "all": frozenset(ACTIONS) | EXTENSION_READS | EXTENSION_WRITES,
+    # Running code is neither a read nor a write: only a rule naming runs approves it.
+    "runs": RUN_ACTIONS,
+    "all": frozenset(ACTIONS) | EXTENSION_READS | EXTENSION_WRITES | RUN_ACTIONS,
 }
 KNOWN_ACTIONS = GROUPS["all"]
 _GLOB_CHARS = set("/*?[")

@@ -13,8 +13,12 @@ import secrets
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
+from ..execution import CellRunner, Outcome
 from ..protocol import (
+    CELL_WRITE_ACTIONS,
+    RUN_ACTIONS,
     Command,
     OperatorError,
     Result,
@@ -36,7 +40,7 @@ from ..workspace import (
     parse_path,
     validate_notebook,
 )
-from . import edits, history, mutations
+from . import cells, edits, history, mutations, notebook_policy, run_items
 from .decidable import DecidableRun
 from .decisions import Decision, reason_note
 from .errors import DecideFirst
@@ -44,6 +48,7 @@ from .globs import normalise_path
 from .items import Item, Proposal
 from .policy import Policy
 from .reads import READERS, OutputBudget, run_read
+from .rules import Verdict
 from .shell_ops import ShellHistory
 from .shell_policy import ShellPolicy
 from .undo import redo as _redo
@@ -97,7 +102,8 @@ class Run(DecidableRun[Item]):
         return format_results([item.result for item in self.items if item.result is not None],
                               note=unread_note(self.truncated_chars, self.unread_markers))
 
-    def approve(self, id: str, *, content: bytes | None = None) -> Decision:
+    def approve(self, id: str, *, content: bytes | None = None,
+                and_run: bool = False) -> Decision:  # fmt: skip
         """Apply one pending item (or run a pending read) and say what happened.
 
         An item decided before is left alone (``outcome="already_decided"``). A change
@@ -108,6 +114,9 @@ class Run(DecidableRun[Item]):
         exactly those bytes are written, on the same snapshot guard, size limit and notebook
         check (``BadEdit`` leaves the item pending otherwise); the item is then ``edited`` and
         its result tells the model what changed from its proposal (``engine/edits.py``).
+
+        ``and_run`` (Approve & Run, for an insert or replace of a code cell): once applied, the
+        cell runs in the notebook's kernel and the change's result carries the outputs.
         """
         with self._lock:
             item = self._take(id)
@@ -118,17 +127,35 @@ class Run(DecidableRun[Item]):
                 written = edits.plan_edited(item, content)
                 item.proposal, item.edited = written, written is not proposed
             item.decided_by, item.rule = "person", None
-            self._operator._carry_out(item, self.budget)
+            self._operator._carry_out(item, self.budget, self)
             if item.edited and item.status == "applied" and item.result and proposed:
                 item.result = edits.edited_result(item.result, proposed, item.proposal,
                                                   item.path or "")  # fmt: skip
                 item.summary = item.proposal.summary
             history.track(self._operator.journal, self, item)
+            if and_run:
+                run_items.after_change(self._operator, self, item)
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
         for changed in [item, *refreshed]:
             self._notify(changed)
         return decision
+
+    def finish_execution(self, id: str, outcome: Outcome) -> Decision:
+        """The outcome of a run a front end carried out (``DeferredRunner``): the item ends."""
+        with self._lock:
+            item = self.item(id)
+            if item.status != "running" or item.execution is None:
+                return Decision.already(item)
+            run_items.finish(self._operator, self, item, outcome)
+            return Decision.made(item)
+
+    def _ran(self, item: Item) -> None:
+        """A run ended (perhaps from a runner's thread): release what waited, tell everyone."""
+        with self._lock:
+            refreshed = self._refresh_dependents(item) + self._release_waiting()
+        for changed in [item, *refreshed]:
+            self._notify(changed)
 
     def approve_by_rule(self, id: str, rule: str) -> Decision:
         """Apply a pending item because a host rule (its text: ``rule 2: ...``) allows it."""
@@ -137,7 +164,7 @@ class Run(DecidableRun[Item]):
             if not item.needs_approval:
                 return Decision.already(item)
             item.decided_by, item.rule = "rule", rule
-            self._operator._carry_out(item, self.budget)
+            self._operator._carry_out(item, self.budget, self)
             history.track(self._operator.journal, self, item)
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
@@ -186,6 +213,10 @@ class Run(DecidableRun[Item]):
         for item in self.items[decided.index + 1 :]:
             if item.needs_approval and item.builds_on in bases:
                 base = bases[item.builds_on]
+                if item.kind == "run":
+                    run_items.replan(self._operator, item, refused, edited)
+                    refreshed.append(item)
+                    continue
                 self._operator._replan(item, base, refused, edited)
                 refreshed.append(item)
                 if item.needs_approval and item.proposal is not None:
@@ -217,7 +248,9 @@ class Operator:
                  journal_dir: str | os.PathLike[str] | None = None,
                  protected: Iterable[str] | None = None,
                  session: str | None = None,
-                 extensions: Iterable[str] = ()) -> None:  # fmt: skip
+                 extensions: Iterable[str] = (),
+                 runner: CellRunner | None = None,
+                 notebook_cap: str | None = None) -> None:  # fmt: skip
         #: Host extensions of the protocol this session runs (``"nb"``: the notebook cell
         #: actions). Off by default: their actions are then ``ERR_UNKNOWN_ACTION``.
         self.extensions: tuple[str, ...] = check_extensions(extensions)
@@ -233,6 +266,10 @@ class Operator:
         protect = list(DEFAULT_PROTECTED if protected is None else protected)
         # The journal folder is out of reach by its real location (wherever it is), not by name.
         self.workspace = Workspace(self.root, protected=protect, journal_dir=self.journal.base)
+        #: What runs cells (``execution``); a headless kernel of this session by default,
+        #: started on the first run. ``notebook_cap`` limits every notebook's own policy.
+        self._runner = runner
+        self.notebook_cap = notebook_cap
         _sweep_once(self.workspace)
         self._policy = Policy()
         try:
@@ -243,6 +280,15 @@ class Operator:
         self._seen: dict[str, str] = {}
         self._taken: set[str] = set()
         self._lock = threading.RLock()
+
+    @property
+    def runner(self) -> CellRunner:
+        """What runs this session's approved cells (made on first use)."""
+        if self._runner is None:
+            from ..execution.headless import HeadlessKernels
+
+            self._runner = HeadlessKernels(self.workspace)
+        return self._runner
 
     def __repr__(self) -> str:
         return f"<Operator root={str(self.root)!r} policy={self.policy.summary()!r}>"
@@ -263,6 +309,8 @@ class Operator:
 
     def close(self) -> None:
         """Release the workspace's open root descriptor (long-running hosts hold many sessions)."""
+        if self._runner is not None:
+            self._runner.close()
         self.workspace.close()
         self.journal.close()
 
@@ -289,19 +337,26 @@ class Operator:
             items: list[Item] = []
             budget = OutputBudget()
             waiting: dict[str, Item] = {}  # path key -> latest pending change to it
+            queued: dict[str, Item] = {}  # path key -> latest pending change or run
             for index, entry in enumerate(scanned.items):
                 earlier = None
                 if isinstance(entry, Command) and entry.action not in READERS and entry.path:
-                    earlier = waiting.get(mutations.path_key(entry.path))
+                    table = queued if entry.action in RUN_ACTIONS else waiting
+                    earlier = table.get(mutations.path_key(entry.path))
                 item = self._plan(index, entry, budget, earlier, items)
-                if item.needs_approval and item.kind == "mutation":
-                    waiting[mutations.path_key(entry.path)] = item
+                if item.needs_approval and item.kind in ("mutation", "run"):
+                    queued[mutations.path_key(entry.path)] = item
+                    if item.kind == "mutation":
+                        waiting[mutations.path_key(entry.path)] = item
                 items.append(item)
             run = Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates, budget,
                       scanned.unread_markers)
             for item in items:  # changes a rule applied while planning
                 history.track(self.journal, run, item)
-            return run
+        for item in items:  # runs a rule approves start once the run exists, in block order
+            if item.kind == "run" and item.needs_approval and item.decided_by == "rule":
+                run.approve_by_rule(item.id, item.rule or "")
+        return run
 
     def undo(self, entry_id: str | None = None) -> HistoryEntry:
         """Restore what an applied change replaced (the latest live one when no id is given).
@@ -387,7 +442,7 @@ class Operator:
         key = mutations.path_key(read.path)
         return [
             item for item in items[: read.index]
-            if item.kind == "mutation" and item.needs_approval
+            if item.kind in ("mutation", "run") and item.status in ("pending", "running")
             and mutations.overlaps(key, mutations.path_key(item.path or ""))
         ]  # fmt: skip
 
@@ -412,6 +467,7 @@ class Operator:
                         result.summary, result, result.code)  # fmt: skip
         cmd = entry
         kind = "read" if cmd.action in READERS else "mutation"
+        kind = "run" if cmd.action in RUN_ACTIONS else kind
         item = Item(index, cmd.id, cmd.action, cmd.path, cmd.line, kind, "pending", "", command=cmd)
         verdict = self.policy.verdict(cmd.action, cmd.path)
         if verdict.verdict == "deny":
@@ -425,6 +481,8 @@ class Operator:
                 parse_path(cmd.path)
             except OperatorError as exc:
                 return self._finish(item, Result.of_error(cmd.id, exc), "failed")
+        if kind == "run":
+            return self._plan_run(item, verdict, earlier)
         if kind == "mutation":
             base = mutations.after(earlier.proposal) if earlier else None
             item.builds_on = earlier.id if earlier else None
@@ -436,6 +494,10 @@ class Operator:
                 log.exception("planning %s failed", cmd.id)
                 return self._finish(item, _unexpected(cmd.id), "failed")
             item.summary = item.proposal.summary
+            try:
+                notebook_policy.check_change(item.proposal, self.notebook_cap)
+            except OperatorError as exc:
+                return self._finish(item, Result.of_error(cmd.id, exc), "denied")
             if item.proposal.change == "delete" and item.proposal.snapshot.is_dir:
                 # A folder delete moves everything below it: every one of those paths is
                 # decided by the rules too (a denied child keeps its folder).
@@ -467,6 +529,33 @@ class Operator:
             item.rule = verdict.text  # why it asks (a person's decision clears it)
         return item
 
+    def _kernel_view(self, notebook: str, kernel_name: str) -> dict[str, Any]:
+        """What ``nb.readCells`` says of a notebook's kernel (never starts one)."""
+        info = self.runner.kernel(notebook, kernel_name)
+        return {"name": info.name, "state": info.state, "execution_count": info.execution_count,
+                "where": info.where}  # fmt: skip
+
+    def _plan_run(self, item: Item, verdict: Verdict, earlier: Item | None) -> Item:
+        """Plan a cell run: on top of the pending change it follows, or from the disk."""
+        base = None
+        if earlier is not None and earlier.kind == "mutation" and earlier.proposal is not None:
+            base = mutations.after(earlier.proposal)
+        item.builds_on = earlier.id if earlier else None
+        try:
+            run_items.plan(self, item, base)
+        except OperatorError as exc:
+            return self._finish(item, Result.of_error(item.id, exc), "failed")
+        except Exception:
+            log.exception("planning %s failed", item.id)
+            return self._finish(item, _unexpected(item.id), "failed")
+        item.rule = verdict.text
+        if verdict.verdict == "auto" and not item.builds_on:
+            if run_items.may_auto(self, item):
+                item.decided_by = "rule"  # started by Operator.run once the Run exists
+            else:
+                item.rule = f"{verdict.text}; {run_items.LIVE_ASKS}"
+        return item
+
     def _below(self, path: str) -> list[str]:
         """Every path below the folder ``path`` (what deleting it would move)."""
         if not self.policy.rules:
@@ -474,15 +563,21 @@ class Operator:
         listing = self.workspace.tree_listing(path, shown=self.workspace.limits.max_delete_entries)
         return [entry[0] for entry in listing.entries]
 
-    def _carry_out(self, item: Item, budget: OutputBudget) -> None:
-        """Run an approved read, or apply an approved mutation's exact bytes."""
+    def _carry_out(self, item: Item, budget: OutputBudget, run: Run | None = None) -> None:
+        """Run an approved read, or apply an approved mutation's exact bytes, or start a run."""
         cmd = item.command
+        if item.kind == "run":
+            run_items.start(self, run, item)
+            return
         try:
             if item.kind == "read":
                 result = run_read(self.workspace, cmd, budget, extensions=self.extensions,
-                                  policy=self.policy)
+                                  policy=self.policy, kernel=self._kernel_view)
                 self._finish(item, result, "done" if result.ok else "failed")
                 return
+            notebook_policy.check_apply(item.proposal)
+            if cmd.action in CELL_WRITE_ACTIONS and not item.edited:
+                item.proposal = cells.rebased(self.workspace, cmd, item.proposal)
             result, item.entry_id = mutations.apply(
                 self.workspace, self.journal, cmd, item.proposal, session=self.session,
                 decided_by=item.decided_by, rule=item.rule,

@@ -9,6 +9,7 @@ Layout under the journal directory (``$JUPYTER_OPERATOR_JOURNAL_DIR``, else
     <root key>/lock            flock'd while the counter or the entries change (many processes)
     <root key>/blobs/<sha256>  bytes before and after a change, and its diff (content-addressed)
     <root key>/trash/<slot>/   what a delete (or the undo of a create) moved away
+    <root key>/executions.jsonl  the execution ledger: every cell run (ledger.py)
 
 Everything read back from here is untrusted input (another process, or a person, may have edited
 it): entry ids, slots and digests are checked against fixed patterns, every name is opened
@@ -358,9 +359,9 @@ class Journal:
         except OperatorError:  # only shown, never used to change a file: no diff then
             return None
 
-    def _read_entries(self) -> str:
+    def _read_entries(self, name: str = "entries.jsonl") -> str:
         try:
-            fd = os.open("entries.jsonl", O_READ, dir_fd=self._fd)
+            fd = os.open(name, O_READ, dir_fd=self._fd)
         except FileNotFoundError:
             return ""
         except OSError:
@@ -378,10 +379,10 @@ class Journal:
         except UnicodeDecodeError:
             raise corrupt("its entries are not UTF-8 text") from None
 
-    def _append(self, record: dict[str, Any]) -> None:
+    def _append(self, record: dict[str, Any], name: str = "entries.jsonl") -> None:
         line = (json.dumps(record, separators=(",", ":")) + "\n").encode("utf-8")
         with journal_io(), self.locked():
-            fd = os.open("entries.jsonl", _O_APPEND, 0o600, dir_fd=self._fd)
+            fd = os.open(name, _O_APPEND, 0o600, dir_fd=self._fd)
             try:
                 if not st.S_ISREG(os.fstat(fd).st_mode):
                     raise corrupt("its entries are not a plain file")

@@ -32,14 +32,15 @@ export const STATUS_LABELS: Record<ItemStatus, string> = {
   denied: 'Denied',
   rejected: 'Rejected',
   stale: 'Stale',
-  undone: 'Undone'
+  undone: 'Undone',
+  running: 'Running'
 };
 
 // The model's prefixes: `Invalid OPERATOR_CMD (ERR_X): ` (and the host's
 // `Rejected`, `Denied`, `Not applied`, `Undone`), and `ERROR(CODE): ` of the
 // string commands. The same pattern as labels.py.
 const MODEL_PREFIX =
-  /^(?:(?:Invalid OPERATOR_CMD|Rejected|Denied|Not applied|Undone) \(ERR_[A-Z0-9_]+\)|ERROR\([A-Z0-9_]+\)): /;
+  /^(?:(?:Invalid OPERATOR_CMD|Rejected|Denied|Not applied|Undone|Cell failed|Not run) \(ERR_[A-Z0-9_]+\)|ERROR\([A-Z0-9_]+\)): /;
 
 /**
  * A result summary as a person reads it: the message without the model's

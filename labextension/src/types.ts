@@ -16,7 +16,8 @@ export type ItemStatus =
   | 'rejected'
   | 'denied'
   | 'stale'
-  | 'undone';
+  | 'undone'
+  | 'running';
 
 /** One command of a scanned reply, as the server reports it. */
 export interface IOperatorItem {
@@ -25,7 +26,7 @@ export interface IOperatorItem {
   action: string | null;
   path: string | null;
   line: number;
-  kind: 'read' | 'mutation' | 'error' | 'shell';
+  kind: 'read' | 'mutation' | 'run' | 'error' | 'shell';
   status: ItemStatus;
   needs_approval: boolean;
   summary: string;
@@ -56,6 +57,51 @@ export interface IOperatorItem {
   dialect?: 'json' | 'commands';
   event?: Record<string, unknown> | null;
   shell?: IShellState | null;
+  /** A cell run (`nb.runCell`, `nb.restartKernel`, `nb.rebuildState`, or the run of an
+   * Approve & Run): what will run, where, and the outcome once it ran. */
+  execution?: IExecution | null;
+  /** A pending insert or replace of a cell: its card offers Approve & Run. */
+  can_run?: boolean;
+}
+
+/** The request a front end carries out for a run (`RunRequest.to_dict()`). */
+export interface IRunRequest {
+  notebook: string;
+  cell_id: string | null;
+  index: number | null;
+  source: string;
+  source_sha256: string;
+  kernel_identity: string | null;
+  timeout_s: number;
+  kernel_name: string;
+  restart: boolean;
+  cells: [string | null, string, string][];
+}
+
+/** The kernel a run card names (`KernelInfo.to_dict()`). */
+export interface IKernelInfo {
+  name: string;
+  state: 'not_started' | 'idle' | 'busy' | 'dead';
+  execution_count: number;
+  identity: string | null;
+  where: 'headless' | 'live' | 'none';
+  sandboxed: boolean;
+  reach: string;
+}
+
+/** `Execution.to_dict()`. */
+export interface IExecution {
+  request: IRunRequest;
+  kernel: IKernelInfo;
+  what: string;
+  policy: string;
+  ran_before: { cell_id: string | null; execution_count: number | null; status: string }[];
+  outcome: {
+    status: string;
+    execution_count: number | null;
+    duration_ms: number;
+    outputs: Record<string, unknown>[];
+  } | null;
 }
 
 /** One entry of a cell diff (`CellChange.to_dict()`); indexes are 0-based. */

@@ -1,0 +1,180 @@
+"""Run items of a reply (``nb.runCell``, ``nb.restartKernel``, ``nb.rebuildState``) in a ``Run``.
+
+The session plans them, the rules and the person decide them, and the runner reaches the
+kernel; this module is the glue. A run previewed on top of a pending change of the same reply
+waits for it (``builds_on``) and is planned again from the disk once it is decided, so what
+runs is the source the person approved (edited or not), never the old one.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import TYPE_CHECKING
+
+from ..execution import Outcome
+from ..notebooks import teacher
+from ..protocol import OperatorError, Result, codes
+from ..workspace import Snapshot
+from ..workspace import cells as nbcells
+from . import executions, mutations
+from .items import Item
+
+if TYPE_CHECKING:
+    from .session import Operator, Run
+
+log = logging.getLogger(__name__)
+
+LIVE_ASKS = ("runs in a live notebook's kernel ask unless the server or the notebook allows "
+             "rules to run them")  # fmt: skip
+
+
+def plan(operator: Operator, item: Item, base: Snapshot | None) -> None:
+    """Plan ``item``'s run (raises OperatorError for command faults)."""
+    item.execution = executions.plan(operator.workspace, operator.journal, item.command,
+                                     operator.runner, base, operator.notebook_cap)  # fmt: skip
+    item.summary = f"run {item.execution.what}"
+
+
+def may_auto(operator: Operator, item: Item) -> bool:
+    """Whether a rule may approve this run: the session's own kernel, or a live one the
+    server (the runner) or the notebook (``auto-run``) explicitly opened to rules."""
+    if item.execution is None:
+        return False
+    if operator.runner.allows_auto:
+        return True
+    return teacher.allows(item.execution.policy, "auto-run")
+
+
+def replan(operator: Operator, item: Item, refused: str | None, edited: str | None) -> None:
+    """Plan a dependent run again from the disk, now that the change it waited for is decided."""
+    item.builds_on = None
+    if refused is not None:
+        message = f"it runs after {refused}, which was rejected; nothing ran."
+        operator._finish(item, Result.failure(item.id, codes.ERR_BASE_REJECTED, message),
+                         "rejected")  # fmt: skip
+        return
+    try:
+        plan(operator, item, None)
+    except OperatorError as exc:
+        if edited is not None:
+            exc = OperatorError(exc.code, f"{exc.message} (it runs after {edited}, which the "
+                                "person edited before approving.)")  # fmt: skip
+        operator._finish(item, Result.of_error(item.id, exc), "failed")
+
+
+def start(operator: Operator, run: Run | None, item: Item) -> None:
+    """Run an approved item: guards first, then the runner; ``finish`` ends it (maybe later)."""
+    execution = item.execution
+    assert execution is not None
+    if not teacher.allows(execution.policy, "apply"):
+        operator._finish(item, Result.failure(item.id, codes.ERR_NOTEBOOK_POLICY,
+                                              teacher.MEANING[execution.policy] + "."), "denied")
+        return
+    if operator.runner.where == "headless":
+        stale = executions.stale_outcome(operator.workspace, execution)
+        if stale is not None:
+            finish(operator, run, item, stale)
+            return
+    item.status = "running"  # a change under Approve & Run too: the run waits for its output
+    item.summary = f"running {execution.what}"
+    once = threading.Lock()
+
+    def done(outcome: Outcome) -> None:
+        if once.acquire(blocking=False):  # a runner that answers twice is answered once
+            finish(operator, run, item, outcome)
+
+    try:
+        operator.runner.start(execution.request, done)
+    except Exception:
+        log.exception("starting %s failed", item.id)
+        done(Outcome("unavailable", message="the kernel could not be reached"))
+
+
+def finish(operator: Operator, run: Run | None, item: Item, outcome: Outcome) -> None:
+    """Record a finished run, tell the model, save the outputs (session's own kernels)."""
+    execution = item.execution
+    assert execution is not None
+    item.execution = executions.with_outcome(execution, outcome)
+    result = executions.result_of(item.id, execution, outcome)
+    where = operator.runner.where
+    try:
+        if outcome.status not in ("stale", "unavailable"):
+            executions.record(operator.journal, execution, outcome, session=operator.session,
+                              command_id=item.id, action=item.action or "",
+                              decided_by=item.decided_by, rule=item.rule, where=where)  # fmt: skip
+        if where == "headless":
+            _save_outputs(operator, item, execution, outcome)
+    except OperatorError as exc:  # the run happened; only its record or its outputs failed
+        result = Result(result.id, result.ok, result.summary,
+                        (result.details or "") + f"\nnote: {exc.message}\n", result.code)
+    status = "done" if result.ok else "stale" if outcome.status == "stale" else "failed"
+    if item.kind != "run":  # Approve & Run on a change: the change's result tells both
+        item.status = "applied"
+        _combine(item, result)
+    else:
+        operator._finish(item, result, status)
+        item.summary = result.summary
+    if run is not None:
+        run._ran(item)
+
+
+def _save_outputs(operator: Operator, item: Item, execution: executions.Execution,
+                  outcome: Outcome) -> None:  # fmt: skip
+    found = executions.saved_outputs(operator.workspace, execution, outcome)
+    if found is None:
+        return
+    proposal, path = found
+    entry = mutations.record_for(
+        operator.journal, operator.journal.allocate_id(), item.id, "nb.runCell", path, proposal,
+        session=operator.session, decided_by=item.decided_by, rule=item.rule,
+    )  # fmt: skip
+    mutations.commit(operator.workspace, operator.journal, entry, proposal)
+
+
+def _combine(item: Item, ran: Result) -> None:
+    change = item.result
+    if change is None:
+        return
+    summary = f"{change.summary}, then ran it: {ran.summary}"
+    if ran.ok:
+        item.result = Result(change.id, True, summary, ran.details)
+    else:
+        item.result = Result(change.id, False, summary, ran.details, ran.code)
+    item.summary = item.result.summary
+
+
+def after_change(operator: Operator, run: Run, item: Item) -> bool:
+    """Approve & Run: run the cell an applied insert or replace just wrote. False when there is
+    nothing to run (a markdown cell, or the change was not applied)."""
+    cmd = item.command
+    if item.status != "applied" or cmd is None or cmd.action not in ("nb.insertCell",
+                                                                     "nb.replaceCell"):
+        return False
+    try:
+        data = operator.workspace.read_bytes(cmd.params.path, limit=mutations.EDIT_LIMIT)
+        nb = nbcells.load_notebook(data, cmd.params.path)
+        if cmd.action == "nb.insertCell":
+            position = min(cmd.params.index, len(nb.cells) - 1)
+        else:
+            position = nbcells.locate(nb, cmd.params.cell_id, cmd.params.index)
+        cell = nb.cells[position]
+    except (OperatorError, IndexError):
+        return False
+    if cell.get("cell_type") != "code":
+        return False
+    from ..protocol import RunCell
+
+    cell_id = cell.get("id") if isinstance(cell.get("id"), str) else None
+    params = RunCell(path=cmd.params.path, cell_id=cell_id,
+                     index=None if cell_id else position)  # fmt: skip
+    runner_cmd = type(cmd)(id=cmd.id, action="nb.runCell", path=cmd.params.path,
+                           line=cmd.line, fields={}, params=params)  # fmt: skip
+    try:
+        item.execution = executions.plan(operator.workspace, operator.journal, runner_cmd,
+                                         operator.runner, None, operator.notebook_cap)
+    except OperatorError as exc:
+        _combine(item, Result.of_error(item.id, exc))
+        return False
+    start(operator, run, item)
+    return True

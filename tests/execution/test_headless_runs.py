@@ -1,0 +1,272 @@
+"""nb.runCell in a kernel the session owns: outputs, errors, timeouts, caps, and the stale guard."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from cell_runs import b64, cmd, details, joined, saved_cell
+
+from jupyter_operator.engine import Operator, Policy
+from jupyter_operator.execution.report import DETAILS_KEEP
+from jupyter_operator.protocol import parse_results
+from jupyter_operator.workspace.ledger import executions
+
+
+def _result(run, id: str):
+    return next(r for r in parse_results(run.results_text) if r.id == id)
+
+
+def test_an_ok_run_returns_its_output_and_saves_it_in_the_notebook(op: Operator, ws: Path) -> None:
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c1"))
+    (item,) = run.items
+    assert (item.kind, item.status) == ("run", "pending")
+    assert item.execution.request.source == "x = 41\nprint('set x')"
+    assert item.execution.kernel.state == "not_started"
+    assert (ws / "nb.ipynb").read_text().count("set x") == 1  # nothing ran before approval
+    run.approve("r1")
+    result = _result(run, "r1")
+    assert result.ok and result.summary.startswith("Ran cell 1 (id c1) (In [1], ")
+    assert "[stdout]\nset x" in details(run, "r1")
+    cell = saved_cell(ws / "nb.ipynb", "c1")
+    assert cell["execution_count"] == 1
+    assert joined(cell["outputs"][0]["text"]) == "set x\n"
+    entry = op.history()[-1]
+    assert (entry.action, entry.command_id, entry.decided_by) == ("nb.runCell", "r1", "person")
+
+
+def test_an_error_comes_back_with_its_traceback_without_colour_codes(op: Operator) -> None:
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c3"))
+    run.approve("r1")
+    result = _result(run, "r1")
+    assert not result.ok and result.code == "ERR_CELL_ERROR"
+    assert result.summary.startswith("Cell failed (ERR_CELL_ERROR): Ran cell 3 (id c3)")
+    assert "ZeroDivisionError: division by zero" in result.summary
+    text = details(run, "r1")
+    assert "[error] ZeroDivisionError: division by zero" in text
+    assert "----> 1 1/0" in text
+    assert "\x1b[" not in text
+
+
+def test_the_kernel_keeps_state_between_runs_and_reports_it_to_readcells(op: Operator) -> None:
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c1") + cmd("r2", "nb.runCell", cell_id="c2"))
+    run.approve_all()
+    assert "[stdout]\n42" in details(run, "r2")
+    read = op.run(cmd("r3", "nb.readCells"))
+    view = json.loads(details(read, "r3"))
+    assert view["kernel"] == {"name": "python3", "state": "idle", "execution_count": 2,
+                              "where": "headless"}  # fmt: skip
+    assert view["cells"][2]["outputs"][0]["text"] == "42\n"
+
+
+def test_a_timeout_interrupts_the_kernel_and_keeps_it(op: Operator, ws: Path) -> None:
+    slow = "import time\nfor i in range(100):\n    print(i, flush=True)\n    time.sleep(0.1)"
+    op.run(cmd("i1", "nb.insertCell", index="4", content_b64=b64(slow))).approve_all()
+    cell_id = json.loads((ws / "nb.ipynb").read_text())["cells"][4]["id"]
+    run = op.run(cmd("r0", "nb.runCell", cell_id="c1") +
+                 cmd("r1", "nb.runCell", cell_id=cell_id, timeout_s="1.5"))  # fmt: skip
+    run.approve_all()
+    result = _result(run, "r1")
+    assert result.code == "ERR_CELL_TIMEOUT"
+    assert "timeout after 1.5 s; the kernel was interrupted" in result.summary
+    text = details(run, "r1")
+    assert "KeyboardInterrupt" in text and "[stdout]\n0\n1\n" in text
+    again = op.run(cmd("r2", "nb.runCell", cell_id="c2"))  # the same kernel, x still set
+    again.approve_all()
+    assert "[stdout]\n42" in details(again, "r2")
+
+
+def test_an_endless_printer_is_capped_for_the_model_and_the_notebook(
+    op: Operator, ws: Path
+) -> None:
+    endless = "while True:\n    print('y' * 200)"
+    op.run(cmd("i1", "nb.insertCell", index="4", content_b64=b64(endless))).approve_all()
+    cell_id = json.loads((ws / "nb.ipynb").read_text())["cells"][4]["id"]
+    run = op.run(cmd("r1", "nb.runCell", cell_id=cell_id, timeout_s="2"))
+    run.approve_all()
+    text = details(run, "r1")
+    assert _result(run, "r1").code == "ERR_CELL_TIMEOUT"
+    assert len(text) <= DETAILS_KEEP + 200
+    assert "characters cut" in text
+    saved = joined(saved_cell(ws / "nb.ipynb", cell_id)["outputs"][0]["text"])
+    assert "characters dropped" in saved and len(saved) < 250_000
+
+
+def test_an_image_is_described_never_pasted(op: Operator, ws: Path) -> None:
+    source = (
+        "import base64, struct, zlib\n"
+        "from IPython.display import Image, display\n"
+        "def chunk(t, d):\n"
+        "    c = struct.pack('>I', len(d)) + t + d\n"
+        "    return c + struct.pack('>I', zlib.crc32(t + d))\n"
+        "raw = b''.join(b'\\x00' + b'\\xff\\x00\\x00' * 30 for _ in range(20))\n"
+        "head = struct.pack('>IIBBBBB', 30, 20, 8, 2, 0, 0, 0)\n"
+        "png = (b'\\x89PNG\\r\\n\\x1a\\n' + chunk(b'IHDR', head)"
+        " + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))\n"
+        "display(Image(data=png))\n"
+    )
+    op.run(cmd("i1", "nb.insertCell", index="4", content_b64=b64(source))).approve_all()
+    cell_id = json.loads((ws / "nb.ipynb").read_text())["cells"][4]["id"]
+    run = op.run(cmd("r1", "nb.runCell", cell_id=cell_id))
+    run.approve_all()
+    text = details(run, "r1")
+    assert _result(run, "r1").ok, text
+    assert "[image/png image 30x20, " in text
+    assert "iVBOR" not in text  # no base64 for the model
+    assert joined(
+        saved_cell(ws / "nb.ipynb", cell_id)["outputs"][0]["data"]["image/png"]
+    ).startswith("iVBOR")
+
+
+def test_a_failed_pip_install_is_flagged_although_the_cell_succeeded(
+    op: Operator, ws: Path
+) -> None:
+    source = "%pip install --no-index --quiet no-such-package-jupyter-operator-test"
+    op.run(cmd("i1", "nb.insertCell", index="4", content_b64=b64(source))).approve_all()
+    cell_id = json.loads((ws / "nb.ipynb").read_text())["cells"][4]["id"]
+    run = op.run(cmd("r1", "nb.runCell", cell_id=cell_id, timeout_s="120"))
+    run.approve_all()
+    assert _result(run, "r1").ok
+    text = details(run, "r1")
+    assert "note: the cell did not raise, but its output says: ERROR:" in text
+
+
+def test_a_cell_edited_since_the_preview_is_refused_as_stale(op: Operator, ws: Path) -> None:
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c1"))
+    edit = op.run(cmd("e1", "nb.replaceCell", cell_id="c1", content="x = 0"))
+    edit.approve_all()
+    run.approve("r1")
+    result = _result(run, "r1")
+    assert (result.code, run.items[0].status) == ("ERR_STALE_PREVIEW", "stale")
+    assert "edited since the preview; nothing ran" in result.summary
+    assert executions(op.journal) == []
+
+
+def test_outputs_and_metadata_changes_are_not_edits(op: Operator, ws: Path) -> None:
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c2") + cmd("e1", "nb.replaceCell", cell_id="c1",
+                                                              content="x = 1"))  # fmt: skip
+    doc = json.loads((ws / "nb.ipynb").read_text())
+    doc["cells"][2]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "old\n"}]
+    doc["cells"][2]["metadata"] = {"collapsed": True}
+    doc["metadata"]["language_info"] = {"name": "python"}
+    (ws / "nb.ipynb").write_text(json.dumps(doc, indent=1))
+    run.approve("r1")  # the run saves its outputs: the pending replace is not stale for it
+    assert _result(run, "r1").code == "ERR_CELL_ERROR"  # NameError: x is not set yet
+    run.approve("e1")
+    assert _result(run, "e1").ok
+    assert joined(saved_cell(ws / "nb.ipynb", "c1")["source"]) == "x = 1"
+
+
+def test_a_restart_since_the_preview_is_detected(op: Operator) -> None:
+    op.run(cmd("r0", "nb.runCell", cell_id="c1")).approve_all()
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c2"))
+    assert run.items[0].execution.kernel.state == "idle"
+    restart = op.run(cmd("k1", "nb.restartKernel"))
+    assert "will be lost" in restart.items[0].execution.what
+    restart.approve_all()
+    assert _result(restart, "k1").summary.startswith("Restarted the kernel")
+    run.approve("r1")
+    result = _result(run, "r1")
+    assert result.code == "ERR_STALE_PREVIEW" and "kernel restarted" in result.summary
+
+
+def test_a_run_after_a_replace_in_the_same_reply_runs_the_approved_source(op: Operator) -> None:
+    reply = cmd("e1", "nb.replaceCell", cell_id="c1", content="x = 1") + cmd(
+        "r1", "nb.runCell", cell_id="c1") + cmd("r2", "nb.runCell", cell_id="c2")  # fmt: skip
+    run = op.run(reply)
+    _e1, r1, _r2 = run.items
+    assert r1.builds_on == "e1" and r1.execution.request.source == "x = 1"
+    edited = run.approve("e1", content=_with_cell(op, "c1", "x = 99"))
+    assert edited.status == "applied"
+    assert r1.execution.request.source == "x = 99"  # planned again from what was written
+    run.approve("r1")
+    run.approve("r2")
+    assert "[stdout]\n100" in details(run, "r2")
+
+
+def test_a_run_after_a_rejected_replace_does_not_run(op: Operator) -> None:
+    run = op.run(cmd("e1", "nb.replaceCell", cell_id="c1", content="x = 1") +
+                 cmd("r1", "nb.runCell", cell_id="c1"))  # fmt: skip
+    run.reject("e1")
+    assert _result(run, "r1").code == "ERR_BASE_REJECTED"
+    assert executions(op.journal) == []
+
+
+def test_approve_and_run_applies_the_change_and_returns_the_outputs(op: Operator, ws: Path) -> None:
+    run = op.run(cmd("e1", "nb.replaceCell", cell_id="c3", content="print(6 * 7)"))
+    assert run.items[0].to_dict()["can_run"] is True
+    run.approve("e1", and_run=True)
+    result = _result(run, "e1")
+    assert result.ok and result.summary.startswith("Replaced cell c3, then ran it: Ran cell 3")
+    assert "[stdout]\n42" in details(run, "e1")
+    assert joined(saved_cell(ws / "nb.ipynb", "c3")["outputs"][0]["text"]) == "42\n"
+
+
+def test_rebuild_state_restarts_and_runs_the_recorded_cells_again(op: Operator) -> None:
+    op.run(
+        cmd("r1", "nb.runCell", cell_id="c1") + cmd("r2", "nb.runCell", cell_id="c2")
+    ).approve_all()
+    op.run(cmd("k1", "nb.restartKernel")).approve_all()
+    lost = op.run(cmd("r3", "nb.runCell", cell_id="c2"))
+    lost.approve_all()
+    assert "NameError" in _result(lost, "r3").summary
+    # The ledger since the restart holds only the failed r3; rebuild from before the restart:
+    op.run(cmd("r4", "nb.runCell", cell_id="c1")).approve_all()
+    rebuild = op.run(cmd("b1", "nb.rebuildState"))
+    assert rebuild.items[0].execution.what.startswith("the kernel's state: restart, then 2 cells")
+    rebuild.approve_all()
+    result = _result(rebuild, "b1")
+    assert result.ok and "ran 2 cells; all ok" in result.summary
+    after = op.run(cmd("r5", "nb.runCell", cell_id="c2"))
+    after.approve_all()
+    assert "[stdout]\n42" in details(after, "r5")
+
+
+def test_every_run_is_in_the_ledger_in_order(op: Operator) -> None:
+    op.run(
+        cmd("r1", "nb.runCell", cell_id="c1") + cmd("r2", "nb.runCell", cell_id="c3")
+    ).approve_all()
+    found = executions(op.journal)
+    assert [(r.command_id, r.cell_id, r.execution_count, r.status, r.where) for r in found] == [
+        ("r1", "c1", 1, "ok", "headless"), ("r2", "c3", 2, "error", "headless")]  # fmt: skip
+    assert found[0].kernel_identity == found[1].kernel_identity
+    assert len(found[0].source_sha256 or "") == 64
+
+
+def test_rebuild_right_after_a_restart_repeats_what_the_lost_kernel_ran(op: Operator) -> None:
+    op.run(cmd("r1", "nb.runCell", cell_id="c2") + cmd("r2", "nb.runCell", cell_id="c1") +
+           cmd("r3", "nb.runCell", cell_id="c2")).approve_all()  # fmt: skip
+    op.run(cmd("k1", "nb.restartKernel")).approve_all()
+    rebuild = op.run(cmd("b1", "nb.rebuildState"))
+    request = rebuild.items[0].execution.request
+    assert [cell[0] for cell in request.cells] == ["c1", "c2"]  # once each, notebook order
+    rebuild.approve_all()
+    assert _result(rebuild, "b1").ok
+    assert "== Ran cell c2 (In [2], " in details(rebuild, "b1") and "[stdout]\n42" in details(
+        rebuild, "b1"
+    )
+
+
+def test_runs_ask_by_default_and_follow_rules(ws: Path, tmp_path: Path) -> None:
+    rules = Policy.parse("auto nb.runCell scratch/**\ndeny nb.restartKernel **")
+    (ws / "scratch").mkdir()
+    (ws / "scratch" / "s.ipynb").write_text((ws / "nb.ipynb").read_text())
+    with Operator(ws, extensions=("nb",), journal_dir=tmp_path / "j", policy=rules) as op:
+        run = op.run(cmd("r1", "nb.runCell", cell_id="c1") +
+                     cmd("r2", "nb.runCell", notebook="scratch/s.ipynb", cell_id="c1") +
+                     cmd("k1", "nb.restartKernel"))  # fmt: skip
+        r1, r2, k1 = run.items
+        assert r1.status == "pending" and r1.rule == "default: ask"
+        assert r2.status == "done" and r2.decided_by == "rule"
+        assert k1.status == "denied" and k1.error_code == "ERR_POLICY_DENIED"
+    with Operator(ws, extensions=("nb",), journal_dir=tmp_path / "j",
+                  policy=Policy.parse("auto writes")) as op:  # fmt: skip
+        assert op.run(cmd("r1", "nb.runCell", cell_id="c1")).items[0].status == "pending"
+
+
+def _with_cell(op: Operator, cell_id: str, source: str) -> bytes:
+    doc = json.loads((op.root / "nb.ipynb").read_text())
+    for cell in doc["cells"]:
+        if cell.get("id") == cell_id:
+            cell["source"] = source
+    return (json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()

@@ -1,0 +1,78 @@
+"""A headless kernel runs in the sandbox: the workspace only, no network, no API key."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from cell_runs import b64, cmd, details
+
+from jupyter_operator.engine import Operator
+from jupyter_operator.shell import sandbox_available
+
+pytestmark = pytest.mark.skipif(
+    not sandbox_available(), reason="bubblewrap cannot create namespaces here (CI installs it)"
+)
+
+
+def _run_source(op: Operator, ws: Path, source: str) -> str:
+    op.run(cmd("i1", "nb.insertCell", index="4", content_b64=b64(source))).approve_all()
+    cell_id = json.loads((ws / "nb.ipynb").read_text())["cells"][4]["id"]
+    run = op.run(cmd("r1", "nb.runCell", cell_id=cell_id))
+    assert "NOT sandboxed" not in run.items[0].execution.kernel.reach
+    assert run.items[0].execution.kernel.sandboxed
+    run.approve_all()
+    return details(run, "r1")
+
+
+def test_it_cannot_write_outside_the_workspace(op: Operator, ws: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "outside.txt"
+    source = (
+        f"for target in [{str(outside)!r}, '/etc/jo-test', '../escape.txt']:\n"
+        "    try:\n"
+        "        open(target, 'w').write('x')\n"
+        "        print('wrote', target)\n"
+        "    except OSError as exc:\n"
+        "        print('refused', target, type(exc).__name__)\n"
+        "open('inside.txt', 'w').write('ok')\n"
+    )
+    text = _run_source(op, ws, source)
+    assert not outside.exists() and not Path("/etc/jo-test").exists()
+    assert "refused /etc/jo-test" in text
+    assert not (ws.parent / "escape.txt").exists()
+    assert (ws / "inside.txt").read_text() == "ok"
+
+
+def test_it_cannot_read_the_key(op: Operator, ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value-for-the-test")
+    monkeypatch.setenv("JUPYTER_TOKEN", "token-for-the-test")
+    text = _run_source(
+        op,
+        ws,
+        "import os\nprint(sorted(k for k in os.environ if 'KEY' in k or "
+        "'TOKEN' in k))\nprint(os.environ.get('OPENAI_API_KEY'))",
+    )
+    assert "sk-secret-value" not in text and "token-for-the-test" not in text
+    assert "[stdout]\n[]\nNone" in text
+
+
+def test_it_cannot_reach_the_network(op: Operator, ws: Path) -> None:
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    port = server.getsockname()[1]
+    try:
+        source = (
+            "import socket\n"
+            "try:\n"
+            f"    socket.create_connection(('127.0.0.1', {port}), timeout=3)\n"
+            "    print('connected')\n"
+            "except OSError as exc:\n"
+            "    print('no network', type(exc).__name__)\n"
+        )
+        text = _run_source(op, ws, source)
+    finally:
+        server.close()
+    assert "no network" in text and "connected" not in text.replace("no network", "")
