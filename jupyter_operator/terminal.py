@@ -83,10 +83,35 @@ def describe_pending(item: Any, tty: IO[str]) -> None:
             tty.write("  not sandboxed: it runs with your permissions\n")
         return
     tty.write(f"\n{visible_text(f'{item.action} {item.path}  ({item.summary})')}\n")
+    execution = getattr(item, "execution", None)
+    if execution is not None:  # the exact source, the kernel, and what the code may reach
+        describe_run(execution, tty)
     if getattr(item, "rule", None):  # why it asks: "asked by rule 3: ask **/*.ipynb"
         tty.write(f"  asked by {visible_text(item.rule)}\n")
     if item.diff:
         show_diff(item.diff, tty)
+
+
+def describe_run(execution: Any, tty: IO[str]) -> None:
+    """A cell run as the person decides on it: where, in which kernel, what ran before, the
+    source (or the cells of a rebuild)."""
+    kernel, request = execution.kernel, execution.request
+    count = f", execution count {kernel.execution_count}" if kernel.execution_count else ""
+    tty.write(f"  kernel: {visible_text(kernel.name)} ({kernel.state}{count})\n")
+    tty.write(f"  runs in: {visible_text(kernel.reach)}\n")
+    if execution.ran_before:
+        ran = ", ".join(f"{r['cell_id']} [{r['execution_count']}]" for r in execution.ran_before)
+        tty.write(f"  ran before in this kernel: {visible_text(ran)}\n")
+    if request.restart:
+        tty.write("  the kernel restarts: its variables and imports are lost\n")
+    for cell_id, source, _sha in request.cells:
+        tty.write(f"  --- cell {visible_text(str(cell_id))}\n{_indented(source)}")
+    if request.source:
+        tty.write(_indented(request.source))
+
+
+def _indented(source: str) -> str:
+    return "".join(f"    {visible_text(line)}\n" for line in source.splitlines())
 
 
 def _editable(item: Any) -> bool:

@@ -18,6 +18,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.utils.process import arg_split
 
+from .live_runs import CommRunner, own_notebook
 from .session import session
 
 if TYPE_CHECKING:
@@ -172,9 +173,21 @@ class AgentMagics(Magics):
         except ValueError as exc:
             raise UsageError(f"operator_agent: {exc}") from None
         model = build_model(opts)
+        extensions = session().extensions
+        notebook = own_notebook(root)
+
+        def operator() -> Any:  # cells run in the open notebook (kernel/live_runs.py)
+            from ..engine import Operator
+
+            return Operator(root, policy=policy, extensions=extensions, runner=CommRunner(root))
+
         agent = Agent(model, root=root, policy=policy, max_turns=max_turns,
-                      extensions=session().extensions)  # fmt: skip
-        view = AgentView(agent, task=task)
+                      extensions=extensions, operator_factory=operator)  # fmt: skip
+        shown = task
+        if notebook is not None and "nb" in extensions:
+            task += (f"\n\n(This request was typed in the notebook {notebook}; nb.runCell runs "
+                     "its cells in its live kernel, where the person sees the outputs.)")
+        view = AgentView(agent, task=shown)
         SETTINGS.last_agent, SETTINGS.last_view = agent, view
         display(view)
         start_agent(agent, task)

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..execution import NoRunner
+from .live_runs import CommRunner
+
 if TYPE_CHECKING:
     from ..engine import Operator, Policy, Run, ShellPolicy
 
@@ -79,7 +82,8 @@ class KernelSession:
 
         op = self.operators.get(root)
         if op is None:
-            op = Operator(root, policy=self.current_policy(), extensions=self.extensions)
+            op = Operator(root, policy=self.current_policy(), extensions=self.extensions,
+                          runner=CommRunner(root))  # cells run in the open notebook
             self.operators[root] = op
         op.extensions = self.extensions
         op.policy = self.current_policy()
@@ -105,7 +109,8 @@ class KernelSession:
             # mutation is planned (so its diff is shown) and then refused. A policy ``deny``
             # would refuse it before planning, and the person would see no diff.
             policy = self.current_policy().only_denials()
-            dry = Operator(where, policy=policy, extensions=self.extensions)
+            dry = Operator(where, policy=policy, extensions=self.extensions,
+                           runner=NoRunner("a dry run runs nothing"))
             # No command runs in a dry run: no allow rule applies, so each one is shown.
             dry.shell_policy = ShellPolicy(deny=self.current_shell_policy().deny)
             run = run_text(dry, text, dialect)

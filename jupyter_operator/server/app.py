@@ -103,6 +103,20 @@ class OperatorExtension(ExtensionApp):
         models leaves them out and a reply using them gets ERR_UNKNOWN_ACTION.""",
     ).tag(config=True)
 
+    allow_auto_runs = Bool(
+        False,
+        help="""Let rules (auto nb.runCell ...) run cells in notebooks open in JupyterLab without
+        asking. Those kernels are the person's own, unsandboxed: off by default. A notebook may
+        also allow it for itself (metadata jupyter_operator.policy: auto-run).""",
+    ).tag(config=True)
+
+    notebook_policy_cap = Unicode(
+        "auto-run",
+        help="""The most any notebook's own policy (metadata jupyter_operator.policy) may allow:
+        off, dry-run, no-run, run or auto-run. 'no-run' keeps every notebook's cells from being
+        run by a model on this server, whatever the notebook says.""",
+    ).tag(config=True)
+
     protected_paths = List(
         Unicode(),
         default_value=None,
@@ -150,6 +164,14 @@ class OperatorExtension(ExtensionApp):
         if value < least:
             raise TraitError(f"max_message_size must be at least {least} (a 1 MiB file write)")
         return value
+
+    @validate("notebook_policy_cap")
+    def _check_cap(self, proposal: dict[str, Any]) -> str:
+        from ..notebooks.teacher import LEVELS
+
+        if proposal["value"] not in LEVELS:
+            raise TraitError(f"notebook_policy_cap must be one of {', '.join(LEVELS)}")
+        return str(proposal["value"])
 
     @validate("max_body_size", "max_sessions", "max_saved_sessions")
     def _check_positive(self, proposal: dict[str, Any]) -> int:
@@ -241,6 +263,8 @@ class OperatorExtension(ExtensionApp):
             protected=self.protected_paths,
             journal_dir=self.journal_dir or None,
             extensions=EXTENSIONS if self.cell_actions else (),
+            allow_auto_runs=self.allow_auto_runs,
+            notebook_cap=self.notebook_policy_cap,
         )
         store = SessionStore(
             Path(self.journal_dir or default_directory()) / "sessions",

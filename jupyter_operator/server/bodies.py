@@ -7,9 +7,9 @@ coerced: ``{"text": 1}`` is a ``bad_request``, not the text ``"1"``.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class Body(BaseModel):
@@ -34,6 +34,21 @@ class DecideBody(Body):
     decision: Literal["approve", "reject"]
     reason: str | None = None
     content: str | None = None  # the person's edit of the new content (approve only)
+    and_run: bool = False  # Approve & Run: apply a cell change, then run the cell
+
+
+class OutcomeBody(Body):
+    """``POST sessions/{session}/items/{item}/execution``: what the open notebook's kernel did
+    with a run (``execution.Outcome``), posted by the panel."""
+
+    status: Literal["ok", "error", "timeout", "interrupted", "kernel_died", "stale",
+                    "unavailable"]  # fmt: skip
+    execution_count: int | None = None
+    duration_ms: int = Field(default=0, ge=0)
+    outputs: list[dict[str, Any]] = Field(default_factory=list, max_length=500)
+    kernel_identity: str | None = Field(default=None, max_length=200)
+    message: str = Field(default="", max_length=2000)
+    steps: list[dict[str, Any]] = Field(default_factory=list, max_length=500)
 
 
 class DecideAllBody(Body):

@@ -268,7 +268,7 @@ class DecideHandler(OperatorPostHandler):
 
             body = self.parse(DecideBody)
             return await self.service.decide(session_id, body.id, body.decision, body.reason,
-                                             body.content)  # fmt: skip
+                                             body.content, body.and_run)  # fmt: skip
 
         await self.respond(work())
 
@@ -281,6 +281,26 @@ class ContentHandler(OperatorApiHandler):
     async def get(self, session_id: str, item_id: str) -> None:
         """The proposed new content and the file's text it was previewed on."""
         await self.respond(self.service.content(session_id, item_id))
+
+
+class ExecutionHandler(OperatorPostHandler):
+    """``POST sessions/{session}/items/{item}/execution``: what the open notebook's kernel did
+    with an approved run (the panel ran the cell with JupyterLab's ``CodeCell.execute``)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, session_id: str, item_id: str) -> None:
+        """Finish a running item with the outcome the front end observed."""
+
+        async def work() -> dict[str, Any]:
+            from ..execution import Outcome
+            from .bodies import OutcomeBody
+
+            body = self.parse(OutcomeBody)
+            outcome = Outcome.from_dict(body.model_dump())
+            return await self.service.finish_execution(session_id, item_id, outcome)
+
+        await self.respond(work())
 
 
 class DecideAllHandler(OperatorPostHandler):
@@ -359,6 +379,7 @@ def rest_handlers(
         (f"/{prefix}/sessions/{SESSION_ID}/decide", DecideHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/decide-all", DecideAllHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/content", ContentHandler),
+        (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/execution", ExecutionHandler),
         (f"/{prefix}/undo", UndoHandler),
         (f"/{prefix}/redo", RedoHandler),
         (f"/{prefix}/history", HistoryHandler),

@@ -33,6 +33,7 @@ from .workspaces import WorkspaceRegistry, close_operator
 
 if TYPE_CHECKING:
     from ..engine import Item, Operator, Run
+    from ..execution import Outcome
     from ..workspace import HistoryEntry
     from ..workspace.sessionstore import SessionStore
 
@@ -195,7 +196,7 @@ class SessionService:
 
     async def decide(
         self, session_id: str, item_id: str, decision: str, reason: str | None = None,
-        content: str | None = None,
+        content: str | None = None, and_run: bool = False,
     ) -> dict[str, Any]:
         """Approve or reject one pending item; ``content`` approves the person's edit of it."""
         _check_decision(decision)
@@ -212,12 +213,34 @@ class SessionService:
             with self._recording(session):
                 if content is not None:
                     made = run.approve(item_id, content=content.encode("utf-8"))
+                elif decision == "approve" and and_run and hasattr(run, "finish_execution"):
+                    made = run.approve(item_id, and_run=True)
                 elif decision == "approve":
                     made = run.approve(item_id)
                 else:
                     made = run.reject(item_id, reason)
             if made.outcome == "already_decided":
                 raise ApiError(409, "already_decided", made.message)
+            self._save(session)
+            state = session.to_dict()
+            return {"item": _item_view(made.item, run), **_decision_view(state)}
+
+        return await self._locked(session.workspace, work)
+
+    async def finish_execution(self, session_id: str, item_id: str,
+                               outcome: Outcome) -> dict[str, Any]:  # fmt: skip
+        """The outcome of a run the open notebook carried out: the item ends, the model's
+        result is made, the run is recorded (409 when the item is not running)."""
+        session = await self._lookup(session_id)
+
+        def work() -> dict[str, Any]:
+            run = session.run
+            if not hasattr(run, "finish_execution"):
+                raise ApiError(400, "bad_request", "this session runs no cells")
+            with self._recording(session):
+                made = run.finish_execution(item_id, outcome)
+            if made.outcome == "already_decided":
+                raise ApiError(409, "not_running", f"{item_id} is not running")
             self._save(session)
             state = session.to_dict()
             return {"item": _item_view(made.item, run), **_decision_view(state)}
@@ -316,8 +339,11 @@ class SessionService:
         def work() -> dict[str, Any]:
             operator = self._history_of(workspace, folder)
             entries = operator.history()
+            from ..workspace.ledger import executions
+
             return {"workspace": workspace, "folder": _clean_folder(folder),
-                    "history": [self._entry_view(e) for e in entries]}  # fmt: skip
+                    "history": [self._entry_view(e) for e in entries],
+                    "executions": [r.to_dict() for r in executions(operator.journal)]}  # fmt: skip
 
         return await self._locked(workspace, work, write=False)
 

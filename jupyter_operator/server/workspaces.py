@@ -111,8 +111,14 @@ class WorkspaceRegistry:
         journal_dir: str | os.PathLike[str] | None = None,
         shell_policy: ShellPolicy | None = None,
         extensions: Iterable[str] = EXTENSIONS,
+        allow_auto_runs: bool = False,
+        notebook_cap: str | None = None,
     ) -> None:
         self._roots = dict(roots)
+        #: Cells run in the notebook open in JupyterLab (the panel posts their outcome back);
+        #: rules may run them without asking only when the server allows it.
+        self.allow_auto_runs = allow_auto_runs
+        self.notebook_cap = notebook_cap
         #: Host extensions of the protocol every session of this server runs.
         self.extensions: tuple[str, ...] = tuple(extensions)
         self._policy = policy
@@ -170,6 +176,7 @@ class WorkspaceRegistry:
         existing directory); OperatorError otherwise.
         """
         from ..engine import Operator
+        from ..execution import DeferredRunner
         from ..protocol import OperatorError, codes
         from ..workspace.paths import parse_path
 
@@ -189,6 +196,8 @@ class WorkspaceRegistry:
             journal_dir=self._journal_dir,
             protected=self._protected,
             extensions=self.extensions,
+            runner=DeferredRunner(allows_auto=self.allow_auto_runs),
+            notebook_cap=self.notebook_cap,
         )
         if self._shell_policy is not None:
             operator.shell_policy = self._shell_policy

@@ -19,6 +19,7 @@ from .render import (
     split_lines,
     strip_cr,
 )
+from .run_html import run_html
 
 if TYPE_CHECKING:
     from ..engine import Item, Run
@@ -97,7 +98,12 @@ def notes_html(item: Item, blocked_by: str | None = None, *, diff_invisible: boo
             "control characters, marked &lt;U+....&gt; below. Check them before approving.</div>"
         )
     result = item.result
-    if item.kind == "error" or (item.kind == "mutation" and item.status != "pending"):
+    if item.kind == "run" and item.status not in ("pending", "running") and result is not None:
+        css = "jpo-note" if result.ok else "jpo-note jpo-warn"
+        notes.append(f'<div class="{css}">{escape(person_text(result.summary))}'
+                     f"{_code_html(result)}</div>")
+    elif item.kind == "error" or (item.kind == "mutation" and item.status not in ("pending",
+                                                                               "running")):
         lead = OUTCOME_NOTES.get(item.status, "") if item.kind == "mutation" else ""
         summary = person_text(result.summary if result is not None else item.summary)
         css = "jpo-note" if item.status in ("applied", "done") else "jpo-note jpo-warn"
@@ -115,7 +121,10 @@ def notes_html(item: Item, blocked_by: str | None = None, *, diff_invisible: boo
 
 
 def details_html(item: Item) -> str:
-    """A read's result text, collapsed when long (plain ``<details>``: no script needed)."""
+    """A read's result text, collapsed when long (plain ``<details>``: no script needed); a
+    run's source, kernel and outputs (``run_html``)."""
+    if getattr(item, "execution", None) is not None:
+        return run_html(item)
     result = item.result
     if item.kind != "read" or result is None or not result.details:
         return ""

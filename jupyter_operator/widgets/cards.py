@@ -88,8 +88,12 @@ class ItemCard(w.Box):
         blocker: Callable[[Item], str | None] | None = None,
         shared: Shared | None = None,
         approve_edited: ApproveEdited | None = None,
+        approve_and_run: Callable[[str], None] | None = None,
     ) -> None:
         self.item = item
+        #: Approve & Run (an insert or replace of a code cell); None: the card does not offer it.
+        self._approve_and_run = approve_and_run
+        self.run_button: w.Button | None = None
         #: Approve with the person's edit (``edit_box.py``); None: the card offers no Edit.
         self._approve_edited = approve_edited
         self.edit_button: w.Button | None = None
@@ -114,7 +118,7 @@ class ItemCard(w.Box):
         # A notebook change shows its cells (None otherwise); the JSON diff is one click away.
         self._cells: tuple[object, str] | None = None
         self.json_toggle: w.Button | None = None
-        self._details: tuple[object, str] = (None, "")
+        self._details: tuple[object, str] = ((None, None), "")
         self._submit_timer: Any = None  # a pending Enter in the reason field
         # Every widget is created with its final state: a trait changed after creation is one
         # more state message, and those dominated the cost of displaying a long reply.
@@ -192,6 +196,8 @@ class ItemCard(w.Box):
                     not pending or blocked_by is not None or self.editor is not None
                 )
                 self.approve_button.tooltip = _approve_tooltip(blocked_by)
+            if self.run_button is not None:
+                self.run_button.disabled = not pending or blocked_by is not None
             if self.edit_button is not None:  # an edit waits for the change it builds on too
                 self.edit_button.disabled = not pending or blocked_by is not None
             if self.reason is not None:
@@ -201,9 +207,11 @@ class ItemCard(w.Box):
             self.children = tuple(wanted)
 
     def _details_html(self) -> str:
-        # A read's result does not change once it ran; render it once.
-        if self._details[0] is not self.item.result:
-            self._details = (self.item.result, details_html(self.item))
+        # A read's result does not change once it ran; render it once (a run's part changes
+        # with its status: running, then its outputs).
+        key = (self.item.result, self.item.status)
+        if self._details[0] != key:
+            self._details = (key, details_html(self.item))
         return self._details[1]
 
     def _sync_diff(self) -> None:
@@ -262,8 +270,10 @@ class ItemCard(w.Box):
         if self.controls is not None:
             return
         shared = self._shared
+        is_run = self.item.kind == "run"
         self.approve_button = shared.button_widget(
-            "Approve", button_style="success", icon="check",
+            "Run" if is_run else "Approve", button_style="success",
+            icon="play" if is_run else "check",
             tooltip=_approve_tooltip(blocked_by), disabled=blocked_by is not None,
         )  # fmt: skip
         self.reject_button = shared.button_widget("Reject", icon="times")
@@ -277,6 +287,14 @@ class ItemCard(w.Box):
         self.reject_button.on_click(lambda _b: self._decide(approve=False))
         self.reason_button.on_click(self._reason_clicked)
         self.controls = [self.approve_button, self.reject_button, self.reason_button]
+        if self._approve_and_run is not None and getattr(self.item, "can_run", False):
+            self.run_button = shared.button_widget(
+                "Approve & Run", wide=True, button_style="success", icon="play",
+                tooltip="Apply the change, then run the cell in the notebook's kernel",
+                disabled=blocked_by is not None,
+            )  # fmt: skip
+            self.run_button.on_click(lambda _b: self._decide(approve=True, and_run=True))
+            self.controls.insert(1, self.run_button)
         if self._approve_edited is not None and self.item.editable:
             self.edit_button = shared.button_widget(
                 "Edit", icon="pencil", tooltip="Change the new content yourself, then approve it",
@@ -361,7 +379,8 @@ class ItemCard(w.Box):
     @property
     def buttons(self) -> list[w.Button]:
         """The decision buttons (empty for items that were never asked about)."""
-        found = (self.approve_button, self.edit_button, self.reject_button, self.reason_button)
+        found = (self.approve_button, self.run_button, self.edit_button, self.reject_button,
+                 self.reason_button)  # fmt: skip
         return [b for b in found if b is not None]
 
     def _toggle_label(self, expanded: bool) -> str:
@@ -378,13 +397,15 @@ class ItemCard(w.Box):
         self.refresh()
 
     # -- decisions -----------------------------------------------------------------------------
-    def _decide(self, *, approve: bool, with_reason: bool = False) -> None:
+    def _decide(self, *, approve: bool, with_reason: bool = False, and_run: bool = False) -> None:
         if self.item.status != "pending":
             self.refresh()
             return
         for button in self.buttons:  # one click is one decision
             button.disabled = True
-        if approve:
+        if approve and and_run and self._approve_and_run is not None:
+            self._approve_and_run(self.item.id)
+        elif approve:
             if self._approve is not None:
                 self._approve(self.item.id)
         elif self._reject is not None:

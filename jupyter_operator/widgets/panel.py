@@ -113,6 +113,8 @@ class RunView(w.VBox):
             blocker=self._blocker,
             shared=self._shared,
             approve_edited=self._approve_edited,
+            approve_and_run=self._approve_and_run if hasattr(self.run, "finish_execution")
+            else None,
         )
 
     # -- display -------------------------------------------------------------------------------
@@ -217,6 +219,14 @@ class RunView(w.VBox):
         try:
             self._note(self.run.approve(item_id))
         except Exception as exc:  # shown as one line in the panel; a handler must not raise
+            self._report(exc)
+        self._resync()
+
+    def _approve_and_run(self, item_id: str) -> None:
+        """Approve & Run: apply the cell change, then run the cell in the notebook's kernel."""
+        try:
+            self._note(self.run.approve(item_id, and_run=True))
+        except Exception as exc:
             self._report(exc)
         self._resync()
 

@@ -33,6 +33,7 @@ POST_ROUTES = [
     ("redo",),
     ("sessions", "abc", "decide"),
     ("sessions", "abc", "decide-all"),
+    ("sessions", "abc", "items", "r1", "execution"),
 ]
 
 
@@ -209,7 +210,7 @@ def test_every_registered_handler_has_its_decorators(jp_serverapp: Any) -> None:
     declared = OperatorExtension()
     declared.initialize_handlers()
     assert {h for _, h, *_ in declared.handlers} == set(handlers)
-    assert len(handlers) == 16  # 11 REST routes, the file API socket, 4 of Ask mode
+    assert len(handlers) == 17  # 12 REST routes, the file API socket, 4 of Ask mode
     assert [p for h in handlers for p in missing_auth(h)] == []
 
 

@@ -1,0 +1,142 @@
+"""Cells run from a kernel's magics: the open notebook in JupyterLab runs them.
+
+``%%operator`` and ``%%operator_agent`` live in the notebook's own kernel. Running a cell from
+there must look exactly as if the person had run it: the output in the open cell, the
+execution count in the margin. So the kernel does not execute the source itself; it asks the
+front end through a comm (target ``jupyter_operator.cells``, registered by the JupyterLab
+extension on every notebook's kernel), which runs the cell with JupyterLab's own
+``CodeCell.execute`` and sends the outputs back.
+
+Only the notebook this kernel runs (``JPY_SESSION_NAME``, set by jupyter-server) can run cells
+this way. Where no front end answers (nbclient, a console, a front end without the extension),
+the run is ``ERR_KERNEL_UNAVAILABLE`` and nothing runs: the comm is only asked to run once it
+has acknowledged, within ``ACK_SECONDS``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+from typing import Any
+
+from ..execution import KernelInfo, Outcome, RunRequest
+from ..execution.runner import Done
+
+TARGET = "jupyter_operator.cells"
+ACK_SECONDS = 5.0
+
+LIVE_REACH = ("this notebook's own kernel in JupyterLab: your kernel, NOT sandboxed, with your "
+              "permissions, files and network")  # fmt: skip
+NO_FRONT_END = (
+    "no front end runs this notebook's cells here (JupyterLab or Notebook 7 with "
+    "jupyter-operator's extension is needed: nbclient and consoles cannot)"
+)
+
+
+def own_notebook(root: Path) -> str | None:
+    """The notebook this kernel runs, relative to ``root`` (None when not inside it)."""
+    name = os.environ.get("JPY_SESSION_NAME")
+    if not name or not name.lower().endswith(".ipynb"):
+        return None
+    path = Path(name)
+    if not path.is_absolute():
+        return None
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return None
+
+
+class CommRunner:
+    """The ``CellRunner`` of a kernel's magics (see the module docstring)."""
+
+    where = "live"
+
+    def __init__(self, root: Path, *, allows_auto: bool = False) -> None:
+        self.notebook = own_notebook(root)
+        #: Rules never run cells in a person's kernel unless the notebook allows it
+        #: (``auto-run`` in its own policy, checked by the engine).
+        self.allows_auto = allows_auto
+
+    def kernel(self, notebook: str, kernel_name: str) -> KernelInfo:
+        if notebook != self.notebook:
+            reach = (f"only {self.notebook} (the notebook this kernel runs) can run cells from "
+                     "here" if self.notebook else NO_FRONT_END)  # fmt: skip
+            return KernelInfo(name=kernel_name, state="not_started", where="none", reach=reach)
+        ipython = _ipython()
+        kernel = getattr(ipython, "kernel", None)
+        identity = getattr(getattr(kernel, "session", None), "session", None)
+        count = max(int(getattr(ipython, "execution_count", 1)) - 1, 0)
+        return KernelInfo(name=kernel_name, state="idle", execution_count=count,
+                          identity=identity, where="live", sandboxed=False,
+                          reach=LIVE_REACH)  # fmt: skip
+
+    def start(self, request: RunRequest, done: Done) -> None:
+        if request.notebook != self.notebook:
+            done(Outcome("unavailable", message=self.kernel(request.notebook, "").reach +
+                         "; nothing ran."))  # fmt: skip
+            return
+        if request.restart:
+            done(Outcome("unavailable", message="a kernel cannot restart itself from its own "
+                         "cell; restart it from the notebook's Kernel menu (then Rebuild state "
+                         "from the history); nothing ran."))  # fmt: skip
+            return
+        try:
+            _ask_front_end(request, done)
+        except Exception as exc:  # no comm support in this kernel
+            done(Outcome("unavailable", message=f"{NO_FRONT_END} ({type(exc).__name__}); "
+                         "nothing ran."))  # fmt: skip
+
+    def close(self) -> None:
+        return None
+
+
+def _ipython() -> Any:
+    from IPython import get_ipython
+
+    return get_ipython()
+
+
+def _ask_front_end(request: RunRequest, done: Done) -> None:
+    """Open the comm, wait for the front end's acknowledgement, then ask it to run."""
+    from comm import create_comm
+
+    state = {"acked": False, "finished": False}
+    comm = create_comm(target_name=TARGET, data={"hello": 1})
+
+    def finish(outcome: Outcome) -> None:
+        if not state["finished"]:
+            state["finished"] = True
+            done(outcome)
+
+    def on_msg(msg: dict[str, Any]) -> None:
+        data = msg.get("content", {}).get("data", {})
+        if data.get("ack") and not state["acked"] and not state["finished"]:
+            state["acked"] = True
+            comm.send({"run": request.to_dict()})
+        elif isinstance(data.get("outcome"), dict):
+            try:
+                finish(Outcome.from_dict(data["outcome"]))
+            except (KeyError, TypeError, ValueError):
+                finish(Outcome("unavailable", message="the front end sent no outcome"))
+            comm.close()
+
+    def on_close(_msg: Any) -> None:
+        if not state["acked"]:
+            finish(Outcome("unavailable", message=f"{NO_FRONT_END}; nothing ran."))
+        else:
+            finish(Outcome("interrupted", message="the front end closed the run"))
+
+    comm.on_msg(on_msg)
+    comm.on_close(on_close)
+
+    def no_answer() -> None:
+        if not state["acked"] and not state["finished"]:
+            finish(Outcome("unavailable", message=f"{NO_FRONT_END}; nothing ran."))
+            comm.close()
+
+    try:
+        asyncio.get_running_loop().call_later(ACK_SECONDS, no_answer)
+    except RuntimeError:  # no loop between cells (a terminal IPython): nobody can answer
+        no_answer()

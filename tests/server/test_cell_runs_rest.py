@@ -1,0 +1,138 @@
+"""Cell runs through the REST API: the panel runs the cell in the open notebook and posts back."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cell_notebooks import code, notebook
+from server_helpers import Api, cmd
+
+from jupyter_operator.protocol import parse_results
+
+ERROR_OUTPUT = {"output_type": "error", "ename": "NameError",
+                "evalue": "name 'totl' is not defined",
+                "traceback": ["\x1b[31mNameError\x1b[0m: name 'totl' is not defined"]}  # fmt: skip
+
+
+def _notebook(root: Path) -> None:
+    (root / "nb.ipynb").write_text(notebook(code("values = [3, 4, 5]", id="load"),
+                                            code("print(totl)", id="mean")))  # fmt: skip
+
+
+async def test_a_run_waits_for_the_front_end_and_ends_with_its_outcome(
+    api: Api, root: Path
+) -> None:
+    _notebook(root)
+    before = (root / "nb.ipynb").read_bytes()
+    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
+                                                       cell_id="mean")})  # fmt: skip
+    assert status == 200
+    (item,) = body["items"]
+    assert (item["kind"], item["status"]) == ("run", "pending")
+    execution = item["execution"]
+    assert execution["request"]["source"] == "print(totl)"
+    assert execution["kernel"]["where"] == "live" and not execution["kernel"]["sandboxed"]
+    assert "NOT sandboxed" in execution["kernel"]["reach"]
+    status, decided = await api("sessions", body["session"], "decide",
+                                body={"id": "r1", "decision": "approve"})  # fmt: skip
+    assert status == 200 and decided["item"]["status"] == "running"
+    assert decided["results_text"] == ""  # the model waits for the outcome
+    outcome = {"status": "error", "execution_count": 3, "duration_ms": 12,
+               "outputs": [ERROR_OUTPUT], "kernel_identity": "k-1"}  # fmt: skip
+    status, done = await api("sessions", body["session"], "items", "r1", "execution",
+                             body=outcome)  # fmt: skip
+    assert status == 200 and done["item"]["status"] == "failed"
+    (result,) = parse_results(done["results_text"])
+    assert result.code == "ERR_CELL_ERROR" and "In [3]" in result.summary
+    assert "[error] NameError: name 'totl' is not defined" in (result.details or "")
+    assert "\x1b[" not in (result.details or "")
+    assert (root / "nb.ipynb").read_bytes() == before  # the open notebook keeps its outputs
+    status, _again = await api("sessions", body["session"], "items", "r1", "execution",
+                              body=outcome)  # fmt: skip
+    assert status == 409
+    status, history = await api("history")
+    assert [(r["cell_id"], r["status"], r["where"], r["execution_count"])
+            for r in history["executions"]] == [("mean", "error", "live", 3)]  # fmt: skip
+
+
+async def test_approve_and_run_applies_the_change_then_waits_for_the_run(
+    api: Api, root: Path
+) -> None:
+    _notebook(root)
+    reply = cmd("e1", "nb.replaceCell", notebook="nb.ipynb", cell_id="mean",
+                content="print(sum(values))")  # fmt: skip
+    status, body = await api("scan", body={"text": reply})
+    assert body["items"][0]["can_run"] is True
+    status, decided = await api(
+        "sessions",
+        body["session"],
+        "decide",
+        body={"id": "e1", "decision": "approve", "and_run": True},
+    )
+    assert status == 200
+    item = decided["item"]
+    assert item["status"] == "running" and item["execution"]["request"]["source"] == (
+        "print(sum(values))"
+    )
+    assert "".join(json.loads((root / "nb.ipynb").read_text())["cells"][1]["source"]) == (
+        "print(sum(values))"
+    )
+    outcome = {
+        "status": "ok",
+        "execution_count": 4,
+        "duration_ms": 5,
+        "outputs": [{"output_type": "stream", "name": "stdout", "text": "12\n"}],
+    }
+    status, done = await api("sessions", body["session"], "items", "e1", "execution",
+                             body=outcome)  # fmt: skip
+    assert done["item"]["status"] == "applied"
+    (result,) = parse_results(done["results_text"])
+    assert result.ok and result.summary.startswith("Replaced cell mean, then ran it: Ran cell 1")
+    assert "[stdout]\n12" in (result.details or "")
+
+
+async def test_a_stale_run_reported_by_the_front_end_ran_nothing(api: Api, root: Path) -> None:
+    _notebook(root)
+    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
+                                                       cell_id="load")})  # fmt: skip
+    await api("sessions", body["session"], "decide", body={"id": "r1", "decision": "approve"})
+    outcome = {"status": "stale", "message": "the cell was edited since the preview; nothing ran."}
+    status, done = await api("sessions", body["session"], "items", "r1", "execution", body=outcome)
+    assert done["item"]["status"] == "stale"
+    assert "ERR_STALE_PREVIEW" in done["results_text"]
+    _status, history = await api("history")
+    assert history["executions"] == []
+
+
+async def test_a_bad_outcome_body_is_refused(api: Api, root: Path) -> None:
+    _notebook(root)
+    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
+                                                       cell_id="load")})  # fmt: skip
+    await api("sessions", body["session"], "decide", body={"id": "r1", "decision": "approve"})
+    status, _error = await api("sessions", body["session"], "items", "r1", "execution",
+                              body={"status": "fine"})  # fmt: skip
+    assert status == 400
+
+
+@pytest.mark.parametrize("operator_config", [{"policy_rules": ["auto nb.runCell **"]}])
+async def test_rules_never_run_cells_in_a_live_kernel_unless_allowed(api: Api, root: Path) -> None:
+    _notebook(root)
+    reply = cmd("r1", "nb.runCell", notebook="nb.ipynb", cell_id="load")
+    status, body = await api("scan", body={"text": reply})
+    assert status == 200
+    item = body["items"][0]
+    assert item["status"] == "pending"
+    assert "live notebook's kernel ask" in item["rule"]
+
+
+@pytest.mark.parametrize(
+    "operator_config", [{"policy_rules": ["auto nb.runCell **"], "allow_auto_runs": True}]
+)
+async def test_the_server_may_allow_rules_to_run_cells(api: Api, root: Path) -> None:
+    _notebook(root)
+    reply = cmd("r1", "nb.runCell", notebook="nb.ipynb", cell_id="load")
+    _status, body = await api("scan", body={"text": reply})
+    assert body["items"][0]["status"] == "running"
+    assert body["items"][0]["decided_by"] == "rule"
