@@ -100,7 +100,7 @@ async def test_a_stale_run_reported_by_the_front_end_ran_nothing(api: Api, root:
     await api("sessions", body["session"], "decide", body={"id": "r1", "decision": "approve"})
     outcome = {"status": "stale", "message": "the cell was edited since the preview; nothing ran."}
     status, done = await api("sessions", body["session"], "items", "r1", "execution", body=outcome)
-    assert done["item"]["status"] == "stale"
+    assert status == 200 and done["item"]["status"] == "stale"
     assert "ERR_STALE_PREVIEW" in done["results_text"]
     _status, history = await api("history")
     assert history["executions"] == []
