@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..execution import Outcome
 from ..notebooks import teacher
@@ -21,7 +21,9 @@ from . import executions, mutations
 from .items import Item
 
 if TYPE_CHECKING:
-    from .session import Operator, Run
+    from .rules import Verdict
+    from .run import Run
+    from .session import Operator
 
 log = logging.getLogger(__name__)
 
@@ -178,3 +180,34 @@ def after_change(operator: Operator, run: Run, item: Item) -> bool:
         return False
     start(operator, run, item)
     return True
+
+
+def kernel_view(operator: Operator, notebook: str, kernel_name: str) -> dict[str, Any]:
+    """What ``nb.readCells`` says of a notebook's kernel (never starts one)."""
+    info = operator.runner.kernel(notebook, kernel_name)
+    return {"name": info.name, "state": info.state, "execution_count": info.execution_count,
+            "where": info.where}  # fmt: skip
+
+
+def plan_item(operator: Operator, item: Item, verdict: Verdict, earlier: Item | None) -> Item:
+    """Plan a cell run of a reply: on top of the pending change it follows, or from the disk;
+    a rule's ``auto`` marks it to start once the run exists (``Operator.run``)."""
+    base = None
+    if earlier is not None and earlier.kind == "mutation" and earlier.proposal is not None:
+        base = mutations.after(earlier.proposal)
+    item.builds_on = earlier.id if earlier else None
+    try:
+        plan(operator, item, base)
+    except OperatorError as exc:
+        return operator._finish(item, Result.of_error(item.id, exc), "failed")
+    except Exception:
+        log.exception("planning %s failed", item.id)
+        message = "the operation failed on the host; read the file and try again."
+        return operator._finish(item, Result.failure(item.id, codes.ERR_IO, message), "failed")
+    item.rule = verdict.text
+    if verdict.verdict == "auto" and not item.builds_on:
+        if may_auto(operator, item):
+            item.decided_by = "rule"
+        else:
+            item.rule = f"{verdict.text}; {LIVE_ASKS}"
+    return item

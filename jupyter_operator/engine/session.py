@@ -11,11 +11,10 @@ import logging
 import os
 import secrets
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
-from ..execution import CellRunner, Outcome
+from ..execution import CellRunner
 from ..protocol import (
     CELL_WRITE_ACTIONS,
     RUN_ACTIONS,
@@ -26,10 +25,8 @@ from ..protocol import (
     check_extensions,
     codes,
     error_result,
-    format_results,
     interface_spec,
     scan,
-    unread_note,
 )
 from ..workspace import (
     DEFAULT_PROTECTED,
@@ -40,15 +37,12 @@ from ..workspace import (
     parse_path,
     validate_notebook,
 )
-from . import cells, edits, history, mutations, notebook_policy, run_items
-from .decidable import DecidableRun
-from .decisions import Decision, reason_note
-from .errors import DecideFirst
+from . import cells, history, mutations, notebook_policy, run_items
 from .globs import normalise_path
 from .items import Item, Proposal
 from .policy import Policy
 from .reads import READERS, OutputBudget, run_read
-from .rules import Verdict
+from .run import Run
 from .shell_ops import ShellHistory
 from .shell_policy import ShellPolicy
 from .undo import redo as _redo
@@ -74,172 +68,6 @@ def _sweep_once(workspace: Workspace) -> None:
     except Exception:  # a sweep is housekeeping: it must never stop a session from starting
         log.exception("sweeping temp files failed")
 
-
-class Run(DecidableRun[Item]):
-    """The items of one reply, in block order, and the decisions still to be made."""
-
-    def __init__(self, operator: Operator, items: list[Item], truncated_chars: int,
-                 skipped_duplicates: tuple[str, ...],
-                 budget: OutputBudget | None = None, unread_markers: int = 0) -> None:  # fmt: skip
-        self._operator = operator
-        #: What the reads of this reply may still return (shared by reads approved later).
-        self.budget = budget or OutputBudget()
-        self.items = items
-        self.truncated_chars = truncated_chars
-        #: ``OPERATOR_CMD`` markers in the characters cut from the front: commands never read.
-        self.unread_markers = unread_markers
-        self.skipped_duplicates = skipped_duplicates
-        self._lock = threading.RLock()
-        self._subscribers: list[Callable[[Item], None]] = []
-
-    def __repr__(self) -> str:
-        return f"<Run items={len(self.items)} pending={len(self.pending)}>"
-
-    @property
-    def results_text(self) -> str:
-        """``OPERATOR_RESULT`` blocks for every decided item, in block order; first, when the
-        reply was cut with commands in the cut part, a line saying how many (``unread_note``)."""
-        return format_results([item.result for item in self.items if item.result is not None],
-                              note=unread_note(self.truncated_chars, self.unread_markers))
-
-    def approve(self, id: str, *, content: bytes | None = None,
-                and_run: bool = False) -> Decision:  # fmt: skip
-        """Apply one pending item (or run a pending read) and say what happened.
-
-        An item decided before is left alone (``outcome="already_decided"``). A change
-        previewed on top of an earlier pending change to the same file raises ``DecideFirst``
-        until that earlier change is decided; an unknown id raises ``UnknownItem``.
-
-        ``content`` approves the person's edit of the new content instead of the model's:
-        exactly those bytes are written, on the same snapshot guard, size limit and notebook
-        check (``BadEdit`` leaves the item pending otherwise); the item is then ``edited`` and
-        its result tells the model what changed from its proposal (``engine/edits.py``).
-
-        ``and_run`` (Approve & Run, for an insert or replace of a code cell): once applied, the
-        cell runs in the notebook's kernel and the change's result carries the outputs.
-        """
-        with self._lock:
-            item = self._take(id)
-            if not item.needs_approval:
-                return Decision.already(item)
-            proposed = item.proposal
-            if content is not None:
-                written = edits.plan_edited(item, content)
-                item.proposal, item.edited = written, written is not proposed
-            item.decided_by, item.rule = "person", None
-            self._operator._carry_out(item, self.budget, self)
-            if item.edited and item.status == "applied" and item.result and proposed:
-                item.result = edits.edited_result(item.result, proposed, item.proposal,
-                                                  item.path or "")  # fmt: skip
-                item.summary = item.proposal.summary
-            history.track(self._operator.journal, self, item)
-            if and_run:
-                run_items.after_change(self._operator, self, item)
-            refreshed = self._refresh_dependents(item) + self._release_waiting()
-            decision = Decision.made(item)
-        for changed in [item, *refreshed]:
-            self._notify(changed)
-        return decision
-
-    def finish_execution(self, id: str, outcome: Outcome) -> Decision:
-        """The outcome of a run a front end carried out (``DeferredRunner``): the item ends."""
-        with self._lock:
-            item = self.item(id)
-            if item.status != "running" or item.execution is None:
-                return Decision.already(item)
-            run_items.finish(self._operator, self, item, outcome)
-            return Decision.made(item)
-
-    def _ran(self, item: Item) -> None:
-        """A run ended (perhaps from a runner's thread): release what waited, tell everyone."""
-        with self._lock:
-            refreshed = self._refresh_dependents(item) + self._release_waiting()
-        for changed in [item, *refreshed]:
-            self._notify(changed)
-
-    def approve_by_rule(self, id: str, rule: str) -> Decision:
-        """Apply a pending item because a host rule (its text: ``rule 2: ...``) allows it."""
-        with self._lock:
-            item = self._take(id)
-            if not item.needs_approval:
-                return Decision.already(item)
-            item.decided_by, item.rule = "rule", rule
-            self._operator._carry_out(item, self.budget, self)
-            history.track(self._operator.journal, self, item)
-            refreshed = self._refresh_dependents(item) + self._release_waiting()
-            decision = Decision.made(item)
-        for changed in [item, *refreshed]:
-            self._notify(changed)
-        return decision
-
-    def reject(self, id: str, reason: str | None = None) -> Decision:
-        """Refuse one pending item; ``reason`` is passed on to the model.
-
-        An item decided before is left alone (``outcome="already_decided"``).
-        """
-        with self._lock:
-            item = self._take(id)
-            if not item.needs_approval:
-                return Decision.already(item)
-            message = "nothing was changed." + reason_note(reason)
-            item.decided_by, item.rule = "person", None
-            self._operator._finish(item, Result.failure(item.id, codes.ERR_REJECTED, message),
-                                   "rejected")  # fmt: skip
-            refreshed = self._refresh_dependents(item) + self._release_waiting()
-            decision = Decision.made(item)
-        for changed in [item, *refreshed]:
-            self._notify(changed)
-        return decision
-
-    def approve_all(self) -> list[Decision]:
-        """Apply every pending item, in block order."""
-        # A decision can settle later items (a dependent change that no longer applies).
-        return [self.approve(item.id) for item in list(self.pending) if item.needs_approval]
-
-    def reject_all(self, reason: str | None = None) -> list[Decision]:
-        """Refuse every pending item."""
-        return [self.reject(item.id, reason) for item in list(self.pending) if item.needs_approval]
-
-    def _refresh_dependents(self, decided: Item) -> list[Item]:
-        """Re-plan the pending changes previewed on top of ``decided``, now from the disk.
-
-        When ``decided`` was applied the new preview is the same bytes; when it was not, the
-        person sees the new diff before deciding, so what is applied is always what was shown.
-        """
-        refreshed: list[Item] = []
-        bases = {decided.id: None}
-        refused = decided.id if decided.status == "rejected" else None
-        edited = decided.id if decided.edited else None
-        for item in self.items[decided.index + 1 :]:
-            if item.needs_approval and item.builds_on in bases:
-                base = bases[item.builds_on]
-                if item.kind == "run":
-                    run_items.replan(self._operator, item, refused, edited)
-                    refreshed.append(item)
-                    continue
-                self._operator._replan(item, base, refused, edited)
-                refreshed.append(item)
-                if item.needs_approval and item.proposal is not None:
-                    bases[item.id] = mutations.after(item.proposal)
-        return refreshed
-
-    def _release_waiting(self) -> list[Item]:
-        """Run the waiting reads whose earlier changes to their paths are all decided."""
-        released: list[Item] = []
-        for item in self.items:
-            if item.status == "waiting" and not self._operator._blockers(self.items, item):
-                self._operator._start(item, self.budget)
-                released.append(item)
-        return released
-
-    def _take(self, id: str) -> Item:
-        """The item to decide; ``DecideFirst`` while the change it builds on is undecided."""
-        item = self.item(id)
-        if item.status == "waiting" or (
-            item.needs_approval and item.builds_on and self.item(item.builds_on).needs_approval
-        ):
-            raise DecideFirst(id, item.builds_on or "")
-        return item
 
 class Operator:
     """One session over one workspace root: runs replies, keeps history, undoes changes."""
@@ -482,7 +310,7 @@ class Operator:
             except OperatorError as exc:
                 return self._finish(item, Result.of_error(cmd.id, exc), "failed")
         if kind == "run":
-            return self._plan_run(item, verdict, earlier)
+            return run_items.plan_item(self, item, verdict, earlier)
         if kind == "mutation":
             base = mutations.after(earlier.proposal) if earlier else None
             item.builds_on = earlier.id if earlier else None
@@ -529,33 +357,6 @@ class Operator:
             item.rule = verdict.text  # why it asks (a person's decision clears it)
         return item
 
-    def _kernel_view(self, notebook: str, kernel_name: str) -> dict[str, Any]:
-        """What ``nb.readCells`` says of a notebook's kernel (never starts one)."""
-        info = self.runner.kernel(notebook, kernel_name)
-        return {"name": info.name, "state": info.state, "execution_count": info.execution_count,
-                "where": info.where}  # fmt: skip
-
-    def _plan_run(self, item: Item, verdict: Verdict, earlier: Item | None) -> Item:
-        """Plan a cell run: on top of the pending change it follows, or from the disk."""
-        base = None
-        if earlier is not None and earlier.kind == "mutation" and earlier.proposal is not None:
-            base = mutations.after(earlier.proposal)
-        item.builds_on = earlier.id if earlier else None
-        try:
-            run_items.plan(self, item, base)
-        except OperatorError as exc:
-            return self._finish(item, Result.of_error(item.id, exc), "failed")
-        except Exception:
-            log.exception("planning %s failed", item.id)
-            return self._finish(item, _unexpected(item.id), "failed")
-        item.rule = verdict.text
-        if verdict.verdict == "auto" and not item.builds_on:
-            if run_items.may_auto(self, item):
-                item.decided_by = "rule"  # started by Operator.run once the Run exists
-            else:
-                item.rule = f"{verdict.text}; {run_items.LIVE_ASKS}"
-        return item
-
     def _below(self, path: str) -> list[str]:
         """Every path below the folder ``path`` (what deleting it would move)."""
         if not self.policy.rules:
@@ -572,7 +373,8 @@ class Operator:
         try:
             if item.kind == "read":
                 result = run_read(self.workspace, cmd, budget, extensions=self.extensions,
-                                  policy=self.policy, kernel=self._kernel_view)
+                                  policy=self.policy,
+                                  kernel=lambda nb, name: run_items.kernel_view(self, nb, name))
                 self._finish(item, result, "done" if result.ok else "failed")
                 return
             notebook_policy.check_apply(item.proposal)
@@ -582,6 +384,10 @@ class Operator:
                 self.workspace, self.journal, cmd, item.proposal, session=self.session,
                 decided_by=item.decided_by, rule=item.rule,
             )  # fmt: skip
+            changed = getattr(self._runner, "changed", None)
+            if changed is not None and cmd.action in CELL_WRITE_ACTIONS:
+                # A live runner keeps the open notebook's cells in line with the file.
+                changed(cmd.params.path, item.proposal.snapshot.data, item.proposal.new_bytes)
         except Exception as exc:
             if not isinstance(exc, OperatorError):
                 log.exception("%s %s failed", cmd.action, cmd.id)
