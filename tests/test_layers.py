@@ -37,9 +37,11 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"protocol", "dialects", "engine", "agent", "terminal"},
     # The command line's questions on a terminal (and the person's editor).
     "terminal": {"protocol", "engine"},
-    "kernel": {"protocol", "dialects", "engine", "widgets", "kernel", "agent", "execution"},
+    "kernel": {"protocol", "dialects", "engine", "widgets", "kernel", "agent", "execution",
+               "notebooks"},
     "widgets": {"protocol", "dialects", "engine", "widgets", "agent"},
-    "server": {"protocol", "dialects", "workspace", "engine", "server", "agent", "execution"},
+    "server": {"protocol", "dialects", "workspace", "engine", "server", "agent", "execution",
+               "notebooks"},
 }
 # What a pure part (a dialect) must not import: no file system, no processes, no network.
 IMPURE_MODULES = {"os", "subprocess", "socket", "shutil", "pathlib", "io", "tempfile"}

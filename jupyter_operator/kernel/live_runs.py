@@ -22,6 +22,7 @@ from typing import Any
 
 from ..execution import KernelInfo, Outcome, RunRequest
 from ..execution.runner import Done
+from ..notebooks.cell_sync import cell_changes
 
 TARGET = "jupyter_operator.cells"
 ACK_SECONDS = 5.0
@@ -83,10 +84,23 @@ class CommRunner:
                          "from the history); nothing ran."))  # fmt: skip
             return
         try:
-            _ask_front_end(request, done)
+            _ask_front_end({"run": request.to_dict()}, done)
         except Exception as exc:  # no comm support in this kernel
             done(Outcome("unavailable", message=f"{NO_FRONT_END} ({type(exc).__name__}); "
                          "nothing ran."))  # fmt: skip
+
+    def changed(self, notebook: str, before: bytes | None, after: bytes | None) -> None:
+        """A cell change was written to ``notebook``: when it is the one open here, the open
+        cells take it too (JupyterLab keeps the person's unsaved edits elsewhere), so the next
+        run is checked against what the person sees."""
+        if notebook != self.notebook:
+            return
+        changes = cell_changes(before, after)
+        if changes:
+            try:
+                _ask_front_end({"sync": changes}, lambda _outcome: None)
+            except Exception:  # no front end: the file is right; the open copy is the person's
+                return
 
     def close(self) -> None:
         return None
@@ -98,8 +112,9 @@ def _ipython() -> Any:
     return get_ipython()
 
 
-def _ask_front_end(request: RunRequest, done: Done) -> None:
-    """Open the comm, wait for the front end's acknowledgement, then ask it to run."""
+def _ask_front_end(payload: dict[str, Any], done: Done) -> None:
+    """Open the comm, wait for the front end's acknowledgement, then send ``payload`` (a run,
+    or cell changes to take); ``done`` receives the outcome of a run."""
     from comm import create_comm
 
     state = {"acked": False, "finished": False}
@@ -114,7 +129,10 @@ def _ask_front_end(request: RunRequest, done: Done) -> None:
         data = msg.get("content", {}).get("data", {})
         if data.get("ack") and not state["acked"] and not state["finished"]:
             state["acked"] = True
-            comm.send({"run": request.to_dict()})
+            comm.send(payload)
+        elif data.get("synced"):
+            finish(Outcome("ok"))
+            comm.close()
         elif isinstance(data.get("outcome"), dict):
             try:
                 finish(Outcome.from_dict(data["outcome"]))
