@@ -14,6 +14,7 @@ import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
 import { buildRequest, describeHttpError, NETWORK_ERROR } from './request';
+import { LiveRuns } from './runs';
 import { Decision, IDecideResponse, IOperatorItem } from './types';
 
 interface IAskInfo {
@@ -28,6 +29,15 @@ interface IAskStarted {
   model: string;
   endpoint: string;
   max_turns: number;
+}
+
+/** What Ask mode shares with the panel: cell runs and the open documents to keep current. */
+export interface IAskHost {
+  runs: LiveRuns;
+  /** An item's path (relative to the workspace) as a path on the server. */
+  docPath: (workspace: string, path: string | null) => string | null;
+  /** Reload the open documents these (changed) items wrote. */
+  afterChange: (workspace: string, items: IOperatorItem[]) => Promise<void>;
 }
 
 /** Prose shown per turn (a reply of megabytes would stall the page). */
@@ -94,7 +104,8 @@ export class AskView {
   constructor(
     private _client: OperatorClient,
     private _languages: IEditorLanguageRegistry | null,
-    private _workspace: () => string
+    private _workspace: () => string,
+    private _host: IAskHost | null = null
   ) {
     this.node = el('details', 'jp-Operator-ask');
     this.node.append(el('summary', 'jp-Operator-ask-summary', 'Ask a model'));
@@ -302,13 +313,18 @@ export class AskView {
     const items = (event.items ?? []) as IOperatorItem[];
     const session = view.session;
     const load = session ? (i: IOperatorItem) => this._client.content(session, i.id) : undefined;
+    const workspace = this._workspace();
     for (const item of items) {
-      const decide = (i: IOperatorItem, d: Decision, r?: string, c?: string): void =>
-        void this._decide(view, i, d, r, c);
+      const decide = (i: IOperatorItem, d: Decision, r?: string, c?: string, run?: boolean): void =>
+        void this._decide(view, i, d, r, c, run);
       const card = new ItemCard(item, decide, this._languages, undefined, load);
       view.cards.set(item.index, card);
       view.cardsNode.append(card.node);
+      if (session && this._host) {
+        void this._host.runs.shown(session, item, path => this._host!.docPath(workspace, path));
+      }
     }
+    void this._afterAnswer(view, items, true);
     this._renderStatus(items.some(i => i.status === 'pending') ? 'waiting for you' : 'running');
   }
 
@@ -317,7 +333,8 @@ export class AskView {
     item: IOperatorItem,
     decision: Decision,
     reason?: string,
-    content?: string
+    content?: string,
+    andRun = false
   ): Promise<void> {
     if (!view.session) {
       return;
@@ -328,14 +345,35 @@ export class AskView {
         item.id,
         decision,
         reason,
-        content
+        content,
+        andRun
       );
-      for (const next of answer.items ?? []) {
-        this._refreshCard(view, next);
-      }
+      await this._afterAnswer(view, answer.items ?? []);
     } catch (reason) {
       this._showError(reason);
     }
+  }
+
+  /**
+   * Show what changed, bring open documents up to date, then run the cells the server says
+   * are running (in the open notebook) and show each outcome.
+   */
+  private async _afterAnswer(view: TurnView, items: IOperatorItem[], fresh = false): Promise<void> {
+    // Only what changed with this answer is reloaded (a notebook is not reverted again and again).
+    const changed = items.filter(next => fresh || view.cards.get(next.index)?.item.status !== next.status);
+    for (const next of items) {
+      this._refreshCard(view, next);
+    }
+    const host = this._host;
+    const session = view.session;
+    if (!host || !session) {
+      return;
+    }
+    const workspace = this._workspace();
+    await host.afterChange(workspace, changed);
+    await host.runs.carryOut(session, items, path => host.docPath(workspace, path), answer =>
+      this._afterAnswer(view, answer.items ?? [])
+    );
   }
 
   /** Show a newer state of an item; a new diff (what an edited approval wrote) needs a new card. */

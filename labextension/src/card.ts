@@ -11,6 +11,7 @@ import { DiffView } from './diffview';
 import { button, el } from './dom';
 import { EditPane } from './editor';
 import { shellBlock } from './jsonops';
+import { kernelNode, SourceView, sourcesOf } from './runcard';
 import { isPending, personText, STATUS_LABELS } from './state';
 import { Decision, IEditContent, IOperatorItem } from './types';
 
@@ -19,7 +20,8 @@ export type DecideHandler = (
   item: IOperatorItem,
   decision: Decision,
   reason?: string,
-  content?: string
+  content?: string,
+  andRun?: boolean
 ) => void;
 
 /** Where a card gets the text to edit (editor.ts); without it cards offer no Edit. */
@@ -51,6 +53,7 @@ export class ItemCard {
   /** The diff this card draws (`update` keeps the view; a new diff needs a new card). */
   private readonly _shownDiff: string | null;
   private _cells: CellDiffView | null = null;
+  private _sources: SourceView[] = [];
 
   constructor(
     item: IOperatorItem,
@@ -91,6 +94,20 @@ export class ItemCard {
     this._rule = el('p', 'jp-Operator-card-rule');
     node.append(this._dependency, this._rule, this._summary, this._shell);
 
+    if (item.kind === 'run' && item.execution) {
+      // What will run, where, and with what reach: the person decides on exactly this.
+      const run = el('div', 'jp-Operator-runcard');
+      run.append(kernelNode(item));
+      for (const [id, source] of sourcesOf(item)) {
+        if (id) {
+          run.append(el('p', 'jp-Operator-run-cell', `cell ${visibleText(id)}`));
+        }
+        const host = el('div', 'jp-Operator-run-source');
+        run.append(host);
+        this._sources.push(new SourceView(host, source, languages));
+      }
+      node.append(run);
+    }
     if (item.kind === 'mutation' && item.cells) {
       // A notebook change: its cells by default, the JSON diff one click away.
       this._cells = new CellDiffView(item.cells, languages, host => this._mountDiff(host));
@@ -167,6 +184,10 @@ export class ItemCard {
     this._diff = null;
     this._cells?.dispose();
     this._cells = null;
+    for (const view of this._sources) {
+      view.dispose();
+    }
+    this._sources = [];
     this._closeEditor();
   }
 
@@ -256,10 +277,21 @@ export class ItemCard {
         this.onDecide(this._item, 'reject', reason.value);
       }
     });
-    this._approve = button('Approve', 'jp-mod-accept jp-Operator-approve', () =>
+    const run = this._item.kind === 'run';
+    this._approve = button(run ? 'Run' : 'Approve', 'jp-mod-accept jp-Operator-approve', () =>
       this.onDecide(this._item, 'approve')
     );
     actions.append(this._approve);
+    if (this._item.can_run) {
+      actions.append(
+        button(
+          'Approve & Run',
+          'jp-mod-accept jp-Operator-approve-run',
+          () => this.onDecide(this._item, 'approve', undefined, undefined, true),
+          'Apply the change, then run the cell in the notebook\u2019s kernel'
+        )
+      );
+    }
     if (this.loadContent && this._item.editable) {
       this._editButton = button(
         'Edit',
@@ -326,9 +358,16 @@ export class ItemCard {
       details.open = true;
       details.append(el('summary', '', 'Cells'), cells);
       this._details.append(details);
+    } else if (item.status === 'running') {
+      this._details.append(el('p', 'jp-Operator-run-running', 'Running in the notebook\u2026'));
     } else if (item.details) {
       const pre = el('pre', 'jp-Operator-details-text', item.details);
-      if (item.kind === 'read') {
+      if (item.execution?.outcome) {
+        const details = el('details', 'jp-Operator-details jp-Operator-run-output');
+        details.open = true;
+        details.append(el('summary', '', 'Output (as the model reads it)'), pre);
+        this._details.append(details);
+      } else if (item.kind === 'read') {
         const details = el('details', 'jp-Operator-details');
         details.open = item.details.length < 4000;
         details.append(el('summary', '', 'Result'), pre);

@@ -6,6 +6,8 @@
  */
 import { ServerConnection } from '@jupyterlab/services';
 
+import type { IRunOutcome } from './liverun';
+
 import {
   buildRequest,
   decisionBody,
@@ -117,9 +119,19 @@ export class OperatorClient {
     id: string,
     decision: Decision,
     reason?: string | null,
-    content?: string | null
+    content?: string | null,
+    andRun = false
   ): Promise<IDecideResponse> {
-    return this._call(['sessions', session, 'decide'], decisionBody(decision, id, reason, content));
+    const body: Record<string, unknown> = decisionBody(decision, id, reason, content);
+    if (andRun && decision === 'approve') {
+      body.and_run = true; // Approve & Run: apply the cell change, then run the cell
+    }
+    return this._call(['sessions', session, 'decide'], body);
+  }
+
+  /** What the open notebook's kernel did with a running item (liverun.ts). */
+  execution(session: string, id: string, outcome: IRunOutcome): Promise<IDecideResponse> {
+    return this._call(['sessions', session, 'items', id, 'execution'], outcome);
   }
 
   /** The proposed new text of an item and the file's text it was previewed on (to edit). */

@@ -9,10 +9,18 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { visibleText } from './diff';
 import { DiffView } from './diffview';
 import { button, el } from './dom';
-import { IHistoryEntry } from './types';
+import { IExecutionRecord, IHistoryEntry } from './types';
 
 /** What a history row asks its panel to do. */
 export type HistoryAction = (entry: IHistoryEntry, action: 'undo' | 'redo') => void;
+
+/** Propose a Rebuild state for a notebook (a card to approve, like any other run). */
+export type RebuildAction = (notebook: string) => void;
+
+/** Said on every cell change and run: undo restores files and cells, never a kernel. */
+export const KERNEL_NOT_ROLLED_BACK =
+  'Undo restores the cell, not the kernel: variables and imports made by runs stay as they are. ' +
+  'Use Rebuild state to bring the kernel back in line with the notebook.';
 
 /** Who decided a change, in words. */
 export function decisionText(entry: IHistoryEntry): string {
@@ -42,11 +50,13 @@ export class HistoryView {
   private _list: HTMLElement;
   private _empty: HTMLElement;
   private _diffs: DiffView[] = [];
+  private _runs: HTMLElement;
 
   constructor(
     private _onAction: HistoryAction,
     private _onRefresh: () => void,
-    private _languages: IEditorLanguageRegistry | null
+    private _languages: IEditorLanguageRegistry | null,
+    private _onRebuild: RebuildAction | null = null
   ) {
     this.node = el('details', 'jp-Operator-history');
     const summary = el('summary', 'jp-Operator-history-title', 'History');
@@ -58,7 +68,8 @@ export class HistoryView {
     this._empty = el('p', 'jp-Operator-history-empty', 'No changes applied in this workspace yet.');
     this._list = el('ol', 'jp-Operator-history-list');
     this._list.setAttribute('reversed', '');
-    this.node.append(bar, this._empty, this._list);
+    this._runs = el('div', 'jp-Operator-ledger');
+    this.node.append(bar, this._empty, this._list, this._runs);
     this.node.addEventListener('toggle', () => {
       if (this.node.open) {
         this._onRefresh();
@@ -72,11 +83,52 @@ export class HistoryView {
   }
 
   /** Show these entries (oldest first, as the server sends them), newest at the top. */
-  render(entries: readonly IHistoryEntry[]): void {
+  render(entries: readonly IHistoryEntry[], runs: readonly IExecutionRecord[] = []): void {
     this._clear();
     this._empty.hidden = entries.length > 0;
     for (const entry of [...entries].reverse()) {
       this._list.append(this._row(entry));
+    }
+    this._renderRuns(runs);
+  }
+
+  /** The execution ledger, by notebook, newest first, with Rebuild state for each notebook. */
+  private _renderRuns(runs: readonly IExecutionRecord[]): void {
+    this._runs.replaceChildren();
+    if (!runs.length) {
+      return;
+    }
+    this._runs.append(el('h3', 'jp-Operator-subtitle', 'Cell runs'));
+    const notebooks = [...new Set(runs.map(r => r.notebook))];
+    for (const notebook of notebooks) {
+      const group = el('section', 'jp-Operator-ledger-notebook');
+      group.dataset.notebook = notebook;
+      const head = el('div', 'jp-Operator-card-header');
+      head.append(el('span', 'jp-Operator-card-path', visibleText(notebook)));
+      if (this._onRebuild) {
+        head.append(
+          button(
+            'Rebuild state',
+            'jp-mod-styled jp-Operator-rebuild',
+            () => this._onRebuild?.(notebook),
+            'Propose: restart the kernel, then run again the cells recorded as run in it'
+          )
+        );
+      }
+      const list = el('ol', 'jp-Operator-ledger-list');
+      list.setAttribute('reversed', '');
+      for (const run of runs.filter(r => r.notebook === notebook).reverse()) {
+        const what = run.action === 'nb.runCell' ? `cell ${run.cell_id}` : run.action;
+        const count = run.execution_count ? ` [${run.execution_count}]` : '';
+        const row = el(
+          'li',
+          `jp-Operator-ledger-row jp-Operator-ledger-${run.status}`,
+          `${when(run.time)} ${visibleText(what)}${count}: ${run.status} (${run.kernel_name}, ${run.where}; ${run.command_id})`
+        );
+        list.append(row);
+      }
+      group.append(head, el('p', 'jp-Operator-history-meta', KERNEL_NOT_ROLLED_BACK), list);
+      this._runs.append(group);
     }
   }
 
@@ -112,6 +164,10 @@ export class HistoryView {
     head.append(status);
     const session = entry.session ? `session ${entry.session.slice(0, 8)}` : 'an earlier session';
     const meta = el('div', 'jp-Operator-history-meta', `${decisionText(entry)}, in ${session}`);
+    if (entry.action.startsWith('nb.')) {
+      // A cell change or a run's saved outputs: the kernel's state is not part of an undo.
+      meta.append(el('div', 'jp-Operator-kernel-note', KERNEL_NOT_ROLLED_BACK));
+    }
     const actions = el('div', 'jp-Operator-card-actions');
     actions.append(
       entry.undone

@@ -13,11 +13,12 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
-import { INotebookTracker } from '@jupyterlab/notebook';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { OperatorClient } from './client';
 import { addCommands } from './commands';
 import { addFileCommands } from './filecommands';
+import { serveKernelRuns } from './kernelruns';
 import { OperatorPanel } from './panel';
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -44,8 +45,20 @@ const plugin: JupyterFrontEndPlugin<void> = {
           : { type: 'file' as const, format: 'text' as const, content: true };
         return (await app.serviceManager.contents.get(path, options)).content;
       },
-      mainWidgets: () => app.shell.widgets('main')
+      mainWidgets: () => app.shell.widgets('main'),
+      // A cell run in a notebook that is not open opens it (its kernel starts as usual).
+      openNotebook: async path => {
+        const open = tracker?.find(panel => panel.context.path === path);
+        if (open) {
+          return open;
+        }
+        const widget = await app.commands.execute('docmanager:open', { path, factory: 'Notebook' });
+        return widget instanceof NotebookPanel ? widget : null;
+      }
     });
+    if (tracker) {
+      serveKernelRuns(tracker);
+    }
     app.shell.add(panel, 'right', { rank: 600 });
     restorer?.add(panel, 'jupyter-operator');
     addCommands(app, panel, tracker, palette);

@@ -299,7 +299,8 @@ export async function afterChange(
   before: ReadonlyMap<string, string> = new Map()
 ): Promise<void> {
   for (const item of items) {
-    if (item.kind !== 'mutation' || !['applied', 'undone'].includes(item.status)) {
+    // 'running': a change approved with Approve & Run is on disk; its cell runs next.
+    if (item.kind !== 'mutation' || !['applied', 'undone', 'running'].includes(item.status)) {
       continue;
     }
     const path = view.docPath(item.path);

@@ -4,7 +4,7 @@
  */
 import { Clipboard } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
-import { INotebookTracker } from '@jupyterlab/notebook';
+import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 import { AskView } from './ask';
@@ -26,9 +26,18 @@ import {
   ReadDocument,
   serverPath
 } from './opendocs';
+import { INotebookFinder } from './liverun';
+import { LiveRuns } from './runs';
 import { cutWarning, RunState, statusLine } from './state';
 import { pickWorkspace, remember, remembered, whereText } from './workspaces';
-import { Decision, IHistoryEntry, IOperatorItem, IScanResponse, IWorkspace } from './types';
+import {
+  Decision,
+  IDecideResponse,
+  IHistoryEntry,
+  IOperatorItem,
+  IScanResponse,
+  IWorkspace
+} from './types';
 
 export { SESSION_KEY } from './workspaces';
 
@@ -94,6 +103,8 @@ export class OperatorPanel extends Widget {
   private _outOfReach: HTMLDetailsElement;
   /** Documents open in this page that approved changes, undo and redo keep up to date. */
   private _open: OpenDocuments;
+  /** Cell runs this page carries out in open notebooks (liverun.ts). */
+  readonly runs: LiveRuns;
 
   constructor(options: {
     client: OperatorClient;
@@ -103,9 +114,20 @@ export class OperatorPanel extends Widget {
     readDocument?: ReadDocument | null;
     /** The main area's widgets, where open text files are found (notebooks: `tracker`). */
     mainWidgets?: ListWidgets | null;
+    /** Opens a notebook (server path) for a cell run, or finds it open. */
+    openNotebook?: INotebookFinder | null;
   }) {
     super();
     this._client = options.client;
+    const tracker = options.tracker ?? null;
+    const findOpen = (path: string): NotebookPanel | null =>
+      tracker?.find(panel => panel.context.path === path) ?? null;
+    this.runs = new LiveRuns(
+      this._client,
+      options.openNotebook ?? (async path => findOpen(path)),
+      findOpen,
+      async path => (await this._open.check(path)).state !== 'edited'
+    );
     this._languages = options.languages ?? null;
     this._open = new OpenDocuments(
       options.tracker ?? null,
@@ -150,7 +172,15 @@ export class OperatorPanel extends Widget {
     this._dialect = dialect.select;
     root.append(dialect.row);
 
-    this.ask = new AskView(this._client, this._languages, () => this._workspace.value);
+    this.ask = new AskView(this._client, this._languages, () => this._workspace.value, {
+      runs: this.runs,
+      docPath: (workspace, path) => serverPath(this._workspaces, workspace, null, path),
+      afterChange: (workspace, items) =>
+        afterChange(this._open, {
+          docPath: path => serverPath(this._workspaces, workspace, null, path),
+          cardNode: () => null
+        }, items)
+    });
     root.append(this.ask.node);
 
     this._input = el('textarea', 'jp-Operator-input');
@@ -236,7 +266,8 @@ export class OperatorPanel extends Widget {
     this._history = new HistoryView(
       (entry, action) => void this.undoOrRedo(entry, action),
       () => void this.refreshHistory(),
-      this._languages
+      this._languages,
+      notebook => void this.rebuildState(notebook)
     );
     root.append(this._history.node);
 
@@ -358,6 +389,9 @@ export class OperatorPanel extends Widget {
       // Changes a rule applied at once are on disk already: bring open documents up to date.
       await this._syncOpenDocuments(this._state?.items.map(i => i.index) ?? []);
     });
+    if (this._state) {
+      await this._carryOutRuns(this._state);
+    }
   }
 
   private _show(scan: IScanResponse): void {
@@ -372,16 +406,28 @@ export class OperatorPanel extends Widget {
     for (const item of this._state.items) {
       const card = new ItemCard(
         item,
-        (i, d, r, c) => void this.decide(i, d, r, c),
+        (i, d, r, c, run) => void this.decide(i, d, r, c, run),
         this._languages,
         where,
         this._contentLoader(scan.session)
       );
       this._cards.set(item.index, card);
       fragment.append(card.node);
+      void this.runs.shown(scan.session, item, path => this._docPath(path));
     }
     this._cardsNode.append(fragment);
     this._renderRun();
+  }
+
+  /** Run the cells the server says are running (approved here, or by an allowing rule). */
+  private async _carryOutRuns(state: RunState): Promise<void> {
+    await this.runs.carryOut(state.session, state.items, path => this._docPath(path), async answer =>
+      this._answered(state, answer)
+    );
+  }
+
+  private async _answered(state: RunState, answer: IDecideResponse, before?: Map<string, string>): Promise<void> {
+    await this._syncOpenDocuments(this._apply(state.update(answer)), before);
   }
 
   /** Approve or reject one pending item (`content`: approve the person's edit of it). */
@@ -389,7 +435,8 @@ export class OperatorPanel extends Widget {
     item: IOperatorItem,
     decision: Decision,
     reason?: string,
-    content?: string
+    content?: string,
+    andRun = false
   ): Promise<void> {
     const state = this._state;
     const before = decision === 'approve' ? await beforeApproving(this._open, this._view, [item]) : new Map();
@@ -397,9 +444,10 @@ export class OperatorPanel extends Widget {
       return;
     }
     await this._request(async () => {
-      const answer = await this._client.decide(state.session, item.id, decision, reason, content);
-      await this._syncOpenDocuments(this._apply(state.update(answer)), before);
+      const answer = await this._client.decide(state.session, item.id, decision, reason, content, andRun);
+      await this._answered(state, answer, before);
     });
+    await this._carryOutRuns(state);
   }
 
   /** Approve or reject everything still pending. */
@@ -414,8 +462,9 @@ export class OperatorPanel extends Widget {
     }
     await this._request(async () => {
       const answer = await this._client.decideAll(state.session, decision, reason);
-      await this._syncOpenDocuments(this._apply(state.update(answer)), before);
+      await this._answered(state, answer, before);
     });
+    await this._carryOutRuns(state);
   }
 
   /** Copy the results text to the clipboard. */
@@ -477,6 +526,16 @@ export class OperatorPanel extends Widget {
     });
   }
 
+  /**
+   * Propose a Rebuild state for `notebook` (workspace-relative): restart its kernel, then run
+   * again the cells the ledger recorded, as one card to approve.
+   */
+  async rebuildState(notebook: string): Promise<void> {
+    const id = `rebuild-${Date.now().toString(36)}`;
+    const block = ['OPERATOR_CMD', 'version: 1', `id: ${id}`, 'action: nb.rebuildState', `notebook: ${notebook}`, 'END_OPERATOR_CMD', ''];
+    await this.run(block.join('\n'));
+  }
+
   /** The history of the workspace on display. */
   async refreshHistory(): Promise<void> {
     const workspace = this._state?.workspace ?? this._workspace.value;
@@ -486,7 +545,7 @@ export class OperatorPanel extends Widget {
     try {
       const folder = this._state?.folder;
       const answer = await this._client.history(workspace, folder);
-      this._history.render(answer.history);
+      this._history.render(answer.history, answer.executions ?? []);
     } catch (reason) {
       this.showError(plainError(reason));
     }
@@ -578,7 +637,7 @@ export class OperatorPanel extends Widget {
       const item = state.item(index);
       const card = this._cards.get(index);
       if (item && card?.needsRebuild(item)) {
-        const decide: DecideHandler = (i, d, r, c) => void this.decide(i, d, r, c);
+        const decide: DecideHandler = (i, d, r, c, run) => void this.decide(i, d, r, c, run);
         const fresh = new ItemCard(item, decide, card.languages, card.where, card.loadContent);
         card.node.replaceWith(fresh.node);
         card.dispose();

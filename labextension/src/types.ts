@@ -215,7 +215,25 @@ export interface IHistoryEntry {
 export interface IHistoryResponse {
   workspace: string;
   history: IHistoryEntry[];
+  /** The execution ledger: every cell run in the workspace, oldest first. */
+  executions?: IExecutionRecord[];
   /** Whether the server's engine can apply an undone change again. */
+}
+
+/** One cell run in the ledger (`workspace/ledger.py`). */
+export interface IExecutionRecord {
+  time: number;
+  session: string;
+  command_id: string;
+  action: string;
+  notebook: string;
+  cell_id: string | null;
+  kernel_name: string;
+  kernel_identity: string | null;
+  where: string;
+  execution_count: number | null;
+  status: string;
+  decided_by: string | null;
 }
 
 /** `POST undo` and `POST redo`. */

@@ -1,0 +1,73 @@
+/**
+ * The panel's side of a cell run: once the server says an item is `running`
+ * (the person approved it, or Approve & Run), this page runs the cell in the open
+ * notebook (liverun.ts) and posts the outcome back; the server then tells the
+ * model. Shared by the reply cards and Ask mode.
+ *
+ * A run is carried out once per page: an item this page did not see start (a page
+ * reloaded while a cell ran) is not run again; its card says so.
+ */
+import { NotebookPanel } from '@jupyterlab/notebook';
+
+import { OperatorClient } from './client';
+import { INotebookFinder, kernelIdentity, runAtPath } from './liverun';
+import { IDecideResponse, IOperatorItem } from './types';
+
+/** Maps an item's notebook path (workspace-relative) to its path on the server. */
+export type DocPath = (path: string | null) => string | null;
+
+export class LiveRuns {
+  private _started = new Set<string>();
+  private _expected = new Map<string, string | null>();
+
+  constructor(
+    private _client: OperatorClient,
+    private _find: INotebookFinder,
+    private _findOpen: (path: string) => NotebookPanel | null,
+    private _unedited?: (path: string) => Promise<boolean>
+  ) {}
+
+  /**
+   * Note the kernel a pending run card is shown with: approving it later runs only in that
+   * kernel (a restart in between makes it stale).
+   */
+  async shown(session: string, item: IOperatorItem, docPath: DocPath): Promise<void> {
+    const key = `${session}:${item.id}`;
+    if (item.status !== 'pending' || !item.execution || this._expected.has(key)) {
+      return;
+    }
+    const path = docPath(item.execution.request.notebook);
+    const panel = path ? this._findOpen(path) : null;
+    this._expected.set(key, panel ? await kernelIdentity(panel) : null);
+  }
+
+  /** Run what this page saw start; `update` receives each server answer. */
+  async carryOut(
+    session: string,
+    items: readonly IOperatorItem[],
+    docPath: DocPath,
+    update: (answer: IDecideResponse) => void | Promise<void>
+  ): Promise<void> {
+    for (const item of items) {
+      const key = `${session}:${item.id}`;
+      if (item.status !== 'running' || !item.execution || this._started.has(key)) {
+        continue;
+      }
+      this._started.add(key);
+      const request = item.execution.request;
+      const outcome = await runAtPath(
+        this._find,
+        docPath(request.notebook),
+        request,
+        this._expected.get(key) ?? null,
+        this._unedited
+      );
+      await update(await this._client.execution(session, item.id, outcome));
+    }
+  }
+
+  /** Whether this page started the run of an item (else a reload lost it). */
+  started(session: string, item: IOperatorItem): boolean {
+    return this._started.has(`${session}:${item.id}`);
+  }
+}
