@@ -36,8 +36,19 @@ export interface IAskHost {
   runs: LiveRuns;
   /** An item's path (relative to the workspace) as a path on the server. */
   docPath: (workspace: string, path: string | null) => string | null;
-  /** Reload the open documents these (changed) items wrote. */
-  afterChange: (workspace: string, items: IOperatorItem[]) => Promise<void>;
+  /** Before approving: the open documents' content (null: one has unsaved edits, said on
+   * its card). */
+  beforeApproving: (
+    workspace: string,
+    items: IOperatorItem[],
+    cardNode: (index: number) => HTMLElement | null
+  ) => Promise<Map<string, string> | null>;
+  /** Reload the open documents these (changed) items wrote (`before`: as they were). */
+  afterChange: (
+    workspace: string,
+    items: IOperatorItem[],
+    before?: Map<string, string>
+  ) => Promise<void>;
 }
 
 /** Prose shown per turn (a reply of megabytes would stall the page). */
@@ -339,6 +350,18 @@ export class AskView {
     if (!view.session) {
       return;
     }
+    let before: Map<string, string> | undefined;
+    if (decision === 'approve' && this._host) {
+      const found = await this._host.beforeApproving(
+        this._workspace(),
+        [item],
+        index => view.cards.get(index)?.node ?? null
+      );
+      if (!found) {
+        return; // the open notebook has edits of the person's: said on the card
+      }
+      before = found;
+    }
     try {
       const answer: IDecideResponse = await this._client.decide(
         view.session,
@@ -348,7 +371,9 @@ export class AskView {
         content,
         andRun
       );
-      await this._afterAnswer(view, answer.items ?? []);
+      // Everything of the turn counts as changed: the run's own events may have refreshed the
+      // cards already, and the decided change must still reach the open notebook.
+      await this._afterAnswer(view, answer.items ?? [], true, before);
     } catch (reason) {
       this._showError(reason);
     }
@@ -358,7 +383,12 @@ export class AskView {
    * Show what changed, bring open documents up to date, then run the cells the server says
    * are running (in the open notebook) and show each outcome.
    */
-  private async _afterAnswer(view: TurnView, items: IOperatorItem[], fresh = false): Promise<void> {
+  private async _afterAnswer(
+    view: TurnView,
+    items: IOperatorItem[],
+    fresh = false,
+    before?: Map<string, string>
+  ): Promise<void> {
     // Only what changed with this answer is reloaded (a notebook is not reverted again and again).
     const changed = items.filter(next => fresh || view.cards.get(next.index)?.item.status !== next.status);
     for (const next of items) {
@@ -370,7 +400,7 @@ export class AskView {
       return;
     }
     const workspace = this._workspace();
-    await host.afterChange(workspace, changed);
+    await host.afterChange(workspace, changed, before);
     await host.runs.carryOut(session, items, path => host.docPath(workspace, path), answer =>
       this._afterAnswer(view, answer.items ?? [])
     );

@@ -58,18 +58,28 @@ export function applySync(panel: NotebookPanel, changes: readonly ICellSync[]): 
   }
 }
 
+async function answer(panel: NotebookPanel, comm: Kernel.IComm, msg: KernelMessage.ICommMsgMsg): Promise<void> {
+  const data = msg.content.data as { run?: IRunRequest; sync?: ICellSync[] };
+  if (data.sync) {
+    applySync(panel, data.sync);
+    comm.send({ synced: 1 });
+    comm.close();
+  } else if (data.run) {
+    const outcome = await runInNotebook(panel, data.run, null);
+    comm.send({ outcome: outcome as unknown as KernelMessage.ICommMsgMsg['content']['data'] });
+    comm.close();
+  }
+}
+
 function serve(panel: NotebookPanel, comm: Kernel.IComm): void {
-  comm.onMsg = async (msg: KernelMessage.ICommMsgMsg) => {
-    const data = msg.content.data as { run?: IRunRequest; sync?: ICellSync[] };
-    if (data.sync) {
-      applySync(panel, data.sync);
-      comm.send({ synced: 1 });
+  // Not awaited: the kernel connection handles its messages one after another, waiting for
+  // each handler, and the run needs the kernel's replies (kernel info, execute) meanwhile.
+  comm.onMsg = msg => {
+    answer(panel, comm, msg).catch(reason => {
+      console.error('jupyter-operator: a cell run from the kernel failed', reason);
+      comm.send({ outcome: { status: 'unavailable', message: String(reason) } });
       comm.close();
-    } else if (data.run) {
-      const outcome = await runInNotebook(panel, data.run, null);
-      comm.send({ outcome: outcome as unknown as KernelMessage.ICommMsgMsg['content']['data'] });
-      comm.close();
-    }
+    });
   };
   comm.send({ ack: 1 });
 }

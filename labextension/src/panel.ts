@@ -175,11 +175,19 @@ export class OperatorPanel extends Widget {
     this.ask = new AskView(this._client, this._languages, () => this._workspace.value, {
       runs: this.runs,
       docPath: (workspace, path) => serverPath(this._workspaces, workspace, null, path),
-      afterChange: (workspace, items) =>
-        afterChange(this._open, {
-          docPath: path => serverPath(this._workspaces, workspace, null, path),
-          cardNode: () => null
-        }, items)
+      beforeApproving: (workspace, items, cardNode) =>
+        beforeApproving(
+          this._open,
+          { docPath: path => serverPath(this._workspaces, workspace, null, path), cardNode },
+          items
+        ),
+      afterChange: (workspace, items, before) =>
+        afterChange(
+          this._open,
+          { docPath: path => serverPath(this._workspaces, workspace, null, path), cardNode: () => null },
+          items,
+          before
+        )
     });
     root.append(this.ask.node);
 

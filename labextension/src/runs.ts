@@ -19,6 +19,9 @@ export type DocPath = (path: string | null) => string | null;
 export class LiveRuns {
   private _started = new Set<string>();
   private _expected = new Map<string, string | null>();
+  /** Runs go one after another (a run and its save end before the next starts: two saves
+   * at once make JupyterLab ask whether to overwrite the file). */
+  private _queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private _client: OperatorClient,
@@ -55,13 +58,17 @@ export class LiveRuns {
       }
       this._started.add(key);
       const request = item.execution.request;
-      const outcome = await runAtPath(
-        this._find,
-        docPath(request.notebook),
-        request,
-        this._expected.get(key) ?? null,
-        this._unedited
+      const job = this._queue.then(() =>
+        runAtPath(
+          this._find,
+          docPath(request.notebook),
+          request,
+          this._expected.get(key) ?? null,
+          this._unedited
+        )
       );
+      this._queue = job.catch(() => undefined);
+      const outcome = await job;
       await update(await this._client.execution(session, item.id, outcome));
     }
   }

@@ -150,3 +150,109 @@ def test_the_notebook_runs_a_multi_turn_task_against_the_endpoint(
     view.get_by_text("Done: nb-plan.md is written.").wait_for()
     screenshot(page, "agent-notebook-done")
     assert fake.key not in page.content()
+
+
+def _fix_notebook(path: Path) -> None:
+    from cell_notebooks import code, notebook
+
+    path.write_text(notebook(code("values = [3, 4, 5]", id="load"),
+                             code("print('mean', totl / len(values))", id="mean")))  # fmt: skip
+
+
+def _fix_script(fake: FakeOpenAI, name: str, ids: tuple[str, str] = ("load", "mean")) -> None:
+    from cell_runs import FIXED
+
+    load, mean = ids
+    fake.add(
+        "Running it.\n" + block("r1", "nb.runCell", notebook=name, cell_id=load) + "\n"
+        + block("r2", "nb.runCell", notebook=name, cell_id=mean),
+        "A typo.\n" + block("e1", "nb.replaceCell", notebook=name, cell_id=mean,
+                            content_b64=b64(FIXED)),
+        "The notebook runs without errors now.",
+    )  # fmt: skip
+
+
+def _results_sent(fake: FakeOpenAI, back: int) -> dict:
+    from jupyter_operator.protocol import parse_results
+
+    text = fake.requests[-back]["messages"][-1]["content"]
+    return {result.id: result for result in parse_results(text)}
+
+
+def test_ask_mode_fixes_an_error_by_running_cells(
+    ask_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    """The fix-the-error loop in the panel: the model runs cells (the notebook opens and runs
+    them in its own kernel), reads the traceback, and the person approves its fix with
+    Approve & Run."""
+    _fix_notebook(ask_server.root / "fix-ask.ipynb")
+    _fix_script(fake, "fix-ask.ipynb")
+    open_ask(page, ask_server)
+    page.locator(f"{ASK} .jp-Operator-ask-task").fill("Make fix-ask.ipynb run without errors")
+    page.locator(f"{ASK} .jp-Operator-ask-button").click()
+    for run_id in ("r1", "r2"):
+        run = page.locator(f'{ASK} .jp-Operator-card[data-id="{run_id}"][data-status="pending"]')
+        run.wait_for(timeout=60_000)
+        run.locator(".jp-Operator-approve").click()
+    page.locator(f'{ASK} .jp-Operator-card[data-id="r2"][data-status="failed"]').wait_for(
+        timeout=60_000)
+    # The notebook was opened for the run; the error is in its cell, as if the person ran it.
+    page.locator(".jp-NotebookPanel:visible .jp-Cell").nth(1).locator(".jp-OutputArea").get_by_text(
+        "NameError").first.wait_for(timeout=30_000)
+    fix = page.locator(f'{ASK} .jp-Operator-card[data-id="e1"][data-status="pending"]')
+    fix.wait_for(timeout=60_000)
+    screenshot(page, "ask-mode-fix-error")
+    fix.locator(".jp-Operator-approve-run").click()
+    page.locator(f"{ASK} .jp-Operator-ask-status").filter(has_text="ended").wait_for(
+        timeout=60_000)
+    page.locator(".jp-NotebookPanel:visible .jp-Cell").nth(1).locator(".jp-OutputArea").get_by_text(
+        "mean 4.0").wait_for(timeout=30_000)
+    first, second = _results_sent(fake, 2), _results_sent(fake, 1)
+    assert first["r2"].code == "ERR_CELL_ERROR" and "NameError" in first["r2"].summary
+    assert "name 'totl' is not defined" in (first["r2"].details or "")
+    assert second["e1"].ok and "mean 4.0" in (second["e1"].details or "")
+    screenshot(page, "ask-mode-fixed")
+    assert page.console_errors == []
+
+
+def test_operator_agent_in_the_notebook_runs_its_cells(
+    ask_server: LabServer, page, fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    """``%%operator_agent`` works on the notebook it runs in: its runs happen in the open
+    notebook (the output in the cell), its fix is shown in the open cell at once."""
+    import re
+
+    setup = setup_source(
+        tmp_path / "journal",
+        f"os.environ['JUPYTER_OPERATOR_TRANSCRIPT_DIR'] = {str(tmp_path / 'runs')!r}",
+        f"%operator model fake-model --base-url {fake.url}",
+    )
+    cells = ["values = [3, 4, 5]", "print('mean', totl / len(values))",
+             "%%operator_agent --max-turns 5\nMake this notebook run without errors."]  # fmt: skip
+    (ask_server.root / "agent-fix.ipynb").write_text(
+        json.dumps(magic_notebook(tmp_path / "journal", *cells, setup=setup)))
+    _fix_script(fake, "agent-fix.ipynb", ("c1", "c2"))
+    page.goto(ask_server.page_url("lab/workspaces/agent-fix/tree/agent-fix.ipynb"))
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    run_quick_cell(page, 0)
+    run_quick_cell(page, 3)
+    view = page.locator(".jpo-agent")
+    for run_id in ("r1", "r2"):
+        run = view.locator(".jpo-card.jpo-kind-run.jpo-pending", has_text=f"id {run_id}")
+        run.wait_for(timeout=60_000)
+        assert "NOT sandboxed" in run.inner_text()
+        run.locator("button.jupyter-button", has_text=re.compile(r"^\s*Run\s*$")).click()
+    cells_ = page.locator(".jp-Notebook .jp-Cell")
+    cells_.nth(2).locator(".jp-OutputArea").get_by_text("NameError").first.wait_for(
+        timeout=60_000)
+    fix = view.locator(".jpo-card.jpo-kind-mutation.jpo-pending", has_text="id e1")
+    fix.wait_for(timeout=60_000)
+    screenshot(page, "agent-notebook-fix-error")
+    fix.locator("button.jupyter-button", has_text="Approve & Run").click()
+    view.get_by_text("ended: done").wait_for(timeout=60_000)
+    cells_.nth(2).locator(".jp-OutputArea").get_by_text("mean 4.0").wait_for(timeout=30_000)
+    assert "total = sum(values)" in cells_.nth(2).locator(".jp-InputArea-editor").inner_text()
+    first, second = _results_sent(fake, 2), _results_sent(fake, 1)
+    assert first["r2"].code == "ERR_CELL_ERROR"
+    assert second["e1"].ok and "mean 4.0" in (second["e1"].details or "")
+    screenshot(page, "agent-notebook-fixed")
