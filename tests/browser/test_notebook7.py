@@ -71,3 +71,39 @@ def test_panel_and_cell_command_in_notebook7(notebook_server, page) -> None:
     assert "source" in page.locator(f"{PANEL} .jp-Operator-source").text_content()
     screenshot(page, "notebook7-panel")
     assert not [e for e in page.console_errors if "operator" in e.lower()]
+
+
+def test_approve_and_run_in_notebook7(notebook_server, page) -> None:
+    """Notebook 7: Run and Approve & Run put the outputs in the open cells, and the model
+    receives them."""
+    from cell_notebooks import code
+    from cell_notebooks import notebook as notebook_text
+    from cell_runs import FIXED, b64
+    from test_lab_cell_runs import block, result_of, wait_output
+
+    root = notebook_server.root
+    (root / "fix7.ipynb").write_text(notebook_text(code("values = [3, 4, 5]", id="load"),
+                                                   code("print(totl)", id="mean")))  # fmt: skip
+    page.goto(notebook_server.page_url("notebooks/fix7.ipynb"))
+    page.locator(".jp-Notebook .jp-Cell").first.wait_for(timeout=60_000)
+    page.get_by_text("Kernel status: Idle").first.wait_for(state="attached", timeout=60_000)
+    run_palette_command(page, "Operator: Open panel", "Operator: Open panel")
+    page.locator(f"{PANEL} .jp-Operator-input").wait_for(state="visible")
+    reply = block("r1", "nb.runCell", notebook="fix7.ipynb", cell_id="load") + "\n" + block(
+        "e1", "nb.replaceCell", notebook="fix7.ipynb", cell_id="mean", content_b64=b64(FIXED))
+    page.locator(f"{PANEL} .jp-Operator-input").fill(reply)
+    page.locator(f"{PANEL} .jp-Operator-run").click()
+    run = page.locator(f'{PANEL} .jp-Operator-card[data-id="r1"][data-status="pending"]')
+    run.wait_for(timeout=30_000)
+    run.locator(".jp-Operator-approve").click()
+    page.locator(f'{PANEL} .jp-Operator-card[data-id="r1"][data-status="done"]').wait_for(
+        timeout=60_000)
+    fix = page.locator(f'{PANEL} .jp-Operator-card[data-id="e1"][data-status="pending"]')
+    fix.locator(".jp-Operator-approve-run").click()
+    page.locator(f'{PANEL} .jp-Operator-card[data-id="e1"][data-status="applied"]').wait_for(
+        timeout=60_000)
+    wait_output(page, 1, "mean 4.0")
+    result = result_of(page, "e1")
+    assert result.ok and "mean 4.0" in (result.details or "")
+    screenshot(page, "notebook7-approve-and-run")
+    assert not [e for e in page.console_errors if "operator" in e.lower()]
