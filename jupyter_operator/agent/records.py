@@ -36,10 +36,23 @@ def decisions(run: Run, decided_at: dict[str, float], waited: float) -> list[dic
 
 
 def results(run: Run) -> list[dict[str, Any]]:
-    """One record per result the model is sent."""
-    return [
-        {"id": item.result.id, "ok": item.result.ok, "summary": item.result.summary,
-         "error_code": item.error_code}
-        for item in run.items
-        if item.result is not None
-    ]  # fmt: skip
+    """One record per result the model is sent; a cell run adds what ran where (the ledger's
+    fields: cell, source sha256, kernel, execution count, status)."""
+    found = []
+    for item in run.items:
+        if item.result is None:
+            continue
+        record = {"id": item.result.id, "ok": item.result.ok, "summary": item.result.summary,
+                  "error_code": item.error_code}  # fmt: skip
+        execution = getattr(item, "execution", None)
+        if execution is not None and execution.outcome is not None:
+            request, outcome = execution.request, execution.outcome
+            record["execution"] = {
+                "notebook": request.notebook, "cell_id": request.cell_id,
+                "source_sha256": request.source_sha256, "kernel": request.kernel_name,
+                "kernel_identity": outcome.kernel_identity or request.kernel_identity,
+                "where": execution.kernel.where, "execution_count": outcome.execution_count,
+                "status": outcome.status, "duration_ms": outcome.duration_ms,
+            }  # fmt: skip
+        found.append(record)
+    return found

@@ -209,6 +209,13 @@ class Operator:
         history.settle(self.journal, entry)
         return entry
 
+    def executions(self) -> list[Any]:
+        """Every cell run in this workspace, oldest first (the execution ledger: cell, source
+        sha256, kernel and its identity, execution count, status, who decided)."""
+        from ..workspace.ledger import executions
+
+        return executions(self.journal)
+
     def history(self) -> list[HistoryEntry]:
         """Applied changes in this workspace, oldest first (from every session), with diffs."""
         return self.journal.entries(diffs=True)

@@ -362,3 +362,28 @@ def test_notebook_cells_clicked_through(demo_server: LabServer, page: Any) -> No
     run_all_code_cells(page, 5, code_cells(page))
     assert_no_error_output(page)
     screenshot(page, "demo-cells-lab-done")
+
+
+def test_fix_the_error_clicked_through(demo_server: LabServer, page: Any) -> None:
+    """Notebook 07: click Run on the two run cards (the second fails: its traceback is on the
+    card), then Approve & Run on the fix; the decide cell reports the run's end."""
+    open_notebook(page, demo_server, "07-fix-the-error.ipynb", "lab")
+    run_all_code_cells(page, 0, 4)  # load, workspace, the scripted model, the agent
+    agent = page.locator(".jp-Notebook .jp-CodeCell").nth(3)
+    for cmd_id in ("run-load", "run-mean"):
+        run = card_by_id(agent, cmd_id)
+        run.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+        assert "sandboxed" in run.inner_text()  # where the code runs is on the card
+        button(run, "Run").click()
+    card_by_id(agent, "run-mean").locator(".jpo-badge.jpo-s-failed").wait_for(timeout=60_000)
+    assert "NameError" in card_by_id(agent, "run-mean").inner_text()
+    fix = card_by_id(agent, "fix-mean")
+    fix.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+    screenshot(page, "demo-fix-the-error-lab-failed")
+    button(fix, "Approve & Run").click()
+    fix.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=60_000)
+    report = run_code_cell(page, 4).locator(".jp-OutputArea").inner_text()
+    assert report.startswith("done after 3 turns") and "mean 4.0" in report
+    run_all_code_cells(page, 5, code_cells(page))
+    assert_no_error_output(page)
+    screenshot(page, "demo-fix-the-error-lab-done")
