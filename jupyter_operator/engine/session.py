@@ -13,6 +13,7 @@ import secrets
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..execution import CellRunner
 from ..protocol import (
@@ -47,6 +48,9 @@ from .shell_ops import ShellHistory
 from .shell_policy import ShellPolicy
 from .undo import redo as _redo
 from .undo import undo as _undo
+
+if TYPE_CHECKING:
+    from ..workspace.ledger import ExecutionRecord
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +213,7 @@ class Operator:
         history.settle(self.journal, entry)
         return entry
 
-    def executions(self) -> list[Any]:
+    def executions(self) -> list[ExecutionRecord]:
         """Every cell run in this workspace, oldest first (the execution ledger: cell, source
         sha256, kernel and its identity, execution count, status, who decided)."""
         from ..workspace.ledger import executions
