@@ -110,6 +110,8 @@ def finish(operator: Operator, run: Run | None, item: Item, outcome: Outcome) ->
     except OperatorError as exc:  # the run happened; only its record or its outputs failed
         result = Result(result.id, result.ok, result.summary,
                         (result.details or "") + f"\nnote: {exc.message}\n", result.code)
+    if run is not None:
+        result = _charged(run, result)
     status = "done" if result.ok else "stale" if outcome.status == "stale" else "failed"
     if item.kind != "run":  # Approve & Run on a change: the change's result tells both
         item.status = "applied"
@@ -119,6 +121,22 @@ def finish(operator: Operator, run: Run | None, item: Item, outcome: Outcome) ->
         item.summary = result.summary
     if run is not None:
         run._ran(item)
+
+
+def _charged(run: Run, result: Result) -> Result:
+    """The result with its details taken from the reply's output budget (the reads' one): a
+    run that happened is never refused, its details are cut to what is left instead."""
+    from ..execution.report import head_tail
+
+    details = result.details or ""
+    budget = run.budget
+    left = max(budget.limit - budget.used, 0)
+    size = len(details.encode("utf-8"))
+    if size > left:
+        details = head_tail(details, left // 4)  # characters: at most 4 bytes each
+        size = len(details.encode("utf-8"))
+    budget.used += size
+    return Result(result.id, result.ok, result.summary, details or None, result.code)
 
 
 def _save_outputs(operator: Operator, item: Item, execution: executions.Execution,

@@ -270,3 +270,13 @@ def _with_cell(op: Operator, cell_id: str, source: str) -> bytes:
         if cell.get("id") == cell_id:
             cell["source"] = source
     return (json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode()
+
+
+def test_a_run_shares_the_reply_output_budget_with_reads(op: Operator) -> None:
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c3"))
+    run.budget.used = run.budget.limit - 120  # the reads of the reply took nearly all of it
+    run.approve("r1")
+    text = details(run, "r1")
+    assert len(text.encode()) <= 120 and "characters cut" in text
+    assert run.budget.used <= run.budget.limit
+    assert _result(run, "r1").code == "ERR_CELL_ERROR"  # the run happened; only its text is cut
