@@ -77,6 +77,11 @@ def history_text(entries: Sequence[Any]) -> str:
     )
 
 
+#: Said on every cell change and run (the panel's History says the same).
+KERNEL_NOTE = ("Undo restores the cell, not the kernel: variables and imports made by runs stay "
+               "as they are (nb.rebuildState brings the kernel back in line).")
+
+
 def _row_html(entry: Any) -> str:
     state = entry_state(entry)
     badge_css = "jpo-s-undone" if state == "undone" else "jpo-s-applied"
@@ -91,6 +96,8 @@ def _row_html(entry: Any) -> str:
         f"{escape(entry_decision(entry))}</span>",
     ]
     html = f'<div class="jpo-head">{"".join(parts)}</div>'
+    if str(entry.action).startswith("nb."):  # a cell change, or a run's saved outputs
+        html += f'<div class="jpo-note jpo-muted">{escape(KERNEL_NOTE)}</div>'
     diff = entry_diff(entry)
     if diff is not None:
         rendered = render_diff(diff, path=entry.path)
