@@ -64,6 +64,8 @@ def dump_run(run: Run, text: str, **extra: Any) -> bytes:
         if item.result is not None:
             r = item.result
             saved["result"] = {"id": r.id, "ok": r.ok, "summary": r.summary, "details": r.details}
+        if item.execution is not None:  # a cell run's preview: what runs, where, its guards
+            saved["execution"] = item.execution.to_dict()
         if item.proposal is not None:
             p, s = item.proposal, item.proposal.snapshot
             saved["proposal"] = {
@@ -146,7 +148,28 @@ def _load_item(saved: Any, entry: Any) -> Item:
         item.proposal = _load_proposal(saved["proposal"])
     elif item.kind == "mutation" and item.needs_approval:
         raise PersistError("a pending change has no preview")
+    if saved.get("execution") is not None:
+        item.execution = _load_execution(saved["execution"])
+    elif item.kind == "run" and item.status in ("pending", "running"):
+        raise PersistError("a pending run has no preview")
     return item
+
+
+def _load_execution(e: Any) -> Any:
+    """A run's preview as saved (``Execution.to_dict()``), checked field by field."""
+    from ..execution import KernelInfo, Outcome, RunRequest
+    from .executions import Execution
+
+    try:
+        r = dict(e["request"])
+        r["cells"] = tuple((c[0], str(c[1]), str(c[2])) for c in r.get("cells") or ())
+        request = RunRequest(**r)
+        kernel = KernelInfo(**e["kernel"])
+        outcome = Outcome.from_dict(e["outcome"]) if e.get("outcome") else None
+        ran = [dict(x) for x in e.get("ran_before") or []]
+        return Execution(request, kernel, str(e["what"]), str(e["policy"]), ran, outcome)
+    except (KeyError, TypeError, ValueError, IndexError):
+        raise PersistError("a run's preview is malformed") from None
 
 
 def _load_proposal(p: Any) -> Proposal:

@@ -280,3 +280,18 @@ def test_a_run_shares_the_reply_output_budget_with_reads(op: Operator) -> None:
     assert len(text.encode()) <= 120 and "characters cut" in text
     assert run.budget.used <= run.budget.limit
     assert _result(run, "r1").code == "ERR_CELL_ERROR"  # the run happened; only its text is cut
+
+
+def test_a_saved_pending_run_comes_back_and_runs(op: Operator, ws: Path, tmp_path: Path) -> None:
+    """A server restarted while a run card waited: the card comes back, and runs."""
+    from jupyter_operator.engine.persist import dump_run, load_data, load_run
+
+    reply = cmd("r1", "nb.runCell", cell_id="c1")
+    saved = dump_run(op.run(reply), reply)
+    fresh = Operator(ws, extensions=("nb",), journal_dir=tmp_path / "journal")
+    again = load_run(fresh, load_data(saved))
+    (item,) = again.items
+    assert item.status == "pending" and item.execution.request.source.startswith("x = 41")
+    again.approve("r1")
+    assert _result(again, "r1").ok and "[stdout]\nset x" in details(again, "r1")
+    fresh.close()
