@@ -66,7 +66,8 @@ def show_diff(diff: str, out: IO[str]) -> None:
 ASK_HELP = (
     "  y = apply this change, n or Enter = reject it, a = apply it and all remaining,\n"
     "  q = reject it and all remaining, e = edit the new content in $VISUAL or $EDITOR and\n"
-    "  then decide on your edit; anything else is sent to the model as the reason.\n"
+    "  then decide on your edit, r = apply a cell change and run the cell (Approve & Run);\n"
+    "  anything else is sent to the model as the reason.\n"
 )
 
 
@@ -201,6 +202,8 @@ def ask(run: Any, answers: IO[str], tty: IO[str]) -> None:
         if remaining == "ask":
             describe_pending(item, tty)
             options = "y/N/a/q/e/reason" if _editable(item) else "y/N/a/q/reason"
+            if getattr(item, "can_run", False):
+                options = options.replace("/reason", "/r/reason")
             answer = "?"
             while answer.lower() in ("?", "e"):
                 tty.write(f"Apply {visible_text(item.id)}? [{options}] (? for help): ")
@@ -221,6 +224,8 @@ def ask(run: Any, answers: IO[str], tty: IO[str]) -> None:
                 remaining = "reject"
         if not item.needs_approval:  # applied with the person's edit
             pass
+        elif remaining == "ask" and choice == "r" and getattr(item, "can_run", False):
+            run.approve(item.id, and_run=True)
         elif remaining == "approve" or (remaining == "ask" and choice in ("y", "yes")):
             run.approve(item.id)
         else:

@@ -156,11 +156,15 @@ def _combine(item: Item, ran: Result) -> None:
     change = item.result
     if change is None:
         return
-    summary = f"{change.summary}, then ran it: {ran.summary}"
     if ran.ok:
+        summary = f"{change.summary}, then ran it: {ran.summary}"
         item.result = Result(change.id, True, summary, ran.details)
-    else:
-        item.result = Result(change.id, False, summary, ran.details, ran.code)
+    else:  # the change is applied; the run failed: the failure's own form, code first
+        from .labels import person_text
+
+        what = f"{change.summary.rstrip('.')}, then ran it: {person_text(ran.summary)}"
+        item.result = Result.failure(change.id, ran.code or codes.ERR_CELL_ERROR, what,
+                                     ran.details)  # fmt: skip
     item.summary = item.result.summary
 
 

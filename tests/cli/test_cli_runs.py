@@ -76,3 +76,26 @@ def test_the_agent_fixes_the_error_from_a_terminal(
     out = capsys.readouterr().out
     assert "The model finished after 3 turns" in out
     assert joined(json.loads(path.read_text())["cells"][1]["source"]) == FIXED
+
+
+def test_ask_offers_approve_and_run_for_a_cell_change(root: Path) -> None:
+    import io
+
+    from cell_runs import b64, cmd
+
+    from jupyter_operator.engine import Operator
+    from jupyter_operator.terminal import ask
+
+    analysis(root)
+    with Operator(root, extensions=("nb",)) as op:
+        run = op.run(cmd("e1", "nb.replaceCell", notebook="analysis.ipynb", cell_id="mean",
+                         content_b64=b64(FIXED)))  # fmt: skip
+        tty = io.StringIO()
+        ask(run, io.StringIO("r\n"), tty)
+        assert "[y/N/a/q/e/r/reason]" in tty.getvalue()
+        (result,) = parse_results(run.results_text)
+        # "load" never ran: the fix is applied and runs, and the model reads why it failed.
+        assert result.code == "ERR_CELL_ERROR"
+        assert result.summary.startswith("Cell failed (ERR_CELL_ERROR): Replaced cell mean, "
+                                         "then ran it: Ran cell 1 (id mean)")  # fmt: skip
+        assert "NameError: name 'values' is not defined" in (result.details or "")
