@@ -26,6 +26,7 @@ from .blocks import BlockTracker
 from .guards import RepeatGuard
 from .models import Message, Model, ModelError, ReplayModel, Usage
 from .prompt import CONTINUE_REQUEST, DUPLICATES_NOTE, system_prompt
+from .stops import TurnEnd
 from .transcript import Transcript, default_directory
 
 if TYPE_CHECKING:
@@ -311,7 +312,10 @@ class Agent:
     # -- the loop ------------------------------------------------------------------------------
     async def _turns(self, task: str, messages: list[Message], started: float) -> tuple[str, str]:
         guard = RepeatGuard()
+        self._turn_end = TurnEnd(self._transcript_add, lambda turn, text: self._emit(
+            ev.Notice(turn, text)))  # fmt: skip
         user = task
+        corrected = False  # the last turn was a corrective one (an unexpected stop)
         for turn in range(1, self.max_turns + 1):
             self._check_budgets(started)
             self.turn = turn
@@ -319,6 +323,9 @@ class Agent:
             self._transcript_add("message", turn=turn, role="user", content=user)
             self._emit(ev.TurnStarted(turn, self.max_turns))
             reply = await self._reply(turn, messages, started)
+            repeated = guard.same_reply(reply)
+            if repeated is not None:
+                raise _Stop("repeated_failure", repeated)
             run = await self._engine(functools.partial(self._plan, turn, reply))
             self._emit(ev.TurnPlanned(turn, run))
             if not run.items:
@@ -328,15 +335,22 @@ class Agent:
                 if getattr(run, "unread_markers", 0):  # its commands were all in the cut part
                     user = run.results_text  # the note asking for them again
                     continue
-                return "done", f"The model finished after {turn} turn{'s' * (turn != 1)}."
+                answer = self._turn_end.without_blocks(turn, reply, self._last_finish, corrected)
+                if isinstance(answer, tuple):
+                    return answer
+                user, corrected = answer, True
+                continue
+            corrected = False
             await self._settle(turn, run)
             self._record_results(turn, run)
             self._emit(ev.TurnFinished(turn, self.tokens, self._last_usage, run.results_text))
             stop = guard.check(run)
             if stop is not None:
                 raise _Stop("repeated_failure", stop)
-            user = run.results_text
+            user = run.results_text + self._turn_end.beside_blocks(turn, reply)
         return "max_turns", f"Stopped after {self.max_turns} turns (the turn limit)."
+
+    _last_finish: str | None = None
 
     def _check_budgets(self, started: float) -> None:
         if self._stop_requested:
@@ -353,6 +367,7 @@ class Agent:
     async def _reply(self, turn: int, messages: list[Message], started: float) -> str:
         """Stream one reply; once, ask the model to go on when it stopped inside a block."""
         text, tracker, finish = await self._stream(turn, messages, started, BlockTracker())
+        self._last_finish = finish
         open_at = tracker.open_block_start
         if open_at is None:
             messages.append({"role": "assistant", "content": text})

@@ -89,7 +89,8 @@ def estimate_tokens(text: str) -> int:
 class _ScriptedReply:
     """A fixed text streamed in chunks, optionally with a pause between them."""
 
-    def __init__(self, text: str, prompt_chars: int, chunk: int, delay: float) -> None:
+    def __init__(self, text: str, prompt_chars: int, chunk: int, delay: float,
+                 finish: str = "stop") -> None:  # fmt: skip
         self._text = text
         self._prompt_chars = prompt_chars
         self._chunk = max(1, chunk)
@@ -97,6 +98,7 @@ class _ScriptedReply:
         self._closed = False
         self.usage: Usage | None = None
         self.finish_reason: str | None = None
+        self._finish = finish
 
     async def _deltas(self) -> AsyncIterator[str]:
         for start in range(0, len(self._text), self._chunk):
@@ -107,7 +109,7 @@ class _ScriptedReply:
             else:
                 await asyncio.sleep(0)  # let Stop and displays run between chunks
             yield self._text[start : start + self._chunk]
-        self.finish_reason = "stop"
+        self.finish_reason = self._finish
         self.usage = Usage(
             estimate_tokens("x" * self._prompt_chars), estimate_tokens(self._text), estimated=True
         )
@@ -154,6 +156,10 @@ def _load_script(path: Path) -> list[str]:
     return replies
 
 
+#: The finish reason of a scripted model whose script ran out.
+SCRIPT_END = "script_end"
+
+
 class ReplayModel:
     """Plays scripted replies: the offline default for demos, teaching and tests.
 
@@ -198,10 +204,16 @@ class ReplayModel:
     def stream(self, messages: Sequence[Message]) -> _ScriptedReply:
         """The next scripted reply, as a stream."""
         self.turn += 1
+        ended = False
         if self._function is not None:
             last = messages[-1]["content"] if messages and messages[-1]["role"] == "user" else ""
-            text = self._function(last, self.turn) or ""
+            found = self._function(last, self.turn)
+            text, ended = found or "", found is None
         else:
-            text = self._replies[self.turn - 1] if self.turn <= len(self._replies) else ""
+            ended = self.turn > len(self._replies)
+            text = "" if ended else self._replies[self.turn - 1]
         prompt_chars = sum(len(m.get("content", "")) for m in messages)
-        return _ScriptedReply(text, prompt_chars, self.chunk, self.delay)
+        # A script that ran out has nothing more to say: the loop ends it as done (an empty
+        # reply from a real model gets a corrective turn instead).
+        return _ScriptedReply(text, prompt_chars, self.chunk, self.delay,
+                              SCRIPT_END if ended else "stop")  # fmt: skip

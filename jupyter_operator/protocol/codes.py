@@ -96,6 +96,9 @@ ERR_EDIT_NOT_UNIQUE = "ERR_EDIT_NOT_UNIQUE"
 ERR_COMMAND_FAILED = "ERR_COMMAND_FAILED"
 ERR_SANDBOX_UNAVAILABLE = "ERR_SANDBOX_UNAVAILABLE"
 
+# --- The agent loop (a reply a model wrote in its own tool-call format) -------------------------
+ERR_FOREIGN_TOOL_CALL = "ERR_FOREIGN_TOOL_CALL"
+
 SPEC_CODES: tuple[str, ...] = (
     ERR_MARKER_NOT_ALONE,
     ERR_MISSING_END_MARKER,
@@ -191,9 +194,15 @@ DIALECT_CODES: tuple[str, ...] = (
 )
 """Codes only the JSON-operations dialect produces (in its events' ``code`` field)."""
 
-ALL_CODES: frozenset[str] = frozenset(SPEC_CODES + EXTENSION_CODES + CELL_CODES + DIALECT_CODES)
+AGENT_CODES: tuple[str, ...] = (ERR_FOREIGN_TOOL_CALL,)
+"""Codes only the agent loop answers with (never a scanned block's)."""
+
+ALL_CODES: frozenset[str] = frozenset(
+    SPEC_CODES + EXTENSION_CODES + CELL_CODES + DIALECT_CODES + AGENT_CODES
+)
 
 __all__ = [name for name in dir() if name.startswith("ERR_")] + [
+    "AGENT_CODES",
     "ALL_CODES",
     "CELL_CODES",
     "DIALECT_CODES",

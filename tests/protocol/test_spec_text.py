@@ -55,7 +55,7 @@ def test_appendix_lists_only_the_requested_codes() -> None:
 def test_codes_module_constants() -> None:
     assert set(codes.SPEC_CODES) | set(codes.EXTENSION_CODES) | set(codes.CELL_CODES) | set(
         codes.DIALECT_CODES
-    ) == codes.ALL_CODES
+    ) | set(codes.AGENT_CODES) == codes.ALL_CODES
     assert not set(codes.SPEC_CODES) & set(codes.EXTENSION_CODES)
     assert not (set(codes.SPEC_CODES) | set(codes.EXTENSION_CODES)) & set(codes.CELL_CODES)
     for name in codes.ALL_CODES:

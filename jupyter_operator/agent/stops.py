@@ -1,0 +1,151 @@
+"""Why a reply without commands ended a turn, and what the loop answers.
+
+A reply with no ``OPERATOR_CMD`` block used to end the run as done. It often is not: the reply
+was empty, promised to act ("Sure, I'll create hello.txt now.") without a block, was cut off at
+the length limit, refused, or asked the person a question; or the model used its own
+tool-call format (``leaks.py``). Each is classified, recorded in the transcript, and answered:
+one short corrective turn for an empty reply, a promise or a cut-off reply (as a coding agent
+retries an unexpected stop), a clean stop with the reason for a refusal or a question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..protocol import Result, format_results
+from .leaks import CODE as FOREIGN_CODE
+from .leaks import FAMILY_NAMES, LeakedCall, find_leaks, translate
+
+Kind = Literal["done", "empty", "promise", "cut_off", "refusal", "question", "foreign_tool_call"]
+
+#: Kinds answered with one corrective turn (twice in a row: the run stops with the reason).
+CORRECTED: frozenset[str] = frozenset({"empty", "promise", "cut_off"})
+
+CORRECTIONS: dict[str, str] = {
+    "empty": "Your reply was empty. Go on with the task: send the OPERATOR_CMD blocks of the next "
+    "step, or say in words that the task is done.",
+    "promise": "Your reply says what you will do, but it has no OPERATOR_CMD block, so nothing "
+    "was done. Send the block(s) now.",
+    "cut_off": "Your reply was cut off at the length limit before a complete OPERATOR_CMD block. "
+    "Send the next step again, shorter: one block per step, a large file in parts "
+    "(fs.write, then fs.insertRegion or fs.applyEdits).",
+}
+
+_REFUSAL = re.compile(
+    r"\b(I can(?:not|'t|’t) (?:help|assist|do|comply|complete)|I(?:'m| am) (?:sorry|unable|not "
+    r"able)|I won(?:'t|’t)|I must decline)\b",
+    re.I,
+)  # fmt: skip
+_PROMISE = re.compile(
+    r"\b(I(?:'ll|’ll| will| am going to|'m going to|’m going to)|let me|let's|next,? I|"
+    r"now I(?:'ll|’ll| will)?|I shall)\b",
+    re.I,
+)  # fmt: skip
+_DONE = re.compile(r"\b(done|finished|complete[d]?|all set|no (?:more|further) changes)\b", re.I)
+
+
+@dataclass(frozen=True)
+class StopClass:
+    """The kind of stop, and what the loop shows or sends (a question's text, a correction)."""
+
+    kind: Kind
+    text: str = ""
+
+
+def classify(reply: str, finish_reason: str | None) -> StopClass:
+    """Classify a reply that holds no ``OPERATOR_CMD`` block (leaked calls aside)."""
+    stripped = reply.strip()
+    if not stripped and finish_reason == "script_end":  # a scripted model ran out: done
+        return StopClass("done")
+    if not stripped:
+        return StopClass("empty", CORRECTIONS["empty"])
+    if finish_reason == "length":
+        return StopClass("cut_off", CORRECTIONS["cut_off"])
+    lines = [line.strip() for line in stripped.splitlines() if line.strip()]
+    if _REFUSAL.search(stripped[:400]):
+        return StopClass("refusal", stripped[:500])
+    if lines[-1].endswith("?"):
+        return StopClass("question", lines[-1][:500])
+    if _PROMISE.search(stripped) and not _DONE.search(stripped):
+        return StopClass("promise", CORRECTIONS["promise"])
+    return StopClass("done")
+
+
+def leak_results(calls: list[LeakedCall], start: int = 1) -> tuple[str, list[dict[str, str]]]:
+    """The results a model gets for calls in its own format (never run), each with the block
+    it meant when the intent is clear; and the records for the transcript."""
+    results, records = [], []
+    for n, call in enumerate(calls, start):
+        id = f"tool-call-{n}"
+        block = translate(call, id)
+        family = FAMILY_NAMES.get(call.family, call.family)
+        message = (f"you used your own tool-call format ({family}: {call.name}); nothing was "
+                   "run. Tools are called only with OPERATOR_CMD blocks")  # fmt: skip
+        if block is not None:
+            message += "; the block you meant is in details_b64: send it"
+        else:
+            message += "; rewrite the call as an OPERATOR_CMD block (see the spec)"
+        results.append(Result.failure(id, FOREIGN_CODE, message + ".", block))
+        records.append({"id": id, "family": call.family, "name": call.name,
+                        "translation": block or ""})  # fmt: skip
+    return format_results(results), records
+
+
+STOP_WORDS = {"empty": "empty", "promise": "a promise with no command",
+              "cut_off": "cut off at the length limit"}  # fmt: skip
+
+
+class TurnEnd:
+    """The loop's answer to a reply: corrective turns, leaked calls, and how a run ends.
+
+    ``record(type, **fields)`` adds to the transcript, ``notice(turn, text)`` tells the
+    displays. One instance per run (it remembers whether the last turn corrected a leak).
+    """
+
+    def __init__(self, record: Callable[..., Any], notice: Callable[[int, str], Any]) -> None:
+        self._record = record
+        self._notice = notice
+        self._leaked_before = False
+
+    def without_blocks(self, turn: int, reply: str, finish: str | None,
+                       corrected: bool) -> str | tuple[str, str]:  # fmt: skip
+        """A reply without blocks: the message of a corrective turn, or ``(reason, message)``
+        to end the run with."""
+        leaks = find_leaks(reply)
+        if leaks:
+            text = self._leaks(turn, leaks)
+            self._record("stop_class", turn=turn, kind="foreign_tool_call")
+            if corrected and self._leaked_before:
+                return "foreign_tool_calls", ("Stopped: the model kept using its own tool-call "
+                                              "format instead of OPERATOR_CMD blocks.")  # fmt: skip
+            self._leaked_before = True
+            self._notice(turn, "The model used its own tool-call format; it is told the "
+                         "OPERATOR_CMD block it meant.")  # fmt: skip
+            return text
+        self._leaked_before = False
+        found = classify(reply, finish)
+        self._record("stop_class", turn=turn, kind=found.kind)
+        if found.kind in CORRECTED and not corrected:
+            self._notice(turn, f"Unexpected stop ({found.kind}); asking the model once more.")
+            return found.text
+        if found.kind == "question":
+            return "question", f"The model asks: {found.text}"
+        if found.kind == "refusal":
+            return "refusal", f"The model declined: {found.text}"
+        if found.kind in CORRECTED:
+            return found.kind, f"Stopped: the model's reply was {STOP_WORDS[found.kind]} twice."
+        return "done", f"The model finished after {turn} turn{'s' * (turn != 1)}."
+
+    def beside_blocks(self, turn: int, reply: str) -> str:
+        """Calls in the model's own format beside its blocks: answered after the results."""
+        leaks = find_leaks(reply)
+        return "\n\n" + self._leaks(turn, leaks) if leaks else ""
+
+    def _leaks(self, turn: int, leaks: list[LeakedCall]) -> str:
+        text, records = leak_results(leaks)
+        for record in records:
+            self._record("foreign_tool_call", turn=turn, **record)
+        return text
