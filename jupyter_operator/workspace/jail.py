@@ -211,7 +211,10 @@ class Jail:
         writer's atomic rename lands there), and only a path that keeps changing is refused.
         """
         rel = display_path(comps)
-        for _attempt in range(3):
+        # A writer that renames new copies in a tight loop can win a few races in a row on a
+        # loaded machine (three attempts lost one in CI); a path that keeps changing for
+        # OPEN_ATTEMPTS looks is refused.
+        for _attempt in range(OPEN_ATTEMPTS):
             pre = self.lstat_in(parent_fd, comps)
             if pre is None:
                 raise OperatorError(codes.ERR_NOT_FOUND, f"{rel} does not exist")
@@ -234,6 +237,10 @@ class Jail:
                 return fd, info
             close_quietly(fd)
         raise OperatorError(codes.ERR_IO, f"{rel} changed while it was being opened")
+
+
+#: How many times a read looks again at a path swapped between its lstat and its open.
+OPEN_ATTEMPTS = 16
 
 
 def reserved_refused(rel: str) -> OperatorError:
