@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from . import events as ev
 from . import records
 from .blocks import BlockTracker
+from .compaction import compact, window_for
 from .guards import RepeatGuard
 from .models import Message, Model, ModelError, ReplayModel, Usage
 from .prompt import CONTINUE_REQUEST, DUPLICATES_NOTE, system_prompt
@@ -104,6 +105,7 @@ class Agent:
         operator_factory: Callable[[], Operator] | None = None,
         engine_call: EngineCall | None = None,
         extensions: Iterable[str] = ("nb",),
+        context_window: int | None = None,
     ) -> None:
         from ..engine import Policy as _Policy
 
@@ -118,6 +120,9 @@ class Agent:
         self.system = system
         self.max_tokens = max_tokens
         self.max_seconds = max_seconds
+        #: Tokens the model can take (the conversation is compacted before it outgrows them;
+        #: None: a default for the model's family, ``compaction.window_for``).
+        self.context_window = context_window
         self.decide = decide
         self.journal_dir = journal_dir
         #: Host extensions the agent's sessions run (default: the notebook cell actions).
@@ -322,6 +327,7 @@ class Agent:
             messages.append({"role": "user", "content": user})
             self._transcript_add("message", turn=turn, role="user", content=user)
             self._emit(ev.TurnStarted(turn, self.max_turns))
+            self._compact(turn, messages)
             reply = await self._reply(turn, messages, started)
             repeated = guard.same_reply(reply)
             if repeated is not None:
@@ -351,6 +357,16 @@ class Agent:
         return "max_turns", f"Stopped after {self.max_turns} turns (the turn limit)."
 
     _last_finish: str | None = None
+
+    def _compact(self, turn: int, messages: list[Message]) -> None:
+        """Keep the conversation inside the model's window (``compaction.py``)."""
+        window = self.context_window or window_for(getattr(self.model, "name", None))
+        done = compact(messages, window)
+        if done is not None:
+            self._transcript_add("compaction", turn=turn, **done)
+            self._emit(ev.Notice(turn, f"The conversation was compacted to fit the model's "
+                                 f"window ({done['before_tokens']} -> {done['after_tokens']} "
+                                 "estimated tokens)."))  # fmt: skip
 
     def _check_budgets(self, started: float) -> None:
         if self._stop_requested:
