@@ -56,6 +56,9 @@ log = logging.getLogger(__name__)
 
 UNEXPECTED = "the operation failed on the host; read the file and try again."
 
+#: Fields rule 11 of the spec forbids (the workspace is selected by the person, not a command).
+WORKSPACE_FIELDS = ("workspace", "workspaceRoot", "workspace_root")
+
 
 _SWEPT: set[str] = set()
 _SWEPT_GUARD = threading.Lock()
@@ -414,6 +417,19 @@ class Operator:
 
     @staticmethod
     def _finish(item: Item, result: Result, status: str) -> Item:
+        fields = getattr(item.command, "fields", None) or {}
+        ignored = [name for name in WORKSPACE_FIELDS if name in fields]
+        note = ""
+        if ignored:  # rule 11: said, not silently dropped (the command is otherwise fine)
+            note = (f" (note: the {ignored[0]} field was ignored: the workspace is chosen by "
+                    "the person, never in a command; leave it out)")  # fmt: skip
+        quoted = [k for k, v in fields.items() if len(v) > 1 and v[0] == v[-1] and v[0] in "\"'"]
+        if quoted and not result.ok:  # a near miss: the fix is to drop the quotes
+            note += (f" (note: the {quoted[0]} value is wrapped in quotes; values are never "
+                     f"quoted: write {quoted[0]}: {fields[quoted[0]][1:-1]})")  # fmt: skip
+        if note:
+            result = Result(result.id, result.ok, result.summary + note, result.details,
+                            result.code)  # fmt: skip
         item.result = result
         item.status = status  # type: ignore[assignment]
         item.error_code = result.code

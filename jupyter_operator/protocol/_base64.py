@@ -67,6 +67,9 @@ def b64_problem(value: str) -> str | None:
     """Why ``value`` is not canonical base64 of UTF-8 text, or ``None`` when it is."""
     data = _decode_bytes(value)
     if data is None:
+        if any(char.isspace() for char in value):
+            return ("is not valid base64: it contains spaces; write it as one unbroken line "
+                    "(remove every space)")  # fmt: skip
         return "is not valid base64"
     try:
         data.decode("utf-8")

@@ -297,7 +297,7 @@ class _Scan:
     ) -> Command | ScanError | None:
         """Validate a complete block; ``pairs`` is None unless every line matched ``_KV_LINES``."""
         if not chunk.isascii():
-            message = "non-ASCII character detected in command block."
+            message = "non-ASCII character detected in command block." + _non_ascii_fix(chunk)
             return self._error(codes.ERR_NON_ASCII_IN_CMD, message)
         fields = dict(pairs or ())
         if pairs is None or (len(fields) != len(pairs) and len(set(pairs)) != len(fields)):
@@ -425,6 +425,20 @@ def _run_count(item: ScanError | _ErrorRun) -> int:
 
 def _run_end(item: ScanError | _ErrorRun) -> int:
     return item.line + _run_count(item)
+
+
+_CURLY = {0x2018, 0x2019, 0x201C, 0x201D}
+
+
+def _non_ascii_fix(chunk: str) -> str:
+    """Where the first non-ASCII character is, and the fix (curly quotes: none are needed)."""
+    for number, line in enumerate(chunk.split("\n"), 1):
+        for char in line:
+            if ord(char) > 127:
+                fix = ("values are never quoted: remove the quotes" if ord(char) in _CURLY
+                       else "put text in content_b64 (base64 of UTF-8)")  # fmt: skip
+                return f" (line {number + 1} of the block: U+{ord(char):04X}; {fix})"
+    return ""
 
 
 def scan(

@@ -34,6 +34,7 @@ from typing import Any
 from jupyter_operator.protocol import OperatorError, codes
 
 from .budget import MAX_PLANNED_BYTES, SizeBudget, utf8_len
+from .near import closest_line
 from .text import newline_of, split_lines
 
 
@@ -87,7 +88,8 @@ def _insert(text: str, edit: Any, i: int, after: bool, budget: SizeBudget) -> st
     pos = _find_nth(text, anchor, occurrence)
     if pos < 0:
         what = "anchor" if occurrence == 1 else f"occurrence {occurrence} of the anchor"
-        raise _missing(i, f"{what} not found")
+        hint = closest_line(text, anchor) if occurrence == 1 else ""
+        raise _missing(i, f"{what} not found{hint}")
     if not after:
         budget.grow(utf8_len(new))
         return text[:pos] + new + text[pos:]
@@ -108,7 +110,7 @@ def _replace(text: str, edit: Any, i: int, every: bool, budget: SizeBudget) -> s
         raise _bad(i, "empty find text")
     pos = text.find(find)
     if pos < 0:
-        raise _missing(i, "find text not found")
+        raise _missing(i, f"find text not found{closest_line(text, find)}")
     # The size is checked before the new text exists: replaceAll multiplies.
     delta = utf8_len(new) - utf8_len(find)
     if every:

@@ -25,6 +25,7 @@ from typing import Any
 from jupyter_operator.protocol import OperatorError, codes
 
 from .budget import MAX_PLANNED_BYTES, SizeBudget, utf8_len
+from .near import closest_line
 from .text import newline_of, split_lines
 
 
@@ -246,7 +247,8 @@ def insert_region(
     hits = [i for i, (c, _) in enumerate(lines) if anchor in c]
     if len(hits) < max(occurrence, 1):
         what = "anchor text" if occurrence <= 1 else f"occurrence {occurrence} of the anchor text"
-        raise OperatorError(codes.ERR_ANCHOR_NOT_FOUND, f"{what} not found in any line")
+        hint = closest_line("\n".join(c for c, _ in lines), anchor) if not hits else ""
+        raise OperatorError(codes.ERR_ANCHOR_NOT_FOUND, f"{what} not found in any line{hint}")
     at = hits[max(occurrence, 1) - 1]
     outer = _open_at(lines[: at if position == "before" else at + 1], style)
     if outer is not None:

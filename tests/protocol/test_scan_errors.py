@@ -54,7 +54,7 @@ TABLE: list[tuple[str, str, str, str | None, str]] = [
         codes.ERR_NON_ASCII_IN_CMD,
         "na-1",
         "Invalid OPERATOR_CMD (ERR_NON_ASCII_IN_CMD): non-ASCII character detected in command"
-        " block.",
+        " block. (line 6 of the block: U+00E9; put text in content_b64 (base64 of UTF-8))",
     ),
     (
         "missing_required_fields",
