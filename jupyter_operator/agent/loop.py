@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import inspect
 import logging
 import os
 import time
@@ -22,22 +21,21 @@ from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from . import records
-from .blocks import BlockTracker
-from .compaction import compact, window_for
 from .guards import RepeatGuard
-from .models import Message, Model, ModelError, ReplayModel, Usage
-from .prompt import CONTINUE_REQUEST, DUPLICATES_NOTE, system_prompt
+from .models import Message, Model, ReplayModel
+from .prompt import DUPLICATES_NOTE, system_prompt
+from .settling import Settling
 from .stops import TurnEnd
+from .streaming import Streaming, _Stop
 from .transcript import Transcript, default_directory
 
 if TYPE_CHECKING:
-    from ..engine import Item, Operator, Policy, Run
+    from ..engine import Operator, Policy, Run
 
 log = logging.getLogger(__name__)
 
 Decide = Callable[["Run"], "Awaitable[None] | None"]
 EngineCall = Callable[[Callable[[], Any]], Awaitable[Any]]
-STOP_REASON_TEXT = "the person stopped the run"
 
 
 @dataclass(frozen=True)
@@ -63,13 +61,7 @@ def _same_folder(a: Path, b: Path) -> bool:
         return False
 
 
-class _Stop(Exception):
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason, self.message = reason, message
-
-
-class Agent:
+class Agent(Streaming, Settling):
     """Runs a task: the model proposes commands, the engine runs them, results go back.
 
     ``model`` is any ``Model`` (default: an empty ``ReplayModel``). ``root`` the workspace,
@@ -356,18 +348,6 @@ class Agent:
             user = run.results_text + self._turn_end.beside_blocks(turn, reply)
         return "max_turns", f"Stopped after {self.max_turns} turns (the turn limit)."
 
-    _last_finish: str | None = None
-
-    def _compact(self, turn: int, messages: list[Message]) -> None:
-        """Keep the conversation inside the model's window (``compaction.py``)."""
-        window = self.context_window or window_for(getattr(self.model, "name", None))
-        done = compact(messages, window)
-        if done is not None:
-            self._transcript_add("compaction", turn=turn, **done)
-            self._emit(ev.Notice(turn, f"The conversation was compacted to fit the model's "
-                                 f"window ({done['before_tokens']} -> {done['after_tokens']} "
-                                 "estimated tokens)."))  # fmt: skip
-
     def _check_budgets(self, started: float) -> None:
         if self._stop_requested:
             raise _Stop("stopped", "Stopped by the person.")
@@ -380,113 +360,6 @@ class Agent:
                 "time_budget", f"Stopped: the time budget ({self.max_seconds:g} s) is used up."
             )
 
-    async def _reply(self, turn: int, messages: list[Message], started: float) -> str:
-        """Stream one reply; once, ask the model to go on when it stopped inside a block."""
-        text, tracker, finish = await self._stream(turn, messages, started, BlockTracker())
-        self._last_finish = finish
-        open_at = tracker.open_block_start
-        if open_at is None:
-            messages.append({"role": "assistant", "content": text})
-            return text
-        # Cut off inside a block (usually the length limit): keep the complete part, ask once.
-        self._emit(
-            ev.Notice(
-                turn,
-                "The reply stopped inside an open command block; "
-                "asking the model to continue from it.",
-            )
-        )
-        messages.append({"role": "assistant", "content": text})
-        messages.append({"role": "user", "content": CONTINUE_REQUEST})
-        self._transcript_add("continue", turn=turn, finish_reason=finish, open_at=open_at)
-        self._transcript_add("message", turn=turn, role="user", content=CONTINUE_REQUEST)
-        self._emit(ev.TextDelta(turn, "\n"))
-        head = text[:open_at]
-        rest, _tracker, _finish = await self._stream(
-            turn, messages, started, BlockTracker(), offset=len(head)
-        )
-        messages.append({"role": "assistant", "content": rest})
-        return head + rest
-
-    async def _stream(
-        self,
-        turn: int,
-        messages: list[Message],
-        started: float,
-        tracker: BlockTracker,
-        offset: int = 0,
-    ) -> tuple[str, BlockTracker, str | None]:
-        """One model call: deltas to the displays, complete blocks announced as they close."""
-        t0 = time.monotonic()
-        first: float | None = None
-        parts: list[str] = []
-        reply: Any = None
-
-        async def consume() -> None:
-            nonlocal first, reply
-            reply = self.model.stream(list(messages))
-            async for delta in reply:
-                if not delta:
-                    continue
-                if first is None:
-                    first = time.monotonic()
-                parts.append(delta)
-                self._emit(ev.TextDelta(turn, delta))
-                for block in tracker.feed(delta):
-                    self._emit(ev.BlockReady(turn, block.index, block.text))
-
-        timeout = None
-        if self.max_seconds is not None:
-            timeout = max(0.0, self.max_seconds - (time.monotonic() - started))
-        self._stream_task = asyncio.ensure_future(consume())
-        try:
-            await asyncio.wait_for(self._stream_task, timeout)
-        except asyncio.CancelledError:
-            if not self._stop_requested:
-                raise  # our caller was cancelled, not the stream
-            raise _Stop("stopped", "Stopped by the person while the model was replying.") from None
-        except asyncio.TimeoutError:
-            raise _Stop(
-                "time_budget",
-                f"Stopped: the time budget ({self.max_seconds:g} s) "
-                "ran out while the model was replying.",
-            ) from None
-        except ModelError as exc:
-            self._transcript_add("model_error", turn=turn, kind=exc.kind, message=exc.message)
-            self._emit(ev.Notice(turn, exc.message))
-            raise _Stop("model_error", exc.message) from None
-        except Exception as exc:  # a model of the person's own (a replay function) failed
-            log.exception("the model failed")
-            message = f"The model failed unexpectedly ({type(exc).__name__}); see the log."
-            self._emit(ev.Notice(turn, message))
-            raise _Stop("model_error", message) from None
-        finally:
-            self._stream_task = None
-            if reply is not None:
-                with contextlib.suppress(Exception):
-                    await reply.aclose()
-        for block in tracker.finish():
-            self._emit(ev.BlockReady(turn, block.index, block.text))
-        text = "".join(parts)
-        usage: Usage | None = reply.usage
-        self._last_usage = usage.to_dict() if usage is not None else None
-        if usage is not None:
-            self.tokens += usage.total_tokens
-        self._transcript_add(
-            "message",
-            turn=turn,
-            role="assistant",
-            content=text,
-            finish_reason=reply.finish_reason,
-            usage=self._last_usage,
-            model_seconds=round(time.monotonic() - t0, 4),
-            first_delta_seconds=None if first is None else round(first - t0, 4),
-        )
-        self._transcript_add("turn", turn=turn, usage=self._last_usage)
-        return text, tracker, reply.finish_reason
-
-    _last_usage: dict[str, Any] | None = None
-
     def _plan(self, turn: int, reply: str) -> Run:
         assert self.operator is not None
         run = self.operator.run(reply)
@@ -494,48 +367,6 @@ class Agent:
         for record in records.commands(run):
             self._transcript_add("command", turn=turn, **record)
         return run
-
-    async def _settle(self, turn: int, run: Run) -> None:
-        """Wait, without blocking, until every item of ``run`` is decided (or Stop)."""
-        loop = asyncio.get_running_loop()
-        wake = self._wake = asyncio.Event()
-        decided_at: dict[str, float] = {}
-
-        def on_loop(item: Item) -> None:
-            self._emit(ev.ItemChanged(turn, item))
-            wake.set()
-
-        def changed(item: Item) -> None:  # hosts may decide from a worker thread
-            if item.kind == "mutation" and item.status not in ("pending",):
-                decided_at.setdefault(item.id, time.monotonic())
-            loop.call_soon_threadsafe(on_loop, item)
-
-        run.subscribe(changed)
-        waited = time.monotonic()
-        self._settling = True
-        self._poke()
-        if self.decide is not None and not run.done:
-            outcome = self.decide(run)
-            if inspect.isawaitable(outcome):
-                await outcome
-        while not run.done:
-            if self._stop_requested:
-                await self._engine(lambda: run.reject_all(reason=STOP_REASON_TEXT))
-                break
-            wake.clear()
-            if run.done:
-                break
-            await wake.wait()
-        self._wake = None
-        self._settling = False
-        for record in records.decisions(run, decided_at, waited):
-            self._transcript_add("decision", turn=turn, **record)
-        if self._stop_requested:
-            raise _Stop("stopped", "Stopped by the person while changes waited for decisions.")
-
-    def _record_results(self, turn: int, run: Run) -> None:
-        for record in records.results(run):
-            self._transcript_add("result", turn=turn, **record)
 
     # -- plumbing ------------------------------------------------------------------------------
     async def _engine(self, work: Callable[[], Any]) -> Any:
