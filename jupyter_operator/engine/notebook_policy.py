@@ -8,22 +8,10 @@ applied.
 
 from __future__ import annotations
 
-import json
-
 from ..notebooks import teacher
 from ..protocol import OperatorError, codes
 from .items import Proposal
 from .notebook_cells import is_notebook_path
-
-
-def _level(data: bytes | None, cap: str | None) -> str | None:
-    if data is None:
-        return None
-    try:
-        doc = json.loads(data)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return teacher.capped(teacher.level_of(doc), cap)
 
 
 def check_change(proposal: Proposal, cap: str | None) -> None:
@@ -35,7 +23,7 @@ def check_change(proposal: Proposal, cap: str | None) -> None:
     if teacher.key_changed(snapshot.data, proposal.new_bytes):
         raise OperatorError(codes.ERR_NOTEBOOK_POLICY, f"the change would alter the notebook's "
                             f"own policy (metadata.{teacher.KEY}); only its author sets it.")
-    level = _level(snapshot.data, cap)
+    level = teacher.level_in(snapshot.data, cap)
     if level is None:
         return
     if not teacher.allows(level, "change"):

@@ -53,13 +53,24 @@ def allows(level: str, what: str) -> bool:
     return LEVELS.index(level) >= LEVELS.index(need)
 
 
-def _block(data: bytes | None) -> Any:
+def _doc(data: bytes | None) -> Any:
+    """The parsed notebook, or None for no bytes or bytes that are not JSON."""
     if data is None:
         return None
     try:
-        doc = json.loads(data)
+        return json.loads(data)
     except (ValueError, UnicodeDecodeError):
         return None
+
+
+def level_in(data: bytes | None, cap: str | None) -> str | None:
+    """The policy of a notebook's bytes, capped by the server; None when they are no JSON."""
+    doc = _doc(data)
+    return None if doc is None else capped(level_of(doc), cap)
+
+
+def _block(data: bytes | None) -> Any:
+    doc = _doc(data)
     metadata = doc.get("metadata") if isinstance(doc, dict) else None
     return metadata.get(KEY) if isinstance(metadata, dict) else None
 
