@@ -17,7 +17,7 @@ from typing import Any
 
 from ..execution import CellRunner, KernelInfo, Outcome, RunRequest, report
 from ..notebooks import teacher
-from ..protocol import Command, OperatorError, Result, codes
+from ..protocol import RUN_TIMEOUT_DEFAULT_S, Command, OperatorError, Result, codes
 from ..workspace import MAX_PLANNED_BYTES, Journal, Snapshot, Workspace, unified_diff
 from ..workspace import cells as nbcells
 from ..workspace.ledger import (
@@ -104,7 +104,8 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
     common = {"notebook": p.path, "kernel_identity": kernel.identity, "kernel_name": kernel.name}
     if cmd.action == "nb.restartKernel":
         request = RunRequest(cell_id=None, index=None, source="", source_sha256=sha256_text(""),
-                             timeout_s=60.0, restart=True, **common)  # fmt: skip
+                             timeout_s=RUN_TIMEOUT_DEFAULT_S, restart=True,
+                             **common)  # fmt: skip
         return Execution(request, kernel, "the kernel (its state will be lost)", level, ran_before)
     if cmd.action == "nb.rebuildState":
         # Each cell once, in the notebook's order: the kernel comes back in line with it.
@@ -121,8 +122,8 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
                 source = nbcells.source_of(cell)
                 cells.append((cell.get("id"), source, sha256_text(source)))
         request = RunRequest(cell_id=None, index=None, source="", source_sha256=sha256_text(""),
-                             timeout_s=p.timeout_s if hasattr(p, "timeout_s") else 60.0,
-                             restart=True, cells=tuple(cells), **common)  # fmt: skip
+                             timeout_s=RUN_TIMEOUT_DEFAULT_S, restart=True, cells=tuple(cells),
+                             **common)  # fmt: skip
         count = len(cells)
         what = f"the kernel's state: restart, then {count} cell{'s' * (count != 1)} again"
         return Execution(request, kernel, what, level, ran_before)

@@ -57,26 +57,19 @@ class DeferredRunner:
 
     where = "live"
 
-    def __init__(self, *, allows_auto: bool = False, reach: str | None = None,
-                 send: Callable[[RunRequest, Done], None] | None = None,
-                 kernels: Callable[[str, str], KernelInfo] | None = None) -> None:  # fmt: skip
+    def __init__(self, *, allows_auto: bool = False) -> None:
         self.allows_auto = allows_auto
-        self._send = send
-        self._kernels = kernels
-        self.reach_text = reach or (
+        self.reach_text = (
             "the notebook's own kernel in JupyterLab: your kernel, NOT sandboxed, with your "
             "permissions and network"
         )
 
     def kernel(self, notebook: str, kernel_name: str) -> KernelInfo:
-        if self._kernels is not None:
-            return self._kernels(notebook, kernel_name)
         return KernelInfo(name=kernel_name, state="not_started", where="live",
                           reach=self.reach_text)  # fmt: skip
 
     def start(self, request: RunRequest, done: Done) -> None:
-        if self._send is not None:
-            self._send(request, done)
+        """Nothing to do here: the front end runs the cell and posts its outcome."""
 
     def close(self) -> None:
         return None
