@@ -69,3 +69,9 @@ def results_sent(fake, request: int) -> dict:
     """The results the model received in its ``request``-th call, by id."""
     last = fake.requests[request]["messages"][-1]["content"]
     return {result.id: result for result in parse_results(last)}
+
+
+def insert_cell(op, ws: Path, source: str, index: int = 4) -> str:
+    """Insert a code cell of ``source`` into ws/nb.ipynb through the engine; its new id."""
+    op.run(cmd("i1", "nb.insertCell", index=str(index), content_b64=b64(source))).approve_all()
+    return json.loads((ws / "nb.ipynb").read_text())["cells"][index]["id"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cell_runs import b64, cmd, details, joined, saved_cell
+from cell_runs import cmd, details, insert_cell, joined, saved_cell
 
 from jupyter_operator.engine import Operator, Policy
 from jupyter_operator.execution.report import DETAILS_KEEP
@@ -61,8 +61,7 @@ def test_the_kernel_keeps_state_between_runs_and_reports_it_to_readcells(op: Ope
 
 def test_a_timeout_interrupts_the_kernel_and_keeps_it(op: Operator, ws: Path) -> None:
     slow = "import time\nfor i in range(100):\n    print(i, flush=True)\n    time.sleep(0.1)"
-    op.run(cmd("i1", "nb.insertCell", index="4", content_b64=b64(slow))).approve_all()
-    cell_id = json.loads((ws / "nb.ipynb").read_text())["cells"][4]["id"]
+    cell_id = insert_cell(op, ws, slow)
     run = op.run(cmd("r0", "nb.runCell", cell_id="c1") +
                  cmd("r1", "nb.runCell", cell_id=cell_id, timeout_s="1.5"))  # fmt: skip
     run.approve_all()
@@ -80,8 +79,7 @@ def test_an_endless_printer_is_capped_for_the_model_and_the_notebook(
     op: Operator, ws: Path
 ) -> None:
     endless = "while True:\n    print('y' * 200)"
-    op.run(cmd("i1", "nb.insertCell", index="4", content_b64=b64(endless))).approve_all()
-    cell_id = json.loads((ws / "nb.ipynb").read_text())["cells"][4]["id"]
+    cell_id = insert_cell(op, ws, endless)
     run = op.run(cmd("r1", "nb.runCell", cell_id=cell_id, timeout_s="2"))
     run.approve_all()
     text = details(run, "r1")
@@ -105,8 +103,7 @@ def test_an_image_is_described_never_pasted(op: Operator, ws: Path) -> None:
         " + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))\n"
         "display(Image(data=png))\n"
     )
-    op.run(cmd("i1", "nb.insertCell", index="4", content_b64=b64(source))).approve_all()
-    cell_id = json.loads((ws / "nb.ipynb").read_text())["cells"][4]["id"]
+    cell_id = insert_cell(op, ws, source)
     run = op.run(cmd("r1", "nb.runCell", cell_id=cell_id))
     run.approve_all()
     text = details(run, "r1")
@@ -122,8 +119,7 @@ def test_a_failed_pip_install_is_flagged_although_the_cell_succeeded(
     op: Operator, ws: Path
 ) -> None:
     source = "%pip install --no-index --quiet no-such-package-jupyter-operator-test"
-    op.run(cmd("i1", "nb.insertCell", index="4", content_b64=b64(source))).approve_all()
-    cell_id = json.loads((ws / "nb.ipynb").read_text())["cells"][4]["id"]
+    cell_id = insert_cell(op, ws, source)
     run = op.run(cmd("r1", "nb.runCell", cell_id=cell_id, timeout_s="120"))
     run.approve_all()
     assert _result(run, "r1").ok

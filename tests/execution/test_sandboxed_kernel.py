@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import socket
 from pathlib import Path
 
 import pytest
-from cell_runs import b64, cmd, details
+from cell_runs import cmd, details, insert_cell
 
 from jupyter_operator.engine import Operator
 from jupyter_operator.shell import sandbox_available
@@ -18,8 +17,7 @@ pytestmark = pytest.mark.skipif(
 
 
 def _run_source(op: Operator, ws: Path, source: str) -> str:
-    op.run(cmd("i1", "nb.insertCell", index="4", content_b64=b64(source))).approve_all()
-    cell_id = json.loads((ws / "nb.ipynb").read_text())["cells"][4]["id"]
+    cell_id = insert_cell(op, ws, source)
     run = op.run(cmd("r1", "nb.runCell", cell_id=cell_id))
     assert "NOT sandboxed" not in run.items[0].execution.kernel.reach
     assert run.items[0].execution.kernel.sandboxed
