@@ -5,7 +5,9 @@ without OPERATOR_CMD blocks ended the run as done), in the same run.
 The corpus is ``tests/data/model_replies/replies.jsonl`` (each family's leaked tool call, each
 unexpected stop, near misses, and replies that are fine). Turn 2 is what a model that follows
 the loop's answer sends (``tests/model_corpus.py``). The baseline is the same replies with the
-loop's answers switched off: a reply without blocks ends the run, nothing else changes.
+loop's answers switched off: a reply without blocks ends the run and calls in a model's own
+format are not looked for; nothing else changes. A third figure is the loop with a person who
+approves the translated calls on their cards (the change is then applied in the first turn).
 
 Usage: ``python bench/corpus.py``
 """
@@ -20,9 +22,10 @@ from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from model_corpus import run_all
+from model_corpus import approve_translations, run_all
 
 from jupyter_operator.agent import stops
+from jupyter_operator.engine import foreign_calls
 
 
 def baseline_end(self, turn, reply, finish, corrected):
@@ -42,10 +45,12 @@ def share(outcomes) -> tuple[int, int, Counter, Counter]:
 def main() -> None:
     started = time.perf_counter()
     now = share(run_all())
+    approving = share(run_all(approve_translations))
     with mock.patch.object(stops.TurnEnd, "without_blocks", baseline_end), \
-            mock.patch.object(stops.TurnEnd, "beside_blocks", lambda self, turn, reply: ""):
+            mock.patch.object(foreign_calls, "entries", lambda text, taken, extensions: []):
         before = share(run_all())
-    for label, (handled, total, by, of) in (("loop now", now), ("loop before", before)):
+    for label, (handled, total, by, of) in (("loop now", now), ("loop before", before),
+                                            ("now, translations approved", approving)):
         groups = ", ".join(f"{group} {by[group]}/{of[group]}" for group in sorted(of))
         print(f"{label}: {handled}/{total} = {handled / total:.1%} handled ({groups})")
     print(f"ratio now/before: {now[0] / max(before[0], 1):.2f} "

@@ -84,6 +84,11 @@ def describe_pending(item: Any, tty: IO[str]) -> None:
             tty.write("  not sandboxed: it runs with your permissions\n")
         return
     tty.write(f"\n{visible_text(f'{item.action} {item.path}  ({item.summary})')}\n")
+    foreign = getattr(item, "foreign", None)
+    if foreign is not None:  # a call in the model's own format: say so, show the translation
+        tty.write(f"  the model used its own tool-call format ({foreign.family_name}: "
+                  f"{visible_text(foreign.name)}); translated to:\n")
+        tty.write(_indented(foreign.block or ""))
     execution = getattr(item, "execution", None)
     if execution is not None:  # the exact source, the kernel, and what the code may reach
         describe_run(execution, tty)

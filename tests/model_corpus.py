@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from jupyter_operator.agent import Agent, ReplayModel
+from jupyter_operator.agent import Agent, ReplayModel, reject_translations
 from jupyter_operator.protocol import parse_results
 
 CORPUS = Path(__file__).resolve().parent / "data" / "model_replies" / "replies.jsonl"
@@ -75,12 +75,22 @@ class Outcome:
     classified: str | None  # the loop's first stop class (None: never classified)
 
 
-def run_entry(entry: dict) -> Outcome:
+def approve_translations(run) -> None:
+    """A person who approves every translated call (the cards' Approve)."""
+    for item in list(run.pending):
+        if item.foreign is not None:
+            run.approve(item.id)
+
+
+def run_entry(entry: dict, decide=reject_translations) -> Outcome:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder) / "ws"
         root.mkdir()
+        # By default nobody approves a translated call: the model is told the block it meant,
+        # and sends it.
         agent = Agent(CorpusModel(entry), root=root, policy="auto=reads,writes",
-                      max_turns=5, transcripts=False, journal_dir=Path(folder) / "journal")
+                      max_turns=5, transcripts=False, journal_dir=Path(folder) / "journal",
+                      decide=decide)  # fmt: skip
         result = asyncio.run(agent.run("Create the file."))
         intended = entry["intended"]
         if entry["expect"] == "applied":
@@ -95,5 +105,5 @@ def run_entry(entry: dict) -> Outcome:
                        classes[0] if classes else None)
 
 
-def run_all() -> list[Outcome]:
-    return [run_entry(entry) for entry in load()]
+def run_all(decide=reject_translations) -> list[Outcome]:
+    return [run_entry(entry, decide) for entry in load()]

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .loop import Agent, AgentResult
     from .models import Model, ModelError, ReplayModel, Usage
     from .openai_chat import OpenAIChat
+    from .settling import reject_translations
     from .transcript import Transcript, load_runs
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "Transcript",
     "Usage",
     "load_runs",
+    "reject_translations",
 ]
 
 _HOMES = {
@@ -39,6 +41,7 @@ _HOMES = {
     "OpenAIChat": "openai_chat",
     "Transcript": "transcript",
     "load_runs": "transcript",
+    "reject_translations": "settling",
 }
 
 

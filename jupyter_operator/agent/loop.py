@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from . import records
+from .control import Control
 from .guards import RepeatGuard
 from .models import Message, Model, ReplayModel
 from .prompt import DUPLICATES_NOTE, system_prompt
@@ -61,7 +62,7 @@ def _same_folder(a: Path, b: Path) -> bool:
         return False
 
 
-class Agent(Streaming, Settling):
+class Agent(Control, Streaming, Settling):
     """Runs a task: the model proposes commands, the engine runs them, results go back.
 
     ``model`` is any ``Model`` (default: an empty ``ReplayModel``). ``root`` the workspace,
@@ -135,6 +136,7 @@ class Agent(Streaming, Settling):
         self._tick: asyncio.Event | None = None  # set (and replaced) on every event
         self._settling = False
         self._transcript: Transcript | None = None
+        self._messages: list[Message] = []  # the conversation (kept for an answer)
         self.operator: Operator | None = None
         #: The engine run of the latest turn, the turn number and the tokens used so far.
         self.run_now: Run | None = None
@@ -166,67 +168,6 @@ class Agent(Streaming, Settling):
         """Call ``callback(event)`` for every event of every run (see ``agent.events``)."""
         self._subscribers.append(callback)
 
-    def stop(self) -> None:
-        """End the run: the reply being streamed is dropped, pending changes are rejected.
-
-        Safe to call from any thread and when nothing runs.
-        """
-        self._stop_requested = True
-        loop = self._loop
-        if loop is None:
-            return
-
-        def _interrupt() -> None:
-            if self._stream_task is not None and not self._stream_task.done():
-                self._stream_task.cancel()
-            if self._wake is not None:
-                self._wake.set()
-
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            _interrupt()
-        else:
-            loop.call_soon_threadsafe(_interrupt)
-
-    def start(self, task: str) -> asyncio.Task[AgentResult]:
-        """Start ``run(task)`` on the running event loop and return at once (for notebooks).
-
-        A notebook cell must not await a run that waits for clicks: the kernel handles widget
-        messages only between cells. ``%%operator_agent`` uses this.
-        """
-        self.result = None
-        self._task = asyncio.get_running_loop().create_task(self.run(task))
-        return self._task
-
-    async def waiting(self) -> Run | None:
-        """The turn's run once it waits for a person's decision; None when the run has ended.
-
-        For notebooks and scripts that decide from Python: ``run = await agent.waiting()``,
-        then ``run.approve(...)`` / ``run.reject(..., reason=...)``.
-        """
-        while True:
-            run = self.run_now
-            if self._settling and run is not None and run.pending:
-                return run
-            starting = self._task is not None and not self._task.done()
-            if self.result is not None or not (self.running or starting):
-                return None
-            self._tick = self._tick or asyncio.Event()
-            await self._tick.wait()
-
-    async def wait(self) -> AgentResult:
-        """The result of the run started with ``start`` (waits for its end)."""
-        if self._task is None:
-            raise RuntimeError("no run was started with start()")
-        return await self._task
-
-    def run_sync(self, task: str) -> AgentResult:
-        """``run(task)`` for scripts without an event loop (the CLI)."""
-        return asyncio.run(self.run(task))
-
     def default_system_prompt(self, operator: Operator | None = None) -> str:
         """The system prompt used when ``system`` is None (preamble plus interface spec)."""
         if operator is not None:
@@ -239,16 +180,27 @@ class Agent(Streaming, Settling):
 
     async def run(self, task: str) -> AgentResult:
         """Run ``task`` to its end and return how it ended (never raises for endpoint faults)."""
+        return await self._drive(task, None)
+
+    async def _drive(self, user: str, messages: list[Message] | None) -> AgentResult:
+        """A new run of the task ``user`` (``messages`` None), or the answer ``user`` to the
+        question that ended the conversation ``messages``."""
         from ..engine import Operator as _Operator
 
         if self.running:
             raise RuntimeError("this agent is already running; stop() it or use another Agent")
         self._loop = asyncio.get_running_loop()
         self._stop_requested = False
-        self.turn = self.tokens = 0
+        first = 1 if messages is None else self.turn + 1
+        if messages is None:
+            self.turn = self.tokens = 0
         self.result = None
         started = time.monotonic()
-        transcript = self._transcript = Transcript(self.transcripts_dir)
+        if messages is None or self._transcript is None:
+            self._transcript = Transcript(self.transcripts_dir)
+        else:
+            self._transcript.reopen()
+        transcript = self._transcript
         own = self._operator_factory is None
         try:
             if own:
@@ -264,24 +216,22 @@ class Agent(Streaming, Settling):
         if transcript.path is not None:
             # Out of the model's reach by its real location, wherever it is (as the journal).
             operator.workspace.reserve(transcript.path.parent)
-        transcript.add(
-            "start",
-            run_id=transcript.run_id,
-            task=task,
-            model=self.model.name,
-            endpoint=self.model.endpoint,
-            policy=self.policy.summary(),
-            max_turns=self.max_turns,
-            root=self.root.resolve().name,
-            time=time.time(),
-        )
+        if messages is None:
+            transcript.add("start", run_id=transcript.run_id, task=user, model=self.model.name,
+                           endpoint=self.model.endpoint, policy=self.policy.summary(),
+                           max_turns=self.max_turns, root=self.root.resolve().name,
+                           time=time.time())  # fmt: skip
+        else:
+            transcript.add("answer", turn=first, text=user, time=time.time())
         try:
-            system = self.system
-            if system is None:
-                system = await self._engine(lambda: system_prompt(operator))
-            messages: list[Message] = [{"role": "system", "content": system}]
-            transcript.add("message", turn=0, role="system", content=system)
-            reason, message = await self._turns(task, messages, started)
+            if messages is None:
+                system = self.system
+                if system is None:
+                    system = await self._engine(lambda: system_prompt(operator))
+                messages = [{"role": "system", "content": system}]
+                transcript.add("message", turn=0, role="system", content=system)
+            self._messages = messages
+            reason, message = await self._turns(user, messages, started, first)
         except _Stop as stop:
             reason, message = stop.reason, stop.message
         finally:
@@ -307,13 +257,13 @@ class Agent(Streaming, Settling):
         return self.result
 
     # -- the loop ------------------------------------------------------------------------------
-    async def _turns(self, task: str, messages: list[Message], started: float) -> tuple[str, str]:
+    async def _turns(self, user: str, messages: list[Message], started: float,
+                     first: int = 1) -> tuple[str, str]:  # fmt: skip
         guard = RepeatGuard()
         self._turn_end = TurnEnd(self._transcript_add, lambda turn, text: self._emit(
             ev.Notice(turn, text)))  # fmt: skip
-        user = task
         corrected = False  # the last turn was a corrective one (an unexpected stop)
-        for turn in range(1, self.max_turns + 1):
+        for turn in range(first, first + self.max_turns):
             self._check_budgets(started)
             self.turn = turn
             messages.append({"role": "user", "content": user})
@@ -325,6 +275,7 @@ class Agent(Streaming, Settling):
             if repeated is not None:
                 raise _Stop("repeated_failure", repeated)
             run = await self._engine(functools.partial(self._plan, turn, reply))
+            self._turn_end.planned(turn, run)
             self._emit(ev.TurnPlanned(turn, run))
             if not run.items:
                 if run.skipped_duplicates:
@@ -338,14 +289,16 @@ class Agent(Streaming, Settling):
                     return answer
                 user, corrected = answer, True
                 continue
-            corrected = False
             await self._settle(turn, run)
             self._record_results(turn, run)
             self._emit(ev.TurnFinished(turn, self.tokens, self._last_usage, run.results_text))
             stop = guard.check(run)
             if stop is not None:
                 raise _Stop("repeated_failure", stop)
-            user = run.results_text + self._turn_end.beside_blocks(turn, reply)
+            leaked = self._turn_end.settled(run)  # only calls in its own format: corrective
+            if isinstance(leaked, tuple):
+                return leaked
+            user, corrected = run.results_text, leaked
         return "max_turns", f"Stopped after {self.max_turns} turns (the turn limit)."
 
     def _check_budgets(self, started: float) -> None:

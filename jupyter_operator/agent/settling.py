@@ -62,3 +62,12 @@ class Settling:
     def _record_results(self, turn: int, run: Run) -> None:
         for record in records.results(run):
             self._transcript_add("result", turn=turn, **record)
+
+
+def reject_translations(run: Run) -> None:
+    """A ``decide`` for runs with no person to ask (scripts, experiments): every translated
+    tool call is rejected, so the model is told the ``OPERATOR_CMD`` block it meant and can
+    send it, which the rules then decide like any block."""
+    for item in list(run.pending):
+        if item.foreign is not None:
+            run.reject(item.id)

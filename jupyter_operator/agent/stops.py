@@ -3,9 +3,10 @@
 A reply with no ``OPERATOR_CMD`` block used to end the run as done. It often is not: the reply
 was empty, promised to act ("Sure, I'll create hello.txt now.") without a block, was cut off at
 the length limit, refused, or asked the person a question; or the model used its own
-tool-call format (``leaks.py``). Each is classified, recorded in the transcript, and answered:
-one short corrective turn for an empty reply, a promise or a cut-off reply (as a coding agent
-retries an unexpected stop), a clean stop with the reason for a refusal or a question.
+tool-call format (``protocol.leaks``; the engine plans those calls as translated items). Each
+is classified, recorded in the transcript, and answered: one short corrective turn for an
+empty reply, a promise or a cut-off reply (as a coding agent retries an unexpected stop), a
+clean stop with the reason for a refusal or a question.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from ..protocol import Result, format_results
-from .leaks import CODE as FOREIGN_CODE
-from .leaks import FAMILY_NAMES, LeakedCall, find_leaks, translate
+if TYPE_CHECKING:
+    from ..engine import Run
 
 Kind = Literal["done", "empty", "promise", "cut_off", "refusal", "question", "foreign_tool_call"]
 
@@ -74,26 +74,6 @@ def classify(reply: str, finish_reason: str | None) -> StopClass:
     return StopClass("done")
 
 
-def leak_results(calls: list[LeakedCall], start: int = 1) -> tuple[str, list[dict[str, str]]]:
-    """The results a model gets for calls in its own format (never run), each with the block
-    it meant when the intent is clear; and the records for the transcript."""
-    results, records = [], []
-    for n, call in enumerate(calls, start):
-        id = f"tool-call-{n}"
-        block = translate(call, id)
-        family = FAMILY_NAMES.get(call.family, call.family)
-        message = (f"you used your own tool-call format ({family}: {call.name}); nothing was "
-                   "run. Tools are called only with OPERATOR_CMD blocks")  # fmt: skip
-        if block is not None:
-            message += "; the block you meant is in details_b64: send it"
-        else:
-            message += "; rewrite the call as an OPERATOR_CMD block (see the spec)"
-        results.append(Result.failure(id, FOREIGN_CODE, message + ".", block))
-        records.append({"id": id, "family": call.family, "name": call.name,
-                        "translation": block or ""})  # fmt: skip
-    return format_results(results), records
-
-
 STOP_WORDS = {"empty": "empty", "promise": "a promise with no command",
               "cut_off": "cut off at the length limit"}  # fmt: skip
 
@@ -102,7 +82,7 @@ class TurnEnd:
     """The loop's answer to a reply: corrective turns, leaked calls, and how a run ends.
 
     ``record(type, **fields)`` adds to the transcript, ``notice(turn, text)`` tells the
-    displays. One instance per run (it remembers whether the last turn corrected a leak).
+    displays. One instance per run (it remembers whether the last turn was only leaked calls).
     """
 
     def __init__(self, record: Callable[..., Any], notice: Callable[[int, str], Any]) -> None:
@@ -112,19 +92,8 @@ class TurnEnd:
 
     def without_blocks(self, turn: int, reply: str, finish: str | None,
                        corrected: bool) -> str | tuple[str, str]:  # fmt: skip
-        """A reply without blocks: the message of a corrective turn, or ``(reason, message)``
-        to end the run with."""
-        leaks = find_leaks(reply)
-        if leaks:
-            text = self._leaks(turn, leaks)
-            self._record("stop_class", turn=turn, kind="foreign_tool_call")
-            if corrected and self._leaked_before:
-                return "foreign_tool_calls", ("Stopped: the model kept using its own tool-call "
-                                              "format instead of OPERATOR_CMD blocks.")  # fmt: skip
-            self._leaked_before = True
-            self._notice(turn, "The model used its own tool-call format; it is told the "
-                         "OPERATOR_CMD block it meant.")  # fmt: skip
-            return text
+        """A reply without blocks (nor calls in the model's own format): the message of a
+        corrective turn, or ``(reason, message)`` to end the run with."""
         self._leaked_before = False
         found = classify(reply, finish)
         self._record("stop_class", turn=turn, kind=found.kind)
@@ -139,13 +108,28 @@ class TurnEnd:
             return found.kind, f"Stopped: the model's reply was {STOP_WORDS[found.kind]} twice."
         return "done", f"The model finished after {turn} turn{'s' * (turn != 1)}."
 
-    def beside_blocks(self, turn: int, reply: str) -> str:
-        """Calls in the model's own format beside its blocks: answered after the results."""
-        leaks = find_leaks(reply)
-        return "\n\n" + self._leaks(turn, leaks) if leaks else ""
+    def planned(self, turn: int, run: Run) -> None:
+        """Record the calls in the model's own format (the engine's translated items)."""
+        foreign = [item for item in run.items if item.foreign is not None]
+        for item in foreign:
+            f = item.foreign
+            self._record("foreign_tool_call", turn=turn, id=f.id, family=f.family, name=f.name,
+                         translation=f.block or "")  # fmt: skip
+        if foreign and len(foreign) == len(run.items):
+            self._record("stop_class", turn=turn, kind="foreign_tool_call")
+        if foreign:
+            self._notice(turn, "The model used its own tool-call format: its calls are shown "
+                         "translated to OPERATOR_CMD blocks; the model is told.")  # fmt: skip
 
-    def _leaks(self, turn: int, leaks: list[LeakedCall]) -> str:
-        text, records = leak_results(leaks)
-        for record in records:
-            self._record("foreign_tool_call", turn=turn, **record)
-        return text
+    def settled(self, run: Run) -> tuple[str, str] | bool:
+        """After a turn's decisions: ``(reason, message)`` when a second turn in a row was only
+        calls in the model's own format that nobody approved; else whether this one was."""
+        leaked = bool(run.items) and all(
+            item.foreign is not None and item.status not in ("applied", "done")
+            for item in run.items
+        )  # fmt: skip
+        if leaked and self._leaked_before:
+            return "foreign_tool_calls", ("Stopped: the model kept using its own tool-call "
+                                          "format instead of OPERATOR_CMD blocks.")  # fmt: skip
+        self._leaked_before = leaked
+        return leaked

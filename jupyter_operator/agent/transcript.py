@@ -68,6 +68,12 @@ class Transcript:
             self._file.write(json.dumps(record, ensure_ascii=False) + "\n")
         return record
 
+    def reopen(self) -> None:
+        """Append to the same file again (a run that goes on after the person's answer)."""
+        if self.path is not None and self._file is None:
+            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+            self._file = open(fd, "a", encoding="utf-8", buffering=1)  # noqa: SIM115
+
     def close(self) -> None:
         """Close the file (the records stay available in memory)."""
         if self._file is not None:

@@ -46,6 +46,22 @@ class Proposal:
         return proposal_cells(self)
 
 
+@dataclass(frozen=True)
+class Foreign:
+    """A tool call the model wrote in its own format (``protocol.leaks``): its family, the
+    tool's name, and the ``OPERATOR_CMD`` block it was translated to (None: intent unclear)."""
+
+    id: str  # tool-call-N: the item's id, and the block's
+    family: str  # a key of protocol.leaks.FAMILY_NAMES
+    family_name: str  # what people read: "Hermes/Qwen <tool_call> JSON"
+    name: str
+    block: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "family": self.family, "family_name": self.family_name,
+                "name": self.name, "block": self.block}  # fmt: skip
+
+
 @dataclass
 class Item:
     """One entry of a run, in block order: a read, a mutation, or a scan error.
@@ -80,6 +96,9 @@ class Item:
     #: A cell run (``engine.executions.Execution``): the run item's plan, or the run an
     #: Approve & Run started after a change; its ``outcome`` once the kernel answered.
     execution: Any = field(default=None, repr=False)
+    #: Set when the item is a translation of a call in the model's own tool-call format: it
+    #: is never decided by a rule, and its result tells the model to send OPERATOR_CMD blocks.
+    foreign: Foreign | None = None
 
     @property
     def needs_approval(self) -> bool:
@@ -160,6 +179,7 @@ class Item:
             "editable": self.editable,
             "execution": self.execution.to_dict() if self.execution is not None else None,
             "can_run": self.can_run,
+            "foreign": self.foreign.to_dict() if self.foreign is not None else None,
         }
 
     @property

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol import Command, Result, scan
 from ..workspace import Snapshot
-from .items import Item, Proposal
+from . import foreign_calls
+from .items import Foreign, Item, Proposal
 
 if TYPE_CHECKING:
     from .session import Operator, Run
@@ -112,27 +113,32 @@ def load_run(operator: Operator, data: dict[str, Any]) -> Run:
 
     with operator._lock:
         scanned = scan(data["text"], seen=operator._seen, extensions=operator.extensions)
-        if len(scanned.items) != len(data["items"]):
+        taken = {entry.id for entry in scanned.items if entry.id}
+        entries = [(entry, None) for entry in scanned.items] + foreign_calls.entries(
+            data["text"], taken, operator.extensions)  # fmt: skip
+        if len(entries) != len(data["items"]):
             raise PersistError("the saved items do not match the reply")
         items = [
-            _load_item(saved, entry)
-            for saved, entry in zip(data["items"], scanned.items, strict=True)
+            _load_item(saved, entry, foreign)
+            for saved, (entry, foreign) in zip(data["items"], entries, strict=True)
         ]
     return Run(operator, items, int(data.get("truncated_chars") or 0),
                tuple(str(s) for s in data.get("skipped_duplicates") or ()),
                unread_markers=scanned.unread_markers)  # fmt: skip
 
 
-def _load_item(saved: Any, entry: Any) -> Item:
+def _load_item(saved: Any, entry: Any, foreign: Foreign | None) -> Item:
     if not isinstance(saved, dict):
         raise PersistError("an item is not an object")
     command = entry if isinstance(entry, Command) else None
-    if saved.get("id") != (entry.id or saved.get("id")) or saved.get("action") != (
+    id = foreign.id if foreign is not None else entry.id
+    if saved.get("id") != (id or saved.get("id")) or saved.get("action") != (
         command.action if command else None
     ):
         raise PersistError("the saved items do not match the reply")
     try:
-        item = Item(**{key: saved[key] for key in _ITEM_FIELDS}, command=command)
+        item = Item(**{key: saved[key] for key in _ITEM_FIELDS}, command=command,
+                    foreign=foreign)  # fmt: skip
     except (KeyError, TypeError):
         raise PersistError("an item lacks a field") from None
     for key in _OPTIONAL_FIELDS:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..execution import Outcome
 from ..protocol import Result, codes, format_results, unread_note
-from . import edits, history, mutations, run_items
+from . import edits, foreign_calls, history, mutations, run_items
 from .decidable import DecidableRun
 from .decisions import Decision, reason_note
 from .errors import DecideFirst
@@ -132,8 +132,10 @@ class Run(DecidableRun[Item]):
                 return Decision.already(item)
             message = "nothing was changed." + reason_note(reason)
             item.decided_by, item.rule = "person", None
-            self._operator._finish(item, Result.failure(item.id, codes.ERR_REJECTED, message),
-                                   "rejected")  # fmt: skip
+            result = Result.failure(item.id, codes.ERR_REJECTED, message)
+            if item.foreign is not None:  # the model is told the block it meant
+                result = foreign_calls.rejected(item, reason_note(reason))
+            self._operator._finish(item, result, "rejected")
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
         for changed in [item, *refreshed]:

@@ -38,11 +38,12 @@ from ..workspace import (
     parse_path,
     validate_notebook,
 )
-from . import cells, history, mutations, notebook_policy, run_items
+from . import cells, foreign_calls, history, mutations, notebook_policy, run_items
 from .globs import normalise_path
-from .items import Item, Proposal
+from .items import Foreign, Item, Proposal
 from .policy import Policy
 from .reads import READERS, OutputBudget, run_read
+from .rules import Verdict
 from .run import Run
 from .shell_ops import ShellHistory
 from .shell_policy import ShellPolicy
@@ -169,16 +170,22 @@ class Operator:
             scanned = scan(text, seen=self._seen, extensions=self.extensions)
             # Ids made up for scan errors must not equal any id of the same reply.
             self._taken = {entry.id for entry in scanned.items if entry.id}
+            # Calls in the model's own tool-call format come after its blocks, translated.
+            entries = [(entry, None) for entry in scanned.items] + foreign_calls.entries(
+                text, self._taken, self.extensions)  # fmt: skip
             items: list[Item] = []
             budget = OutputBudget()
             waiting: dict[str, Item] = {}  # path key -> latest pending change to it
             queued: dict[str, Item] = {}  # path key -> latest pending change or run
-            for index, entry in enumerate(scanned.items):
+            for index, (entry, foreign) in enumerate(entries):
                 earlier = None
                 if isinstance(entry, Command) and entry.action not in READERS and entry.path:
                     table = queued if entry.action in RUN_ACTIONS else waiting
                     earlier = table.get(mutations.path_key(entry.path))
-                item = self._plan(index, entry, budget, earlier, items)
+                if entry is None:
+                    item = foreign_calls.untranslated(index, foreign)
+                else:
+                    item = self._plan(index, entry, budget, earlier, items, foreign)
                 if item.needs_approval and item.kind in ("mutation", "run"):
                     queued[mutations.path_key(entry.path)] = item
                     if item.kind == "mutation":
@@ -276,6 +283,11 @@ class Operator:
             return
         item.summary = item.proposal.summary
 
+    def _verdict(self, item: Item) -> Verdict:
+        """What the rules say of ``item``; a translated tool call is never theirs to approve."""
+        found = self.policy.verdict(item.action or "", item.path)
+        return foreign_calls.verdict(found) if item.foreign is not None else found
+
     @staticmethod
     def _blockers(items: list[Item], read: Item) -> list[Item]:
         """Earlier pending changes in the run that a read of ``read.path`` would see."""
@@ -291,7 +303,7 @@ class Operator:
     def _start(self, item: Item, budget: OutputBudget) -> None:
         """Run a read now, or leave it for approval when the policy asks for one."""
         item.builds_on = None
-        verdict = self.policy.verdict(item.action or "", item.path)
+        verdict = self._verdict(item)
         if verdict.verdict == "auto":
             item.decided_by, item.rule = "rule", verdict.text
             self._carry_out(item, budget)
@@ -300,8 +312,8 @@ class Operator:
             item.summary = f"{item.action} waits for approval"
 
     def _plan(self, index: int, entry: Command | ScanError, budget: OutputBudget,
-              earlier: Item | None = None,
-              before: list[Item] | None = None) -> Item:  # fmt: skip
+              earlier: Item | None = None, before: list[Item] | None = None,
+              foreign: Foreign | None = None) -> Item:  # fmt: skip
         if isinstance(entry, ScanError):
             result = error_result(entry, index + 1, taken=self._taken)
             self._taken.add(result.id)
@@ -310,8 +322,9 @@ class Operator:
         cmd = entry
         kind = "read" if cmd.action in READERS else "mutation"
         kind = "run" if cmd.action in RUN_ACTIONS else kind
-        item = Item(index, cmd.id, cmd.action, cmd.path, cmd.line, kind, "pending", "", command=cmd)
-        verdict = self.policy.verdict(cmd.action, cmd.path)
+        item = Item(index, cmd.id, cmd.action, cmd.path, cmd.line, kind, "pending", "",
+                    command=cmd, foreign=foreign)  # fmt: skip
+        verdict = self._verdict(item)
         if verdict.verdict == "deny":
             item.decided_by, item.rule = "rule", verdict.text
             message = f"{cmd.action} is not allowed in this workspace ({verdict.text})."
@@ -345,6 +358,7 @@ class Operator:
                 # decided by the rules too (a denied child keeps its folder).
                 verdict = self.policy.verdict_all(cmd.action, cmd.path or "",
                                                   self._below(cmd.path or ""))  # fmt: skip
+                verdict = foreign_calls.verdict(verdict) if foreign is not None else verdict
                 if verdict.verdict == "deny":
                     item.decided_by, item.rule = "rule", verdict.text
                     message = f"{cmd.action} is not allowed in this workspace ({verdict.text})."
@@ -427,6 +441,8 @@ class Operator:
         if quoted and not result.ok:  # a near miss: the fix is to drop the quotes
             note += (f" (note: the {quoted[0]} value is wrapped in quotes; values are never "
                      f"quoted: write {quoted[0]}: {fields[quoted[0]][1:-1]})")  # fmt: skip
+        if item.foreign is not None and result.ok:
+            note += foreign_calls.note(item)
         if note:
             result = Result(result.id, result.ok, result.summary + note, result.details,
                             result.code)  # fmt: skip

@@ -363,6 +363,8 @@ def status_text(run: Run) -> str:
     lines = [run_summary(run)]
     for item in run.items:
         what = f"{item.action or 'invalid'} {item.path or ''}".rstrip()
+        if item.foreign is not None:  # the model's own tool-call format, translated (or not)
+            what += f"; the model's own tool-call format: {item.foreign.family_name}"
         if item.status == "pending":
             state = "waiting for you: click Approve or Reject on its card above"
         elif item.status == "waiting":

@@ -23,6 +23,7 @@ from .run_html import run_html
 
 if TYPE_CHECKING:
     from ..engine import Item, Run
+    from ..engine.items import Foreign
 
 #: Diff lines kept in a saved notebook's static view of a card.
 STATIC_DIFF_LINES = 40
@@ -71,9 +72,23 @@ def _code_html(result: Any) -> str:
     return f' <span class="jpo-muted jpo-code">({escape(code)})</span>' if code else ""
 
 
+def foreign_html(foreign: Foreign) -> str:
+    """A call in the model's own tool-call format: what it was, and the block it became."""
+    said = (f"The model used its own tool-call format ({foreign.family_name}: "
+            f"{foreign.name}), not an OPERATOR_CMD block.")  # fmt: skip
+    if foreign.block is None:
+        said += " Its intent is not clear, so nothing can run; the model is asked for a block."
+        return f'<div class="jpo-note jpo-warn jpo-foreign">{escape(said)}</div>'
+    said += (" It was translated to the block below: approve it like any other command. "
+             "The model is told either way.")  # fmt: skip
+    block, _count = render_text_block(foreign.block)
+    return (f'<div class="jpo-note jpo-warn jpo-foreign">{escape(said)}<details open>'
+            f"<summary>Translation</summary>{block}</details></div>")
+
+
 def notes_html(item: Item, blocked_by: str | None = None, *, diff_invisible: bool = False) -> str:
     """Warnings, dependencies and the outcome, below the header."""
-    notes: list[str] = []
+    notes: list[str] = [foreign_html(item.foreign)] if getattr(item, "foreign", None) else []
     rule = rule_note(item.decided_by, item.rule, item.status)
     if rule:  # "auto-approved by rule 2: auto fs.write notes/**", "asked by default: ask"
         notes.append(f'<div class="jpo-note jpo-muted jpo-rule">{escape(rule)}</div>')

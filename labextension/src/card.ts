@@ -10,6 +10,7 @@ import { CellDiffView } from './celldiffview';
 import { DiffView } from './diffview';
 import { button, el } from './dom';
 import { EditPane } from './editor';
+import { foreignNode } from './foreign';
 import { shellBlock } from './jsonops';
 import { kernelNode, SourceView, sourcesOf } from './runcard';
 import { isPending, personText, STATUS_LABELS } from './state';
@@ -81,6 +82,9 @@ export class ItemCard {
     this._summary = el('p', 'jp-Operator-card-summary');
     this._details = el('div', 'jp-Operator-card-details');
     node.append(header);
+    if (item.foreign) {
+      node.append(foreignNode(item.foreign));
+    }
     if (where && item.path !== null) {
       // Which folder the path is taken from, relative to the server's root.
       const location = el('div', 'jp-Operator-card-where', `in ${visibleText(where)}`);

@@ -62,6 +62,18 @@ export interface IOperatorItem {
   execution?: IExecution | null;
   /** A pending insert or replace of a cell: its card offers Approve & Run. */
   can_run?: boolean;
+  /** A call in the model's own tool-call format, and the block it was translated to. */
+  foreign?: IForeignCall | null;
+}
+
+/** A call the model wrote in its own tool-call format (`Item.foreign`). */
+export interface IForeignCall {
+  id: string;
+  family: string;
+  family_name: string;
+  name: string;
+  /** The OPERATOR_CMD block it was translated to; null when its intent is not clear. */
+  block: string | null;
 }
 
 /** The request a front end carries out for a run (`RunRequest.to_dict()`). */

@@ -9,7 +9,7 @@ import pytest
 from fake_openai import FakeOpenAI, Script
 from replies import b64, block
 
-from jupyter_operator.agent import Agent, OpenAIChat, ReplayModel
+from jupyter_operator.agent import Agent, OpenAIChat, ReplayModel, reject_translations
 from jupyter_operator.agent.stops import classify
 from jupyter_operator.protocol import parse_results
 
@@ -30,6 +30,7 @@ def scripted(*replies: str) -> tuple[ReplayModel, list[str]]:
 
 
 def run(workspace: Path, model, **options):
+    options.setdefault("decide", reject_translations)  # nobody approves a translation
     agent = Agent(model, root=workspace, policy="auto=reads,writes", **options)
     return agent, asyncio.run(agent.run("create hello.txt saying hi"))
 
@@ -124,3 +125,18 @@ def test_the_same_reply_three_times_stops(workspace: Path) -> None:
     model, _seen = scripted(read, read, read, read)
     _agent, result = run(workspace, model)
     assert result.reason == "repeated_failure" and "same reply 3 turns" in result.message
+
+
+def test_the_persons_answer_to_a_question_continues_the_run(workspace: Path) -> None:
+    model, seen = scripted("Which folder should the file go in?", WRITE, "Done.")
+    agent, result = run(workspace, model)
+    assert result.reason == "question" and agent.question == "Which folder should the file go in?"
+    with pytest.raises(ValueError):
+        asyncio.run(agent.answer("  "))
+    result = asyncio.run(agent.answer("The top folder."))
+    assert result.reason == "done" and result.turns == 3 and agent.question is None
+    assert seen[1] == "The top folder." and (workspace / "hello.txt").read_text() == "hi\n"
+    stops = [r["reason"] for r in agent.transcript if r["type"] == "stop"]
+    assert stops == ["question", "done"]  # one transcript, the answer between the two
+    with pytest.raises(RuntimeError, match="did not end with a question"):
+        asyncio.run(agent.answer("again"))

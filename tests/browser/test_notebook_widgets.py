@@ -121,3 +121,29 @@ def test_approve_in_notebook7(notebook_server: Any, page: Any, tmp_path: Path) -
     assert _wait_for_file(root / "browser-test.txt") == CONTENT
     card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
     screenshot(page, "notebook7-card-applied")
+
+
+def test_a_pasted_reply_with_a_leaked_tool_call(lab_server: Any, page: Any, tmp_path: Path) -> None:
+    """A reply in the model's own tool-call format: the card says so, shows the translation,
+    and Approve writes it."""
+    journal = tmp_path / "journal"
+    journal.mkdir()
+    reply = ('Creating the file.\n<tool_call>\n{"name": "write_file", "arguments": '
+             '{"path": "from-leak.txt", "content": "translated\\n"}}\n</tool_call>')  # fmt: skip
+    notebook = magic_notebook(journal, "%%operator\n" + reply)
+    (lab_server.root / "leaked-call.ipynb").write_text(json.dumps(notebook))
+    target = lab_server.root / "from-leak.txt"
+    page.goto(lab_server.page_url("lab/workspaces/leaked-call/tree/leaked-call.ipynb"))
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    card = _run_both_cells(page)
+    foreign = card.locator(".jpo-foreign")
+    assert "own tool-call format (Hermes/Qwen <tool_call> JSON: write_file)" in foreign.inner_text()
+    assert "path: from-leak.txt" in foreign.locator("pre").inner_text()
+    card.locator(".jpo-diff .jpo-row.jpo-add", has_text="translated").wait_for()
+    assert not target.exists()
+    screenshot(page, "notebook-card-leaked-call")
+    _approve_button(card).click()
+    assert _wait_for_file(target) == "translated\n"
+    results = page.locator(".jpo-results textarea")
+    results.wait_for(timeout=30_000)
+    assert "was a tool call in your own format" in results.input_value()

@@ -99,3 +99,21 @@ def test_ask_offers_approve_and_run_for_a_cell_change(root: Path) -> None:
         assert result.summary.startswith("Cell failed (ERR_CELL_ERROR): Replaced cell mean, "
                                          "then ran it: Ran cell 1 (id mean)")  # fmt: skip
         assert "NameError: name 'values' is not defined" in (result.details or "")
+
+
+def test_the_terminal_shows_a_translated_call_before_asking(root: Path) -> None:
+    import io
+
+    from jupyter_operator.engine import Operator
+    from jupyter_operator.terminal import ask
+
+    leaked = ('<tool_call>{"name": "write_file", "arguments": {"path": "t.txt", '
+              '"content": "x\\n"}}</tool_call>')  # fmt: skip
+    with Operator(root) as op:
+        run = op.run(leaked)
+        tty = io.StringIO()
+        ask(run, io.StringIO("y\n"), tty)
+    shown = tty.getvalue()
+    assert "own tool-call format (Hermes/Qwen <tool_call> JSON: write_file)" in shown
+    assert "    action: fs.write\n    path: t.txt\n" in shown
+    assert (root / "t.txt").read_text() == "x\n"

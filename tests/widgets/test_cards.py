@@ -461,3 +461,18 @@ def test_cards_speak_to_a_person_with_one_badge_word_per_outcome(workspace: Path
     assert "Reason: not now" in view.card_for("w1").header.value
     # The model still reads its own format.
     assert "Invalid OPERATOR_CMD (ERR_NOT_FOUND)" in view.run.results_text
+
+
+def test_a_call_in_the_models_own_format_is_shown_translated(workspace: Path) -> None:
+    leaked = ('<tool_call>{"name": "write_file", "arguments": {"path": "t.txt", '
+              '"content": "<b>x</b>\\n"}}</tool_call>\n<tool_call>{"name": "frob"}</tool_call>')
+    view = view_for(workspace, "Sure.\n" + leaked)
+    card = view.card_for("tool-call-1")
+    assert "The model used its own tool-call format (Hermes/Qwen &lt;tool_call&gt; JSON: " \
+           "write_file)" in card.header.value
+    assert "path: t.txt" in card.header.value and "approve it like any other" in card.header.value
+    assert "&lt;b&gt;x&lt;/b&gt;" in card.diff_view.value  # the content, escaped, in the diff
+    unclear = view.card_for("tool-call-2")
+    assert "Its intent is not clear" in unclear.header.value
+    card.approve_button.click()
+    assert (workspace / "t.txt").read_text() == "<b>x</b>\n"

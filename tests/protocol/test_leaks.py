@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from jupyter_operator.agent.leaks import find_leaks, translate
 from jupyter_operator.protocol import scan
+from jupyter_operator.protocol.leaks import find_leaks, translate
 
 WRITE_ARGS = {"path": "hello.txt", "content": "hi\n"}
 
@@ -54,7 +54,7 @@ def test_each_family_is_found_and_translated_into_the_write_it_meant(name: str) 
 
 
 def test_reads_edits_lists_and_deletes_are_translated() -> None:
-    from jupyter_operator.agent.leaks import LeakedCall
+    from jupyter_operator.protocol.leaks import LeakedCall
 
     read = translate(LeakedCall("hermes", "read_file", {"file_path": "a.py"}), "t1")
     assert "action: fs.read\npath: a.py" in (read or "")

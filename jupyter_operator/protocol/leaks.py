@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..protocol import codes
+from . import codes
 
 CODE = codes.ERR_FOREIGN_TOOL_CALL
 
