@@ -11,6 +11,9 @@ Each turn's run is registered as a REST session, so decisions use the existing d
 ``GET agent/runs/{run}/events?from=N``          ``text/event-stream``: one ``data: {...}`` per
                                                 event (``id:`` its number), until ``stopped``
 ``POST agent/runs/{run}/stop``                  ``{"run", "stopping": true}``
+``POST agent/runs/{run}/answer`` ``{"text"}``     ``{"run", "answering": true}``: a run that ended
+                                                with a question goes on; follow its events again
+                                                from where the stream ended
 ==============================================  ===============================================
 
 Events are the agent's (``agent.events``) as JSON: ``turn_started``, ``delta``, ``block``,
@@ -128,6 +131,10 @@ class AgentService:
         model = self.config.build_model()
         operator = self.sessions.registry.new_operator(workspace)
         transcripts: Any = self.config.transcripts_dir or True
+        first = [operator]
+
+        def operator_factory() -> Any:  # the first run's, then a new one for each answer
+            return first.pop() if first else self.sessions.registry.new_operator(workspace)
 
         async def engine_call(work: Any) -> Any:
             return await self.sessions.locked(workspace, work)
@@ -135,7 +142,7 @@ class AgentService:
         try:  # transcripts by default in the journal folder of the workspace's sessions
             agent = Agent(model, root=operator.root, policy=operator.policy,
                           max_turns=self.config.max_turns, transcripts=transcripts,
-                          journal_dir=operator.journal.base, operator_factory=lambda: operator,
+                          journal_dir=operator.journal.base, operator_factory=operator_factory,
                           engine_call=engine_call)  # fmt: skip
         except ValueError:
             operator.close()
@@ -144,17 +151,31 @@ class AgentService:
         run = AgentRun(secrets.token_urlsafe(12), workspace, agent)
         agent.subscribe(lambda event: self._record(run, event))
         self._keep(run)
+        self._go(run, agent.run(task))
+        return run
 
+    def answer(self, run_id: str, text: str) -> AgentRun:
+        """Go on with a run that ended with a question: ``text`` is the person's answer."""
+        run = self.get(run_id)
+        if not run.finished or run.agent.question is None:
+            raise ApiError(409, "no_question", "This run is not waiting for an answer")
+        if not text.strip():
+            raise ApiError(400, "bad_request", "text: the answer is empty")
+        run.finished = False
+        self._go(run, run.agent.answer(text))
+        return run
+
+    def _go(self, run: AgentRun, work: Any) -> None:
         async def go() -> None:
             try:
-                await agent.run(task)
+                await work
             finally:
                 run.finished = True
                 run.changed.set()
-                operator.close()
+                if run.agent.operator is not None:
+                    run.agent.operator.close()
 
         run.task = asyncio.get_running_loop().create_task(go())
-        return run
 
     def _record(self, run: AgentRun, event: Any) -> None:
         from ..agent import events as ev
@@ -275,6 +296,22 @@ class AgentStopHandler(OperatorPostHandler, _AgentHandler):
         await self.respond(work())
 
 
+class AgentAnswerHandler(OperatorPostHandler, _AgentHandler):
+    """``POST agent/runs/{run}/answer``: the person answers the model's question."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, run_id: str) -> None:
+        async def work() -> dict[str, Any]:
+            from .bodies import AnswerBody
+
+            body = self.parse(AnswerBody)
+            run = self.agents.answer(run_id, body.text)
+            return {"run": run.id, "answering": True}
+
+        await self.respond(work())
+
+
 def agent_handlers(
     prefix: str = "jupyter-operator/api",
 ) -> list[tuple[str, type[web.RequestHandler]]]:
@@ -284,6 +321,7 @@ def agent_handlers(
         (f"/{prefix}/agent/runs", AgentRunsHandler),
         (f"/{prefix}/agent/runs/{RUN_ID}/events", AgentEventsHandler),
         (f"/{prefix}/agent/runs/{RUN_ID}/stop", AgentStopHandler),
+        (f"/{prefix}/agent/runs/{RUN_ID}/answer", AgentAnswerHandler),
     ]
 
 

@@ -72,3 +72,9 @@ class AskBody(Body):
 
     task: str
     workspace: str = "default"
+
+
+class AnswerBody(Body):
+    """``POST agent/runs/{run}/answer``: the person's answer to the model's question."""
+
+    text: str

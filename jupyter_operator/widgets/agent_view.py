@@ -218,6 +218,39 @@ class AgentView(w.VBox):
             self.stop_button.description, self.stop_button.icon = "Ended", ""
             self.status.value = f'<div class="jpo-note">{escape(event.message)}</div>'
             self.children = (*self.children, self.status)
+            if event.reason == "question" and self.agent.question is not None and self.turns:
+                self._ask_person(self.agent.question)
+
+    # -- a question to the person --------------------------------------------------------------
+    def _ask_person(self, question: str) -> None:
+        """The model's question, a box for the answer, and Answer (which continues the run)."""
+        shared = self._shared
+        asked = shared.html_widget(f'<div class="jpo-note jpo-question"><b>The model asks:</b> '
+                                   f"{escape(question)}</div>", full_width=True)  # fmt: skip
+        self.answer_box = w.Textarea(placeholder="Your answer (the model's next message)",
+                                     layout=w.Layout(width="100%"))  # fmt: skip
+        self.answer_button = shared.button_widget("Answer", icon="reply", button_style="primary")
+        self.answer_button.on_click(lambda _b: self.send_answer(self.answer_box.value))
+        self._answer_row = w.VBox([self.answer_box, self.answer_button], layout=shared.layout)
+        turn = self._current()
+        turn.box.children = (*turn.box.children, asked, self._answer_row)
+
+    def send_answer(self, text: str) -> None:
+        """Continue the run with the person's answer (the Answer button)."""
+        if not text.strip():
+            self.answer_box.placeholder = "Write an answer first."
+            return
+        self.agent.start_answer(text)
+        said = self._shared.html_widget(f'<div class="jpo-note jpo-answer"><b>You answered:</b> '
+                                        f"{escape(text)}</div>", full_width=True)  # fmt: skip
+        turn = self._current()
+        turn.box.children = tuple(said if c is self._answer_row else c for c in turn.box.children)
+        self.children = tuple(c for c in self.children if c is not self.status)
+        self.stop_button.disabled = False
+        self.stop_button.button_style = "danger"
+        self.stop_button.description, self.stop_button.icon = "Stop", "stop"
+        self.state = "model replying"
+        self._draw_heading()
 
     def __repr__(self) -> str:
         return f"Agent run: {self.agent.model.name}, turn {self.turn}, {self.state}"

@@ -14,6 +14,7 @@ import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
 import { buildRequest, describeHttpError, NETWORK_ERROR } from './request';
+import { QuestionBox, questionText } from './question';
 import { LiveRuns } from './runs';
 import { Decision, IDecideResponse, IOperatorItem } from './types';
 
@@ -111,6 +112,8 @@ export class AskView {
   private _turn = 0;
   private _maxTurns = 0;
   private _state = '';
+  /** Events of the run received so far (an answer's stream starts after them). */
+  private _seen = 0;
 
   constructor(
     private _client: OperatorClient,
@@ -223,7 +226,8 @@ export class AskView {
 
   private async _follow(run: string): Promise<void> {
     const settings = this._client.settings;
-    const spec = buildRequest(settings.baseUrl, ['agent', 'runs', run, 'events']);
+    const from = String(this._seen);
+    const spec = buildRequest(settings.baseUrl, ['agent', 'runs', run, 'events'], undefined, { from });
     let response: Response;
     try {
       response = await ServerConnection.makeRequest(spec.url, spec.init, settings);
@@ -246,6 +250,7 @@ export class AskView {
       const parsed = parseFrames(buffer);
       buffer = parsed.rest;
       for (const event of parsed.events) {
+        this._seen += 1;
         this._onEvent(event);
       }
     }
@@ -308,9 +313,36 @@ export class AskView {
       }
       case 'stopped':
         this._tokens = event.tokens ?? this._tokens;
-        this._renderStatus(`ended: ${event.message ?? ''}`);
         this._stopButton.disabled = true;
+        if (event.reason === 'question' && this._run) {
+          this._renderStatus('the model asks you a question (below)');
+          this._askPerson(this._run, questionText(event.message ?? ''));
+        } else {
+          this._renderStatus(`ended: ${event.message ?? ''}`);
+        }
         break;
+    }
+  }
+
+  /** The model's question with a box for the answer; Answer continues the run. */
+  private _askPerson(run: string, question: string): void {
+    const box = new QuestionBox(question, async text => {
+      await this._fetchJson(['agent', 'runs', run, 'answer'], { text });
+      void this._goOn(run);
+    });
+    this._current()?.node.append(box.node);
+  }
+
+  /** Follow the run again after an answer, from the first event not seen yet. */
+  private async _goOn(run: string): Promise<void> {
+    this._stopButton.disabled = false;
+    this._renderStatus('model replying');
+    try {
+      await this._follow(run);
+    } catch (reason) {
+      this._showError(reason);
+    } finally {
+      this._stopButton.disabled = true;
     }
   }
 
@@ -435,6 +467,7 @@ export class AskView {
     this._run = null;
     this._tokens = 0;
     this._turn = 0;
+    this._seen = 0;
   }
 
   private _showError(reason: unknown): void {

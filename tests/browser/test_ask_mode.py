@@ -92,6 +92,70 @@ def test_a_multi_turn_task_with_an_approval(ask_server: LabServer, page, fake: F
     assert page.console_errors == []
 
 
+def test_the_model_asks_and_the_persons_answer_continues_the_run(
+    ask_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    fake.add(
+        "I can write the summary. Which file name should it have?",
+        Script("Writing it.\n" + block("q1", "fs.write", path="answered.md",
+                                        content_b64=b64("# Summary\n")), chunk=8),
+        "Done: answered.md is written.",
+    )  # fmt: skip
+    open_ask(page, ask_server)
+    page.locator(f"{ASK} .jp-Operator-ask-task").fill("Write a summary")
+    page.locator(f"{ASK} .jp-Operator-ask-button").click()
+    question = page.locator(f"{ASK} .jp-Operator-question")
+    question.filter(has_text="Which file name should it have?").wait_for(timeout=30_000)
+    status = page.locator(f"{ASK} .jp-Operator-ask-status")
+    assert "the model asks you a question" in status.text_content()
+    question.locator(".jp-Operator-question-send").click()  # an empty answer is not sent
+    question.filter(has_text="Write an answer first.").wait_for()
+    question.locator(".jp-Operator-question-answer").fill("answered.md")
+    assert "Write an answer first." not in (question.text_content() or "")
+    screenshot(page, "ask-mode-question")
+    question.locator(".jp-Operator-question-send").click()
+    question.filter(has_text="You answered: answered.md").wait_for(timeout=30_000)
+    write = page.locator(f'{ASK} .jp-Operator-card[data-id="q1"][data-status="pending"]')
+    write.wait_for(timeout=30_000)
+    assert "Turn 2/10" in status.text_content()
+    assert fake.requests[-1]["messages"][-1] == {"role": "user", "content": "answered.md"}
+    write.locator(".jp-Operator-approve").click()
+    status.filter(has_text="ended: The model finished").wait_for(timeout=30_000)
+    assert (ask_server.root / "answered.md").read_text() == "# Summary\n"
+    prose = page.locator(f"{ASK} .jp-Operator-ask-prose")
+    prose.filter(has_text="answered.md is written").wait_for()
+    screenshot(page, "ask-mode-answered")
+    assert page.console_errors == []
+
+
+def test_a_leaked_tool_call_is_shown_translated_and_can_be_approved(
+    ask_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    fake.add(
+        'Creating it.\n<tool_call>\n{"name": "write_file", "arguments": '
+        '{"path": "leaked.txt", "content": "from a tool call\\n"}}\n</tool_call>',
+        "Done.",
+    )  # fmt: skip
+    open_ask(page, ask_server)
+    page.locator(f"{ASK} .jp-Operator-ask-task").fill("Create leaked.txt")
+    page.locator(f"{ASK} .jp-Operator-ask-button").click()
+    card = page.locator(f'{ASK} .jp-Operator-card[data-id="tool-call-1"][data-status="pending"]')
+    card.wait_for(timeout=30_000)
+    foreign = card.locator(".jp-Operator-foreign")
+    assert "own tool-call format (Hermes/Qwen <tool_call> JSON: write_file)" in (
+        foreign.text_content() or "")
+    assert "action: fs.write\npath: leaked.txt" in (foreign.locator("pre").text_content() or "")
+    notice = page.locator(f"{ASK} .jp-Operator-ask-notice")
+    notice.filter(has_text="its own tool-call format").wait_for()
+    assert not (ask_server.root / "leaked.txt").exists()
+    screenshot(page, "ask-mode-leaked-call")
+    card.locator(".jp-Operator-approve").click()
+    page.locator(f"{ASK} .jp-Operator-ask-status").filter(has_text="ended").wait_for(timeout=30_000)
+    assert (ask_server.root / "leaked.txt").read_text() == "from a tool call\n"
+    told = fake.requests[-1]["messages"][-1]["content"]
+    assert "was a tool call in your own format" in told and "Send OPERATOR_CMD blocks" in told
+
+
 def test_stop_in_the_middle_of_a_reply(ask_server: LabServer, page, fake: FakeOpenAI) -> None:
     fake.add(Script("word " * 2000, chunk=5, delay=0.01))
     open_ask(page, ask_server)

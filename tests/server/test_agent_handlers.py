@@ -87,6 +87,35 @@ async def test_ask_runs_turns_and_decisions_use_the_decide_api(
     assert fake.key not in json.dumps(stream.events)
 
 
+async def test_a_question_is_answered_and_the_run_goes_on(
+    api: Api, jp_fetch: Any, root: Path, fake: FakeOpenAI
+) -> None:
+    fake.add("Which file name should I use?",
+             block("w1", "fs.write", path="named.txt", content_b64=b64("x\n")), "Done.")
+    _, started = await api("agent", "runs", body={"task": "write a file"})
+    run_id = started["run"]
+    status, body = await api("agent", "runs", run_id, "answer", body={"text": "early"})
+    assert status == 409 and body["error"]["code"] == "no_question"  # still running
+    first = Stream(jp_fetch, run_id)
+    stopped = await first.until("stopped")
+    await first.task
+    assert stopped["reason"] == "question" and "Which file name" in stopped["message"]
+    status, body = await api("agent", "runs", run_id, "answer", body={"text": " "})
+    assert status == 400 and body["error"]["code"] == "bad_request"
+    status, body = await api("agent", "runs", run_id, "answer", body={"text": "named.txt"})
+    assert status == 200 and body == {"run": run_id, "answering": True}
+    status, body = await api("agent", "runs", run_id, "answer", body={"text": "again"})
+    assert status == 409  # one answer per question
+    more = Stream(jp_fetch, run_id)  # a panel follows again (from 0: every event so far)
+    planned = await more.until("planned", 2)
+    await api("sessions", planned["session"], "decide", body={"id": "w1", "decision": "approve"})
+    stopped = await more.until("stopped", 2)
+    await more.task
+    assert stopped["reason"] == "done" and stopped["turns"] == 3
+    assert (root / "named.txt").read_text() == "x\n"
+    assert fake.requests[1]["messages"][-1] == {"role": "user", "content": "named.txt"}
+
+
 async def test_stop_in_the_middle_of_a_stream(api: Api, jp_fetch: Any, fake: FakeOpenAI) -> None:
     fake.add(Script("word " * 400, chunk=5, delay=0.01))
     _, started = await api("agent", "runs", body={"task": "talk"})

@@ -143,3 +143,39 @@ def test_the_closing_reply_shows_no_empty_cards_and_the_end_is_green(root: Path)
     assert isinstance(first.box.children[-1], RunView)
     assert not any(isinstance(child, RunView) for child in last.box.children)
     assert "jpo-s-applied" in view.heading.value and "ended: done" in view.heading.value
+
+
+def test_a_question_is_shown_and_the_answer_continues_the_run(root: Path) -> None:
+    seen: list[str] = []
+
+    def reply(last: str, turn: int) -> str | None:
+        seen.append(last)
+        if turn == 1:
+            return "Which name should the plan file have?"
+        if turn == 2:
+            return block("w1", "fs.write", path="plan-b.txt", content_b64=b64("x"))
+        return "Done."
+
+    agent = Agent(ReplayModel(reply), root=root, policy="auto=reads,writes")
+    view = AgentView(agent)
+
+    async def main():  # type: ignore[no-untyped-def]
+        first = await agent.run("plan")
+        assert first.reason == "question" and agent.question.startswith("Which name")
+        box = view.turns[-1].box.children
+        assert "The model asks:" in box[-2].value and "Which name" in box[-2].value
+        view.send_answer("   ")  # an empty answer is not sent
+        assert agent.result is first and "Write an answer" in view.answer_box.placeholder
+        view.answer_box.value = "plan-b.txt, please"
+        view.answer_button.click()
+        assert not view.stop_button.disabled and view.stop_button.description == "Stop"
+        return await agent.wait()
+
+    result = asyncio.run(main())
+    assert result.reason == "done" and (root / "plan-b.txt").read_text() == "x"
+    assert seen[1] == "plan-b.txt, please"  # the answer is the model's next message
+    assert "You answered:" in view.turns[0].box.children[-1].value
+    assert [t.number for t in view.turns] == [1, 2, 3]
+    assert "finished after 3 turns" in view.status.value
+    answers = [r for r in agent.transcript if r["type"] == "answer"]
+    assert answers == [dict(answers[0], turn=2, text="plan-b.txt, please")]
