@@ -7,6 +7,7 @@
     jupyter-operator redo [--root DIR] [ID]
     jupyter-operator history [--root DIR]
     jupyter-operator agent --root DIR (--model NAME | --replay FILE) [--approve ask|all|none] TASK
+    jupyter-operator eval SUITE|--suite builtin --model NAME [...] (see experiments/command.py)
 
 ``run`` prints only the results on stdout: ``OPERATOR_RESULT`` blocks (block order), or for
 JSON operations the response events (a JSON list); notices, diffs and questions go to stderr
@@ -96,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     history = sub.add_parser("history", help="list the changes applied in a workspace")
     common(history)
     _add_agent_parser(sub, common)
+    from .experiments.command import add_parser as add_eval_parser
+
+    add_eval_parser(sub)
     return parser
 
 
@@ -320,6 +324,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_undo(args)
         if args.command == "agent":
             return _cmd_agent(args)
+        if args.command == "eval":
+            from .experiments.command import run as run_eval
+
+            return run_eval(args)
         return _cmd_history(args)
     except (NotADirectoryError, FileNotFoundError) as exc:
         print(f"jupyter-operator: {exc}", file=sys.stderr)

@@ -34,7 +34,9 @@ ALLOWED: dict[str, set[str]] = {
     "execution": {"protocol", "workspace", "shell", "execution"},
     "engine": {"protocol", "dialects", "workspace", "shell", "notebooks", "execution", "engine"},
     "agent": {"protocol", "dialects", "workspace", "engine", "agent"},
-    "cli": {"protocol", "dialects", "engine", "agent", "terminal"},
+    "cli": {"protocol", "dialects", "engine", "agent", "terminal", "experiments"},
+    # Experiments run the agent over task copies; the check runs through the shell.
+    "experiments": {"protocol", "engine", "agent", "shell", "experiments"},
     # The command line's questions on a terminal (and the person's editor).
     "terminal": {"protocol", "engine"},
     "kernel": {"protocol", "dialects", "engine", "widgets", "kernel", "agent", "execution",
@@ -63,6 +65,9 @@ EXCEPTIONS = {
     ("agent", "open("),
     # A headless kernel's private socket folder (made by mkdtemp, never a workspace path).
     ("shell", "shutil.rmtree"),
+    # An experiment's results file and the task folders the person names; a run's copy is a
+    # fresh temporary folder of the harness's own (the model's paths go through the engine).
+    ("experiments", "open("),
 }
 
 

@@ -1,0 +1,154 @@
+"""The grid: tasks x models x repeats, each run in its own copy, on a pool or a Dask cluster.
+
+``Experiment.run`` sends the runs not yet in ``OUT/results.jsonl`` to an executor (inline, a
+local process pool, or a ``dask.distributed.Client``: the same ``run_one`` everywhere), writes
+each row as it comes back, and tells a progress display. The order is repeat, then task, then
+model, so a grid cut short still compares the models on the same tasks.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .results import ResultsFile
+from .single import ModelSpec, RunSpec, run_one
+from .tasks import Task, load_suite
+
+Progress = Callable[[dict[str, Any], "Tally"], None]
+
+
+@dataclass
+class Tally:
+    """What a progress display shows: runs done of the total, passed, failing, tokens."""
+
+    total: int
+    done: int = 0
+    passed: int = 0
+    tokens: int = 0
+    skipped: int = 0  # finished in an earlier run of the same grid (resumed)
+    bookkeeping_seconds: float = 0.0  # the parent's time spent saving rows
+
+    @property
+    def failing(self) -> int:
+        return self.done - self.passed
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.done += 1
+        self.passed += bool(row.get("passed"))
+        self.tokens += int(row.get("tokens") or 0)
+
+
+def _executor_runs(specs: Sequence[RunSpec], workers: int,
+                   dask: Any) -> Iterator[dict[str, Any]]:  # fmt: skip
+    """Rows as the runs finish (any order)."""
+    if dask is not None:
+        yield from _dask_runs(specs, dask)
+        return
+    if workers <= 0:
+        for spec in specs:
+            yield run_one(spec)
+        return
+    # spawn, not fork: a notebook's kernel has threads, and a forked copy of them can hang.
+    context = multiprocessing.get_context("spawn")
+    pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=context)
+    try:
+        futures = [pool.submit(run_one, spec) for spec in specs]
+        for future in cf.as_completed(futures):
+            yield future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _dask_runs(specs: Sequence[RunSpec], dask: Any) -> Iterator[dict[str, Any]]:
+    from distributed import Client, as_completed
+
+    client = Client(dask) if isinstance(dask, str) else dask
+    try:
+        futures = [client.submit(run_one, spec, pure=False) for spec in specs]
+        for future in as_completed(futures):
+            yield future.result()
+    finally:
+        if isinstance(dask, str):
+            client.close()
+
+
+class Experiment:
+    """A grid of ``tasks`` (a suite folder, ``"builtin"``, or ``Task`` objects) x ``models``
+    (``ModelSpec``, or a name: an endpoint model at ``base_url``) x ``repeats``, written to
+    ``out``. Unattended: what the task's rules do not allow is rejected with a reason the model
+    sees, unless ``approve_all`` (only the run's copy is ever at stake)."""
+
+    def __init__(self, tasks: str | os.PathLike[str] | Iterable[Task],
+                 models: Iterable[ModelSpec | str], *, repeats: int = 1,
+                 out: str | os.PathLike[str] = "eval-results", base_url: str | None = None,
+                 approve_all: bool = False) -> None:  # fmt: skip
+        if isinstance(tasks, (str, os.PathLike)):
+            tasks = load_suite(tasks)
+        self.tasks = list(tasks)
+        self.models = [m if isinstance(m, ModelSpec) else ModelSpec.endpoint(m, base_url)
+                       for m in models]  # fmt: skip
+        names = [m.name for m in self.models]
+        if not self.models or len(set(names)) != len(names):
+            raise ValueError("give at least one model, each with its own name")
+        if repeats < 1:
+            raise ValueError("repeats must be at least 1")
+        self.repeats = repeats
+        self.approve_all = approve_all
+        self.results = ResultsFile(out)
+        #: The progress of the latest ``run`` (what a display shows).
+        self.tally: Tally | None = None
+
+    def specs(self) -> list[RunSpec]:
+        """Every run of the grid, in order."""
+        return [RunSpec(task, model, repeat, self.approve_all)
+                for repeat in range(self.repeats) for task in self.tasks
+                for model in self.models]  # fmt: skip
+
+    def pending(self) -> list[RunSpec]:
+        """The runs not yet in the results (what ``run`` will do)."""
+        done = self.results.done()
+        return [spec for spec in self.specs() if spec.key not in done]
+
+    def run(self, *, workers: int | None = None, dask: Any = None,
+            progress: Progress | bool | None = None) -> Any:  # fmt: skip
+        """Run what is pending; return every row of ``out`` as ``Results``.
+
+        ``workers``: processes of the local pool (default: the CPUs, at most 8; 0 runs them
+        one by one in this process). ``dask``: a ``distributed.Client`` or a scheduler address,
+        instead of the pool. ``progress``: a callback ``(row, tally)``, True for the default
+        display (a widget in a notebook, a line per run in a terminal), False for none.
+        """
+        from .analysis import Results
+        from .progress import default_progress
+
+        specs = self.specs()
+        keys = {spec.key for spec in specs}
+        tally = Tally(total=len(specs))
+        for row in self.results.rows():  # resumed: what earlier runs of this grid finished
+            if (row.get("task"), row.get("model"), row.get("repeat")) in keys:
+                tally.add(row)
+        tally.skipped = tally.done
+        todo = self.pending()
+        show = default_progress(tally) if progress is True or progress is None else progress
+        if workers is None:
+            workers = min(8, os.cpu_count() or 1)
+        self.tally = tally
+        for row in _executor_runs(todo, workers, dask):
+            clock = time.perf_counter()
+            saved = self.results.add(row)
+            tally.add(saved)
+            tally.bookkeeping_seconds += time.perf_counter() - clock
+            if show:
+                show(saved, tally)
+        return Results(self.results.rows())
+
+    @property
+    def out(self) -> Path:
+        return self.results.out

@@ -1,0 +1,76 @@
+"""Progress of a grid: a live bar in a notebook, one line per run in a terminal."""
+
+from __future__ import annotations
+
+import sys
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .grid import Tally
+
+
+def summary(tally: Tally) -> str:
+    """``12/40 runs · 9 passed · 3 failing · 12,345 tokens`` (and what was resumed)."""
+    text = (f"{tally.done}/{tally.total} runs · {tally.passed} passed · {tally.failing} failing"
+            f" · {tally.tokens:,} tokens")  # fmt: skip
+    return text + (f" · {tally.skipped} from earlier runs" if tally.skipped else "")
+
+
+class ProgressBar:
+    """The notebook's bar: runs done of the total, passed, failing, tokens, the latest run."""
+
+    def __init__(self, tally: Tally) -> None:
+        import ipywidgets as w
+
+        self.bar = w.IntProgress(value=tally.done, min=0, max=max(tally.total, 1),
+                                 bar_style="info", layout=w.Layout(width="40%"))  # fmt: skip
+        self.label = w.HTML(value=summary(tally))
+        self.latest = w.HTML(value="")
+        self.widget = w.VBox([w.HBox([self.bar, self.label]), self.latest],
+                             _dom_classes=("jpo-eval-progress",))  # fmt: skip
+
+    def __call__(self, row: dict[str, Any], tally: Tally) -> None:
+        from html import escape
+
+        self.bar.value = tally.done
+        self.label.value = escape(summary(tally))
+        mark = "passed" if row.get("passed") else f"failed ({row.get('stop_reason')})"
+        self.latest.value = escape(f"latest: {row['task']} · {row['model']} · "
+                                   f"repeat {row['repeat']}: {mark}")  # fmt: skip
+        if tally.done >= tally.total:
+            self.bar.bar_style = "success" if tally.failing == 0 else "warning"
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+class TerminalProgress:
+    """One line per finished run on ``stream`` (stderr by default)."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self.stream = stream or sys.stderr
+
+    def __call__(self, row: dict[str, Any], tally: Tally) -> None:
+        mark = "passed" if row.get("passed") else f"FAILED ({row.get('stop_reason')})"
+        print(f"[{tally.done}/{tally.total}] {row['task']} · {row['model']} · repeat "
+              f"{row['repeat']}: {mark} · {summary(tally)}", file=self.stream)  # fmt: skip
+
+
+def _in_notebook() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def default_progress(tally: Tally) -> Any:
+    """A bar shown now in a notebook's output, else terminal lines."""
+    if _in_notebook():
+        from IPython.display import display
+
+        bar = ProgressBar(tally)
+        display(bar.widget)
+        return bar
+    return TerminalProgress()

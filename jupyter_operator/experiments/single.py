@@ -1,0 +1,168 @@
+"""One run of a grid: a task, a model, a repeat, in a fresh copy of the task's files.
+
+``run_one`` is what a worker runs (a local process or a Dask worker): everything it needs comes
+in its ``RunSpec`` (the task's files as bytes, the model's description, never a key: an
+endpoint's key is read from the worker's own environment), and everything it made goes back in
+the row it returns (the transcript's text included), so the parent is the only writer of the
+results. It never raises: a fault of the model, the check or the harness is a row too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .checks import run_check
+from .tasks import Task, materialize
+
+if TYPE_CHECKING:
+    from ..agent import Model
+    from ..engine import Run
+
+#: What a model is told when a change waits for a person in an unattended run.
+UNATTENDED = ("nobody is watching this run (an unattended experiment); only what the task's "
+              "rules allow is carried out")  # fmt: skip
+#: Beyond the task's own time budget, how long a run may take before the worker gives up on it.
+GRACE_S = 60.0
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model as a worker builds it: an endpoint (``model`` at ``base_url``, key from the
+    worker's ``OPENAI_API_KEY``), scripted replies per task (``replies``; ``"*"`` for every
+    task), or each task's reference solution (``reference=True``). ``name`` labels results."""
+
+    name: str
+    model: str | None = None
+    base_url: str | None = None
+    replies: dict[str, list[str]] | None = field(default=None, repr=False)
+    reference: bool = False
+    context_window: int | None = None
+
+    @classmethod
+    def endpoint(cls, model: str, base_url: str | None = None, *,
+                 name: str | None = None) -> ModelSpec:  # fmt: skip
+        """An OpenAI-compatible endpoint's model."""
+        return cls(name or model, model=model, base_url=base_url)
+
+    @classmethod
+    def scripted(cls, name: str, replies: dict[str, list[str]] | list[str]) -> ModelSpec:
+        """Scripted replies, per task name (a list: the same replies for every task)."""
+        return cls(name, replies=replies if isinstance(replies, dict) else {"*": list(replies)})
+
+    @classmethod
+    def references(cls, name: str = "reference") -> ModelSpec:
+        """Each task's reference solution (``reference.json``)."""
+        return cls(name, reference=True)
+
+    def build(self, task: Task) -> Model:
+        from ..agent import OpenAIChat, ReplayModel
+
+        if self.reference:
+            return ReplayModel(task.reference or [], name=self.name, chunk=4096)
+        if self.replies is not None:
+            script = self.replies.get(task.name, self.replies.get("*", []))
+            return ReplayModel(list(script), name=self.name, chunk=4096)
+        return OpenAIChat(self.model, base_url=self.base_url)
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One cell of the grid."""
+
+    task: Task
+    model: ModelSpec
+    repeat: int
+    approve_all: bool = False
+    check_timeout_s: float = 120.0
+
+    @property
+    def key(self) -> tuple[str, str, int]:
+        return (self.task.name, self.model.name, self.repeat)
+
+
+def unattended(approve_all: bool) -> Callable[[Run], None]:
+    """The decisions of a run with nobody watching: what waits is rejected with a reason the
+    model sees (or, with ``approve_all``, approved: only the run's copy is at stake)."""
+
+    def decide(run: Run) -> None:
+        while run.pending:
+            item = run.pending[0]
+            if approve_all:
+                run.approve(item.id)
+            else:
+                run.reject(item.id, reason=UNATTENDED)
+
+    return decide
+
+
+def _agent_run(spec: RunSpec, workspace: Path, scratch: Path) -> tuple[Any, Any]:
+    from ..agent import Agent
+    from ..engine import Policy
+
+    task = spec.task
+    agent = Agent(spec.model.build(task), root=workspace, policy=Policy(list(task.policy)),
+                  max_turns=task.max_turns, max_seconds=task.timeout_s,
+                  decide=unattended(spec.approve_all), transcripts=scratch / "runs",
+                  journal_dir=scratch / "journal", extensions=task.extensions,
+                  context_window=spec.model.context_window)  # fmt: skip
+
+    async def go() -> Any:
+        return await asyncio.wait_for(agent.run(task.prompt), task.timeout_s + GRACE_S)
+
+    return agent, asyncio.run(go())
+
+
+def run_one(spec: RunSpec) -> dict[str, Any]:
+    """Run ``spec`` and return its results row (with ``transcript_text``); never raises."""
+    from ..agent.transcript import summarize
+
+    started = time.time()
+    clock = time.perf_counter()
+    row: dict[str, Any] = {"task": spec.task.name, "model": spec.model.name,
+                           "repeat": spec.repeat, "started_at": round(started, 3)}  # fmt: skip
+    with tempfile.TemporaryDirectory(prefix="jupyter-operator-eval-") as folder:
+        scratch = Path(folder)
+        workspace, task_dir = scratch / "workspace", scratch / "task"
+        workspace.mkdir()
+        task_dir.mkdir()
+        materialize(spec.task.files, workspace)
+        materialize(spec.task.support, task_dir)
+        row["setup_seconds"] = round(time.perf_counter() - clock, 4)
+        agent_clock = time.perf_counter()
+        agent = None
+        try:
+            agent, result = _agent_run(spec, workspace, scratch)
+            row.update(stop_reason=result.reason, stop_message=result.message)
+        except TimeoutError:
+            row.update(stop_reason="timeout", stop_message="The run took longer than the "
+                       f"task's time budget ({spec.task.timeout_s:g} s) and more.")  # fmt: skip
+        except Exception as exc:  # a harness fault is one failed run, never the grid's end
+            row.update(stop_reason="harness_error", stop_message=f"{type(exc).__name__}: {exc}",
+                       traceback=traceback.format_exc(limit=8))  # fmt: skip
+        row["agent_seconds"] = round(time.perf_counter() - agent_clock, 4)
+        records = agent.transcript if agent is not None else []
+        summary = summarize(records)
+        row.update({key: summary[key] for key in (
+            "turns", "commands", "valid_rate", "error_codes", "approvals", "rejections",
+            "denied", "prompt_tokens", "completion_tokens", "tokens")})  # fmt: skip
+        path = agent.transcript_path if agent is not None else None
+        row["transcript_text"] = path.read_text(encoding="utf-8") if path and path.exists() else ""
+        check_clock = time.perf_counter()
+        try:
+            check = run_check(spec.task.check, workspace, task_dir,
+                              timeout_s=spec.check_timeout_s)  # fmt: skip
+            row.update(passed=check.passed, check_exit=check.exit_code,
+                       check_output=check.output, check_sandboxed=check.sandboxed)  # fmt: skip
+        except Exception as exc:  # a check that cannot even start: failed, with the reason
+            row.update(passed=False, check_exit=None, check_output=f"{type(exc).__name__}: {exc}",
+                       check_sandboxed=False)  # fmt: skip
+        row["check_seconds"] = round(time.perf_counter() - check_clock, 4)
+    row["wall_seconds"] = round(time.perf_counter() - clock, 4)
+    return row
