@@ -128,7 +128,8 @@ def _cells(table: Any) -> Iterable[tuple[tuple[int, int], float]]:
 def compare(a: Results, b: Results, *, model_a: str | None = None,
             model_b: str | None = None) -> Any:  # fmt: skip
     """Which tasks flipped between two result sets (or two models of one, by name): the pass
-    rate in each and ``fixed`` / ``broke`` where one passed every time and the other never."""
+    rate in each (columns named after the models, else ``a`` and ``b``) and ``fixed`` /
+    ``broke`` where one passed every time and the other never."""
     pd = _pandas()
 
     def rates(results: Results, model: str | None) -> Any:
@@ -137,10 +138,13 @@ def compare(a: Results, b: Results, *, model_a: str | None = None,
             frame = frame[frame["model"] == model]
         return frame.groupby("task")["passed"].mean()
 
-    table = pd.DataFrame({"a": rates(a, model_a), "b": rates(b, model_b)})
+    first, second = model_a or "a", model_b or "b"
+    if first == second:
+        first, second = "a", "b"
+    table = pd.DataFrame({first: rates(a, model_a), second: rates(b, model_b)})
     table["flipped"] = ""
-    table.loc[(table["a"] == 0) & (table["b"] == 1), "flipped"] = "fixed"
-    table.loc[(table["a"] == 1) & (table["b"] == 0), "flipped"] = "broke"
+    table.loc[(table[first] == 0) & (table[second] == 1), "flipped"] = "fixed"
+    table.loc[(table[first] == 1) & (table[second] == 0), "flipped"] = "broke"
     return table
 
 

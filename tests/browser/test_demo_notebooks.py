@@ -387,3 +387,31 @@ def test_fix_the_error_clicked_through(demo_server: LabServer, page: Any) -> Non
     run_all_code_cells(page, 5, code_cells(page))
     assert_no_error_output(page)
     screenshot(page, "demo-fix-the-error-lab-done")
+
+
+def test_experiments_clicked_through(demo_server: LabServer, page: Any) -> None:
+    """Notebook 08: the grid runs with its live bar, then the table, the plots, the comparison
+    and the resume check, cell by cell."""
+    open_notebook(page, demo_server, "08-experiments.ipynb", "lab")
+    run_all_code_cells(page, 0, 2)  # the tasks, the grid
+    run = run_code_cell(page, 2)
+    bar = run.locator(".jpo-eval-progress")
+    bar.wait_for(timeout=60_000)
+    bar.get_by_text("16/16 runs · 12 passed · 4 failing").wait_for(timeout=120_000)
+    assert "<Results 16 runs, 12 passed>" in run.locator(".jp-OutputArea").inner_text()
+    screenshot(page, "demo-experiments-progress")
+    table = run_code_cell(page, 3).locator(".jp-OutputArea table")
+    assert table.locator("tbody tr").count() == 16
+    run_code_cell(page, 4).locator(".jp-OutputArea table").get_by_text("cost").wait_for()
+    for index in (5, 6):
+        image = run_code_cell(page, index).locator(".jp-OutputArea img")
+        image.wait_for(timeout=30_000)
+        assert image.evaluate("e => e.naturalWidth") > 200
+    page.locator(".jp-Notebook .jp-CodeCell").nth(5).scroll_into_view_if_needed()
+    screenshot(page, "demo-experiments-plots")
+    compared = run_code_cell(page, 7).locator(".jp-OutputArea").inner_text()
+    assert compared.count("fixed") == 2
+    resumed = run_code_cell(page, 8).locator(".jp-OutputArea").inner_text()
+    assert resumed.startswith("0 runs left to do; 16 rows")
+    assert_no_error_output(page)
+    screenshot(page, "demo-experiments-done")
