@@ -86,4 +86,11 @@ echo "$servers" | grep -Eq "jupyter_operator +enabled" \
 echo "$servers" | grep -Eq "jupyter_operator [0-9.]+ +OK" \
   || { echo "$servers" >&2; fail "jupyter_operator did not validate (import or load error)"; }
 
+echo "==> the built-in task suite ships in the wheel"
+suite="$(no_node "$WORK/venv/bin/python" -c \
+  "from jupyter_operator.experiments import load_suite; print(len(load_suite('builtin')))")" \
+  || fail "the built-in suite does not load from the installed wheel"
+[ "$suite" -ge 20 ] || fail "the built-in suite has $suite tasks in the wheel"
+echo "    $suite tasks"
+
 echo "check_wheel: OK"
