@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..protocol import Command, Result, codes, scan
+from ..protocol import MAX_SCAN_CHARS, Command, Result, codes, scan
 from ..protocol.leaks import FAMILY_NAMES, find_leaks, translate
 from .items import Foreign, Item
 from .rules import Verdict
@@ -30,7 +30,7 @@ def entries(text: str, taken: set[str], extensions: Iterable[str]) -> list[Entry
     (which gains them)."""
     found: list[Entry] = []
     n = 0
-    for call in find_leaks(text):
+    for call in find_leaks(text[-MAX_SCAN_CHARS:]):  # the window the scan reads, no more
         n += 1
         while f"tool-call-{n}" in taken:
             n += 1

@@ -79,7 +79,14 @@ from ._runs import (
     RunCell,
 )
 from ._scanner import scan
-from ._spec import ACTIONS, DELETE_ACTIONS, READ_ACTIONS, WRITE_ACTIONS, interface_spec
+from ._spec import (
+    ACTIONS,
+    DELETE_ACTIONS,
+    MAX_SCAN_CHARS,
+    READ_ACTIONS,
+    WRITE_ACTIONS,
+    interface_spec,
+)
 
 __all__ = [
     "ACTIONS",
@@ -88,6 +95,7 @@ __all__ = [
     "CELL_WRITE_ACTIONS",
     "DELETE_ACTIONS",
     "EXTENSIONS",
+    "MAX_SCAN_CHARS",
     "READ_ACTIONS",
     "RUN_ACTIONS",
     "RUN_TIMEOUT_DEFAULT_S",

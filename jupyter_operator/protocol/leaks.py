@@ -80,23 +80,107 @@ def _from_json_object(obj: Any, family: str) -> list[LeakedCall]:
     return []
 
 
-_HERMES = re.compile(r"<tool_call>\s*(\{.*?\})\s*</tool_call>", re.S)
-_GLM = re.compile(r"<tool_call>([A-Za-z_][\w.\-]*)\s*\n(.*?)</tool_call>", re.S)
-_GLM_PAIR = re.compile(r"<arg_key>(.*?)</arg_key>\s*<arg_value>(.*?)</arg_value>", re.S)
-_HARMONY = re.compile(
-    r"to=functions\.([\w.\-]+)[^<]*(?:<\|channel\|>[^<]*)?(?:<\|constrain\|>\w+)?"
-    r"<\|message\|>(.*?)(?:<\|call\|>|<\|end\|>|$)", re.S
-)  # fmt: skip
-_DEEPSEEK = re.compile(r"<｜tool▁call▁begin｜>(?:function<｜tool▁sep｜>)?([\w.\-]+)"
-                       r"(?:<｜tool▁sep｜>|\n```json\n)(.*?)(?:\n```)?<｜tool▁call▁end｜>", re.S)
-_KIMI = re.compile(r"<\|tool_call_begin\|>\s*(?:functions\.)?([\w\-]+)(?::\d+)?\s*"
-                   r"<\|tool_call_argument_begin\|>(.*?)<\|tool_call_end\|>", re.S)
-_INVOKE = re.compile(r"<(?:antml:)?invoke name=\"([^\"]+)\">(.*?)</(?:antml:)?invoke>", re.S)
-_PARAM = re.compile(r"<(?:antml:)?parameter name=\"([^\"]+)\">(.*?)</(?:antml:)?parameter>", re.S)
-_TOOL_CODE = re.compile(r"```tool_code\s*\n(.*?)```", re.S)
-_GEMMA4 = re.compile(r"<\|tool_call>call:(\w+)\{(.*?)\}<tool_call\|>", re.S)
-_GEMMA4_ARG = re.compile(r'(\w+):(?:<\|"\|>(.*?)<\|"\|>|([^,}]*))', re.S)
+# Each format with an opening and a closing tag is cut into spans with ``str.find`` (one search
+# per tag: linear), and only a span is matched with a pattern. A lazy ``(.*?)</close>`` over the
+# whole text is quadratic when a reply holds thousands of opening tags and no closing one.
+_GLM = re.compile(r"([A-Za-z_][\w.\-]*)\s*\n(.*)", re.S)
+# The name is the longest run of name characters (the lookahead): no ambiguous split to
+# backtrack over when the header does not match.
+_HARMONY_HEAD = re.compile(r"([\w.\-]+)(?![\w.\-])[^<]*(?:<\|channel\|>[^<]*)?"
+                           r"(?:<\|constrain\|>\w+)?", re.S)  # fmt: skip
+_HARMONY_TO, _HARMONY_MESSAGE = "to=functions.", "<|message|>"
+#: ``{"name": ...`` objects tried as pasted JSON calls (a real leak has a few; prose may
+#: hold thousands, each a failed parse).
+MAX_JSON_CANDIDATES = 64
+_DEEPSEEK_OPEN, _DEEPSEEK_CLOSE = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>"
+_DEEPSEEK = re.compile(r"(?:function<｜tool▁sep｜>)?([\w.\-]+)(?:<｜tool▁sep｜>|\n```json\n)(.*?)"
+                       r"(?:\n```)?", re.S)  # fmt: skip
+_KIMI = re.compile(r"\s*(?:functions\.)?([\w\-]+)(?::\d+)?\s*<\|tool_call_argument_begin\|>(.*)",
+                   re.S)  # fmt: skip
+_NAMED = re.compile(r"([^\"]+)\">(.*)", re.S)  # after <invoke name=" / <parameter name="
+_GEMMA4 = re.compile(r"(\w+)\{(.*)\}", re.S)
+_GEMMA4_KEY = re.compile(r"\s*,?\s*(\w+):")
+_GEMMA4_QUOTE = '<|"|>'
 _JSON_CALL = re.compile(r"\{\s*\"(?:tool_calls|function_call|name|type|functionCall)\"")
+
+
+def _spans(text: str, opening: str, closing: str) -> list[str]:
+    """What lies between each ``opening`` and the next ``closing`` (linear in the text)."""
+    found, pos = [], 0
+    while (start := text.find(opening, pos)) >= 0:
+        end = text.find(closing, start + len(opening))
+        if end < 0:
+            break  # no closing tag after this one: none after any later opening either
+        found.append(text[start + len(opening) : end])
+        pos = end + len(closing)
+    return found
+
+
+def _tagged(text: str, name: str) -> list[str]:
+    """``<name ...>...</name>`` and its ``antml:`` form, from after ``<name`` to the close."""
+    return [span for prefix in ("", "antml:")
+            for span in _spans(text, f"<{prefix}{name} name=\"", f"</{prefix}{name}>")]  # fmt: skip
+
+
+def _pairs(text: str, key: str, value: str) -> dict[str, str]:
+    """``<key>k</key> <value>v</value>`` pairs (GLM), each tag found with ``str.find``."""
+    pairs: dict[str, str] = {}
+    pos = 0
+    while (start := text.find(f"<{key}>", pos)) >= 0:
+        end = text.find(f"</{key}>", start)
+        opened = text.find(f"<{value}>", end)
+        closed = text.find(f"</{value}>", opened)
+        if min(end, opened, closed) < 0:
+            break
+        if not text[end + len(key) + 3 : opened].strip():
+            pairs[text[start + len(key) + 2 : end].strip()] = text[opened + len(value) + 2 : closed]
+        pos = closed + len(value) + 3
+    return pairs
+
+
+def _harmony(text: str) -> list[LeakedCall]:
+    """``to=functions.NAME ... <|message|>{json}<|call|>`` (or ``<|end|>``, or the text's end).
+
+    Each ``<|message|>`` is read once, with the last header before it; the next terminator is
+    found once and reused while later messages come before it: one pass, however many headers.
+    """
+    found: list[LeakedCall] = []
+    pos, stop = 0, -1
+    while (message := text.find(_HARMONY_MESSAGE, pos)) >= 0:
+        body = message + len(_HARMONY_MESSAGE)
+        start = text.rfind(_HARMONY_TO, pos, message)
+        head = None
+        if start >= 0:
+            head = _HARMONY_HEAD.fullmatch(text, start + len(_HARMONY_TO), message)
+        if head is None:
+            pos = body
+            continue
+        if stop < body:
+            ends = [i for i in (text.find("<|call|>", body), text.find("<|end|>", body)) if i >= 0]
+            stop = min(ends, default=len(text))
+        found.append(LeakedCall("harmony", head.group(1), _args(text[body:stop].strip())))
+        pos = stop
+    return found
+
+
+def _gemma_args(text: str) -> dict[str, Any]:
+    """``k:<|"|>text<|"|>`` or ``k:value`` pairs of a Gemma 4 call, left to right."""
+    args: dict[str, Any] = {}
+    pos = 0
+    while (match := _GEMMA4_KEY.match(text, pos)) is not None:
+        pos = match.end()
+        if text.startswith(_GEMMA4_QUOTE, pos):
+            end = text.find(_GEMMA4_QUOTE, pos + len(_GEMMA4_QUOTE))
+            if end < 0:
+                break
+            args[match.group(1)] = text[pos + len(_GEMMA4_QUOTE) : end]
+            pos = end + len(_GEMMA4_QUOTE)
+        else:
+            end = min((i for i in (text.find(",", pos), text.find("}", pos)) if i >= 0),
+                      default=len(text))  # fmt: skip
+            args[match.group(1)] = _cast(text[pos:end].strip())
+            pos = end
+    return args
 
 
 def _python_calls(code: str) -> list[LeakedCall]:
@@ -131,31 +215,46 @@ def _cast(value: str) -> Any:
 
 
 def find_leaks(text: str) -> list[LeakedCall]:
-    """Every tool call in a native format found in ``text``, in the order of the formats."""
+    """Every tool call in a native format found in ``text``, in the order of the formats.
+
+    Linear in the text and never raises (a call nested too deep to read is left out).
+    """
+    try:
+        return [call for call in _find(text) if call.name]
+    except RecursionError:
+        return []
+
+
+def _find(text: str) -> list[LeakedCall]:
     found: list[LeakedCall] = []
-    for match in _HERMES.finditer(text):
-        found += _from_json_object(_json(match.group(1)), "hermes")
-    for match in _GLM.finditer(text):
-        pairs = {k.strip(): _cast(v) for k, v in _GLM_PAIR.findall(match.group(2))}
-        found.append(LeakedCall("glm", match.group(1), pairs))
-    for match in _HARMONY.finditer(text):
-        found.append(LeakedCall("harmony", match.group(1), _args(match.group(2).strip())))
-    for match in _DEEPSEEK.finditer(text):
-        found.append(LeakedCall("deepseek", match.group(1), _args(match.group(2).strip())))
-    for match in _KIMI.finditer(text):
-        found.append(LeakedCall("kimi", match.group(1), _args(match.group(2).strip())))
-    for match in _INVOKE.finditer(text):
-        params = {k: _cast(v) for k, v in _PARAM.findall(match.group(2))}
-        found.append(LeakedCall("anthropic", match.group(1), params))
-    for match in _GEMMA4.finditer(text):
-        pairs = _GEMMA4_ARG.findall(match.group(2))
-        found.append(LeakedCall("gemma", match.group(1),
-                                {k: a if a else _cast(b.strip()) for k, a, b in pairs}))
-    for match in _TOOL_CODE.finditer(text):
-        found += _python_calls(match.group(1))
+    for span in _spans(text, "<tool_call>", "</tool_call>"):
+        inner = span.strip()
+        if inner.startswith("{") and inner.endswith("}"):  # Hermes / Qwen: a JSON object
+            found += _from_json_object(_json(inner), "hermes")
+        elif (glm := _GLM.fullmatch(span)) is not None:
+            pairs = {k: _cast(v) for k, v in _pairs(glm.group(2), "arg_key", "arg_value").items()}
+            found.append(LeakedCall("glm", glm.group(1), pairs))
+    found += _harmony(text)
+    for span in _spans(text, _DEEPSEEK_OPEN, _DEEPSEEK_CLOSE):
+        if (match := _DEEPSEEK.fullmatch(span)) is not None:
+            found.append(LeakedCall("deepseek", match.group(1), _args(match.group(2).strip())))
+    for span in _spans(text, "<|tool_call_begin|>", "<|tool_call_end|>"):
+        if (match := _KIMI.fullmatch(span)) is not None:
+            found.append(LeakedCall("kimi", match.group(1), _args(match.group(2).strip())))
+    for span in _tagged(text, "invoke"):
+        if (match := _NAMED.fullmatch(span)) is not None:
+            params = [_NAMED.fullmatch(p) for p in _tagged(match.group(2), "parameter")]
+            found.append(LeakedCall("anthropic", match.group(1),
+                                    {m.group(1): _cast(m.group(2)) for m in params if m}))
+    for span in _spans(text, "<|tool_call>call:", "<tool_call|>"):
+        if (match := _GEMMA4.fullmatch(span)) is not None:
+            found.append(LeakedCall("gemma", match.group(1), _gemma_args(match.group(2))))
+    for span in _spans(text, "```tool_code", "```"):
+        if span[:1] in ("\n", " ", "\t", "\r"):
+            found += _python_calls(span)
     if not found:
         found += _json_calls(text)
-    return [call for call in found if call.name]
+    return found
 
 
 def _json_calls(text: str) -> list[LeakedCall]:
@@ -163,12 +262,14 @@ def _json_calls(text: str) -> list[LeakedCall]:
     decoder = json.JSONDecoder()
     found: list[LeakedCall] = []
     end = 0
-    for match in _JSON_CALL.finditer(text):
+    for tried, match in enumerate(_JSON_CALL.finditer(text)):
+        if tried >= MAX_JSON_CANDIDATES:
+            break
         if match.start() < end:
             continue  # inside an object already read (its nested "function": {"name": ...})
         try:
             obj, end = decoder.raw_decode(text, match.start())
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         anthropic = isinstance(obj, dict) and obj.get("type") == "tool_use"
         found += _from_json_object(obj, "anthropic" if anthropic else "openai")
