@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 
 from ..execution import CellRunner
 from ..protocol import (
-    CELL_WRITE_ACTIONS,
     RUN_ACTIONS,
     Command,
     OperatorError,
@@ -36,13 +35,20 @@ from ..workspace import (
     Snapshot,
     Workspace,
     parse_path,
-    validate_notebook,
 )
-from . import cells, foreign_calls, history, mutations, notebook_policy, run_items
+from . import (
+    carry_out,
+    foreign_calls,
+    history,
+    mutations,
+    notebook_policy,
+    outcome_notes,
+    run_items,
+)
 from .globs import normalise_path
-from .items import Foreign, Item, Proposal
+from .items import Foreign, Item
 from .policy import Policy
-from .reads import READERS, OutputBudget, run_read
+from .reads import READERS, OutputBudget
 from .rules import Verdict
 from .run import Run
 from .shell_ops import ShellHistory
@@ -55,10 +61,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-UNEXPECTED = "the operation failed on the host; read the file and try again."
 
-#: Fields rule 11 of the spec forbids (the workspace is selected by the person, not a command).
-WORKSPACE_FIELDS = ("workspace", "workspaceRoot", "workspace_root")
 
 
 _SWEPT: set[str] = set()
@@ -241,22 +244,9 @@ class Operator:
         The caller's client decided (``decided_by="person"``). A ``.ipynb`` target (judged on the
         parsed path) must hold a valid notebook. Undo and redo work as for any change.
         """
-        comps = parse_path(path)
-        if comps and comps[-1].lower().endswith(".ipynb"):
-            validate_notebook(data)
-        with self._lock:
-            before = self.workspace.snapshot(path, limit=mutations.EDIT_LIMIT)
-            if before.is_dir:
-                raise OperatorError(codes.ERR_NOT_A_FILE, f"{path} is a directory.")
-            change = "modify" if before.exists else "create"
-            diff = mutations.unified_diff(before.data, data, path)
-            proposal = Proposal(data, before, change, diff, 0, 0, "")
-            entry = mutations.record_for(
-                self.journal, self.journal.allocate_id(), command_id, action, path, proposal,
-                session=self.session, decided_by="person", rule=None,
-            )  # fmt: skip
-            mutations.commit(self.workspace, self.journal, entry, proposal)
-            return entry
+        from .file_api import write_file
+
+        return write_file(self, path, data, command_id=command_id, action=action)
 
     def _replan(self, item: Item, base: Snapshot | None, refused: str | None = None,
                 edited: str | None = None) -> None:  # fmt: skip
@@ -347,7 +337,7 @@ class Operator:
                 return self._finish(item, Result.of_error(cmd.id, exc), "failed")
             except Exception:  # never a traceback for the model; the log has it for us
                 log.exception("planning %s failed", cmd.id)
-                return self._finish(item, _unexpected(cmd.id), "failed")
+                return self._finish(item, carry_out.unexpected(cmd.id), "failed")
             item.summary = item.proposal.summary
             try:
                 notebook_policy.check_change(item.proposal, self.notebook_cap)
@@ -394,66 +384,9 @@ class Operator:
 
     def _carry_out(self, item: Item, budget: OutputBudget, run: Run | None = None) -> None:
         """Run an approved read, or apply an approved mutation's exact bytes, or start a run."""
-        cmd = item.command
-        if item.kind == "run":
-            run_items.start(self, run, item)
-            return
-        try:
-            if item.kind == "read":
-                result = run_read(self.workspace, cmd, budget, extensions=self.extensions,
-                                  policy=self.policy,
-                                  kernel=lambda nb, name: run_items.kernel_view(self, nb, name))
-                self._finish(item, result, "done" if result.ok else "failed")
-                return
-            notebook_policy.check_apply(item.proposal)
-            if cmd.action in CELL_WRITE_ACTIONS and not item.edited:
-                item.proposal = cells.rebased(self.workspace, cmd, item.proposal)
-            result, item.entry_id = mutations.apply(
-                self.workspace, self.journal, cmd, item.proposal, session=self.session,
-                decided_by=item.decided_by, rule=item.rule,
-            )  # fmt: skip
-            changed = getattr(self._runner, "changed", None)
-            if changed is not None and cmd.action in CELL_WRITE_ACTIONS:
-                # A live runner keeps the open notebook's cells in line with the file.
-                changed(cmd.params.path, item.proposal.snapshot.data, item.proposal.new_bytes)
-        except Exception as exc:
-            if not isinstance(exc, OperatorError):
-                log.exception("%s %s failed", cmd.action, cmd.id)
-                self._finish(item, _unexpected(cmd.id), "failed")
-                return
-            if exc.code == codes.ERR_STALE_PREVIEW:
-                message = f"{exc.message} Read the file again."
-                self._finish(item, Result.failure(cmd.id, exc.code, message), "stale")
-            else:
-                self._finish(item, Result.of_error(cmd.id, exc), "failed")
-            return
-        self._finish(item, result, "applied")
+        carry_out.carry_out(self, item, budget, run)
 
     @staticmethod
     def _finish(item: Item, result: Result, status: str) -> Item:
-        fields = getattr(item.command, "fields", None) or {}
-        ignored = [name for name in WORKSPACE_FIELDS if name in fields]
-        note = ""
-        if ignored:  # rule 11: said, not silently dropped (the command is otherwise fine)
-            note = (f" (note: the {ignored[0]} field was ignored: the workspace is chosen by "
-                    "the person, never in a command; leave it out)")  # fmt: skip
-        quoted = [k for k, v in fields.items() if len(v) > 1 and v[0] == v[-1] and v[0] in "\"'"]
-        if quoted and not result.ok:  # a near miss: the fix is to drop the quotes
-            note += (f" (note: the {quoted[0]} value is wrapped in quotes; values are never "
-                     f"quoted: write {quoted[0]}: {fields[quoted[0]][1:-1]})")  # fmt: skip
-        if item.foreign is not None and result.ok:
-            note += foreign_calls.note(item)
-        if note:
-            result = Result(result.id, result.ok, result.summary + note, result.details,
-                            result.code)  # fmt: skip
-        item.result = result
-        item.status = status  # type: ignore[assignment]
-        item.error_code = result.code
-        if not result.ok or item.kind == "read":
-            item.summary = result.summary
-        return item
-
-
-def _unexpected(id: str) -> Result:
-    """The result of a failure we did not foresee: no traceback, no host path."""
-    return Result.failure(id, codes.ERR_IO, UNEXPECTED)
+        """Give ``item`` its one result (with the notes a near miss earns) and its status."""
+        return outcome_notes.finish(item, result, status)

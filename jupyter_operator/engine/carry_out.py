@@ -1,0 +1,63 @@
+"""Carrying out an approved item: a read runs, a mutation's exact previewed bytes are applied,
+a cell run starts. Whatever goes wrong becomes the item's one result, never a traceback."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from ..protocol import CELL_WRITE_ACTIONS, OperatorError, Result, codes
+from . import cells, mutations, notebook_policy, run_items
+from .reads import OutputBudget, run_read
+
+if TYPE_CHECKING:
+    from .items import Item
+    from .run import Run
+    from .session import Operator
+
+log = logging.getLogger(__name__)
+
+UNEXPECTED = "the operation failed on the host; read the file and try again."
+
+
+def unexpected(id: str) -> Result:
+    """The result of a failure we did not foresee: no traceback, no host path."""
+    return Result.failure(id, codes.ERR_IO, UNEXPECTED)
+
+
+def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = None) -> None:
+    """``Operator._carry_out``: run the read, apply the change, or start the cell run."""
+    cmd = item.command
+    if item.kind == "run":
+        run_items.start(op, run, item)
+        return
+    try:
+        if item.kind == "read":
+            result = run_read(op.workspace, cmd, budget, extensions=op.extensions,
+                              policy=op.policy,
+                              kernel=lambda nb, name: run_items.kernel_view(op, nb, name))
+            op._finish(item, result, "done" if result.ok else "failed")
+            return
+        notebook_policy.check_apply(item.proposal)
+        if cmd.action in CELL_WRITE_ACTIONS and not item.edited:
+            item.proposal = cells.rebased(op.workspace, cmd, item.proposal)
+        result, item.entry_id = mutations.apply(
+            op.workspace, op.journal, cmd, item.proposal, session=op.session,
+            decided_by=item.decided_by, rule=item.rule,
+        )  # fmt: skip
+        changed = getattr(op._runner, "changed", None)
+        if changed is not None and cmd.action in CELL_WRITE_ACTIONS:
+            # A live runner keeps the open notebook's cells in line with the file.
+            changed(cmd.params.path, item.proposal.snapshot.data, item.proposal.new_bytes)
+    except Exception as exc:
+        if not isinstance(exc, OperatorError):
+            log.exception("%s %s failed", cmd.action, cmd.id)
+            op._finish(item, unexpected(cmd.id), "failed")
+            return
+        if exc.code == codes.ERR_STALE_PREVIEW:
+            message = f"{exc.message} Read the file again."
+            op._finish(item, Result.failure(cmd.id, exc.code, message), "stale")
+        else:
+            op._finish(item, Result.of_error(cmd.id, exc), "failed")
+        return
+    op._finish(item, result, "applied")

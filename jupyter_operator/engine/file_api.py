@@ -1,0 +1,34 @@
+"""One file replaced outside any reply (the server's file API), journaled like any change."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..protocol import OperatorError, codes
+from ..workspace import HistoryEntry, parse_path, validate_notebook
+from . import mutations
+from .items import Proposal
+
+if TYPE_CHECKING:
+    from .session import Operator
+
+
+def write_file(operator: Operator, path: str, data: bytes, *, command_id: str,
+               action: str) -> HistoryEntry:  # fmt: skip
+    """``Operator.write_file``: the person's client decided; a ``.ipynb`` must be a notebook."""
+    comps = parse_path(path)
+    if comps and comps[-1].lower().endswith(".ipynb"):
+        validate_notebook(data)
+    with operator._lock:
+        before = operator.workspace.snapshot(path, limit=mutations.EDIT_LIMIT)
+        if before.is_dir:
+            raise OperatorError(codes.ERR_NOT_A_FILE, f"{path} is a directory.")
+        change = "modify" if before.exists else "create"
+        diff = mutations.unified_diff(before.data, data, path)
+        proposal = Proposal(data, before, change, diff, 0, 0, "")
+        entry = mutations.record_for(
+            operator.journal, operator.journal.allocate_id(), command_id, action, path, proposal,
+            session=operator.session, decided_by="person", rule=None,
+        )  # fmt: skip
+        mutations.commit(operator.workspace, operator.journal, entry, proposal)
+        return entry
