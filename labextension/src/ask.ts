@@ -7,94 +7,17 @@
  * cards. Decisions go through the existing decide API (the turn's session).
  */
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
-import { ServerConnection } from '@jupyterlab/services';
 
-import { IAgentEvent, parseFrames, ProseFilter } from './askstream';
+import { fetchJson, followEvents, IAskInfo, IAskStarted } from './askrequests';
+import { IAgentEvent } from './askstream';
+import { IAskHost, TurnView } from './askturn';
 import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
-import { buildRequest, describeHttpError, NETWORK_ERROR } from './request';
 import { QuestionBox, questionText } from './question';
-import { LiveRuns } from './runs';
 import { Decision, IDecideResponse, IOperatorItem } from './types';
 
-interface IAskInfo {
-  available: boolean;
-  model: string | null;
-  endpoint: string;
-  max_turns: number;
-}
-
-interface IAskStarted {
-  run: string;
-  model: string;
-  endpoint: string;
-  max_turns: number;
-}
-
-/** What Ask mode shares with the panel: cell runs and the open documents to keep current. */
-export interface IAskHost {
-  runs: LiveRuns;
-  /** An item's path (relative to the workspace) as a path on the server. */
-  docPath: (workspace: string, path: string | null) => string | null;
-  /** Before approving: the open documents' content (null: one has unsaved edits, said on
-   * its card). */
-  beforeApproving: (
-    workspace: string,
-    items: IOperatorItem[],
-    cardNode: (index: number) => HTMLElement | null
-  ) => Promise<Map<string, string> | null>;
-  /** Reload the open documents these (changed) items wrote (`before`: as they were). */
-  afterChange: (
-    workspace: string,
-    items: IOperatorItem[],
-    before?: Map<string, string>
-  ) => Promise<void>;
-}
-
-/** Prose shown per turn (a reply of megabytes would stall the page). */
-const PROSE_LIMIT = 100_000;
-
-/** The widgets of one turn. */
-class TurnView {
-  readonly node = el('section', 'jp-Operator-ask-turn');
-  readonly prose = el('div', 'jp-Operator-ask-prose');
-  readonly received = el('div', 'jp-Operator-ask-received');
-  readonly cardsNode = el('div', 'jp-Operator-cards');
-  readonly filter = new ProseFilter();
-  readonly cards = new Map<number, ItemCard>();
-  session: string | null = null;
-  private _shown = 0;
-
-  constructor(readonly turn: number) {
-    this.node.append(
-      el('h3', 'jp-Operator-subtitle', `Turn ${turn}`),
-      this.prose,
-      this.received,
-      this.cardsNode
-    );
-  }
-
-  /** Append prose; past PROSE_LIMIT characters a turn's prose is cut with a note. */
-  showProse(text: string): void {
-    if (this._shown >= PROSE_LIMIT) {
-      return;
-    }
-    const room = PROSE_LIMIT - this._shown;
-    this._shown += text.length;
-    this.prose.append(document.createTextNode(text.slice(0, room)));
-    if (this._shown >= PROSE_LIMIT) {
-      this.prose.append(el('span', 'jp-Operator-ask-cut', ' [... the rest of this reply is in the transcript]'));
-    }
-  }
-
-  dispose(): void {
-    for (const card of this.cards.values()) {
-      card.dispose();
-    }
-    this.cards.clear();
-  }
-}
+export type { IAskHost } from './askturn';
 
 /** The Ask section: a task box, Ask and Stop, the run's status and its turns. */
 export class AskView {
@@ -225,35 +148,10 @@ export class AskView {
   }
 
   private async _follow(run: string): Promise<void> {
-    const settings = this._client.settings;
-    const from = String(this._seen);
-    const spec = buildRequest(settings.baseUrl, ['agent', 'runs', run, 'events'], undefined, { from });
-    let response: Response;
-    try {
-      response = await ServerConnection.makeRequest(spec.url, spec.init, settings);
-    } catch {
-      throw new OperatorRequestError(NETWORK_ERROR.code, NETWORK_ERROR.message);
-    }
-    if (!response.ok || !response.body) {
-      const error = describeHttpError(response.status, await response.text());
-      throw new OperatorRequestError(error.code, error.message);
-    }
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) {
-        break;
-      }
-      buffer += decoder.decode(value, { stream: true });
-      const parsed = parseFrames(buffer);
-      buffer = parsed.rest;
-      for (const event of parsed.events) {
-        this._seen += 1;
-        this._onEvent(event);
-      }
-    }
+    await followEvents(this._client.settings, run, this._seen, event => {
+      this._seen += 1;
+      this._onEvent(event);
+    });
   }
 
   private _current(): TurnView {
@@ -482,20 +380,7 @@ export class AskView {
     this._error.hidden = false;
   }
 
-  private async _fetchJson<T>(segments: string[], body?: unknown): Promise<T> {
-    const settings = this._client.settings;
-    const spec = buildRequest(settings.baseUrl, segments, body);
-    let response: Response;
-    try {
-      response = await ServerConnection.makeRequest(spec.url, spec.init, settings);
-    } catch {
-      throw new OperatorRequestError(NETWORK_ERROR.code, NETWORK_ERROR.message);
-    }
-    const text = await response.text();
-    if (!response.ok) {
-      const error = describeHttpError(response.status, text);
-      throw new OperatorRequestError(error.code, error.message);
-    }
-    return JSON.parse(text) as T;
+  private _fetchJson<T>(segments: string[], body?: unknown): Promise<T> {
+    return fetchJson<T>(this._client.settings, segments, body);
   }
 }
