@@ -122,7 +122,7 @@ class AgentView(w.VBox):
     # -- drawing -------------------------------------------------------------------------------
     def _draw_heading(self) -> None:
         model = self.agent.model
-        badge = "pending" if self.state == "waiting for you" else "waiting"
+        badge = "pending" if self.state.startswith("waiting for you") else "waiting"
         if self.state.startswith("ended"):
             reason = self.agent.result.reason if self.agent.result else ""
             badge = {"done": "applied", "model_error": "error", "repeated_failure": "error"}.get(
@@ -216,10 +216,14 @@ class AgentView(w.VBox):
             self.stop_button.disabled = True
             self.stop_button.button_style = ""
             self.stop_button.description, self.stop_button.icon = "Ended", ""
-            self.status.value = f'<div class="jpo-note">{escape(event.message)}</div>'
-            self.children = (*self.children, self.status)
+            message = event.message
             if event.reason == "question" and self.agent.question is not None and self.turns:
                 self._ask_person(self.agent.question)
+                message = "The model asked you a question (above): answer it to go on."
+                self.state = "waiting for your answer"
+                self._draw_heading()
+            self.status.value = f'<div class="jpo-note">{escape(message)}</div>'
+            self.children = (*self.children, self.status)
 
     # -- a question to the person --------------------------------------------------------------
     def _ask_person(self, question: str) -> None:

@@ -320,3 +320,35 @@ def test_operator_agent_in_the_notebook_runs_its_cells(
     assert first["r2"].code == "ERR_CELL_ERROR"
     assert second["e1"].ok and "mean 4.0" in (second["e1"].details or "")
     screenshot(page, "agent-notebook-fixed")
+
+
+def test_the_notebook_agent_asks_and_the_answer_in_the_cell_continues(
+    ask_server: LabServer, page, fake: FakeOpenAI, tmp_path: Path
+) -> None:
+    import re
+
+    fake.add(
+        "Which file name should the plan have?",
+        Script("Writing it.\n" + block("nb-q1", "fs.write", path="nb-answered.md",
+                                       content_b64=b64("# Plan\n")), chunk=8),
+        "Done: nb-answered.md is written.",
+    )  # fmt: skip
+    (ask_server.root / "agent-q.ipynb").write_text(json.dumps(_agent_notebook(fake, tmp_path)))
+    page.goto(ask_server.page_url("lab/workspaces/agent-q/tree/agent-q.ipynb"))
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    run_quick_cell(page, 0)
+    run_quick_cell(page, 1)
+    view = page.locator(".jpo-agent")
+    view.get_by_text("The model asks:").wait_for(timeout=60_000)
+    assert "waiting for your answer" in view.locator(".jpo-agent-bar").inner_text()
+    view.locator("textarea").fill("nb-answered.md")
+    screenshot(page, "agent-notebook-question")
+    view.locator("button.jupyter-button", has_text=re.compile(r"^\s*Answer\s*$")).click()
+    view.get_by_text("You answered: nb-answered.md").wait_for(timeout=30_000)
+    card = view.locator(".jpo-card.jpo-kind-mutation")
+    card.wait_for(timeout=60_000)
+    card.locator("button.jupyter-button", has_text=re.compile(r"^\s*Approve\s*$")).click()
+    view.get_by_text("ended: done").wait_for(timeout=30_000)
+    assert (ask_server.root / "nb-answered.md").read_text() == "# Plan\n"
+    assert fake.requests[-2]["messages"][-1] == {"role": "user", "content": "nb-answered.md"}
+    screenshot(page, "agent-notebook-answered")

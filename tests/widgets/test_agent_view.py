@@ -164,6 +164,8 @@ def test_a_question_is_shown_and_the_answer_continues_the_run(root: Path) -> Non
         assert first.reason == "question" and agent.question.startswith("Which name")
         box = view.turns[-1].box.children
         assert "The model asks:" in box[-2].value and "Which name" in box[-2].value
+        assert "waiting for your answer" in view.heading.value
+        assert "answer it to go on" in view.status.value
         view.send_answer("   ")  # an empty answer is not sent
         assert agent.result is first and "Write an answer" in view.answer_box.placeholder
         view.answer_box.value = "plan-b.txt, please"
