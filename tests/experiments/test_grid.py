@@ -63,6 +63,21 @@ def test_each_run_has_its_own_copy(tmp_path: Path) -> None:
         assert "ERR_NOT_FOUND" in text  # hello.txt did not exist when the run began
 
 
+def test_a_run_cannot_reach_out_of_its_copy(tmp_path: Path) -> None:
+    """A model that aims at the task's own folder (or anything outside its copy) is refused."""
+    escape = [block(f"x{n}", "fs.write", path=path, content_b64=b64("pwned\n"))
+              for n, path in enumerate(["../task/check.py", "../../escape.txt",
+                                        str(SUITE / "hello" / "files" / "x.txt")])]  # fmt: skip
+    model = ModelSpec.scripted("escape", {"hello": ["\n".join(escape), WRITE, "Done."]})
+    (row,) = Experiment([load_suite(SUITE)[1]], [model], out=tmp_path / "out").run(
+        workers=0, progress=False).rows  # fmt: skip
+    assert row["passed"]  # the check was not rewritten, and the run went on
+    assert sum(row["error_codes"].values()) == 3, row["error_codes"]
+    assert set(row["error_codes"]) <= {"ERR_PATH_ESCAPE", "ERR_ABSOLUTE_PATH"}
+    assert not (SUITE / "hello" / "files" / "x.txt").exists()
+    assert "pwned" not in (SUITE / "hello" / "check.py").read_text()
+
+
 def test_the_endpoint_grid_resumes_without_a_request_for_finished_runs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
