@@ -39,14 +39,16 @@ def _line_text(buf: bytes, start: int, end: int) -> str:
     return text if len(text) <= MAX_MATCH_TEXT else text[:MAX_MATCH_TEXT] + "..."
 
 
-def scan_buffer(buf: bytes, needle: bytes, rel: str, out: TreeSearch, max_matches: int) -> None:
+def scan_buffer(buf: bytes, needle: bytes, rel: str, out: TreeSearch, max_matches: int,
+                pos: int | None = None) -> None:  # fmt: skip
     """Append ``(rel, line, text)`` for each line of ``buf`` containing ``needle``.
 
-    Raises ``_Budget`` after flagging ``truncated_matches`` when one more match than
-    ``max_matches`` exists.
+    ``pos`` is the first hit when the caller found it already. Raises ``_Budget`` after
+    flagging ``truncated_matches`` when one more match than ``max_matches`` exists.
     """
     find, count, rfind = buf.find, buf.count, buf.rfind
-    pos = find(needle)
+    if pos is None:
+        pos = find(needle)
     line_no = 1
     counted_to = 0
     while pos >= 0:
@@ -107,19 +109,23 @@ class _Walker:
             if out.files_scanned >= self.max_files:
                 out.truncated_files = True
                 raise _Budget
-            buf = read_bounded(fd, info.st_size, self.max_file_size, "")
+            # One read for a file as fstat saw it; one that grew since is read on, bounded.
+            buf = os.read(fd, info.st_size + 1)
+            if len(buf) > info.st_size:
+                buf += read_bounded(fd, 0, self.max_file_size - len(buf), "")
         except (OperatorError, OSError):  # unreadable, or grew past the limit meanwhile
             out.files_skipped += 1
             return
         finally:
             close_quietly(fd)
-        if b"\0" in buf[:BINARY_SNIFF]:
+        if buf.find(b"\0", 0, BINARY_SNIFF) >= 0:  # no copy of the sniffed head
             out.files_skipped += 1
             return
         out.files_scanned += 1
-        if self.needle in buf:
+        first = buf.find(self.needle)  # searched once: the scan starts from this hit
+        if first >= 0:
             rel = "/".join(display_name(c) for c in comps)
-            scan_buffer(buf, self.needle, rel, out, self.max_matches)
+            scan_buffer(buf, self.needle, rel, out, self.max_matches, first)
 
     def tree(self, start_fd: int, start: tuple[str, ...]) -> None:
         """Depth-first, name-sorted walk below the open directory ``start_fd``."""

@@ -138,3 +138,25 @@ def test_unreadable_files_are_skipped_not_fatal(
     found = ws.search_tree(".", "alpha")
     assert [m[0] for m in found.matches] == ["a.txt"]
     assert found.files_skipped == 1
+
+
+def test_a_file_that_grew_after_fstat_is_read_on_within_the_limit(tmp_path, monkeypatch) -> None:
+    import stat
+
+    (tmp_path / "a.txt").write_text("x" * 100 + "\nneedle here\n")
+    real = os.fstat
+
+    def seen_small(fd: int) -> os.stat_result:  # as if the file grew after fstat
+        info = real(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return info
+        fields = list(info)
+        fields[stat.ST_SIZE] = 10
+        return os.stat_result(fields)
+
+    monkeypatch.setattr(os, "fstat", seen_small)
+    ws = Workspace(tmp_path)
+    found = ws.search_tree(".", "needle", max_file_size=1000)
+    assert [(m[0], m[1]) for m in found.matches] == [("a.txt", 2)]
+    found = ws.search_tree(".", "needle", max_file_size=50)  # grew past the limit: skipped
+    assert found.matches == [] and found.files_skipped == 1
