@@ -6,7 +6,6 @@ in the operator's shell history (``shell_history``): command, working folder, ex
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -117,7 +116,6 @@ def execute(
             last[0], dirty[0] = now, False
             notify()
 
-    python_homes = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
     masks: tuple = ((), ())
     if policy.sandbox and shell.sandbox_available():
         found = ws.sandbox_masks()  # protected paths read-only, secrets hidden
@@ -131,7 +129,7 @@ def execute(
         limits=shell.Limits(timeout_s=state.timeout_ms / 1000),
         use_sandbox=policy.sandbox,
         network=policy.network,
-        read_only=python_homes,
+        read_only=shell.python_homes(),
         masks=masks,
         on_output=on_output,
     )

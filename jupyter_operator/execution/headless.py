@@ -22,7 +22,6 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from jupyter_client import BlockingKernelClient
 from jupyter_client.connect import write_connection_file
@@ -203,10 +202,9 @@ class HeadlessKernels:
             env["HOME"] = "/tmp"
             found = self.workspace.sandbox_masks()  # protected paths read-only, secrets hidden
             masks = (found.read_only, found.hidden)
-        homes = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
         proc = kernel_process.start(argv, env=env, root=self.workspace.root, cwd=cwd,
-                                    sandboxed=self.sandboxed, folder=folder, read_only=homes,
-                                    masks=masks)  # fmt: skip
+                                    sandboxed=self.sandboxed, folder=folder,
+                                    read_only=shell.python_homes(), masks=masks)  # fmt: skip
         client = BlockingKernelClient(connection_file=connection_file)
         client.load_connection_file()
         client.start_channels()

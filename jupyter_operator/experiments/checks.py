@@ -7,11 +7,10 @@ scripts), read-only and outside the workspace. Exit 0 means the task passed.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..shell import Limits, run
+from ..shell import Limits, python_homes, run
 
 #: Output of a check kept in the results (its head and tail).
 OUTPUT_CHARS = 2_000
@@ -31,11 +30,10 @@ class CheckResult:
 def run_check(command: str, workspace: Path, task_dir: Path, *,
               timeout_s: float = 120.0) -> CheckResult:  # fmt: skip
     """Run ``command`` with ``workspace`` as its working folder and ``$TASK_DIR`` set."""
-    python_homes = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
     outcome = run(
         command, root=workspace, cwd=workspace, env={"TASK_DIR": str(task_dir)},
         limits=Limits(timeout_s=timeout_s, model_chars=OUTPUT_CHARS),
-        read_only={*python_homes, task_dir},
+        read_only={*python_homes(), task_dir},
     )  # fmt: skip
     output = "\n".join(part for part in (outcome.stdout.strip(), outcome.stderr.strip()) if part)
     return CheckResult(outcome.exit_code == 0, outcome.exit_code, output, outcome.timed_out,

@@ -19,6 +19,7 @@ from __future__ import annotations
 from .env import NON_INTERACTIVE, PASSED_ON, SECRET_PATTERNS, child_env, is_secret
 from .runner import TIMEOUT_EXIT, Limits, Outcome, cap_for_model, run
 from .sandbox import available as sandbox_available
+from .sandbox import python_homes
 
 __all__ = [
     "NON_INTERACTIVE",
@@ -30,6 +31,7 @@ __all__ = [
     "cap_for_model",
     "child_env",
     "is_secret",
+    "python_homes",
     "run",
     "sandbox_available",
 ]

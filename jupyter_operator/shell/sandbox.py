@@ -16,6 +16,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -26,6 +27,12 @@ MOUNT = "/workspace"
 Masks = tuple[Iterable[str], Iterable[tuple[str, bool]]]
 
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+
+
+def python_homes() -> set[Path]:
+    """This interpreter's installation folders (a virtual environment and its base): bound
+    read-only so ``python`` in a sandboxed command or kernel is the host's own."""
+    return {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix)}
 
 
 @functools.lru_cache(maxsize=1)
