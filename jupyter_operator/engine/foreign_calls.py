@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..protocol import MAX_SCAN_CHARS, Command, Result, codes, scan
-from ..protocol.leaks import FAMILY_NAMES, find_leaks, translate
+from ..protocol.leaks import find_leaks, translate
 from .items import Foreign, Item
 from .rules import Verdict
 
@@ -42,8 +42,7 @@ def entries(text: str, taken: set[str], extensions: Iterable[str]) -> list[Entry
             scanned = scan(block, extensions=tuple(extensions)).items
             command = scanned[0] if scanned and isinstance(scanned[0], Command) else None
             block = block if command is not None else None
-        family = FAMILY_NAMES.get(call.family, call.family)
-        found.append((command, Foreign(id, call.family, family, call.name, block)))
+        found.append((command, Foreign(id, call.family, call.name, block)))
     return found
 
 

@@ -53,9 +53,15 @@ class Foreign:
 
     id: str  # tool-call-N: the item's id, and the block's
     family: str  # a key of protocol.leaks.FAMILY_NAMES
-    family_name: str  # what people read: "Hermes/Qwen <tool_call> JSON"
     name: str
     block: str | None
+
+    @property
+    def family_name(self) -> str:
+        """What people read: ``Hermes/Qwen <tool_call> JSON``."""
+        from ..protocol.leaks import FAMILY_NAMES
+
+        return FAMILY_NAMES.get(self.family, self.family)
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "family": self.family, "family_name": self.family_name,

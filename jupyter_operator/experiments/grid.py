@@ -14,7 +14,6 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from .results import ResultsFile
@@ -148,7 +147,3 @@ class Experiment:
             if show:
                 show(saved, tally)
         return Results(self.results.rows())
-
-    @property
-    def out(self) -> Path:
-        return self.results.out

@@ -40,9 +40,6 @@ class ProgressBar:
         if tally.done >= tally.total:
             self.bar.bar_style = "success" if tally.failing == 0 else "warning"
 
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
-
 
 class TerminalProgress:
     """One line per finished run on ``stream`` (stderr by default)."""
