@@ -76,18 +76,24 @@ def test_prose_and_operator_blocks_are_not_leaks() -> None:
     assert find_leaks('The JSON {"name": 1} is data, not a call.') == []
 
 
+#: Hostile texts of about 1 MB: one pass reads each in milliseconds; a quadratic pattern (the
+#: lazy ``(.*?)</close>`` these replaced) takes minutes on any of them, past the timeout.
+HOSTILE = [
+    "<tool_call>{ " * 75_000, "<tool_call>f\n" + "<arg_key>a" * 100_000 + "</tool_call>",
+    '<invoke name="x"> ' * 50_000,
+    '<invoke name="x">' + '<parameter name="p">' * 50_000 + "</invoke>",
+    '{"name": x} ' * 75_000, '{"name": ' * 100_000, '{"name": [' * 50_000,
+    "<|tool_call>call:x{ " * 50_000, "<|tool_call>call:x{" + 'a:<|"|>' * 100_000 + "}<tool_call|>",
+    "<|tool_call_begin|>x<|tool_call_argument_begin|> " * 20_000,
+    "<｜tool▁call▁begin｜>x<｜tool▁sep｜> " * 30_000,
+    "to=functions.x " * 75_000 + "<b<|message|>{}",
+    "to=functions." + "a" * 500_000 + "<b<|message|>",
+    "<|message|>" * 90_000,
+]  # fmt: skip
+
+
 @pytest.mark.timeout(60)  # the failure this guards against is a hang (quadratic matching)
-@pytest.mark.parametrize("text", [
-    "<tool_call>{ " * 15000, "<tool_call>f\n" + "<arg_key>a" * 20000 + "</tool_call>",
-    '<invoke name="x"> ' * 10000,
-    '<invoke name="x">' + '<parameter name="p">' * 10000 + "</invoke>",
-    '{"name": x} ' * 15000, '{"name": ' * 20000, '{"name": [' * 10000,
-    "<|tool_call>call:x{ " * 10000, "<|tool_call>call:x{" + 'a:<|"|>' * 20000 + "}<tool_call|>",
-    "<|tool_call_begin|>x<|tool_call_argument_begin|> " * 4000,
-    "<｜tool▁call▁begin｜>x<｜tool▁sep｜> " * 6000,
-    "to=functions.x " * 15000 + "<b<|message|>{}", "to=functions." + "a" * 100000 + "<b<|message|>",
-    "<|message|>" * 18000,
-])  # fmt: skip
+@pytest.mark.parametrize("text", HOSTILE, ids=[f"hostile-{n}" for n in range(len(HOSTILE))])
 def test_hostile_replies_are_read_in_one_pass_and_never_raise(text: str) -> None:
     """Thousands of opening tags with no closing one, deep JSON: no hang, no RecursionError."""
     for call in find_leaks(text):
