@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +18,8 @@ import pytest
 
 from jupyter_operator.agent.stops import classify
 from jupyter_operator.engine import Operator, Policy
+from jupyter_operator.experiments import load_task
+from jupyter_operator.experiments.tasks import materialize
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -51,15 +52,23 @@ def reference(task: Path) -> list[str]:
 
 
 def run_check(task: Path, workspace: Path) -> subprocess.CompletedProcess[str]:
-    """The task's check, as the harness runs it: ``sh -c`` in the workspace, ``$TASK_DIR`` set."""
-    env = {**os.environ, "TASK_DIR": str(task), "PYTHONDONTWRITEBYTECODE": "1"}
+    """The task's check, as the harness runs it: ``sh -c`` in the workspace, ``$TASK_DIR`` a
+    folder of the task's other files only (``files/`` is not there: a check cannot compare
+    against it)."""
+    task_dir = workspace.parent / "task"
+    if not task_dir.exists():
+        task_dir.mkdir()
+        materialize(load_task(task).support, task_dir)
+    env = {**os.environ, "TASK_DIR": str(task_dir), "PYTHONDONTWRITEBYTECODE": "1"}
     return subprocess.run(["sh", "-c", settings(task)["check"]], cwd=workspace, env=env,
                           capture_output=True, text=True, timeout=120)  # fmt: skip
 
 
 def fresh_copy(task: Path, where: Path) -> Path:
+    """The task's starting files in a new folder, as a run of the harness gets them."""
     workspace = where / "ws"
-    shutil.copytree(task / "files", workspace)
+    workspace.mkdir()
+    materialize(load_task(task).files, workspace)
     return workspace
 
 
