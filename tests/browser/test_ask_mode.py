@@ -180,6 +180,17 @@ def _agent_notebook(fake: FakeOpenAI, host: Path) -> dict:
     return magic_notebook(host / "journal", *cells, setup=setup)
 
 
+def run_agent_notebook(page, server: LabServer, fake: FakeOpenAI, host: Path, name: str):
+    """Open a new ``%%operator_agent`` notebook ``name`` and run its setup and agent cells;
+    return the agent's view."""
+    (server.root / f"{name}.ipynb").write_text(json.dumps(_agent_notebook(fake, host)))
+    page.goto(server.page_url(f"lab/workspaces/{name}/tree/{name}.ipynb"))
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    run_quick_cell(page, 0)
+    run_quick_cell(page, 1)
+    return page.locator(".jpo-agent")
+
+
 def test_the_notebook_runs_a_multi_turn_task_against_the_endpoint(
     ask_server: LabServer, page, fake: FakeOpenAI, tmp_path: Path
 ) -> None:
@@ -190,12 +201,7 @@ def test_the_notebook_runs_a_multi_turn_task_against_the_endpoint(
                                                       content_b64=b64("# Plan\n")), chunk=8),
         "Done: nb-plan.md is written.",
     )  # fmt: skip
-    (ask_server.root / "agent.ipynb").write_text(json.dumps(_agent_notebook(fake, tmp_path)))
-    page.goto(ask_server.page_url("lab/workspaces/agent-nb/tree/agent.ipynb"))
-    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
-    run_quick_cell(page, 0)
-    run_quick_cell(page, 1)
-    view = page.locator(".jpo-agent")
+    view = run_agent_notebook(page, ask_server, fake, tmp_path, "agent")
     view.get_by_text("I will write the plan now.").wait_for(timeout=60_000)
     card = view.locator(".jpo-card.jpo-kind-mutation")
     card.wait_for(timeout=60_000)
@@ -333,12 +339,7 @@ def test_the_notebook_agent_asks_and_the_answer_in_the_cell_continues(
                                        content_b64=b64("# Plan\n")), chunk=8),
         "Done: nb-answered.md is written.",
     )  # fmt: skip
-    (ask_server.root / "agent-q.ipynb").write_text(json.dumps(_agent_notebook(fake, tmp_path)))
-    page.goto(ask_server.page_url("lab/workspaces/agent-q/tree/agent-q.ipynb"))
-    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
-    run_quick_cell(page, 0)
-    run_quick_cell(page, 1)
-    view = page.locator(".jpo-agent")
+    view = run_agent_notebook(page, ask_server, fake, tmp_path, "agent-q")
     view.get_by_text("The model asks:").wait_for(timeout=60_000)
     assert "waiting for your answer" in view.locator(".jpo-agent-bar").inner_text()
     view.locator("textarea").fill("nb-answered.md")
