@@ -13,33 +13,24 @@ Usage: ``python bench/experiments.py [RUNS]``
 
 from __future__ import annotations
 
-import base64
-import json
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from replies import b64, block, edits
+
 from jupyter_operator.experiments import Experiment, ModelSpec, load_task
 
-
-def _b64(text: str) -> str:
-    return base64.b64encode(text.encode()).decode()
-
-
-def _block(id: str, action: str, **fields: str) -> str:
-    lines = ["OPERATOR_CMD", "version: 1", f"id: {id}", f"action: {action}"]
-    return "\n".join([*lines, *(f"{k}: {v}" for k, v in fields.items()), "END_OPERATOR_CMD"])
-
-
-EDITS = _b64(json.dumps({"version": 1, "edits": [
-    {"op": "replaceFirst", "find": "status: draft", "text": "status: final"}]}))  # fmt: skip
+EDITS = edits({"op": "replaceFirst", "find": "status: draft", "text": "status: final"})
 REPLIES = [
-    "Reading the notes first.\n" + _block("r1", "fs.read", path="notes.txt"),
-    _block("e1", "fs.applyEdits", path="notes.txt", edits_b64=EDITS),
-    _block("w1", "fs.write", path="summary.md", content_b64=_b64("# Summary\n\nfinal\n")),
-    _block("r2", "fs.read", path="summary.md"),
+    "Reading the notes first.\n" + block("r1", "fs.read", path="notes.txt"),
+    block("e1", "fs.applyEdits", path="notes.txt", edits_b64=EDITS),
+    block("w1", "fs.write", path="summary.md", content_b64=b64("# Summary\n\nfinal\n")),
+    block("r2", "fs.read", path="summary.md"),
     "Done: notes.txt says final and summary.md is written.",
 ]
 CHECK_PY = """import pathlib, sys
