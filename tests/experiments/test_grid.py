@@ -155,12 +155,30 @@ def test_the_check_runs_sandboxed_and_cannot_write_the_task(tmp_path: Path) -> N
     assert "Read-only file system" in row["check_output"]
 
 
-def test_two_local_workers(tmp_path: Path) -> None:
+def test_two_local_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import concurrent.futures as cf
+
+    from jupyter_operator.experiments import grid
+
+    pools: list[int | None] = []
+    submitted: list[str] = []
+
+    class Recorded(cf.ProcessPoolExecutor):
+        def __init__(self, max_workers=None, **kwargs):
+            pools.append(max_workers)
+            super().__init__(max_workers, **kwargs)
+
+        def submit(self, fn, /, *args, **kwargs):
+            submitted.append(fn.__name__)
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(grid.cf, "ProcessPoolExecutor", Recorded)
     experiment = Experiment(SUITE, [GOOD, LAZY], repeats=2, out=tmp_path / "out")
     seen: list[int] = []
     results = experiment.run(workers=2, progress=lambda row, tally: seen.append(tally.done))
     assert seen == list(range(1, 9)) and len(results) == 8
     assert sum(r["passed"] for r in results.rows) == 2
+    assert pools == [2] and submitted == ["run_one"] * 8  # every run went to the pool
 
 
 def test_a_dask_local_cluster_with_two_workers(tmp_path: Path) -> None:
@@ -169,10 +187,13 @@ def test_a_dask_local_cluster_with_two_workers(tmp_path: Path) -> None:
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:  # fmt: skip
         experiment = Experiment(SUITE, [GOOD, LAZY], repeats=2, out=tmp_path / "out")
-        results = experiment.run(dask=client, progress=False)
+        with distributed.get_task_stream(client) as stream:
+            results = experiment.run(dask=client, progress=False)
         workers = {w for w in client.run(lambda: __import__("os").getpid()).values()}
     assert len(results) == 8 and sum(r["passed"] for r in results.rows) == 2
     assert len(workers) == 2
+    ran = [task["key"] for task in stream.data]  # every run was a task of the cluster
+    assert len(ran) == 8 and all("run_one" in str(key) for key in ran)
     assert load_results(tmp_path / "out").rows == results.rows
 
 
