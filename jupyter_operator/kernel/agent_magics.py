@@ -147,6 +147,7 @@ class AgentMagics(Magics):
         from ..agent import Agent
         from ..engine import Policy
         from ..widgets.agent_view import AgentView
+        from .run_display import widget_for
 
         names = {
             "--model": "a model name",
@@ -187,7 +188,7 @@ class AgentMagics(Magics):
         if notebook is not None and "nb" in extensions:
             task += (f"\n\n(This request was typed in the notebook {notebook}; nb.runCell runs "
                      "its cells in its live kernel, where the person sees the outputs.)")
-        view = AgentView(agent, task=shown)
+        view = AgentView(agent, task=shown, cards=widget_for)
         SETTINGS.last_agent, SETTINGS.last_view = agent, view
         display(view)
         start_agent(agent, task)

@@ -42,15 +42,18 @@ def command_session(root: str | None = None) -> CommandSession:
     return found
 
 
-def show(batch: Batch) -> Batch:
-    """Display a batch (responses, documents, the change to decide) and remember it."""
-    from IPython.display import display
+def show(batch: Batch, commands: CommandSession) -> Batch:
+    """Display a batch as a run's cards (each response, the change or bash line to decide,
+    what waits behind it) and remember it."""
+    from ..engine.commands.run import CommandRun
+    from .run_display import widget_for
+    from .saved_output import SavedOutput
 
-    from ..widgets.command_view import CommandView
-
-    view = CommandView(batch)
+    run = CommandRun(commands, batch)
+    view = widget_for(run)
     session().last_view = view
-    display(view)
+    saved = SavedOutput(view)
+    run.subscribe(lambda _item: saved.update(view))
     return batch
 
 
@@ -87,7 +90,8 @@ def run_dialect_cell(args: list[str], cell: str) -> bool:
         root = args[0].partition("=")[2]
     elif args:
         raise UsageError(f"operator: unexpected {args[0]!r} (options: --dialect, --root DIR)")
-    show(command_session(root).execute(cell))
+    commands = command_session(root)
+    show(commands.execute(cell), commands)
     return True
 
 
@@ -107,7 +111,8 @@ class CommandMagics(Magics):
         text = line.strip()
         if not text:
             raise UsageError("operator: usage: %op /command [arguments] (try %op /help)")
-        show(command_session().execute(text))
+        commands = command_session()
+        show(commands.execute(text), commands)
 
 
 def load(ipython: Any) -> None:

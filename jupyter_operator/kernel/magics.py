@@ -142,7 +142,7 @@ class OperatorMagics(Magics):
     def _show_run(
         self, text: str, *, root: str | None, dry_run: bool, dialect: str = "auto"
     ) -> Run:
-        from ..widgets.json_cards import view_for
+        from .run_display import widget_for
         from .saved_output import SavedOutput
 
         state = session()
@@ -158,7 +158,7 @@ class OperatorMagics(Magics):
                 run = state.last_run = earlier
                 note = "This reply already ran in this session; these are its cards as decided."
         title = "Operator (dry run: nothing is written)" if dry_run else None
-        view = view_for(run, title=title, dry_run=dry_run, note=note)
+        view = widget_for(run, title=title, dry_run=dry_run, note=note)
         state.last_view = view
         saved = SavedOutput(view)
         # After the view's own subscriber: the saved text follows the cards.
@@ -192,7 +192,7 @@ class OperatorMagics(Magics):
         print(f"out of reach: {', '.join(out_of_reach())} (docs/protocol.md says why)")
         last = state.last_run
         if last is not None:
-            from ..widgets.panel import run_summary
+            from ..widgets.run_state import run_summary
 
             print(f"last run: {run_summary(last)}")
         print(USAGE)
@@ -267,14 +267,16 @@ class OperatorMagics(Magics):
     def _cmd_history(self, args: list[str]) -> None:
         from IPython.display import display
 
-        from ..widgets.history import HistoryView
+        from ..widgets.history_widget import HistoryWidget
+        from ..workspace.ledger import executions
 
         if args:
             raise UsageError("operator: usage: %operator history")
         from ..engine import shell_history
 
         op = session().current_operator()
-        view = HistoryView(op.history, undo=undo_entry, redo=redo_entry)
+        view = HistoryWidget(op.history, undo=undo_entry, redo=redo_entry,
+                             executions=lambda: [r.to_dict() for r in executions(op.journal)])
         session().history_views.add(view)
         display(view)
         commands = shell_history(op)
@@ -357,8 +359,8 @@ class OperatorMagics(Magics):
 def status_text(run: Run) -> str:
     """One line per command of ``run``: what happened, or what it waits for."""
     from ..engine.labels import outcome_line
-    from ..widgets.panel import run_summary
     from ..widgets.render import visible
+    from ..widgets.run_state import run_summary
 
     lines = [run_summary(run)]
     for item in run.items:

@@ -2,7 +2,7 @@
 
 It follows an ``Agent`` through ``Agent.subscribe``. Prose is shown as text as it arrives;
 each command block appears as a small "received" card the moment its block is complete, and
-the turn's real cards (the existing ``RunView``: diffs, Approve / Reject) replace them once
+the turn's real cards (a ``RunWidget``: diffs, Approve / Reject) replace them once
 the reply has gone through the engine. The run itself is an asyncio task on the kernel's
 loop, so the kernel stays free for clicks and other cells while it waits for decisions.
 """
@@ -12,15 +12,16 @@ from __future__ import annotations
 import asyncio
 import collections
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import ipywidgets as w
 
 from ..agent import events as ev
 from ..agent.blocks import ProseFilter
-from .cards import Shared
-from .panel import RunView
+from .layout import Shared
 from .render import STYLESHEET, escape
+from .run_widget import RunWidget
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -56,7 +57,7 @@ class _Turn:
         self.filter = ProseFilter()
         self.prose = shared.html_widget(full_width=True)
         self.received: list[w.HTML] = []
-        self.run_view: RunView | None = None
+        self.run_view: Any = None
         self.box = w.VBox([self.prose], layout=shared.layout, _dom_classes=("jpo-agent-turn",))
         self._shared = shared
 
@@ -88,7 +89,7 @@ class _Turn:
         self.received.append(card)
         self.box.children = (*self.box.children, card)
 
-    def show_run(self, view: RunView) -> None:
+    def show_run(self, view: Any) -> None:
         self.run_view = view
         self.box.children = (self.prose, view)
 
@@ -96,8 +97,16 @@ class _Turn:
 class AgentView(w.VBox):
     """Header (model, turn, tokens, state), Stop, then one section per turn."""
 
-    def __init__(self, agent: Agent, *, task: str | None = None) -> None:
+    def __init__(
+        self,
+        agent: Agent,
+        *,
+        task: str | None = None,
+        cards: Callable[..., Any] | None = None,
+    ) -> None:
         self.agent = agent
+        #: Makes the cards of a turn's run (``RunWidget`` unless the kernel wires undo to it).
+        self._cards = cards or RunWidget
         self.task = task
         shared = self._shared = Shared()
         self.heading = shared.html_widget()
@@ -190,7 +199,7 @@ class AgentView(w.VBox):
             self.tokens = self.agent.tokens  # the reply's usage is known once it has ended
             turn = self._current()
             if event.run.items or event.run.skipped_duplicates:  # a closing reply has no cards
-                turn.show_run(RunView(event.run, title=f"Turn {event.turn}"))
+                turn.show_run(self._cards(event.run, title=f"Turn {event.turn}"))
             self.state = "waiting for you" if event.run.pending else "running commands"
             self._draw_heading()
         elif isinstance(event, ev.ItemChanged):

@@ -8,7 +8,8 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { hasSuspiciousAdditions, hasSuspiciousLines, visibleText } from './diff';
 import { CellDiffView } from './celldiffview';
 import { DiffView } from './diffview';
-import { button, el } from './dom';
+import { CARD_KEYS_HINT, cardKey } from './cardkeys';
+import { button, el, whenVisible } from './dom';
 import { EditPane } from './editor';
 import { foreignNode } from './foreign';
 import { shellBlock } from './jsonops';
@@ -55,18 +56,24 @@ export class ItemCard {
   private readonly _shownDiff: string | null;
   private _cells: CellDiffView | null = null;
   private _sources: SourceView[] = [];
+  private _stopWaiting: () => void = () => undefined;
 
   constructor(
     item: IOperatorItem,
     readonly onDecide: DecideHandler,
     readonly languages: IEditorLanguageRegistry | null,
     readonly where?: string,
-    readonly loadContent?: ContentLoader
+    readonly loadContent?: ContentLoader,
+    /** Draw the diff only once the card is near the viewport (long runs in a notebook). */
+    readonly lazy = false
   ) {
     this._item = item;
     this._shownDiff = item.diff;
     const node = (this.node = el('section', 'jp-Operator-card'));
     node.setAttribute('aria-label', `${item.action ?? 'invalid command'} ${item.id}`);
+    // The card takes the focus (Tab, or a click on its frame); its keys act on it alone.
+    node.tabIndex = 0;
+    node.addEventListener('keydown', event => this._onKey(event));
 
     const header = el('header', 'jp-Operator-card-header');
     header.append(
@@ -79,6 +86,7 @@ export class ItemCard {
     }
     this._status = el('span', 'jp-Operator-status');
     header.append(this._status);
+    header.title = CARD_KEYS_HINT;
     this._summary = el('p', 'jp-Operator-card-summary');
     this._details = el('div', 'jp-Operator-card-details');
     node.append(header);
@@ -120,7 +128,11 @@ export class ItemCard {
     } else if (item.kind === 'mutation' && item.diff) {
       const host = (this._diffHost = el('div', 'jp-Operator-diff'));
       node.append(host);
-      this._mountDiff(host);
+      if (lazy) {
+        this._stopWaiting = whenVisible(host, () => this._mountDiff(host));
+      } else {
+        this._mountDiff(host);
+      }
     }
     if (isPending(item)) {
       node.append(this._buildActions());
@@ -143,7 +155,8 @@ export class ItemCard {
     // A new diff (a change re-planned after the one it builds on was decided, or what an
     // edited approval wrote) is drawn afresh.
     const newDiff = item.kind === 'mutation' && !!item.diff && item.diff !== this._shownDiff;
-    const drawn = Boolean(this._diff || this._cells);
+    // A diff waiting to be scrolled into view counts as drawn.
+    const drawn = Boolean(this._diff || this._cells || this._diffHost);
     return (
       newDiff ||
       (isPending(item) && (!this._actions || (item.kind === 'mutation' && !!item.diff && !drawn)))
@@ -184,6 +197,7 @@ export class ItemCard {
 
   /** Free the diff editor. */
   dispose(): void {
+    this._stopWaiting();
     this._diff?.dispose();
     this._diff = null;
     this._cells?.dispose();
@@ -266,6 +280,40 @@ export class ItemCard {
       );
       warning.setAttribute('role', 'note');
       host.before(warning);
+    }
+  }
+
+  /** A shortcut key on the focused card (cardkeys.ts): the same as clicking the button. */
+  private _onKey(event: KeyboardEvent): void {
+    const action = cardKey({
+      key: event.key,
+      altKey: event.altKey,
+      ctrlKey: event.ctrlKey,
+      metaKey: event.metaKey,
+      targetIsCard: event.target === this.node
+    });
+    if (!action) {
+      return;
+    }
+    if (action === 'next' || action === 'previous') {
+      const sibling = action === 'next' ? 'nextElementSibling' : 'previousElementSibling';
+      let other = this.node[sibling];
+      while (other && !other.classList.contains('jp-Operator-card')) {
+        other = other[sibling];
+      }
+      (other as HTMLElement | null)?.focus();
+      event.preventDefault();
+      return;
+    }
+    const target =
+      action === 'approve'
+        ? this._approve
+        : action === 'edit'
+          ? this._editButton
+          : this._actions?.querySelector<HTMLButtonElement>('.jp-Operator-reject') ?? null;
+    if (target && !target.disabled && !this._actions?.hidden) {
+      event.preventDefault();
+      target.click();
     }
   }
 

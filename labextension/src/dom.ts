@@ -35,3 +35,26 @@ export function button(
   node.addEventListener('click', () => onClick());
   return node;
 }
+
+/**
+ * Call `draw` once `node` comes near the viewport (at once where the browser has no
+ * IntersectionObserver). Returns what stops waiting. Long runs draw a card's diff only
+ * when someone can see it.
+ */
+export function whenVisible(node: HTMLElement, draw: () => void, margin = '600px'): () => void {
+  if (typeof IntersectionObserver === 'undefined') {
+    draw();
+    return () => undefined;
+  }
+  const observer = new IntersectionObserver(
+    entries => {
+      if (entries.some(e => e.isIntersecting)) {
+        observer.disconnect();
+        draw();
+      }
+    },
+    { rootMargin: margin }
+  );
+  observer.observe(node);
+  return () => observer.disconnect();
+}

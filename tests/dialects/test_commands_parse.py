@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
-
 import pytest
 
 from jupyter_operator.dialects import DIALECTS, detect, module
 from jupyter_operator.dialects.commands import blocks, responses
-from jupyter_operator.dialects.commands.markdown_html import document_html
 from jupyter_operator.dialects.commands.parse import (
     CommandError,
     expand,
@@ -170,25 +167,6 @@ def test_response_shapes() -> None:
 
 
 # -- rendering for the notebook -----------------------------------------------------------------
-def test_document_html_escapes_everything_from_the_file() -> None:
-    text = ('# T <script>alert(1)</script>\n\n<img src=x onerror=alert(1)>\n\n'
-            '[x](javascript:alert(1)) ![a"b](http://evil.example/p.png) **bold**\n')  # fmt: skip
-    out = document_html(text, "a.md")
-    seen: list[tuple[str, list[tuple[str, str | None]]]] = []
-
-    class Tags(HTMLParser):
-        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-            seen.append((tag, attrs))
-
-    Tags().feed(out)
-    assert {tag for tag, _ in seen} <= {"div", "h1", "p", "span", "strong"}
-    assert all(name == "class" for _, attrs in seen for name, _ in attrs)
-    assert "&lt;script&gt;" in out and "<strong>bold</strong>" in out
-    assert "[image: a&quot;b]" in out and "(javascript:alert(1))" in out
-    assert document_html("<b>x</b>", "a.py") == '<pre class="jpo-doc">&lt;b&gt;x&lt;/b&gt;</pre>'
-
-
-# -- the registry -------------------------------------------------------------------------------
 def test_registry_and_detect() -> None:
     assert set(DIALECTS) >= {"operator", "commands"}
     assert module("commands").NAME == "commands"

@@ -7,6 +7,7 @@ from typing import Any
 
 from cell_notebooks import cells_of, standard
 from replies import block
+from widget_front import Front
 
 import jupyter_operator
 from jupyter_operator.kernel.magics import last_view
@@ -24,7 +25,7 @@ def test_the_cell_magic_runs_cell_actions_with_a_card(ip: Any, workspace: Path) 
     assert [(i.id, i.status, i.error_code) for i in run.items] == [
         ("r1", "done", None), ("m1", "pending", None)
     ]  # fmt: skip
-    assert last_view().card_for("m1").item.path == "nb.ipynb"
+    assert Front(last_view()).card("m1")["path"] == "nb.ipynb"
     run.approve("m1")
     assert [c[0] for c in cells_of(workspace / "nb.ipynb")] == ["calc", "intro", "load"]
 

@@ -7,46 +7,57 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from ipython_fixtures import diff_text
+from widget_front import Front
 
 from jupyter_operator.kernel.commands import command_session
 from jupyter_operator.kernel.magics import last_view
 from jupyter_operator.shell import sandbox_available
-from jupyter_operator.widgets.command_view import CommandView
+from jupyter_operator.widgets.run_widget import RunWidget
 
 
-def cell(ip: Any, line: str, body: str) -> CommandView:
+def cell(ip: Any, line: str, body: str) -> Front:
+    """Run a string-command cell; its cards, driven as the view drives them."""
     ip.run_cell_magic("operator", line, body)
     view = last_view()
-    assert isinstance(view, CommandView)
-    return view
+    assert isinstance(view, RunWidget) and view.run["dialect"] == "commands"
+    return Front(view)
+
+
+def batch_of(front: Front) -> Any:
+    return front.widget.engine_run.batch
 
 
 def test_cell_runs_commands_and_waits_for_the_card(ip: Any, workspace: Path) -> None:
     (workspace / "notes.md").write_text("# Notes\n\n## Setup\n\n<b>bold</b> text\n", "utf-8")
-    view = cell(ip, f"--dialect commands --root {workspace}",
-                "/open notes.md#setup\n/write new.md\nhello\n/end\n/ls")  # fmt: skip
-    batch = view.batch
+    front = cell(ip, f"--dialect commands --root {workspace}",
+                 "/open notes.md#setup\n/write new.md\nhello\n/end\n/ls")  # fmt: skip
+    batch = batch_of(front)
     assert [r.status for r in batch.replies] == ["done", "pending"]
     assert not (workspace / "new.md").exists()
-    # The document is rendered as HTML, its markup escaped; the change is an approval card.
-    html = view.children[1].value
-    assert "<h2>Setup</h2>" in html and "&lt;b&gt;bold&lt;/b&gt;" in html
-    card = view.children[3]
-    assert card.approve_button is not None and "+hello" in diff_text(card.header.value)
-    card.approve_button.click()
+    # The document is a read card (its text, shown as text); the change is an approval card,
+    # and the command behind it waits for it.
+    items = front.widget.run["items"]
+    assert [i["status"] for i in items] == ["done", "pending", "waiting"]
+    assert "<b>bold</b> text" in items[0]["details"]
+    write = items[1]
+    assert write["kind"] == "mutation" and "+hello" in write["diff"]
+    front.decide(write["id"])
     assert (workspace / "new.md").read_text() == "hello\n"
     assert [r.status for r in batch.replies] == ["done", "done", "done"]
     assert batch.replies[2].body.startswith("Listing ./\n---\n")
-    assert "Written: new.md (6 bytes, 1 line)" in view.children[2].value
-    assert card.approve_button.disabled or card.approve_button not in card.children
+    items = front.widget.run["items"]
+    assert [i["status"] for i in items] == ["done", "applied", "done"]
+    assert "Written: new.md (6 bytes, 1 line)" in front.widget.run["results_text"]
+    assert front.widget.run["previews"] == {}  # nothing left to decide
 
 
 def test_reject_from_the_card_with_a_reason(ip: Any, workspace: Path) -> None:
-    view = cell(ip, f"--dialect=commands --root={workspace}", "/write a.md\nx\n/end")
-    view._reject("ignored", "not today")
-    assert view.batch.replies[0].body == "ERROR(REJECTED): nothing was changed. Reason: not today"
-    assert "jpo-cmd-error" in view.children[1].value
+    front = cell(ip, f"--dialect=commands --root={workspace}", "/write a.md\nx\n/end")
+    item = front.widget.run["items"][0]
+    front.decide(item["id"], "reject", reason="not today")
+    body = batch_of(front).replies[0].body
+    assert body == "ERROR(REJECTED): nothing was changed. Reason: not today"
+    assert front.card(item["id"])["status"] == "rejected"
     assert not (workspace / "a.md").exists()
 
 
@@ -55,13 +66,14 @@ def test_op_line_magic_shares_the_session(ip: Any, workspace: Path, monkeypatch:
     (workspace / "a.md").write_text("# A\ntext\n", "utf-8")
     ip.run_line_magic("op", '/set {f} = "a.md"')
     ip.run_line_magic("op", "/open {f}")
-    view = last_view()
-    assert view.batch.replies[0].body == "Opened a.md\n---\n# A\ntext"
+    assert batch_of(Front(last_view())).replies[0].body == "Opened a.md\n---\n# A\ntext"
     assert command_session().variables == {"f": "a.md"}
     ip.run_cell_magic("operator", "--dialect commands", "/close")
-    assert last_view().batch.replies[0].body == "Closed: a.md"
-    bundle = last_view()._repr_mimebundle_()
-    assert bundle["text/plain"].endswith("/close\nClosed: a.md")
+    assert batch_of(Front(last_view())).replies[0].body == "Closed: a.md"
+    data, _meta = last_view()._repr_mimebundle_()
+    assert data["text/plain"].startswith("Operator run: 1 command: 1 done\n  [Done] /close (")
+    assert data["text/plain"].endswith("): Closed: a.md")
+    assert "Closed: a.md" in last_view().run["results_text"]
 
 
 def test_undo_through_op_and_the_operator_history(
@@ -74,7 +86,7 @@ def test_undo_through_op_and_the_operator_history(
     ip.run_cell_magic("operator", "--dialect commands", "/write a.md\nx\n/end")
     assert (workspace / "a.md").exists()
     ip.run_line_magic("op", "/undo")
-    assert last_view().batch.replies[0].body == "Undo: reverted a.md (1 line)"
+    assert batch_of(Front(last_view())).replies[0].body == "Undo: reverted a.md (1 line)"
     assert not (workspace / "a.md").exists()
 
 
@@ -87,7 +99,7 @@ def test_actions_registered_from_python(ip: Any, workspace: Path, monkeypatch: A
         schema={"file": {"type": "path", "required": True}},
     )  # fmt: skip
     ip.run_line_magic("op", "/act.grade --file answers.md")
-    assert last_view().batch.replies[0].body == "answers.md: 42"
+    assert batch_of(Front(last_view())).replies[0].body == "answers.md: 42"
 
 
 @pytest.mark.parametrize(("kind", "line", "message"), [
@@ -116,34 +128,30 @@ def test_dialect_operator_is_the_default(ip: Any, workspace: Path) -> None:
     reason="bubblewrap is missing or cannot create namespaces here",
 )
 def test_a_bash_line_shows_the_command_card(ip: Any, workspace: Path) -> None:
-    from jupyter_operator.widgets.json_cards import ShellCard
-
     (workspace / "docs").mkdir()
-    view = cell(ip, f"--dialect commands --root {workspace}", "cd docs\ntouch made.txt\n/ls docs")
-    assert [r.status for r in view.batch.replies] == ["done", "pending"]
-    card = next(c for c in view.children if isinstance(c, ShellCard))
-    shown = card.header.value
-    assert "touch made.txt" in shown and "Working folder" in shown and ">docs<" in shown
+    front = cell(ip, f"--dialect commands --root {workspace}", "cd docs\ntouch made.txt\n/ls docs")
+    batch = batch_of(front)
+    assert [r.status for r in batch.replies] == ["done", "pending"]
+    card = next(i for i in front.widget.run["items"] if i["kind"] == "shell")
+    assert card["shell"]["command"] == "touch made.txt" and card["shell"]["cwd"] == "docs"
     assert not (workspace / "docs" / "made.txt").exists()
-    card.approve_button.click()
+    front.decide(card["id"])
     assert (workspace / "docs" / "made.txt").exists()
-    assert view.batch.replies[1].body == "exit: 0 | cwd: docs"
-    assert view.batch.replies[2].body.startswith("Listing docs/\n---\nmade.txt")
+    assert batch.replies[1].body == "exit: 0 | cwd: docs"
+    assert batch.replies[2].body.startswith("Listing docs/\n---\nmade.txt")
 
 
 @pytest.mark.skipif(not sandbox_available(), reason="bubblewrap is missing here")
 def test_op_line_magic_shows_the_card_for_a_bash_line(
     ip: Any, workspace: Path, monkeypatch: Any
 ) -> None:
-    from jupyter_operator.widgets.json_cards import ShellCard
-
     monkeypatch.chdir(workspace)
     ip.run_line_magic("op", "echo made > op.txt")
-    view = last_view()
-    card = next(c for c in view.children if isinstance(c, ShellCard))
-    assert "echo made &gt; op.txt" in card.header.value and not (workspace / "op.txt").exists()
-    view._reject("ignored", None)
-    assert view.batch.replies[0].body == "ERROR(REJECTED): the command was not run."
+    front = Front(last_view())
+    card = next(i for i in front.widget.run["items"] if i["kind"] == "shell")
+    assert card["shell"]["command"] == "echo made > op.txt" and not (workspace / "op.txt").exists()
+    front.decide(card["id"], "reject")
+    assert batch_of(front).replies[0].body == "ERROR(REJECTED): the command was not run."
     assert not (workspace / "op.txt").exists()
 
 
@@ -155,9 +163,10 @@ def test_the_kernels_shell_rules_apply_to_bash_lines(
     ip.run_line_magic("operator", "shell allow=echo")
     try:
         ip.run_line_magic("op", "echo ran at once")
-        assert last_view().batch.replies[0].body == "exit: 0 | cwd: .\n---\nran at once"
+        replies = batch_of(Front(last_view())).replies
+        assert replies[0].body == "exit: 0 | cwd: .\n---\nran at once"
         ip.run_line_magic("operator", "shell sandbox=off")
         ip.run_line_magic("op", "echo never")
-        assert last_view().batch.replies[0].code == "BASH_UNAVAILABLE"
+        assert batch_of(Front(last_view())).replies[0].code == "BASH_UNAVAILABLE"
     finally:
         ip.run_line_magic("operator", "shell allow=none sandbox=on")

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from ipython_fixtures import diff_text
 from operator_replies import block, reply, write_block
+from widget_front import Front
 
 import jupyter_operator
 from jupyter_operator.kernel.magics import last_view
@@ -28,10 +28,10 @@ def test_cell_magic_plans_without_writing(ip: Any, workspace: Path) -> None:
     assert [(i.id, i.status) for i in run.items] == [("r1", "done"), ("w1", "pending")]
     assert not (workspace / "new.txt").exists()
     view = last_view()
-    assert view.run is run and len(view.cards) == 2
+    assert view.engine_run is run and len(view.run["items"]) == 2
     run.approve("w1")  # the Python API, as the notebooks use it
     assert (workspace / "new.txt").read_text() == "made\n"
-    assert view.card_for("w1").item.status == "applied"
+    assert Front(view).card("w1")["status"] == "applied"  # the cards follow
     assert [r.id for r in parse_results(run.results_text)] == ["r1", "w1"]
 
 
@@ -58,10 +58,10 @@ def test_duplicate_ids_are_tracked_across_cells(ip: Any, workspace: Path) -> Non
     first.approve("w1")
     # The same cell run again shows the earlier run's cards as decided, not "0 commands".
     again = run_cell(ip, "", write_block("w1", "a.txt", "A"))
-    assert again is first and last_view().run is first
-    heading = last_view().heading.value
-    assert "already ran in this session" in heading and "1 applied" in heading
-    assert last_view().card_for("w1").item.status == "applied"
+    assert again is first and last_view().engine_run is first
+    heading = last_view_for(ip, first)
+    assert "already ran in this session" in heading
+    assert Front(last_view()).card("w1")["status"] == "applied"
     # A reply mixing old and new ids runs the new ones and lists the skipped ones.
     mixed = run_cell(ip, "", write_block("w1", "a.txt", "A") + write_block("w2", "b.txt", "B"))
     assert [i.id for i in mixed.items] == ["w2"] and mixed.skipped_duplicates == ("w1",)
@@ -73,8 +73,8 @@ def test_duplicate_ids_are_tracked_across_cells(ip: Any, workspace: Path) -> Non
 
 def last_view_for(ip: Any, run: Any) -> str:
     view = last_view()
-    assert view.run is run
-    return view.heading.value
+    assert view.engine_run is run
+    return " ".join(view.run["notes"])
 
 
 def test_run_variable(ip: Any, workspace: Path) -> None:
@@ -105,13 +105,14 @@ def test_dry_run_shows_diffs_and_writes_nothing(ip: Any, workspace: Path, capsys
     run = run_cell(ip, f"--root {workspace} --dry-run", text)
     assert [i.status for i in run.items] == ["done", "rejected"]
     assert (workspace / "a.txt").read_text() == "old\n"
-    card = last_view().card_for("w1")
-    assert "+new" in diff_text(card.diff_view.value)  # shown ...
+    state = last_view().run
+    card = Front(last_view()).card("w1")
+    assert "+new" in card["diff"]  # shown ...
     assert "dry run" in run.results_text  # ... and refused, with the reason for the model
-    assert "dry run" in last_view().heading.value
+    assert state["title"] == "Operator (dry run: nothing is written)"
     # ... but not offered for copying as if the model should get them.
-    assert last_view().results is None
-    assert "these results are not for the model" in last_view().heading.value
+    assert state["dry_run"] is True
+    assert "these results are not for the model" in " ".join(state["notes"])
     ip.run_line_magic("operator", "results")
     assert "was a dry run" in capsys.readouterr().out
     # A dry run does not use up the ids: the real run afterwards still asks.
@@ -124,23 +125,23 @@ def test_undo_and_history(ip: Any, workspace: Path, capsys: Any) -> None:
     (workspace / "a.txt").write_text("before\n")
     run = run_cell(ip, "", write_block("w1", "a.txt", "after\n"))
     run.approve("w1")
-    card = last_view().card_for("w1")
+    cards = Front(last_view())
     capsys.readouterr()
     ip.run_line_magic("operator", "history")
     out = capsys.readouterr().out
     assert "fs.write" in out and "a.txt" in out and "w1" in out
     history = next(iter(session().history_views))
-    assert not history.rows[history.entries[0].entry_id][1].disabled
+    assert history.history["history"][0]["undone"] is False
     ip.run_line_magic("operator", "undo")
     assert "Undone: fs.write a.txt" in capsys.readouterr().out
     # The history widget on screen follows an undo made elsewhere.
-    assert history.rows[history.entries[0].entry_id][1].disabled
+    assert history.history["history"][0]["undone"] is True
     assert (workspace / "a.txt").read_text() == "before\n"
     # The card and the results for the model say what is true now.
-    assert card.item.status == "undone" and "undone" in card.header.value
+    assert cards.card("w1")["status"] == "undone"
     [result] = parse_results(run.results_text)
     assert not result.ok and "Undone" in result.summary
-    assert "[Undone] fs.write a.txt (w1)" in last_view()._repr_mimebundle_()["text/plain"]
+    assert "[Undone] fs.write a.txt (w1)" in last_view()._repr_mimebundle_()[0]["text/plain"]
     ip.run_line_magic("operator", "history")
     assert "undone" in capsys.readouterr().out
     ip.run_line_magic("operator", "undo")  # nothing left: said plainly, not as an error
@@ -231,26 +232,29 @@ def test_undo_from_the_history_widget_updates_the_card_and_results(
     view = last_view()
     ip.run_line_magic("operator", "history")
     history = next(iter(session().history_views))
-    older = next(e for e in history.entries if e.command_id == "w1")
-    history.rows[older.entry_id][1].click()  # Undo on the older entry
+    older = next(e for e in history.history["history"] if e["command_id"] == "w1")
+    # Undo on the older entry, as the view sends it.
+    undo = Front(history).request(kind="undo", entry_id=older["entry_id"])
     assert not (workspace / "a.txt").exists() and (workspace / "b.txt").exists()
-    assert view.card_for("w1").item.status == "undone"
-    assert view.card_for("w2").item.status == "applied"
-    results = {r.id: r for r in parse_results(view.results.value)}
+    cards = Front(view)
+    assert cards.card("w1")["status"] == "undone"
+    assert cards.card("w2")["status"] == "applied"
+    results = {r.id: r for r in parse_results(view.run["results_text"])}
     assert not results["w1"].ok and results["w2"].ok
-    assert f"Undone: fs.write a.txt (entry {older.entry_id})" in history.message.value
+    assert undo["note"] == f"Undone: fs.write a.txt (entry {older['entry_id']})"
+    assert history.history["message"] == undo["note"]
 
 
 def test_redo_brings_the_card_back_to_applied(ip: Any, workspace: Path, capsys: Any) -> None:
     ip.run_line_magic("operator", f"root {workspace}")
     run = run_cell(ip, "", write_block("w1", "a.txt", "A\n"))
     run.approve("w1")
-    card = last_view().card_for("w1")
+    cards = Front(last_view())
     ip.run_line_magic("operator", "undo")
-    assert card.item.status == "undone" and not (workspace / "a.txt").exists()
+    assert cards.card("w1")["status"] == "undone" and not (workspace / "a.txt").exists()
     ip.run_line_magic("operator", "redo")
     assert "Redone: fs.write a.txt" in capsys.readouterr().out
-    assert card.item.status == "applied" and (workspace / "a.txt").read_text() == "A\n"
+    assert cards.card("w1")["status"] == "applied" and (workspace / "a.txt").read_text() == "A\n"
     [result] = parse_results(run.results_text)
     assert result.ok
 

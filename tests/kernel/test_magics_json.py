@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
+from widget_front import Front
 
 import jupyter_operator
 from jupyter_operator.dialects.json_ops import parse_events
 from jupyter_operator.kernel.magics import last_view
-from jupyter_operator.widgets.json_cards import JsonRunView, ShellCard
 
 CREATE = json.dumps({"type": "createFile", "path": "made.txt", "content": "made\n"})
 
@@ -26,11 +26,11 @@ def test_json_is_detected_and_shown_with_json_cards(ip: Any, workspace: Path) ->
     run = run_cell(ip, f"--root {workspace}", "```json\n" + CREATE + "\n```")
     assert run.dialect == "json" and run.pending[0].id == "createFile-1"
     view = last_view()
-    assert isinstance(view, JsonRunView)
+    assert view.run["dialect"] == "json" and view.run["title"] == "Operator (JSON operations)"
     run.approve("createFile-1")
     assert (workspace / "made.txt").read_text() == "made\n"
-    assert view.results is not None and "Response events" in view.results.heading.value
-    assert parse_events(view.results.value)[-1]["bytesWritten"] == 5
+    assert view.run["done"] and "Response events" in view.run["results_title"]
+    assert parse_events(view.run["results_text"])[-1]["bytesWritten"] == 5
 
 
 def test_dialect_option_forces_a_parser(ip: Any, workspace: Path) -> None:
@@ -65,14 +65,13 @@ def test_shell_card_and_rules(ip: Any, workspace: Path, capsys: Any) -> None:
     )
     run = run_cell(ip, "", text)
     assert run.events[0]["stdout"] == "auto\n"
-    card = last_view().card_for("shell-2")
-    assert isinstance(card, ShellCard)
-    html = card.header.value
-    assert "printf &#x27;&lt;b&gt;x&lt;/b&gt;&#x27;" in html or "&lt;b&gt;x&lt;/b&gt;" in html
-    assert "MODE=&lt;i&gt;" in html and "Working folder" in html and "<b>x" not in html
-    assert card.approve_button is not None
-    card.approve_button.click()
-    assert "stdout (1 line)" in card.header.value and "&lt;b&gt;x&lt;/b&gt;" in card.header.value
+    front = Front(last_view())
+    shell = front.card("shell-2")["shell"]  # the command as the card shows it (as text)
+    assert shell["command"] == "printf '<b>x</b>'" and shell["env"] == {"MODE": "<i>"}
+    assert shell["status"] == "waiting" and front.card("shell-2")["status"] == "pending"
+    assert front.decide("shell-2") == {"kind": "reply", "request": 1}
+    shell = front.card("shell-2")["shell"]
+    assert shell["status"] == "finished" and shell["stdout"] == "<b>x</b>"
     ip.run_line_magic("operator", "history")
     out = capsys.readouterr().out
     assert "Shell commands (not undoable)" in out and "echo auto" in out

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from IPython.core.error import UsageError
 from operator_replies import block, reply, write_block
+from widget_front import Front
 
 import jupyter_operator
 from jupyter_operator.kernel.magics import last_view
@@ -30,11 +31,11 @@ def test_set_from_lines_show_and_decide(ip: Any, workspace: Path, capsys: Any) -
     ))  # fmt: skip
     run = jupyter_operator.last_run()
     assert [i.status for i in run.items] == ["denied", "applied", "pending"]
-    view = last_view()
+    cards = Front(last_view())
     # Every card says which rule decided it, or why it asks.
-    assert "denied by rule 1: deny fs.delete **" in view.card_for("d1").header.value
-    assert "auto-approved by rule 2: auto fs.write notes/**" in view.card_for("w1").header.value
-    assert "asked by default: ask" in view.card_for("w2").header.value
+    assert cards.card("d1")["rule_note"] == "denied by rule 1: deny fs.delete **"
+    assert cards.card("w1")["rule_note"] == "auto-approved by rule 2: auto fs.write notes/**"
+    assert cards.card("w2")["rule_note"] == "asked by default: ask"
     ip.run_line_magic("operator", "policy")
     assert "2  auto fs.write notes/**" in capsys.readouterr().out
 

@@ -12,8 +12,8 @@ from replies import b64, block
 
 from jupyter_operator.agent import Agent, ReplayModel
 from jupyter_operator.agent import events as ev
-from jupyter_operator.widgets import RunView
 from jupyter_operator.widgets.agent_view import AgentView
+from jupyter_operator.widgets.run_widget import RunWidget
 
 
 class _Comm:
@@ -71,7 +71,7 @@ def test_prose_cards_and_the_end(root: Path) -> None:
         run = await agent.waiting()
         assert run is not None
         turn = view.turns[0]
-        assert isinstance(turn.box.children[-1], RunView)  # the real cards replaced them
+        assert isinstance(turn.box.children[-1], RunWidget)  # the real cards replaced them
         assert "waiting for you" in view.heading.value
         run.approve("w1")
         return await agent.wait()
@@ -140,8 +140,8 @@ def test_the_closing_reply_shows_no_empty_cards_and_the_end_is_green(root: Path)
     view = AgentView(agent)
     asyncio.run(agent.run("look"))
     first, last = view.turns
-    assert isinstance(first.box.children[-1], RunView)
-    assert not any(isinstance(child, RunView) for child in last.box.children)
+    assert isinstance(first.box.children[-1], RunWidget)
+    assert not any(isinstance(child, RunWidget) for child in last.box.children)
     assert "jpo-s-applied" in view.heading.value and "ended: done" in view.heading.value
 
 

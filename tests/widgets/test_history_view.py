@@ -1,16 +1,17 @@
-"""The history widget: rows with diffs, Undo on any entry, refusals shown with their reason."""
+"""The history widget: entries as the panel gets them (diffs, who decided), Undo and Redo on
+any entry sent as the view sends them, refusals answered with their reason."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from operator_replies import reply, write_block
+from widget_front import Front
 
 from jupyter_operator.engine import Operator
 from jupyter_operator.protocol import OperatorError
-from jupyter_operator.widgets.history import HistoryView, entry_decision, history_text
+from jupyter_operator.widgets.history_widget import HistoryWidget, entry_decision, history_text
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Entry:
     diff: str | None = None
 
 
-def test_rows_show_time_action_path_session_decision_and_a_folded_diff() -> None:
+def test_entries_carry_time_action_path_session_decision_and_diff() -> None:
     entries = [
         Entry("j1", 0.0, "w1", "fs.write", "a.txt", session="s-1", decided_by="person",
               diff="@@ -1 +1 @@\n-old\n+<b>new</b>\n"),
@@ -37,33 +38,30 @@ def test_rows_show_time_action_path_session_decision_and_a_folded_diff() -> None
               rule="rule 2: auto fs.write b.*"),
         Entry("j3", 90.0, "w3", "fs.write", "c.txt", decided_by="rule", rule="auto=writes"),
     ]  # fmt: skip
-    view = HistoryView(lambda: entries, undo=lambda e: f"Undone {e}")
-    rows = [child.children[0].value for child in view.children[1:-1]]
-    assert "c.txt" in rows[0] and "b.txt" in rows[1] and "a.txt" in rows[2]  # newest first
-    assert "session s-1" in rows[2] and "decided by person" in rows[2]
-    assert "decided by rule 2: auto fs.write b.*" in rows[1]
-    assert "<details><summary>Diff</summary>" in rows[2]  # collapsed until opened
-    assert "&lt;b&gt;new&lt;/b&gt;" in rows[2] and "<b>new" not in rows[2]
+    view = HistoryWidget(lambda: entries, undo=lambda e: f"Undone {e}")
+    sent = view.history["history"]
+    assert [e["path"] for e in sent] == ["a.txt", "b.txt", "c.txt"]  # oldest first, as served
+    assert sent[0]["diff"] == "@@ -1 +1 @@\n-old\n+<b>new</b>\n"  # text: the view escapes
+    assert sent[0]["decided_by"] == "person" and sent[1]["rule"] == "rule 2: auto fs.write b.*"
+    assert all(e["undone"] is False for e in sent)
     assert entry_decision(entries[2]) == "rule: auto=writes"  # an entry an older engine wrote
     assert "s-1" in history_text(entries) and "DECISION" in history_text(entries)
+    assert view._repr_mimebundle_()[0]["text/plain"] == history_text(entries)
 
 
-def test_undo_refusal_is_shown_with_its_reason() -> None:
+def test_undo_refusal_is_answered_with_its_reason() -> None:
     entries = [Entry("j1", 0.0, "w1", "fs.write", "a.txt"), Entry("j2", 1.0, "w2", "fs.write",
                "a.txt")]  # fmt: skip
 
-    def undo(entry_id: str) -> str:
+    def undo(entry_id: str | None) -> str:
         raise OperatorError(
             "ERR_UNDO_CONFLICT", "a later change to a.txt must be undone first: j2."
         )
 
-    view = HistoryView(lambda: entries, undo=undo)
-    undo_j1 = view.rows["j1"][1]
-    undo_j1.click()
-    assert "Cannot undo j1: a later change to a.txt must be undone first: j2." in (
-        view.message.value
-    )
-    assert "jpo-warn" in view.message.value
+    view = HistoryWidget(lambda: entries, undo=undo)
+    answer = Front(view).request(kind="undo", entry_id="j1")
+    said = "Cannot undo j1: a later change to a.txt must be undone first: j2."
+    assert answer["error"] == said and view.history["message"] == said
 
 
 def test_undo_then_redo_any_entry_against_the_engine(tmp_path: Path) -> None:
@@ -74,30 +72,28 @@ def test_undo_then_redo_any_entry_against_the_engine(tmp_path: Path) -> None:
     op.run(
         reply(write_block("w1", "a.txt", "two\n"), write_block("w2", "b.txt", "B\n"))
     ).approve_all()
-    state: dict[str, list[Any]] = {}
 
-    def undo(entry_id: str) -> str:
-        entry = op.undo(entry_id)
-        return f"Undone {entry.entry_id}"
+    def undo(entry_id: str | None) -> str:
+        return f"Undone {op.undo(entry_id).entry_id}"
 
-    def redo(entry_id: str) -> str:  # what the journal's redo does, for the widget's sake
-        state.setdefault("redone", []).append(entry_id)
-        return f"Redone {entry_id}"
+    def redo(entry_id: str | None) -> str:
+        return f"Redone {op.redo(entry_id).entry_id}"
 
-    view = HistoryView(op.history, undo=undo, redo=redo)
-    older = view.entries[0]
-    assert older.path == "a.txt"
-    view.rows[older.entry_id][1].click()  # Undo the older entry, not the last one
+    view = HistoryWidget(op.history, undo=undo, redo=redo)
+    front = Front(view)
+    older = view.history["history"][0]
+    assert older["path"] == "a.txt"
+    answer = front.request(kind="undo", entry_id=older["entry_id"])  # the older one, not the last
     assert (root / "a.txt").read_text() == "one\n" and (root / "b.txt").exists()
-    assert f"Undone {older.entry_id}" in view.message.value
-    undo_button, redo_button = view.rows[older.entry_id][1:]
-    assert undo_button.disabled and not redo_button.disabled
-    assert "undone" in view.rows[older.entry_id][0].value
-    redo_button.click()
-    assert state["redone"] == [older.entry_id]
+    assert answer["note"] == f"Undone {older['entry_id']}"
+    assert view.history["history"][0]["undone"] is True  # the view redraws from this
+    front.request(kind="redo", entry_id=older["entry_id"])
+    assert (root / "a.txt").read_text() == "two\n"
+    assert view.history["history"][0]["undone"] is False
 
 
-def test_without_redo_the_redo_buttons_stay_disabled() -> None:
-    entries = [replace(Entry("j1", 0.0, "w1", "fs.write", "a.txt"), undone=True)]
-    view = HistoryView(lambda: entries, undo=lambda e: "")
-    assert view.rows["j1"][2].disabled and view.rows["j1"][1].disabled
+def test_without_redo_a_redo_request_is_refused() -> None:
+    entries = [Entry("j1", 0.0, "w1", "fs.write", "a.txt", undone=True)]
+    view = HistoryWidget(lambda: entries, undo=lambda e: "")
+    answer = Front(view).request(kind="redo", entry_id="j1")
+    assert answer["error"] == "Cannot redo: not available here"

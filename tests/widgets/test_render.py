@@ -1,19 +1,15 @@
-"""The HTML builders: everything untrusted is escaped, invisibles are marked, diffs truncate."""
+"""The HTML the notebook still writes itself: everything untrusted is escaped, invisibles are
+marked, and the static view of a saved run is small and made from the widget's state."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
-from ipython_fixtures import diff_text
 
 from jupyter_operator.widgets.copybox import copy_script
-from jupyter_operator.widgets.render import (
-    escape,
-    has_invisible,
-    render_diff,
-    render_text_block,
-)
+from jupyter_operator.widgets.render import escape, visible
+from jupyter_operator.widgets.static_view import DIFF_LINES, static_html
 
 HOSTILE = [
     "<script>alert(1)</script>",
@@ -36,99 +32,22 @@ def test_escape_leaves_no_markup(text: str) -> None:
     assert '"' not in out and "'" not in out
 
 
-@pytest.mark.parametrize("text", HOSTILE)
-def test_diff_content_renders_as_text(text: str) -> None:
-    diff = f"--- a/f.txt\n+++ b/f.txt\n@@ -1 +1 @@\n-{text}\n+{text} again\n"
-    html = render_diff(diff).html
-    # Only our own element types survive; the hostile ones appear escaped.
-    assert tags(html) <= {"div", "span"}
-    assert "&lt;" in html
-
-
-def test_diff_rows_are_numbered_and_tinted_by_kind() -> None:
-    html = render_diff("--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n same\n-old\n+new\n").html
-    assert "--- a/x" not in html and "+++ b/x" not in html and "@@" not in html
-    ln = '<span class="jpo-ln">{}</span>'
-    assert (f'<div class="jpo-row jpo-ctx">{ln.format(1)}{ln.format(1)}') in html
-    assert (f'<div class="jpo-row jpo-del">{ln.format(2)}{ln.format("")}') in html
-    assert (f'<div class="jpo-row jpo-add">{ln.format("")}{ln.format(2)}') in html
-    assert diff_text(html) == " same\n-old\n+new"
-
-
-def test_unchanged_lines_between_hunks_are_folded() -> None:
-    diff = "@@ -10,2 +10,2 @@\n a\n-b\n+B\n@@ -40,1 +40,1 @@\n-c\n+C\n"
-    html = render_diff(diff).html
-    assert "9 unchanged lines" in html  # lines 1-9 before the first hunk
-    assert "28 unchanged lines" in html  # lines 12-39 between the hunks
-    assert '<span class="jpo-ln">40</span>' in html
-
-
-def test_code_is_coloured_by_the_lexer_for_the_path() -> None:
-    diff = "@@ -0,0 +1,2 @@\n+def f():\n+    return 'x'  # done\n"
-    html = render_diff(diff, path="pkg/mod.py").html
-    assert '<span class="jpo-tk">def</span>' in html
-    assert '<span class="jpo-ts">&#x27;x&#x27;</span>' in html
-    assert "jpo-tc" in html
-    plain = render_diff(diff, path="notes.txt").html
-    assert "jpo-tk" not in plain
-
-
-def test_a_python_string_over_several_lines_stays_a_string() -> None:
-    diff = '@@ -0,0 +1,3 @@\n+x = """\n+def not_code\n+"""\n'
-    html = render_diff(diff, path="a.py").html
-    assert '<span class="jpo-tk">def</span>' not in html
-
-
 @pytest.mark.parametrize(
     ("char", "code"),
     [("\u202e", "U+202E"), ("\u200b", "U+200B"), ("\u2066", "U+2066"), ("\x1b", "U+001B"),
      ("\r", "U+000D"), ("\ufeff", "U+FEFF"), ("\U000e0041", "U+E0041")],
 )  # fmt: skip
-def test_invisible_characters_are_marked_in_diffs_and_text(char: str, code: str) -> None:
+def test_invisible_characters_are_marked(char: str, code: str) -> None:
     text = f"admin{char}user"
-    diff = f"@@ -1 +1 @@\n+{text}\n"
-    for html in (render_diff(diff).html, escape(text), render_text_block(text)[0]):
-        assert char not in html
-        mark = f'title="invisible character {code}">&lt;{code}&gt;</span>'
-        assert mark in html
-    assert has_invisible(text)
+    html = escape(text)
+    assert char not in html
+    assert f'title="invisible character {code}">&lt;{code}&gt;</span>' in html
+    assert visible(text) == f"admin<{code}>user"
 
 
-def test_placeholder_characters_in_content_cannot_forge_marks() -> None:
-    # render_diff uses U+E000/U+E001 internally; content holding them is marked, not decoded.
-    html = render_diff("@@ -1 +1 @@\n+\ue000202E\ue001\n").html
+def test_placeholder_characters_cannot_forge_marks() -> None:
+    html = escape("\ue000202E\ue001")
     assert "&lt;U+E000&gt;" in html and "&lt;U+E001&gt;" in html
-    assert "&lt;U+202E&gt;" not in html
-
-
-def test_crlf_line_endings_are_not_marked_on_every_line() -> None:
-    html = render_diff("@@ -1,2 +1,2 @@\r\n-a\r\n+b\r\n").html
-    assert "U+000D" not in html
-    assert diff_text(html) == "-a\n+b"
-
-
-def test_plain_text_is_not_flagged() -> None:
-    assert not has_invisible("tab\tand newline\n and unicode é ü 漢字")
-
-
-def test_long_diff_is_truncated_and_full_on_request() -> None:
-    diff = "@@ -0,0 +1,1000 @@\n" + "".join(f"+line {i}\n" for i in range(1000))
-    short = render_diff(diff, max_lines=50)
-    assert short.truncated and short.shown == 50 and short.total == 1001
-    assert "line 48" in short.html and "line 49" not in short.html
-    full = render_diff(diff, max_lines=None)
-    assert not full.truncated and "line 999" in full.html
-
-
-def test_empty_diff_says_so() -> None:
-    assert "no textual change" in render_diff("").html
-
-
-def test_text_block_escapes_and_truncates() -> None:
-    html, count = render_text_block("".join(f"<b>{i}</b>\n" for i in range(300)), max_lines=10)
-    assert count == 300
-    assert "<b>" not in html and "&lt;b&gt;9&lt;/b&gt;" in html and "&lt;b&gt;10&lt;" not in html
-    assert "290 more lines not shown" in html
 
 
 def test_copy_script_cannot_close_the_script_element() -> None:
@@ -140,40 +59,32 @@ def test_copy_script_cannot_close_the_script_element() -> None:
     assert "Date.now() - 5 > 60000" in script
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [("plain ascii\twith tab\n", False), ("bell\x07", True), ("esc\x1b[31m", True),
-     ("del\x7f", True), ("lone\rcr", True), ("caf\u00e9", False), ("rlo\u202e", True),
-     ("zwsp\u200b", True)],
-)  # fmt: skip
-def test_has_invisible_ascii_fast_path_agrees_with_the_pattern(text: str, expected: bool) -> None:
-    from jupyter_operator.widgets.render import INVISIBLE
-
-    assert has_invisible(text) is expected
-    assert (INVISIBLE.search(text) is not None) is expected
+def _state(**item: object) -> dict[str, object]:
+    base = {"id": "w1", "action": "fs.write", "path": "a.txt", "kind": "mutation",
+            "status": "pending", "summary": "new file", "diff": None, "added": 0, "removed": 0,
+            "details": None, "ok": None, "error_code": None, "rule_note": None}  # fmt: skip
+    return {"title": "Operator", "notes": [], "warning": None, "items": [{**base, **item}],
+            "results_text": "", "done": False, "dry_run": False}  # fmt: skip
 
 
-def test_diff_invisible_ignores_crlf_but_not_a_lone_cr() -> None:
-    from jupyter_operator.widgets.render import diff_has_invisible
-
-    assert not diff_has_invisible("@@ -1 +1 @@\r\n-a\r\n+b\r\n")
-    assert diff_has_invisible("@@ -1 +1 @@\r\n+a\rb\r\n")
-
-
-def test_truncation_counts_lines_without_a_final_newline() -> None:
-    assert render_diff("+a\n+b", max_lines=1).total == 2
-    assert render_diff("+a\n+b\n", max_lines=5).shown == 2
+@pytest.mark.parametrize("text", HOSTILE)
+def test_the_static_view_escapes_every_field(text: str) -> None:
+    state = _state(path=text, summary=text, details=text, diff=f"@@ -0,0 +1 @@\n+{text}\n",
+                   rule_note=text, foreign={"family_name": text, "name": text})  # fmt: skip
+    state["notes"] = [text]
+    html = static_html(state)
+    assert tags(html) <= {"style", "div", "b", "span", "pre", "details", "summary"}
+    assert html.count("<style>") == 1
 
 
-def test_visible_spells_out_invisibles_for_plain_text() -> None:
-    from jupyter_operator.widgets.render import visible
-
-    assert visible("report\u202etxt.py\x1b") == "report<U+202E>txt.py<U+001B>"
-    assert visible("plain <b>text</b>\n") == "plain <b>text</b>\n"
-
-
-def test_very_long_lines_are_shown_uncoloured() -> None:
-    long_line = "x = 1; " * 1000
-    html = render_diff(f"@@ -0,0 +1 @@\n+{long_line}\n", path="min.py").html
-    assert "jpo-tm" not in html and "x = 1; x = 1;" in html
-    assert "jpo-tm" in render_diff("@@ -0,0 +1 @@\n+x = 1\n", path="min.py").html
+def test_the_static_view_keeps_the_start_of_a_long_diff_and_the_results() -> None:
+    diff = "@@ -0,0 +1,500 @@\n" + "".join(f"+line {i}\n" for i in range(500))
+    state = _state(diff=diff, status="applied", added=500)
+    state.update(done=True, results_text="OPERATOR_RESULT\nid: w1\nok: true\nEND_OPERATOR_RESULT")
+    html = static_html(state)
+    assert f"line {DIFF_LINES - 2}" in html and f"line {DIFF_LINES}\n" not in html
+    assert f"{501 - DIFF_LINES} more lines" in html
+    assert "[Applied]" in html and "+500" in html and "id: w1" in html
+    # A dry run's results are never offered as if for the model.
+    state["dry_run"] = True
+    assert "id: w1" not in static_html(state)

@@ -18,6 +18,7 @@ REST API and the panel need no other branch:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ...dialects.commands import codes, responses
@@ -78,6 +79,11 @@ class CommandRun:
 
     def __repr__(self) -> str:
         return f"<CommandRun replies={len(self.batch.replies)} queued={len(self.batch.queued)}>"
+
+    def subscribe(self, callback: Callable[[Item | None], None]) -> None:
+        """Call ``callback(None)`` after the script's replies change (a decision, the commands
+        that ran after it): every item may have changed."""
+        self.batch.subscribe(lambda _batch: callback(None))
 
     @property
     def items(self) -> list[Item]:

@@ -1,0 +1,87 @@
+"""What a saved notebook shows of a run where no widget can draw (no kernel, nbconvert,
+GitHub): a small, plain HTML copy made from the widget's own state (the items' JSON), kept
+up to date in the saved output as decisions arrive (kernel/saved_output.py).
+
+Every string from a model or a file goes through :func:`escape` (viewers may not sanitise)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..engine.labels import badge, person_text
+from .render import escape, split_lines, strip_cr
+
+#: Diff lines, result lines and results characters kept in the static view.
+DIFF_LINES = 40
+DETAILS_LINES = 40
+RESULTS_CHARS = 20_000
+
+# Theme variables with fallbacks: the view reads in JupyterLab, on GitHub and in nbconvert.
+STYLE = """<style>
+.jpo-static{font-family:var(--jp-ui-font-family,system-ui,sans-serif);font-size:13px;
+ color:var(--jp-ui-font-color1,#222);max-width:1100px}
+.jpo-static .jpo-card{border:1px solid var(--jp-border-color2,#d0d0d0);border-radius:4px;
+ margin:4px 0;padding:4px 8px}
+.jpo-static .jpo-action,.jpo-static .jpo-path{font-family:var(--jp-code-font-family,monospace)}
+.jpo-static .jpo-action{font-weight:600}
+.jpo-static .jpo-muted{color:var(--jp-ui-font-color2,#777)}
+.jpo-static .jpo-warn{color:var(--jp-warn-color0,#b45309)}
+.jpo-static pre{margin:4px 0;padding:4px 6px;overflow-x:auto;font-size:12px;
+ background:var(--jp-cell-editor-background,rgba(127,127,127,0.08))}
+</style>"""
+
+
+def _lines(text: str, limit: int) -> str:
+    lines = split_lines(text)
+    shown = "\n".join(strip_cr(line) for line in lines[:limit])
+    more = len(lines) - limit
+    return shown + (f"\n... {more} more line{'s' * (more != 1)}" if more > 0 else "")
+
+
+def _card(item: dict[str, Any]) -> str:
+    status = str(item.get("status", ""))
+    head = [f"<b>[{escape(badge(status))}]</b>",
+            f'<span class="jpo-action">{escape(item.get("action") or "invalid command")}</span>']
+    if item.get("path") is not None:
+        head.append(f'<span class="jpo-path">{escape(item["path"])}</span>')
+    if item.get("kind") == "mutation" and item.get("diff") is not None:
+        head.append(f'<span class="jpo-muted">+{int(item.get("added") or 0)} '
+                    f'&minus;{int(item.get("removed") or 0)}</span>')  # fmt: skip
+    head.append(f'<span class="jpo-muted">id {escape(item.get("id", ""))}</span>')
+    body = [" ".join(head)]
+    foreign = item.get("foreign")
+    if isinstance(foreign, dict):
+        said = f"{foreign.get('family_name', '')}: {foreign.get('name', '')}"
+        body.append('<div class="jpo-warn">The model used its own tool-call format '
+                    f"({escape(said)}).</div>")  # fmt: skip
+    if item.get("rule_note"):
+        body.append(f'<div class="jpo-muted">{escape(item["rule_note"])}</div>')
+    summary = person_text(str(item.get("summary") or ""))
+    code = item.get("error_code") if item.get("ok") is False else None
+    tail = f' <span class="jpo-muted">({escape(code)})</span>' if code else ""
+    body.append(f"<div>{escape(summary)}{tail}</div>")
+    if item.get("details"):
+        body.append(f"<pre>{escape(_lines(str(item['details']), DETAILS_LINES))}</pre>")
+    if item.get("kind") == "mutation" and item.get("diff"):
+        body.append(f"<pre>{escape(_lines(str(item['diff']), DIFF_LINES))}</pre>")
+    return f'<div class="jpo-card">{"".join(body)}</div>'
+
+
+def static_html(state: dict[str, Any]) -> str:
+    """The run of a ``RunWidget.run`` state as plain HTML: heading, notes, cards, results."""
+    items = state.get("items") or []
+    count = f"{len(items)} command{'s' * (len(items) != 1)}"
+    parts = [f'<div><b>{escape(state.get("title", "Operator"))}</b> '
+             f'<span class="jpo-muted">{count}</span></div>']  # fmt: skip
+    if state.get("warning"):
+        parts.append(f'<div class="jpo-warn">{escape(state["warning"])}</div>')
+    parts += [f'<div class="jpo-muted">{escape(note)}</div>' for note in state.get("notes", [])]
+    parts += [_card(item) for item in items]
+    text = str(state.get("results_text") or "")
+    if state.get("done") and text and not state.get("dry_run"):
+        if len(text) > RESULTS_CHARS:
+            cut = len(text) - RESULTS_CHARS
+            text = text[:RESULTS_CHARS] + f"\n[... {cut:,} more characters not saved]"
+        parts.append(f'<details><summary>{escape(state.get("results_title", "Results"))}'
+                     f"</summary><pre>{escape(text)}</pre></details>")  # fmt: skip
+    return f'{STYLE}<div class="jpo-static">{"".join(parts)}</div>'
