@@ -66,7 +66,9 @@ def run_quick_cell(page: Any, n: int = 0) -> None:
     ran.wait_for(timeout=15_000)
 
 
-def run_both_cells(page: Any, card: str = ".jpo-card.jpo-kind-mutation") -> Any:
+def run_both_cells(
+    page: Any, card: str = ".jp-Operator-run-widget .jp-Operator-card[data-kind='mutation']"
+) -> Any:
     """Run the setup cell, then the second cell once; return the first ``card`` it shows."""
     run_quick_cell(page)
     run_cell(page, 1)
