@@ -51,7 +51,8 @@ def show(batch: Batch, commands: CommandSession) -> Batch:
 
     run = CommandRun(commands, batch)
     view = widget_for(run)
-    session().last_view = view
+    state = session()
+    state.last_run, state.last_view, state.last_dry_run = run, view, False  # type: ignore[assignment]
     saved = SavedOutput(view)
     run.subscribe(lambda _item: saved.update(view))
     return batch

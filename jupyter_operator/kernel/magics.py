@@ -268,7 +268,7 @@ class OperatorMagics(Magics):
         from IPython.display import display
 
         from ..widgets.history_widget import HistoryWidget
-        from ..workspace.ledger import executions
+        from ..engine.executions import executions
 
         if args:
             raise UsageError("operator: usage: %operator history")

@@ -36,7 +36,7 @@ def widget_for(
         return f"Redone: {entry.action} {entry.path} (entry {entry.entry_id})"
 
     def history() -> dict[str, Any]:
-        from ..workspace.ledger import executions
+        from ..engine.executions import executions
 
         return {"history": [entry.to_dict() for entry in operator.history()],
                 "executions": [r.to_dict() for r in executions(operator.journal)]}  # fmt: skip

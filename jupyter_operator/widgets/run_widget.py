@@ -245,7 +245,9 @@ class RunWidget(anywidget.AnyWidget):
         bundle = super()._repr_mimebundle_(**kwargs)
         data = bundle[0] if isinstance(bundle, tuple) else bundle  # anywidget: (data, meta)
         if isinstance(data, dict):
-            data["text/plain"] = text_listing(self._run)
+            # String commands are a conversation: its plain text is the responses themselves.
+            commands = getattr(self._run, "dialect", "") == "commands"
+            data["text/plain"] = self._run.results_text if commands else text_listing(self._run)
             data["text/html"] = static_html(self.run)
         return bundle
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ import pytest
 from browserkit import LabServer, screenshot
 from fake_openai import FakeOpenAI, Script
 from magic_notebooks import magic_notebook
+from notebook_cards import ADDED, results_box, status_is
 from replies import b64, block
 from test_ask_mode import ASK, ask_server, fake, open_ask  # noqa: F401 (fixtures)
 from test_lab_panel import (
@@ -45,12 +44,8 @@ def _notebook(journal: Path, reply: str) -> dict[str, Any]:
     return magic_notebook(journal, "%%operator\n" + reply)
 
 
-def _button(scope: Any, label: str) -> Any:
-    # Text match, not the accessible name: the icon's CSS glyph is part of that name.
-    return scope.locator("button.jupyter-button", has_text=re.compile(rf"^\s*{label}\s*$"))
-
-
 def test_edit_in_the_notebook_card(lab_server: LabServer, page: Any, tmp_path: Path) -> None:
+    """The notebook card edits with the panel's CodeMirror editor and its live diff."""
     journal = tmp_path / "journal"
     journal.mkdir()
     root = lab_server.root
@@ -61,37 +56,57 @@ def test_edit_in_the_notebook_card(lab_server: LabServer, page: Any, tmp_path: P
     page.goto(lab_server.page_url("lab/workspaces/operator-edit/tree/edit-card.ipynb"))
     page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
     card_node = _run_both_cells(page)
-    card_node.locator(".jpo-diff .jpo-row.jpo-add", has_text="TWO").wait_for()
-
-    _button(card_node, "Edit").click()
-    editor = card_node.locator(".jpo-edit textarea")
+    card_node.locator(ADDED, has_text="TWO").wait_for()
+    card_node.locator(".jp-Operator-edit-button").click()
+    editor = card_node.locator(".jp-Operator-edit-editor .cm-content")
     editor.wait_for(timeout=30_000)
-    assert editor.input_value() == "one\nTWO\n"
-    editor.fill("one\nTWO\nthree\n")
-    # The diff below the editor follows the typing (file before -> edited text).
-    live = card_node.locator(".jpo-edit .jpo-row.jpo-add", has_text="three")
+    assert editor.text_content() == "oneTWO"  # two CodeMirror lines
+    # The plain Approve would drop the edit: it is off while the editor is open.
+    assert card_node.locator(".jp-Operator-approve").is_disabled()
+    editor.press("Control+End")
+    editor.press_sequentially("three")
+    # The diff beside the editor follows the typing (file before -> edited text).
+    live = card_node.locator(".jp-Operator-edit-diff .jp-Operator-line-add", has_text="three")
     live.wait_for(timeout=30_000)
-    card_node.locator(".jpo-edit", has_text="+1 −0 lines compared with the proposal").wait_for()
+    status = card_node.locator(".jp-Operator-edit-status")
+    assert status.text_content() == "Your edit: +1 −0 lines compared with the proposal."
     assert target.read_text() == "one\ntwo\n", "nothing is written while editing"
     screenshot(page, "notebook-card-editing")
-
-    _button(card_node, "Approve edited").click()
-    card_node.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
-    assert _wait_for_file(target) == "one\nTWO\nthree\n"
-    assert target.read_bytes() == b"one\nTWO\nthree\n"
-    assert "Applied with your edit" in card_node.inner_text()
-    results = page.locator(".jpo-results textarea")
+    card_node.locator(".jp-Operator-approve-edited").click()
+    status_is(card_node, "applied")
+    assert _wait_for_file(target) == "one\nTWO\nthree"
+    assert card_node.locator(".jp-Operator-edit").count() == 0  # the editor is gone
+    card_node.locator(ADDED, has_text="three").wait_for()  # the diff of what was written
+    results = results_box(page)
     results.wait_for(timeout=30_000)
     [result] = parse_results(results.input_value())
     assert result.ok and "the person edited the change" in result.summary
     assert result.details.startswith("--- proposed/edit-me.txt") and "+three" in result.details
-    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
-    page.locator(".jpo-results button.jupyter-button", has_text="Copy").click()
-    deadline = time.monotonic() + 15
-    while "person edited" not in page.evaluate("navigator.clipboard.readText()"):
-        assert time.monotonic() < deadline, "Copy did not reach the clipboard"
-        time.sleep(0.2)
     screenshot(page, "notebook-card-edited")
+
+
+def test_a_refused_edit_in_the_notebook_keeps_the_card_pending(
+    lab_server: LabServer, page: Any, tmp_path: Path
+) -> None:
+    journal = tmp_path / "journal"
+    journal.mkdir()
+    root = lab_server.root
+    nb = {"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    reply = command("nb-n1", "fs.write", "fresh-nb.ipynb", content_b64=_b64(json.dumps(nb)))
+    (root / "edit-refused.ipynb").write_text(json.dumps(_notebook(journal, reply)))
+    page.goto(lab_server.page_url("lab/workspaces/operator-edit-refused/tree/edit-refused.ipynb"))
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    card_node = _run_both_cells(page)
+    card_node.locator(".jp-Operator-edit-button").click()
+    editor = card_node.locator(".jp-Operator-edit-editor .cm-content")
+    editor.wait_for(timeout=30_000)
+    editor.press("Control+Home")
+    editor.press_sequentially("oops ")
+    card_node.locator(".jp-Operator-approve-edited").click()
+    page.locator(".jp-Operator-run-widget .jp-Operator-message", has_text="notebook").wait_for()
+    assert card_node.get_attribute("data-status") == "pending"
+    assert card_node.locator(".jp-Operator-edit-editor").count() == 1  # the edit is still there
+    assert not (root / "fresh-nb.ipynb").exists()
 
 
 def test_edit_in_the_panel(lab_server: LabServer, page: Any) -> None:

@@ -71,8 +71,7 @@ def test_op_line_magic_shares_the_session(ip: Any, workspace: Path, monkeypatch:
     ip.run_cell_magic("operator", "--dialect commands", "/close")
     assert batch_of(Front(last_view())).replies[0].body == "Closed: a.md"
     data, _meta = last_view()._repr_mimebundle_()
-    assert data["text/plain"].startswith("Operator run: 1 command: 1 done\n  [Done] /close (")
-    assert data["text/plain"].endswith("): Closed: a.md")
+    assert data["text/plain"].endswith("/close\nClosed: a.md")  # the responses, as text
     assert "Closed: a.md" in last_view().run["results_text"]
 
 
