@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +93,7 @@ def _card_notebook(journal: Path, new: str) -> dict:
 def test_a_notebook_card_shows_the_change_as_a_cell(
     lab_server: LabServer, page: Any, tmp_path: Path
 ) -> None:
+    from notebook_cards import status_is
     from test_notebook_widgets import _approve_button, _run_both_cells
 
     root, journal = lab_server.root, tmp_path / "journal"
@@ -104,25 +104,28 @@ def test_a_notebook_card_shows_the_change_as_a_cell(
     page.goto(lab_server.page_url("lab/workspaces/celldiff-card/tree/celldiff-card.ipynb"))
     page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
     item = _run_both_cells(page)
-    changed = item.locator(".jpo-cell-changed")
+    # The panel's cell diff, in the notebook: the same components.
+    changed = item.locator(".jp-Operator-cell-changed")
     changed.wait_for()
     assert changed.count() == 1
-    head = changed.locator(".jpo-cell-head").inner_text()
+    changed.locator(".cm-editor").wait_for()
+    head = changed.locator(".jp-Operator-cell-head").inner_text()
     assert "index 2" in head and "id cell-2" in head
-    row = changed.locator
-    assert row(".jpo-row.jpo-del").inner_text().split() == ["1", "-", "radius", "=", "2"]
-    assert row(".jpo-row.jpo-add").inner_text().split() == ["1", "+", "radius", "=", "3"]
+    assert changed.locator(".jp-Operator-line-del").inner_text() == "radius = 2"
+    assert changed.locator(".jp-Operator-line-add").inner_text() == "radius = 3"
     assert '"source"' not in item.inner_text()
     screenshot(page, "celldiff-notebook-card")
 
-    toggle = item.locator("button.jupyter-button", has_text=re.compile(r"Show JSON diff"))
+    toggle = item.locator(".jp-Operator-cells-toggle")
     toggle.click()
-    item.locator(".jpo-diff .jpo-row.jpo-add", has_text='"radius = 3\\n",').wait_for()
-    assert item.locator(".jpo-cells").count() == 0
-    item.locator("button.jupyter-button", has_text=re.compile(r"Show cells")).click()
-    item.locator(".jpo-cell-changed").wait_for()
+    json_view = item.locator(".jp-Operator-cells-json .cm-content")
+    json_view.wait_for()
+    assert '"radius = 3\\n",' in json_view.inner_text()
+    assert item.locator(".jp-Operator-cells-list").is_hidden()
+    toggle.click()
+    assert item.locator(".jp-Operator-cells-list").is_visible()
     _approve_button(item).click()
-    item.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+    status_is(item, "applied")
     assert (root / "orbit-card.ipynb").read_text() == new
     screenshot(page, "celldiff-notebook-card-applied")
 

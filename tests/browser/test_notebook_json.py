@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from browserkit import screenshot
 from magic_notebooks import magic_notebook, run_cell, run_quick_cell
+from notebook_cards import cards, results_box
 from test_notebook_widgets import _approve_button
 
 pytestmark = pytest.mark.timeout(240)
@@ -32,9 +33,9 @@ def test_shell_card_in_a_notebook(lab_server: Any, page: Any, tmp_path: Path) ->
     page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
     run_quick_cell(page)
     run_cell(page, 1)
-    card = page.locator(".jpo-card.jpo-kind-shell")
+    card = cards(page, kind="shell")
     card.wait_for(timeout=60_000)
-    command = card.locator(".jpo-command")
+    command = card.locator(".jp-Operator-shell-command")
     assert command.inner_text() == COMMAND
     assert "A=1" in card.inner_text() and "Working folder" in card.inner_text()
     assert card.locator("b").count() == 0
@@ -44,7 +45,7 @@ def test_shell_card_in_a_notebook(lab_server: Any, page: Any, tmp_path: Path) ->
     text = card.inner_text()
     assert "line 1 <b>bold</b>" in text and "line 3 <b>bold</b>" in text
     assert card.locator("b").count() == 0
-    results = page.locator(".jpo-results textarea")
+    results = results_box(page)
     results.wait_for(timeout=30_000)
     assert '"type": "shell"' in results.input_value()
     screenshot(page, "notebook-shell-done")
