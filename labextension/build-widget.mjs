@@ -3,8 +3,8 @@
 // editor modules as the panel, without the JupyterLab application around them.
 import { build } from 'esbuild';
 
-const production = process.argv.includes('--production');
-
+// Minified, without source maps, in development too: anywidget sends the module to the
+// browser with every widget's state, so its size is paid on every display.
 // '@jupyterlab/codemirror' stands for its theme only (src/widget/labtheme.ts), and the theme's
 // translator for the identity: the rest would pull the whole application into the module.
 const jupyterlabShims = {
@@ -30,8 +30,8 @@ await build({
   bundle: true,
   format: 'esm',
   target: 'es2020',
-  minify: production,
-  sourcemap: production ? false : 'inline',
+  minify: true,
+  legalComments: 'none',
   outfile: '../jupyter_operator/static/widget.js',
   plugins: [jupyterlabShims],
   logLevel: 'warning'
@@ -40,7 +40,7 @@ await build({
 await build({
   entryPoints: ['style/widget.css'],
   bundle: true,
-  minify: production,
+  minify: true,
   outfile: '../jupyter_operator/static/widget.css',
   logLevel: 'warning'
 });

@@ -267,8 +267,8 @@ class OperatorMagics(Magics):
     def _cmd_history(self, args: list[str]) -> None:
         from IPython.display import display
 
-        from ..widgets.history_widget import HistoryWidget
         from ..engine.executions import executions
+        from ..widgets.history_widget import HistoryWidget
 
         if args:
             raise UsageError("operator: usage: %operator history")

@@ -16,9 +16,9 @@ from typing import Any
 import anywidget
 import traitlets
 
+from . import module
 from .render import visible
 from .run_state import describe_error
-from .run_widget import STATIC
 
 #: Entries sent to the view, newest last (older ones stay in the text and the CLI).
 MAX_ENTRIES = 50
@@ -95,8 +95,8 @@ def entry_view(entry: Any) -> dict[str, Any]:
 class HistoryWidget(anywidget.AnyWidget):
     """The entries ``load()`` returns, each with its diff, Undo and Redo."""
 
-    _esm = STATIC / "widget.js"
-    _css = STATIC / "widget.css"
+    _esm = module.loader()
+    _css = module.stylesheet()
     view = traitlets.Unicode("history").tag(sync=True)
     #: ``{"history": [IHistoryEntry...], "executions": [...], "message": str}``.
     history = traitlets.Dict().tag(sync=True)
@@ -141,6 +141,9 @@ class HistoryWidget(anywidget.AnyWidget):
         return line
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if module.is_module_request(content):
+            self.send(module.module_message())
+            return
         if not isinstance(content, dict) or not isinstance(content.get("request"), int):
             return
         kind, entry = content.get("kind"), content.get("entry_id")

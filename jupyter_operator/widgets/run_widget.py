@@ -1,8 +1,9 @@
 """One widget per run: the notebook's approval cards, drawn by the panel's components.
 
 The view is the lab extension's own card, diff, cell-diff and CodeMirror editor modules,
-bundled as an anywidget module (``static/widget.js``, built from ``labextension/src/widget``):
-no lab extension is needed, so the cards work in JupyterLab, Notebook 7, VS Code and Colab.
+bundled as an anywidget module (``static/widget.js``, built from ``labextension/src/widget``,
+sent to a page once: see ``module.py``): no lab extension is needed, so the cards work in
+JupyterLab, Notebook 7, VS Code and Colab.
 The kernel side only keeps state and calls the engine: the ``run`` trait is the run's items in
 the shape the server sends the panel (``Item.to_dict()``), and the view's requests (decide,
 decide all, the content to edit, history, undo) come as custom messages, each answered with a
@@ -15,20 +16,19 @@ from __future__ import annotations
 import hashlib
 import uuid
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import anywidget
 import traitlets
 
 from ..engine.labels import NO_BLOCKS, cut_warning
+from . import module
 from .run_state import describe_error, run_summary, text_listing
 from .static_view import static_html
 
 if TYPE_CHECKING:
     from ..engine import Item
 
-STATIC = Path(__file__).resolve().parent.parent / "static"
 RESULTS_TITLE = "OPERATOR_RESULT blocks for the model's next turn"
 #: Per dialect: the title of the results box, the heading, what an empty run says.
 DIALECT_WORDS = {
@@ -59,8 +59,8 @@ def preview_token(item: Item) -> str:
 class RunWidget(anywidget.AnyWidget):
     """The cards of one run (any dialect with items: Operator blocks, JSON operations)."""
 
-    _esm = STATIC / "widget.js"
-    _css = STATIC / "widget.css"
+    _esm = module.loader()
+    _css = module.stylesheet()
     #: The run as the view draws it (``IRunWidgetState`` in labextension/src/widget/messages.ts).
     run = traitlets.Dict().tag(sync=True)
 
@@ -125,7 +125,8 @@ class RunWidget(anywidget.AnyWidget):
             "results_title": self._words[0],
             "items": items,
             "previews": previews,
-            "results_text": run.results_text,
+            # Shown once nothing waits (and it holds every read's text again): sent only then.
+            "results_text": run.results_text if run.done else "",
             "done": run.done,
             "truncated_chars": truncated,
             "unread_markers": unread,
@@ -161,6 +162,9 @@ class RunWidget(anywidget.AnyWidget):
 
     # -- requests of the view ------------------------------------------------------------------
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
+        if module.is_module_request(content):
+            self.send(module.module_message())
+            return
         if not isinstance(content, dict) or not isinstance(content.get("request"), int):
             return
         self._handling = True

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.labels import badge, person_text
-from .render import escape, split_lines, strip_cr
+from .render import escape, strip_cr
 
 #: Diff lines, result lines and results characters kept in the static view.
 DIFF_LINES = 40
@@ -32,10 +32,11 @@ STYLE = """<style>
 
 
 def _lines(text: str, limit: int) -> str:
-    lines = split_lines(text)
-    shown = "\n".join(strip_cr(line) for line in lines[:limit])
-    more = len(lines) - limit
-    return shown + (f"\n... {more} more line{'s' * (more != 1)}" if more > 0 else "")
+    # Only the first lines are split: a read's result can be a whole file.
+    total = text.count("\n") + (not text.endswith("\n"))
+    shown = "\n".join(strip_cr(line) for line in text.split("\n", limit)[:limit])
+    more = total - limit
+    return shown.rstrip("\n") + (f"\n... {more} more line{'s' * (more != 1)}" if more > 0 else "")
 
 
 def _card(item: dict[str, Any]) -> str:
@@ -82,6 +83,7 @@ def static_html(state: dict[str, Any]) -> str:
         if len(text) > RESULTS_CHARS:
             cut = len(text) - RESULTS_CHARS
             text = text[:RESULTS_CHARS] + f"\n[... {cut:,} more characters not saved]"
-        parts.append(f'<details><summary>{escape(state.get("results_title", "Results"))}'
+        parts.append('<details class="jpo-static-results"><summary>'
+                     f'{escape(state.get("results_title", "Results"))}'
                      f"</summary><pre>{escape(text)}</pre></details>")  # fmt: skip
     return f'{STYLE}<div class="jpo-static">{"".join(parts)}</div>'

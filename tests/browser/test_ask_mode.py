@@ -15,6 +15,7 @@ import pytest
 from browserkit import LabServer, screenshot, start_server, stop_server, wait_for_launcher
 from fake_openai import FakeOpenAI, Script
 from magic_notebooks import magic_notebook, run_quick_cell, setup_source
+from notebook_cards import button, card_by_id, cards, status_is
 from replies import b64, block
 
 pytestmark = pytest.mark.timeout(240)
@@ -194,7 +195,6 @@ def run_agent_notebook(page, server: LabServer, fake: FakeOpenAI, host: Path, na
 def test_the_notebook_runs_a_multi_turn_task_against_the_endpoint(
     ask_server: LabServer, page, fake: FakeOpenAI, tmp_path: Path
 ) -> None:
-    import re
 
     fake.add(
         Script("I will write the plan now.\n" + block("nb-w1", "fs.write", path="nb-plan.md",
@@ -203,7 +203,7 @@ def test_the_notebook_runs_a_multi_turn_task_against_the_endpoint(
     )  # fmt: skip
     view = run_agent_notebook(page, ask_server, fake, tmp_path, "agent")
     view.get_by_text("I will write the plan now.").wait_for(timeout=60_000)
-    card = view.locator(".jpo-card.jpo-kind-mutation")
+    card = cards(view, kind="mutation")
     card.wait_for(timeout=60_000)
     assert "waiting for you" in view.locator(".jpo-agent-bar").inner_text()
     assert "turn 1/5" in view.locator(".jpo-agent-bar").inner_text()
@@ -214,7 +214,7 @@ def test_the_notebook_runs_a_multi_turn_task_against_the_endpoint(
     ).wait_for(timeout=30_000)
     assert not (ask_server.root / "nb-plan.md").exists()
     screenshot(page, "agent-notebook-waiting")
-    card.locator("button.jupyter-button", has_text=re.compile(r"^\s*Approve\s*$")).click()
+    button(card, "Approve").click()
     view.get_by_text("ended: done").wait_for(timeout=30_000)
     assert (ask_server.root / "nb-plan.md").read_text() == "# Plan\n"
     view.get_by_text("Done: nb-plan.md is written.").wait_for()
@@ -290,7 +290,6 @@ def test_operator_agent_in_the_notebook_runs_its_cells(
 ) -> None:
     """``%%operator_agent`` works on the notebook it runs in: its runs happen in the open
     notebook (the output in the cell), its fix is shown in the open cell at once."""
-    import re
 
     setup = setup_source(
         tmp_path / "journal",
@@ -308,17 +307,17 @@ def test_operator_agent_in_the_notebook_runs_its_cells(
     run_quick_cell(page, 3)
     view = page.locator(".jpo-agent")
     for run_id in ("r1", "r2"):
-        run = view.locator(".jpo-card.jpo-kind-run.jpo-pending", has_text=f"id {run_id}")
-        run.wait_for(timeout=60_000)
+        run = card_by_id(view, run_id)
+        status_is(run, "pending", timeout=60_000)
         assert "NOT sandboxed" in run.inner_text()
-        run.locator("button.jupyter-button", has_text=re.compile(r"^\s*Run\s*$")).click()
+        button(run, "Run").click()
     cells_ = page.locator(".jp-Notebook .jp-Cell")
     cells_.nth(2).locator(".jp-OutputArea").get_by_text("NameError").first.wait_for(
         timeout=60_000)
-    fix = view.locator(".jpo-card.jpo-kind-mutation.jpo-pending", has_text="id e1")
-    fix.wait_for(timeout=60_000)
+    fix = card_by_id(view, "e1")
+    status_is(fix, "pending", timeout=60_000)
     screenshot(page, "agent-notebook-fix-error")
-    fix.locator("button.jupyter-button", has_text="Approve & Run").click()
+    button(fix, "Approve & Run").click()
     view.get_by_text("ended: done").wait_for(timeout=60_000)
     cells_.nth(2).locator(".jp-OutputArea").get_by_text("mean 4.0").wait_for(timeout=30_000)
     assert "total = sum(values)" in cells_.nth(2).locator(".jp-InputArea-editor").inner_text()
@@ -346,9 +345,9 @@ def test_the_notebook_agent_asks_and_the_answer_in_the_cell_continues(
     screenshot(page, "agent-notebook-question")
     view.locator("button.jupyter-button", has_text=re.compile(r"^\s*Answer\s*$")).click()
     view.get_by_text("You answered: nb-answered.md").wait_for(timeout=30_000)
-    card = view.locator(".jpo-card.jpo-kind-mutation")
+    card = cards(view, kind="mutation")
     card.wait_for(timeout=60_000)
-    card.locator("button.jupyter-button", has_text=re.compile(r"^\s*Approve\s*$")).click()
+    button(card, "Approve").click()
     view.get_by_text("ended: done").wait_for(timeout=30_000)
     assert (ask_server.root / "nb-answered.md").read_text() == "# Plan\n"
     assert fake.requests[-2]["messages"][-1] == {"role": "user", "content": "nb-answered.md"}

@@ -18,6 +18,7 @@ from typing import Any
 import nbformat
 import pytest
 from browserkit import LabServer, require_chromium, screenshot, start_server, stop_server
+from notebook_cards import ADDED, button, card_by_id, card_for, cards, results_box, status_is
 
 REPO = Path(__file__).resolve().parents[2]
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
@@ -86,16 +87,6 @@ def run_code_cell(page: Any, index: int) -> Any:
     raise AssertionError(f"code cell {index} did not run")
 
 
-def button(card: Any, label: str) -> Any:
-    return card.locator(
-        "button.jupyter-button", has_text=re.compile(rf"^\s*{re.escape(label)}\s*$")
-    )
-
-
-def card_for(page: Any, path: str) -> Any:
-    return page.locator(".jpo-card.jpo-kind-mutation", has=page.locator(".jpo-path", has_text=path))
-
-
 def assert_no_error_output(page: Any) -> None:
     errors = page.locator(
         '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"], '
@@ -137,22 +128,21 @@ def test_quickstart_clicked_through(demo_server: LabServer, page: Any, request: 
     for index in range(4):  # load, set up, root, the %%operator cell
         run_code_cell(page, index)
     write, edit = card_for(page, "plan.md"), card_for(page, "notes.txt")
-    write.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
-    # One look: numbered rows, Approve all above the cards.
-    assert write.locator(".jpo-row.jpo-add .jpo-ln").nth(1).inner_text() == "1"
-    batch = page.locator(".jpo-batch")
+    status_is(write, "pending", timeout=60_000)
+    # One look: numbered lines, Approve all above the cards.
+    write.locator(ADDED).first.wait_for()
+    assert write.locator(".jp-Operator-gutter-new .jp-Operator-lineno").first.inner_text() == "1"
+    batch = page.locator(".jp-Operator-run-widget .jp-Operator-batch")
     assert batch.bounding_box()["y"] < write.bounding_box()["y"]
     screenshot(page, f"demo-quickstart-{app}-pending")
 
     button(write, "Approve").click()
-    write.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
-    card_for(page, "notes.txt").locator("button", has_text="Reject with reason").click()
-    reason = page.locator(".jpo-card input[type='text']").first
-    reason.wait_for(timeout=30_000)
+    status_is(write, "applied")
+    button(edit, "Reject with reason").click()  # with an empty reason: the box takes the focus
     page.wait_for_function("document.activeElement && document.activeElement.tagName === 'INPUT'")
     page.keyboard.type("keep notes.txt as it is")
     page.keyboard.press("Enter")  # Enter sends the rejection
-    card_for(page, "notes.txt").locator(".jpo-badge.jpo-s-rejected").wait_for(timeout=30_000)
+    status_is(edit, "rejected")
     assert "notes.txt" in edit.inner_text()
 
     status = run_code_cell(page, 4)  # "run = last_run() ... %operator status"
@@ -162,14 +152,15 @@ def test_quickstart_clicked_through(demo_server: LabServer, page: Any, request: 
     assert "Reason: keep notes.txt as it is" in text
     results = run_code_cell(page, 5).locator(".jp-OutputArea").inner_text()
     assert "id: write-1\nok: true" in results and "ERR_REJECTED" in results
-    run_code_cell(page, 6)  # %operator history: the widget
-    row = page.locator(".jpo-history .jpo-card", has_text="plan.md")
+    run_code_cell(page, 6)  # %operator history: the panel's History, in the notebook
+    history = page.locator(".jp-Operator-history-widget")
+    row = history.locator(".jp-Operator-history-row", has_text="plan.md")
     row.wait_for(timeout=30_000)
     screenshot(page, f"demo-quickstart-{app}-history")
-    button(row, "Undo").click()  # Undo from the history widget
-    page.locator(".jpo-history", has_text="Undone: fs.write plan.md").wait_for(timeout=30_000)
+    row.locator(".jp-Operator-history-undo").click()  # Undo from the history
+    history.get_by_text("Undone: fs.write plan.md").wait_for(timeout=30_000)
     # The card of the undone change says so.
-    write.locator(".jpo-badge.jpo-s-undone").wait_for(timeout=30_000)
+    status_is(write, "undone")
     undo = run_code_cell(page, 7).locator(".jp-OutputArea").inner_text()
     assert "Nothing to undo" in undo  # the only applied change is already undone
     assert not (demo_server.root / "quickstart-workspace" / "plan.md").exists()
@@ -194,14 +185,15 @@ def test_teaching_demo_clicked_through_and_reopened_without_kernel(
     dry = page.locator(".jp-Notebook .jp-CodeCell").nth(6)
     dry.scroll_into_view_if_needed()
     assert "not for the model" in dry.inner_text()
-    assert dry.locator(".jpo-results").count() == 0  # no Copy for a dry run's results
+    assert dry.locator(".jp-Operator-results").is_hidden()  # no Copy for a dry run's results
     run_code_cell(page, 8)  # %operator run reply
     real = page.locator(".jp-Notebook .jp-CodeCell").nth(8)
-    card = real.locator(".jpo-card.jpo-kind-mutation", has_text="stats.py")
-    card.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
-    assert card.locator(".jpo-tk", has_text="def").count() > 0  # Python colours
+    card = card_for(real, "stats.py")
+    status_is(card, "pending", timeout=60_000)
+    # Python colours: CodeMirror's highlighting gives the keyword its own span.
+    card.locator(".jp-Operator-diff .cm-line span", has_text="def").first.wait_for()
     button(card, "Reject").click()
-    card.locator(".jpo-badge.jpo-s-rejected").wait_for(timeout=30_000)
+    status_is(card, "rejected")
     # Each output is read right after its cell ran: JupyterLab does not render cells that
     # are scrolled far out of view.
     text = run_code_cell(page, 9).locator(".jp-OutputArea").inner_text()  # status
@@ -230,12 +222,12 @@ def test_teaching_demo_clicked_through_and_reopened_without_kernel(
         pass
     real = page.locator(".jp-Notebook .jp-CodeCell").nth(8)
     real.scroll_into_view_if_needed()
-    static = real.locator(".jpo-static .jpo-card.jpo-kind-mutation", has_text="stats.py")
+    static = real.locator(".jpo-static .jpo-card", has_text="stats.py")
     static.wait_for(timeout=60_000)
     # text_content: JupyterLab 4.6 renders this output without our styles, and inner_text
     # then reads empty although the word is on the screen (see the screenshot).
-    assert static.locator(".jpo-badge").text_content() == "Rejected"
-    assert page.locator(".jpo-static .jpo-badge.jpo-s-pending").count() == 0
+    assert "[Rejected]" in static.text_content()
+    assert "[Waiting for you]" not in page.locator(".jpo-static").first.text_content()
     screenshot(page, "demo-teaching-reopened-without-kernel")
 
 
@@ -247,20 +239,20 @@ def test_agent_loop_clicked_through(demo_server: LabServer, page: Any) -> None:
     for index in range(4):  # load, set up, the scripted model, %%operator_agent
         run_code_cell(page, index)
     agent = page.locator(".jp-Notebook .jp-CodeCell").nth(3)
-    write = agent.locator(".jpo-card.jpo-kind-mutation", has_text="write-1")
-    write.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+    write = card_by_id(agent, "write-1")
+    status_is(write, "pending", timeout=60_000)
     screenshot(page, "demo-agent-lab-pending")
     button(write, "Approve").click()
-    write.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
-    edit = agent.locator(".jpo-card.jpo-kind-mutation", has_text="edit-1")
-    edit.locator("button", has_text="Reject with reason").click()
-    reason = edit.locator("input[type='text']")
-    reason.wait_for(timeout=30_000)
+    status_is(write, "applied")
+    edit = card_by_id(agent, "edit-1")
+    status_is(edit, "pending", timeout=60_000)
+    button(edit, "Reject with reason").click()
+    reason = edit.locator(".jp-Operator-reason")
     reason.click()
     page.keyboard.type("keep notes.txt as it is; put new items in plan.md")
     page.keyboard.press("Enter")
-    edit.locator(".jpo-badge.jpo-s-rejected").wait_for(timeout=30_000)
-    approve_until_applied(page, agent.locator(".jpo-card.jpo-kind-mutation", has_text="edit-2"))
+    status_is(edit, "rejected")
+    approve_until_applied(page, card_by_id(agent, "edit-2"))
     screenshot(page, "demo-agent-lab-decided")
 
     # The decision cells, run after the clicks: they report, and the run's end.
@@ -282,20 +274,13 @@ def run_all_code_cells(page: Any, start: int, stop: int) -> None:
 
 
 def approve_card(page: Any, card: Any) -> None:
-    card.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+    status_is(card, "pending", timeout=60_000)
     button(card, "Approve").click()
 
 
 def approve_until_applied(page: Any, card: Any) -> None:
     approve_card(page, card)
-    card.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
-
-
-def card_by_id(scope: Any, cmd_id: str) -> Any:
-    """The card of command ``cmd_id`` (its header says ``id ID · line N``)."""
-    return scope.locator(".jpo-card").filter(
-        has=scope.page.locator(".jpo-id", has_text=re.compile(rf"^id {re.escape(cmd_id)}\b"))
-    )
+    status_is(card, "applied")
 
 
 def code_cells(page: Any) -> int:
@@ -315,11 +300,9 @@ def test_dialects_clicked_through(demo_server: LabServer, page: Any) -> None:
     json_cell = page.locator(".jp-Notebook .jp-CodeCell").nth(6)
     for cmd_id in ("createFile-1", "createFile-2"):
         approve_card(page, card_by_id(json_cell, cmd_id))
-    shell = json_cell.locator(".jpo-card.jpo-kind-shell")
+    shell = cards(json_cell, kind="shell")
     approve_card(page, shell)
-    shell.locator(".jpo-badge", has_text=re.compile("done|finished|ran", re.I)).first.wait_for(
-        timeout=60_000
-    )
+    status_is(shell, "done", timeout=60_000)
     screenshot(page, "demo-dialects-lab-decided")
     events = run_code_cell(page, 7).locator(".jp-OutputArea").inner_text()
     assert "exit code: 0" in events
@@ -333,12 +316,14 @@ def test_commands_clicked_through(demo_server: LabServer, page: Any) -> None:
     open_notebook(page, demo_server, "05-commands.ipynb", "lab")
     run_all_code_cells(page, 0, 5)  # load, root, /ls, /open, the script with /write
     script = page.locator(".jp-Notebook .jp-CodeCell").nth(4)
-    approve_card(page, script.locator(".jpo-card.jpo-kind-mutation"))
-    script.get_by_text("Written: answers.md (3 bytes, 1 line)").wait_for(timeout=30_000)
+    approve_card(page, cards(script, kind="mutation"))
+    status_is(cards(script, kind="mutation"), "applied")
+    assert "Written: answers.md (3 bytes, 1 line)" in results_box(script).input_value()
     run_all_code_cells(page, 5, 8)  # report, the grading action, the menu
     undo = run_code_cell(page, 8)  # %op /undo: a proposal now
-    approve_card(page, undo.locator(".jpo-card.jpo-kind-mutation"))
-    undo.get_by_text("Undo: reverted answers.md (1 line)").wait_for(timeout=30_000)
+    approve_card(page, cards(undo, kind="mutation"))
+    status_is(cards(undo, kind="mutation"), "applied")
+    assert "Undo: reverted answers.md (1 line)" in results_box(undo).input_value()
     assert not (demo_server.root / "commands-demo" / "answers.md").exists()
     run_all_code_cells(page, 9, code_cells(page))
     assert_no_error_output(page)
@@ -353,9 +338,9 @@ def test_notebook_cells_clicked_through(demo_server: LabServer, page: Any) -> No
     for cmd_id in ("explain", "more-data"):
         approve_until_applied(page, card_by_id(actions, cmd_id))
     # The header counts what the cell view shows: one added line, one changed line.
-    assert "+1" in card_by_id(actions, "explain").locator(".jpo-head").inner_text()
+    assert "+1" in card_by_id(actions, "explain").locator(".jp-Operator-card-summary").inner_text()
     read = card_by_id(actions, "read-cells")
-    assert read.locator(".jpo-cell-read").count() == 3  # the read's cells, shown as cells
+    assert read.locator(".jp-Operator-read-cell").count() == 3  # the read's cells, as cells
     screenshot(page, "demo-cells-lab-decided")
     report = run_code_cell(page, 4).locator(".jp-OutputArea").inner_text()
     assert "explain: applied" in report and "more-data: applied" in report
@@ -372,16 +357,16 @@ def test_fix_the_error_clicked_through(demo_server: LabServer, page: Any) -> Non
     agent = page.locator(".jp-Notebook .jp-CodeCell").nth(3)
     for cmd_id in ("run-load", "run-mean"):
         run = card_by_id(agent, cmd_id)
-        run.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+        status_is(run, "pending", timeout=60_000)
         assert "sandboxed" in run.inner_text()  # where the code runs is on the card
         button(run, "Run").click()
-    card_by_id(agent, "run-mean").locator(".jpo-badge.jpo-s-failed").wait_for(timeout=60_000)
+    status_is(card_by_id(agent, "run-mean"), "failed", timeout=60_000)
     assert "NameError" in card_by_id(agent, "run-mean").inner_text()
     fix = card_by_id(agent, "fix-mean")
-    fix.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+    status_is(fix, "pending", timeout=60_000)
     screenshot(page, "demo-fix-the-error-lab-failed")
     button(fix, "Approve & Run").click()
-    fix.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=60_000)
+    status_is(fix, "applied", timeout=60_000)
     report = run_code_cell(page, 4).locator(".jp-OutputArea").inner_text()
     assert report.startswith("done after 3 turns") and "mean 4.0" in report
     run_all_code_cells(page, 5, code_cells(page))

@@ -16,10 +16,9 @@ from typing import Any
 import nbformat
 import pytest
 from browserkit import LabServer, screenshot, start_server, stop_server
+from notebook_cards import button, card_for, status_is
 from test_demo_notebooks import (  # noqa: F401  (demo_server is a fixture)
     WIDGET_MIME,
-    button,
-    card_for,
     demo_server,
     open_notebook,
     run_code_cell,
@@ -103,10 +102,10 @@ def reopen(page: Any, server: LabServer, name: str, app: str) -> Any:
 def check_final_state(output: Any) -> None:
     static = output.locator(".jpo-static")
     static.wait_for(timeout=30_000)
-    write = static.locator(".jpo-card.jpo-kind-mutation", has_text="plan.md")
-    edit = static.locator(".jpo-card.jpo-kind-mutation", has_text="notes.txt")
-    assert write.locator(".jpo-badge").first.inner_text() == "Applied"
-    assert edit.locator(".jpo-badge").first.inner_text() == "Rejected"
+    write = static.locator(".jpo-card", has_text="plan.md")
+    edit = static.locator(".jpo-card", has_text="notes.txt")
+    assert "[Applied]" in write.text_content()
+    assert "[Rejected]" in edit.text_content()
     text = output.inner_text()
     assert "model not found" not in text and "Error displaying widget" not in text
     assert "[pending]" not in text and "waiting for you" not in text.lower()
@@ -128,13 +127,13 @@ def test_saved_notebook_reopened_without_kernel(
     for index in range(OPERATOR_CELL + 1):
         run_code_cell(page, index)
     write, edit = card_for(page, "plan.md"), card_for(page, "notes.txt")
-    write.locator(".jpo-badge", has_text="waiting for you").wait_for(timeout=60_000)
+    status_is(write, "pending", timeout=60_000)
     button(write, "Approve").click()
-    write.locator(".jpo-badge.jpo-s-applied").wait_for(timeout=30_000)
+    status_is(write, "applied")
     button(edit, "Reject").click()
-    edit.locator(".jpo-badge.jpo-s-rejected").wait_for(timeout=30_000)
-    # The live view keeps its widgets (the Copy box) after the decisions.
-    page.locator(".jpo-results button.jupyter-button", has_text="Copy").wait_for()
+    status_is(edit, "rejected")
+    # The live view keeps its controls (the Copy button) after the decisions.
+    page.locator(".jp-Operator-run-widget .jp-Operator-copy").wait_for()
 
     path = demo_server.root / "01-quickstart.ipynb"
     # The kernel's update of the saved view follows the click by a moment: a save made in

@@ -211,3 +211,17 @@ def test_the_saved_view_is_escaped_html_of_the_same_state(workspace: Path) -> No
     assert "id: w1" in html  # the results for the model, once nothing waits
     assert data["text/plain"].startswith("Operator run: 2 commands")
     assert widget.saved_metadata() == {"jupyter_operator": {"final": True}}
+
+
+def test_the_module_is_sent_once_on_request_not_with_every_widget(workspace: Path) -> None:
+    from jupyter_operator.widgets import module
+
+    widget, front = widget_for(workspace, reply(write_block("w1", "a.txt", "A\n")))
+    state = widget.get_state()
+    # The widget's own module is the small loader, keyed by the module's digest.
+    assert state["_esm"] == module.loader() and len(state["_esm"]) < 2_000
+    assert "__jupyterOperatorCards_" in state["_esm"] and "kind: 'module'" in state["_esm"]
+    widget._on_message(widget, {"kind": "module"}, None)
+    assert front.replies[-1] == {"kind": "module", "source": module.source()}
+    assert "jp-Operator-card" in module.source()  # the bundled cards (built by jlpm build)
+    assert not (workspace / "a.txt").exists()  # asking for the module decides nothing

@@ -2,18 +2,16 @@
  * The languages a notebook card colours when it runs outside JupyterLab's shell
  * (the anywidget module has no `IEditorLanguageRegistry` to ask): the few that
  * model replies touch most, from the same `@codemirror/lang-*` packages
- * JupyterLab uses. Other files are shown as plain text.
+ * JupyterLab uses. Other files are shown as plain text: each grammar adds to the
+ * module, which is sent with every widget.
  */
 import { LanguageSupport } from '@codemirror/language';
-import { cpp } from '@codemirror/lang-cpp';
 import { css } from '@codemirror/lang-css';
 import { html } from '@codemirror/lang-html';
 import { javascript } from '@codemirror/lang-javascript';
 import { json } from '@codemirror/lang-json';
 import { markdown } from '@codemirror/lang-markdown';
 import { python } from '@codemirror/lang-python';
-import { rust } from '@codemirror/lang-rust';
-import { sql } from '@codemirror/lang-sql';
 import type { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 interface ILanguageSpec {
@@ -34,9 +32,6 @@ add('json', json, ['json', 'ipynb', 'geojson']);
 add('markdown', markdown, ['md', 'markdown']);
 add('css', css, ['css']);
 add('html', html, ['html', 'htm']);
-add('cpp', cpp, ['c', 'h', 'cc', 'cpp', 'hpp', 'cxx']);
-add('rust', rust, ['rs']);
-add('sql', () => sql(), ['sql']);
 
 /** The extension of a path's last part, lower case ('' when it has none). */
 export function extensionOf(path: string): string {

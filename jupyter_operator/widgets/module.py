@@ -1,0 +1,78 @@
+"""The cards' front end, sent to a page once instead of with every widget.
+
+anywidget sends a widget's ``_esm`` with its state, so a 600 KB module would cross the comm
+on every run displayed (an agent's 50 turns: 30 MB). The widgets' ``_esm`` is therefore a
+small loader: the first widget of a page asks its kernel for the module (a ``module``
+message), imports it from a blob URL and keeps it on ``globalThis`` under the module's
+digest, so a newer package in the same page loads its own; every later widget reuses it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from pathlib import Path
+
+STATIC = Path(__file__).resolve().parent.parent / "static"
+
+#: What the view shows when the package was built without its front end.
+_MISSING = (
+    "export default { render({ el }) { el.textContent = 'jupyter-operator: the cards\\' "
+    "front end is missing from this installation (build it with jlpm build in labextension/).';"
+    " } };"
+)
+
+_LOADER = """const KEY = '__jupyterOperatorCards_%(digest)s';
+function load(model) {
+  if (!globalThis[KEY]) {
+    globalThis[KEY] = new Promise((resolve, reject) => {
+      const onMessage = message => {
+        if (!message || message.kind !== 'module') return;
+        model.off('msg:custom', onMessage);
+        const url = URL.createObjectURL(new Blob([message.source], { type: 'text/javascript' }));
+        import(url).then(m => resolve(m.default), reject).finally(() => URL.revokeObjectURL(url));
+      };
+      model.on('msg:custom', onMessage);
+      model.send({ kind: 'module' });
+    }).catch(error => { delete globalThis[KEY]; throw error; });
+  }
+  return globalThis[KEY];
+}
+export default {
+  async render(context) {
+    const cards = await load(context.model);
+    return cards.render(context);
+  }
+};
+"""
+
+
+@cache
+def source() -> str:
+    """The bundled module (``static/widget.js``), or one that says it is missing."""
+    path = STATIC / "widget.js"
+    return path.read_text(encoding="utf-8") if path.is_file() else _MISSING
+
+
+@cache
+def loader() -> str:
+    """The ``_esm`` of every widget: a loader keyed by the module's digest."""
+    digest = hashlib.sha256(source().encode("utf-8")).hexdigest()[:16]
+    return _LOADER % {"digest": digest}
+
+
+@cache
+def stylesheet() -> str:
+    """The cards' stylesheet (``static/widget.css``), or nothing."""
+    path = STATIC / "widget.css"
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
+def is_module_request(content: object) -> bool:
+    """Whether a view's message asks for the module."""
+    return isinstance(content, dict) and content.get("kind") == "module"
+
+
+def module_message() -> dict[str, str]:
+    """The answer to a module request."""
+    return {"kind": "module", "source": source()}
