@@ -252,7 +252,9 @@ class RunWidget(anywidget.AnyWidget):
             # String commands are a conversation: its plain text is the responses themselves.
             commands = getattr(self._run, "dialect", "") == "commands"
             data["text/plain"] = self._run.results_text if commands else text_listing(self._run)
-            data["text/html"] = static_html(self.run)
+            # From the run as it is now: a saved output is refreshed from the engine's
+            # notifications, before a request's state update reaches the ``run`` trait.
+            data["text/html"] = static_html(self.state())
         return bundle
 
     def saved_metadata(self) -> dict[str, Any]:

@@ -65,7 +65,8 @@ def _card(item: dict[str, Any]) -> str:
         body.append(f"<pre>{escape(_lines(str(item['details']), DETAILS_LINES))}</pre>")
     if item.get("kind") == "mutation" and item.get("diff"):
         body.append(f"<pre>{escape(_lines(str(item['diff']), DIFF_LINES))}</pre>")
-    return f'<div class="jpo-card">{"".join(body)}</div>'
+    kind = escape(item.get("kind", ""))
+    return f'<div class="jpo-card jpo-kind-{kind}">{"".join(body)}</div>'
 
 
 def static_html(state: dict[str, Any]) -> str:

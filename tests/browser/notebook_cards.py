@@ -35,7 +35,9 @@ def card_by_id(scope: Any, command_id: str) -> Any:
 def card_for(scope: Any, path: str) -> Any:
     """The mutation card of a path."""
     exact = re.compile(rf"^{re.escape(path)}$")
-    path_node = scope.locator(".jp-Operator-card-path", has_text=exact)
+    # A `has` locator is matched inside each card: it is made from the page, not the scope.
+    page = getattr(scope, "page", scope)
+    path_node = page.locator(".jp-Operator-card-path", has_text=exact)
     return cards(scope, kind="mutation").filter(has=path_node)
 
 

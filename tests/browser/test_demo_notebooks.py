@@ -222,7 +222,7 @@ def test_teaching_demo_clicked_through_and_reopened_without_kernel(
         pass
     real = page.locator(".jp-Notebook .jp-CodeCell").nth(8)
     real.scroll_into_view_if_needed()
-    static = real.locator(".jpo-static .jpo-card", has_text="stats.py")
+    static = real.locator(".jpo-static .jpo-card.jpo-kind-mutation", has_text="stats.py")
     static.wait_for(timeout=60_000)
     # text_content: JupyterLab 4.6 renders this output without our styles, and inner_text
     # then reads empty although the word is on the screen (see the screenshot).

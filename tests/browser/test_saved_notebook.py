@@ -102,8 +102,8 @@ def reopen(page: Any, server: LabServer, name: str, app: str) -> Any:
 def check_final_state(output: Any) -> None:
     static = output.locator(".jpo-static")
     static.wait_for(timeout=30_000)
-    write = static.locator(".jpo-card", has_text="plan.md")
-    edit = static.locator(".jpo-card", has_text="notes.txt")
+    write = static.locator(".jpo-card.jpo-kind-mutation", has_text="plan.md")
+    edit = static.locator(".jpo-card.jpo-kind-mutation", has_text="notes.txt")
     assert "[Applied]" in write.text_content()
     assert "[Rejected]" in edit.text_content()
     text = output.inner_text()
