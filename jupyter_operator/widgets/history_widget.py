@@ -92,11 +92,12 @@ def entry_view(entry: Any) -> dict[str, Any]:
     return view
 
 
-class HistoryWidget(anywidget.AnyWidget):
+class HistoryWidget(module.DeclaredTraits, anywidget.AnyWidget):
     """The entries ``load()`` returns, each with its diff, Undo and Redo."""
 
-    _esm = module.loader()
-    _css = module.stylesheet()
+    _esm = traitlets.Unicode(module.loader()).tag(sync=True)
+    _css = traitlets.Unicode(module.stylesheet()).tag(sync=True)
+    _anywidget_id = traitlets.Unicode("jupyter_operator.widgets.HistoryWidget").tag(sync=True)
     view = traitlets.Unicode("history").tag(sync=True)
     #: ``{"history": [IHistoryEntry...], "executions": [...], "message": str}``.
     history = traitlets.Dict().tag(sync=True)

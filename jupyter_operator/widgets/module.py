@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 STATIC = Path(__file__).resolve().parent.parent / "static"
 
@@ -76,3 +77,16 @@ def is_module_request(content: object) -> bool:
 def module_message() -> dict[str, str]:
     """The answer to a module request."""
     return {"kind": "module", "source": source()}
+
+
+class DeclaredTraits:
+    """Mixin for an ``AnyWidget`` that declares ``_esm``, ``_css`` and ``_anywidget_id`` as
+    class traits: anywidget adds its id trait to every instance, and ``add_traits`` makes a
+    new class each time (half of a widget's construction); a trait the class has is kept."""
+
+    def add_traits(self, **traits: Any) -> None:
+        has_trait = self.has_trait  # type: ignore[attr-defined]
+        missing = {name: trait for name, trait in traits.items() if not has_trait(name)}
+        if missing:
+            super().add_traits(**missing)  # type: ignore[misc]
+

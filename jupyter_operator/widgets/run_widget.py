@@ -14,6 +14,7 @@ item changed since, nothing is decided and the reply says ``stale``.
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -50,19 +51,38 @@ Undo = Callable[[str | None], str]
 History = Callable[[], dict[str, Any]]
 
 
+#: Lines of a result sent to the view (``DETAILS_SHOWN_LINES`` in carddetails.ts, which shows
+#: as many): a read of a whole file would otherwise cross the comm on every update.
+DETAILS_SHOWN_LINES = 200
+
+
+def _cut_details(view: dict[str, Any]) -> None:
+    details = view.get("details")
+    if not details or view.get("action") == "nb.readCells":  # JSON the view parses whole
+        return
+    head = details.split("\n", DETAILS_SHOWN_LINES)
+    if len(head) > DETAILS_SHOWN_LINES:
+        rest = head.pop()
+        view["details"] = "\n".join(head) + "\n"
+        view["details_more"] = rest.count("\n") + (not rest.endswith("\n"))
+
+
 def preview_token(item: Item) -> str:
     """What identifies the preview a card shows: its diff and the file it was made from."""
     seen = f"{item.diff or ''}\0{item.sha256_before or ''}\0{item.builds_on or ''}"
     return hashlib.sha256(seen.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
-class RunWidget(anywidget.AnyWidget):
+class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
     """The cards of one run (any dialect with items: Operator blocks, JSON operations)."""
 
-    _esm = module.loader()
-    _css = module.stylesheet()
-    #: The run as the view draws it (``IRunWidgetState`` in labextension/src/widget/messages.ts).
-    run = traitlets.Dict().tag(sync=True)
+    _esm = traitlets.Unicode(module.loader()).tag(sync=True)
+    _css = traitlets.Unicode(module.stylesheet()).tag(sync=True)
+    _anywidget_id = traitlets.Unicode("jupyter_operator.widgets.RunWidget").tag(sync=True)
+    #: The run as the view draws it (``IRunWidgetState`` in labextension/src/widget/messages.ts),
+    #: as JSON text: encoded once here, where a dict trait would be walked for binary buffers
+    #: and copied on every update.
+    run_json = traitlets.Unicode("{}").tag(sync=True)
 
     def __init__(
         self,
@@ -85,7 +105,9 @@ class RunWidget(anywidget.AnyWidget):
         self._session = uuid.uuid4().hex
         self._undo, self._redo, self._history = undo, redo, history
         self._handling = False  # inside a request: one state update at its end
-        super().__init__(run=self.state())
+        self._state: dict[str, Any] = self.state()
+        self._stale = False  # the run changed since ``_state`` was made
+        super().__init__(run_json=json.dumps(self._state))
         self.on_msg(self._on_message)
         run.subscribe(self._changed)
 
@@ -104,6 +126,7 @@ class RunWidget(anywidget.AnyWidget):
         previews = {}
         for item in run.items:
             view = item.to_dict()
+            _cut_details(view)
             if not editable:
                 view["editable"] = False
             if not hasattr(run, "finish_execution"):
@@ -152,11 +175,18 @@ class RunWidget(anywidget.AnyWidget):
             notes.append(self._words[2])
         return notes
 
+    @property
+    def run(self) -> dict[str, Any]:
+        """The state the view was last sent (``state()`` then)."""
+        return self._state
+
     def sync(self) -> None:
         """Send the run's state to the view (after decisions made from Python, say)."""
-        self.run = self.state()
+        self._state, self._stale = self.state(), False
+        self.run_json = json.dumps(self._state)
 
     def _changed(self, _item: Item) -> None:
+        self._stale = True
         if not self._handling:  # a decision from Python, a cell run ending in a thread
             self.sync()
 
@@ -254,7 +284,7 @@ class RunWidget(anywidget.AnyWidget):
             data["text/plain"] = self._run.results_text if commands else text_listing(self._run)
             # From the run as it is now: a saved output is refreshed from the engine's
             # notifications, before a request's state update reaches the ``run`` trait.
-            data["text/html"] = static_html(self.state())
+            data["text/html"] = static_html(self.state() if self._stale else self._state)
         return bundle
 
     def saved_metadata(self) -> dict[str, Any]:

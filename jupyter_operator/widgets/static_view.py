@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.labels import badge, person_text
-from .render import escape, strip_cr
+from .render import escape
 
 #: Diff lines, result lines and results characters kept in the static view.
 DIFF_LINES = 40
@@ -34,7 +34,8 @@ STYLE = """<style>
 def _lines(text: str, limit: int) -> str:
     # Only the first lines are split: a read's result can be a whole file.
     total = text.count("\n") + (not text.endswith("\n"))
-    shown = "\n".join(strip_cr(line) for line in text.split("\n", limit)[:limit])
+    # CRLF endings are shown as plain line ends (as the live card shows them).
+    shown = "\n".join(text.split("\n", limit)[:limit]).replace("\r\n", "\n").rstrip("\r")
     more = total - limit
     return shown.rstrip("\n") + (f"\n... {more} more line{'s' * (more != 1)}" if more > 0 else "")
 

@@ -2,13 +2,13 @@
  * One card per item of a run: a read with its result, an invalid block with its
  * error, or a mutation with its diff and the decision buttons.
  */
-import { readCellsNode } from './readcells';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import { hasSuspiciousAdditions, hasSuspiciousLines, visibleText } from './diff';
 import { CellDiffView } from './celldiffview';
 import { DiffView } from './diffview';
-import { CARD_KEYS_HINT, cardKey } from './cardkeys';
+import { detailsNode } from './carddetails';
+import { CARD_KEYS_HINT, cardKeyAction } from './cardkeys';
 import { button, el, whenVisible } from './dom';
 import { EditPane } from './editor';
 import { foreignNode } from './foreign';
@@ -285,36 +285,12 @@ export class ItemCard {
 
   /** A shortcut key on the focused card (cardkeys.ts): the same as clicking the button. */
   private _onKey(event: KeyboardEvent): void {
-    const action = cardKey({
-      key: event.key,
-      altKey: event.altKey,
-      ctrlKey: event.ctrlKey,
-      metaKey: event.metaKey,
-      targetIsCard: event.target === this.node
+    cardKeyAction(event, this.node, {
+      approve: this._approve,
+      edit: this._editButton,
+      reject: this._actions?.querySelector<HTMLButtonElement>('.jp-Operator-reject') ?? null,
+      hidden: !this._actions || this._actions.hidden
     });
-    if (!action) {
-      return;
-    }
-    if (action === 'next' || action === 'previous') {
-      const sibling = action === 'next' ? 'nextElementSibling' : 'previousElementSibling';
-      let other = this.node[sibling];
-      while (other && !other.classList.contains('jp-Operator-card')) {
-        other = other[sibling];
-      }
-      (other as HTMLElement | null)?.focus();
-      event.preventDefault();
-      return;
-    }
-    const target =
-      action === 'approve'
-        ? this._approve
-        : action === 'edit'
-          ? this._editButton
-          : this._actions?.querySelector<HTMLButtonElement>('.jp-Operator-reject') ?? null;
-    if (target && !target.disabled && !this._actions?.hidden) {
-      event.preventDefault();
-      target.click();
-    }
   }
 
   private _buildActions(): HTMLElement {
@@ -402,32 +378,8 @@ export class ItemCard {
     }
     const shell = shellBlock(item);
     this._shell.replaceChildren(...(shell ? [shell] : []));
-    this._details.replaceChildren();
-    const cells = item.action === 'nb.readCells' && item.ok ? readCellsNode(item.details ?? '') : null;
-    if (cells) {
-      // Cells as cells; the model's one line of JSON stays in the results box.
-      const details = el('details', 'jp-Operator-details');
-      details.open = true;
-      details.append(el('summary', '', 'Cells'), cells);
-      this._details.append(details);
-    } else if (item.status === 'running') {
-      this._details.append(el('p', 'jp-Operator-run-running', 'Running in the notebook\u2026'));
-    } else if (item.details) {
-      const pre = el('pre', 'jp-Operator-details-text', item.details);
-      if (item.execution?.outcome) {
-        const details = el('details', 'jp-Operator-details jp-Operator-run-output');
-        details.open = true;
-        details.append(el('summary', '', 'Output (as the model reads it)'), pre);
-        this._details.append(details);
-      } else if (item.kind === 'read') {
-        const details = el('details', 'jp-Operator-details');
-        details.open = item.details.length < 4000;
-        details.append(el('summary', '', 'Result'), pre);
-        this._details.append(details);
-      } else {
-        this._details.append(pre);
-      }
-    }
+    const details = detailsNode(item);
+    this._details.replaceChildren(...(details ? [details] : []));
     if (this._actions) {
       const pending = isPending(item);
       if (!pending) {

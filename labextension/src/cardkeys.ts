@@ -33,3 +33,41 @@ export function cardKey(event: {
   }
   return KEYS[event.key.toLowerCase()] ?? null;
 }
+
+/** A card's buttons the keys press (null where the card has none). */
+export interface ICardButtons {
+  approve: HTMLButtonElement | null;
+  edit: HTMLButtonElement | null;
+  reject: HTMLButtonElement | null;
+  /** The decision buttons are hidden (the item is decided). */
+  hidden: boolean;
+}
+
+/** Act on a key pressed on `card`: move to the next or previous card, or click a button. */
+export function cardKeyAction(event: KeyboardEvent, card: HTMLElement, buttons: ICardButtons): void {
+  const action = cardKey({
+    key: event.key,
+    altKey: event.altKey,
+    ctrlKey: event.ctrlKey,
+    metaKey: event.metaKey,
+    targetIsCard: event.target === card
+  });
+  if (!action) {
+    return;
+  }
+  if (action === 'next' || action === 'previous') {
+    const sibling = action === 'next' ? 'nextElementSibling' : 'previousElementSibling';
+    let other = card[sibling];
+    while (other && !other.classList.contains('jp-Operator-card')) {
+      other = other[sibling];
+    }
+    (other as HTMLElement | null)?.focus();
+    event.preventDefault();
+    return;
+  }
+  const target = buttons[action];
+  if (target && !target.disabled && !buttons.hidden) {
+    event.preventDefault();
+    target.click();
+  }
+}

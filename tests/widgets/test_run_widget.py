@@ -225,3 +225,14 @@ def test_the_module_is_sent_once_on_request_not_with_every_widget(workspace: Pat
     assert front.replies[-1] == {"kind": "module", "source": module.source()}
     assert "jp-Operator-card" in module.source()  # the bundled cards (built by jlpm build)
     assert not (workspace / "a.txt").exists()  # asking for the module decides nothing
+
+
+def test_a_long_read_sends_its_first_lines_and_how_many_more(workspace: Path) -> None:
+    (workspace / "long.txt").write_text("".join(f"line {i}\n" for i in range(1_000)))
+    widget, _front = widget_for(workspace, reply(block("r1", "fs.read", "long.txt")))
+    [item] = widget.run["items"]
+    assert item["details"].endswith("line 199\n") and "line 200" not in item["details"]
+    assert item["details_more"] == 800
+    # The model still gets the whole file.
+    [result] = parse_results(widget.run["results_text"])
+    assert result.details is not None and result.details.endswith("line 999\n")

@@ -1,3 +1,4 @@
+import { DETAILS_SHOWN_LINES, shownLines } from '../carddetails';
 import { cardKey } from '../cardkeys';
 import { Requests } from '../widget/messages';
 
@@ -59,5 +60,25 @@ describe('cardKey', () => {
     expect(key('a', { metaKey: true })).toBeNull();
     expect(key('a', { altKey: true })).toBeNull();
     expect(key('a', { targetIsCard: false })).toBeNull();
+  });
+});
+
+describe('shownLines', () => {
+  it('keeps a short text whole', () => {
+    expect(shownLines('a\nb\n')).toEqual({ text: 'a\nb\n', more: 0 });
+    expect(shownLines('')).toEqual({ text: '', more: 0 });
+  });
+
+  it('cuts after the first lines and counts the rest, with what the sender cut', () => {
+    const text = Array.from({ length: 250 }, (_, i) => `line ${i}\n`).join('');
+    const shown = shownLines(text);
+    expect(shown.text.endsWith('line 199\n')).toBe(true);
+    expect(shown.text.split('\n').length - 1).toBe(DETAILS_SHOWN_LINES);
+    expect(shown.more).toBe(50);
+    // Sent already cut by the kernel (200 lines and 800 more): nothing more to cut here.
+    const sent = text.split('\n').slice(0, 200).join('\n') + '\n';
+    expect(shownLines(sent, 800)).toEqual({ text: sent, more: 800 });
+    // A last line without a newline counts too.
+    expect(shownLines(text + 'tail').more).toBe(51);
   });
 });

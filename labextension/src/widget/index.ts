@@ -11,7 +11,7 @@ import { RunView } from './runview';
 
 /** The part of anywidget's model the view uses. */
 interface IModel {
-  get(name: 'run'): IRunWidgetState;
+  get(name: 'run_json'): string;
   get(name: 'history'): IHistoryWidgetState;
   get(name: 'view'): string | undefined;
   on(event: string, callback: (...args: unknown[]) => void): void;
@@ -35,7 +35,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   };
   model.on('msg:custom', onMessage);
   // `view` tells the history (`%operator history`) from a run's cards.
-  const trait = model.get('view') === 'history' ? 'history' : 'run';
+  const trait = model.get('view') === 'history' ? 'history' : 'run_json';
   let draw: () => void;
   let dispose: () => void;
   if (trait === 'history') {
@@ -46,7 +46,7 @@ function render({ model, el }: { model: IModel; el: HTMLElement }): () => void {
   } else {
     const view = new RunView(requests, languageRegistry());
     el.append(view.node);
-    draw = () => view.render(model.get('run'));
+    draw = () => view.render(JSON.parse(model.get('run_json')) as IRunWidgetState);
     dispose = () => view.dispose();
   }
   model.on(`change:${trait}`, draw);
