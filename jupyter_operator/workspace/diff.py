@@ -1,23 +1,16 @@
 """Unified diffs of exact file bytes, fast on big files.
 
-``difflib.SequenceMatcher`` alone has quadratic cases, so the line matching here first trims the
-common prefix and suffix; small regions then go to ``SequenceMatcher``, large ones are anchored
-on lines that occur exactly once on each side (patience diff: the longest increasing run of such
-pairs), and the gaps between anchors are matched the same way. A large gap with no unique line
-is shown as one replaced block (a correct, if not minimal, diff). Lines are compared with their
-endings, so a CRLF to LF change shows.
+Lines are compared with their endings, so a CRLF to LF change shows. The matching itself is in
+:mod:`.line_match`.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterator, Sequence
 
-from ..sequences import longest_increasing_run
+from .line_match import match_blocks
 
 CONTEXT = 3
-_SMALL_GAP = 250_000  # largest (old lines x new lines) product handed to SequenceMatcher
 
 Opcode = tuple[str, int, int, int, int]
 
@@ -44,96 +37,6 @@ def _lines(data: bytes | None) -> list[str] | None:
     return lines
 
 
-def _unique_pairs(
-    a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int
-) -> list[tuple[int, int]]:
-    """``(i, j)`` for lines occurring exactly once in ``a[alo:ahi]`` and in ``b[blo:bhi]``."""
-    side_a, side_b = a[alo:ahi], b[blo:bhi]
-    pos_a = _unique_positions(side_a, alo)
-    pos_b = _unique_positions(side_b, blo)
-    js = list(map(pos_b.get, side_a))  # runs in C; None where the line is not unique in b
-    numbered = zip(range(alo, ahi), js, strict=True)
-    if len(pos_a) == len(side_a):  # every line of a is unique (the usual case for code)
-        return [(i, j) for i, j in numbered if j is not None]
-    return [(i, j) for i, j in numbered if j is not None and pos_a.get(a[i]) == i]
-
-
-def _unique_positions(lines: list[str], offset: int) -> dict[str, int]:
-    """Index of each line that occurs exactly once (built with C-level dict/Counter calls)."""
-    pos = dict(zip(lines, range(offset, offset + len(lines)), strict=True))
-    if len(pos) != len(lines):  # some lines repeat: drop them
-        for line, n in Counter(lines).items():
-            if n > 1:
-                del pos[line]
-    return pos
-
-
-Task = tuple[str, int, int, int, int]
-
-
-def _anchor_tasks(
-    anchors: list[tuple[int, int]], alo: int, ahi: int, blo: int, bhi: int
-) -> list[Task]:
-    """Blocks for runs of consecutive anchors and regions for the non-empty gaps between."""
-    tasks: list[Task] = []
-    pa, pb = alo, blo
-    run_i = run_j = run_n = 0
-    for i, j in anchors:
-        if run_n and i == run_i + run_n and j == run_j + run_n:
-            run_n += 1
-            continue
-        if run_n:
-            tasks.append(("b", run_i, run_j, run_n, 0))
-            pa, pb = run_i + run_n, run_j + run_n
-        if pa < i or pb < j:
-            tasks.append(("r", pa, i, pb, j))
-        run_i, run_j, run_n = i, j, 1
-    if run_n:
-        tasks.append(("b", run_i, run_j, run_n, 0))
-        pa, pb = run_i + run_n, run_j + run_n
-    if pa < ahi or pb < bhi:
-        tasks.append(("r", pa, ahi, pb, bhi))
-    return tasks
-
-
-def _match_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
-    """Matching blocks ``(i, j, n)`` with ``a[i:i+n] == b[j:j+n]``, in increasing order."""
-    blocks: list[tuple[int, int, int]] = []
-    # Tasks: ("r", alo, ahi, blo, bhi) a region to match, ("b", i, j, n, 0) a block to emit.
-    # Pushed in reverse so they pop in file order, which keeps ``blocks`` sorted.
-    stack: list[Task] = [("r", 0, len(a), 0, len(b))]
-    while stack:
-        kind, alo, ahi, blo, bhi = stack.pop()
-        if kind == "b":
-            blocks.append((alo, ahi, blo))
-            continue
-        pre = 0
-        while alo + pre < ahi and blo + pre < bhi and a[alo + pre] == b[blo + pre]:
-            pre += 1
-        if pre:
-            blocks.append((alo, blo, pre))
-            alo += pre
-            blo += pre
-        suf = 0
-        while ahi - suf > alo and bhi - suf > blo and a[ahi - 1 - suf] == b[bhi - 1 - suf]:
-            suf += 1
-        if suf:
-            ahi -= suf
-            bhi -= suf
-            stack.append(("b", ahi, bhi, suf, 0))
-        if alo == ahi or blo == bhi:
-            continue
-        if (ahi - alo) * (bhi - blo) <= _SMALL_GAP:
-            sm = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
-            blocks.extend((alo + i, blo + j, n) for i, j, n in sm.get_matching_blocks() if n)
-            continue
-        anchors = longest_increasing_run(_unique_pairs(a, b, alo, ahi, blo, bhi))
-        if anchors:
-            stack.extend(reversed(_anchor_tasks(anchors, alo, ahi, blo, bhi)))
-        # else: a large gap without a unique line stays one replaced block
-    return blocks
-
-
 def _merged(blocks: list[tuple[int, int, int]]) -> Iterator[tuple[int, int, int]]:
     """Join blocks that touch (consecutive anchors)."""
     cur: tuple[int, int, int] | None = None
@@ -148,11 +51,11 @@ def _merged(blocks: list[tuple[int, int, int]]) -> Iterator[tuple[int, int, int]
         yield cur
 
 
-def opcodes(a: list[str], b: list[str]) -> list[Opcode]:
+def opcodes(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Opcode]:
     """``difflib``-style opcodes turning line list ``a`` into ``b``."""
     ops: list[Opcode] = []
     i = j = 0
-    for bi, bj, n in _merged(_match_blocks(a, b)):
+    for bi, bj, n in _merged(match_blocks(a, b)):
         if i < bi or j < bj:
             tag = "replace" if i < bi and j < bj else ("delete" if i < bi else "insert")
             ops.append((tag, i, bi, j, bj))
