@@ -26,6 +26,7 @@ SMALL_GAP = 250_000  # largest (old lines x new lines) product handed to Sequenc
 
 Block = tuple[int, int, int]  # (i, j, n): a[i:i+n] == b[j:j+n]
 Region = tuple[int, int, int, int]  # (alo, ahi, blo, bhi)
+Anchoring = tuple[list["int | None"], list[int]]  # (js, ints) of anchor_runs
 _FIRST_STEP = 16  # lines compared in the first slice of a run; doubled while they all match
 
 
@@ -149,9 +150,15 @@ def _small_region(a: Sequence[Hashable], b: Sequence[Hashable], region: Region) 
     return [(alo + i, blo + j, n) for i, j, n in sm.get_matching_blocks() if n]
 
 
-def match_blocks(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Block]:
+def match_blocks(
+    a: Sequence[Hashable], b: Sequence[Hashable], first: Anchoring | None = None
+) -> list[Block]:
     """Matching blocks ``(i, j, n)`` with ``a[i:i+n] == b[j:j+n]``, in increasing order (blocks
-    that touch are not always joined)."""
+    that touch are not always joined).
+
+    ``first``: the ``js`` and ``ints`` of :func:`anchor_runs` for the whole of ``a`` and ``b``
+    once trimmed, when the caller worked them out already.
+    """
     blocks: list[Block] = []
     # ("r", region) a region to match, ("b", block) a block to emit; pushed in reverse so they
     # pop in file order, which keeps ``blocks`` sorted.
@@ -176,9 +183,12 @@ def match_blocks(a: Sequence[Hashable], b: Sequence[Hashable]) -> list[Block]:
         if (ahi - alo) * (bhi - blo) <= SMALL_GAP:
             blocks.extend(_small_region(a, b, (alo, ahi, blo, bhi)))
             continue
-        pos, ints = unique_positions(b, blo, bhi)
-        js = list(map(pos.get, islice(a, alo, ahi)))
-        del pos
+        if first is not None:
+            (js, ints), first = first, None
+        else:
+            pos, ints = unique_positions(b, blo, bhi)
+            js = list(map(pos.get, islice(a, alo, ahi)))
+            del pos
         runs = anchor_runs(js, alo, ints)
         del js
         if runs:  # else a large gap without a unique line stays one replaced block
