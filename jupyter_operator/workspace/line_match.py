@@ -32,18 +32,23 @@ _FIRST_STEP = 16  # lines compared in the first slice of a run; doubled while th
 
 def common_prefix(a: Sequence[Hashable], b: Sequence[Hashable], alo: int, blo: int, n: int) -> int:
     """How many of the ``n`` lines from ``a[alo]`` and ``b[blo]`` are equal, from the start."""
-    if not n or a[alo] != b[blo]:  # most regions differ at once: no iterator set up
+    if not n or a[alo] != b[blo]:  # most regions differ at once
         return 0
-    pairs = map(ne, islice(a, alo, alo + n), islice(b, blo, blo + n))
-    return next(compress(count(), pairs), n)
+    return _equal_run(a, alo, b, blo, n)
 
 
 def common_suffix(a: Sequence[Hashable], b: Sequence[Hashable], ahi: int, bhi: int, n: int) -> int:
     """How many of the ``n`` lines before ``a[ahi]`` and ``b[bhi]`` are equal, from the end."""
     if not n or a[ahi - 1] != b[bhi - 1]:
         return 0
-    pairs = map(ne, reversed(a[ahi - n : ahi]), reversed(b[bhi - n : bhi]))
-    return next(compress(count(), pairs), n)
+    done, step = 1, _FIRST_STEP
+    while done < n:  # as _equal_run, backwards
+        stop = min(done + step, n)
+        chunk, want = a[ahi - stop : ahi - done], b[bhi - stop : bhi - done]
+        if chunk != want:
+            return done + next(compress(count(), map(ne, reversed(chunk), reversed(want))))
+        done, step = stop, step * 2
+    return n
 
 
 def unique_positions(
@@ -66,10 +71,28 @@ def anchor_runs(js: list[int | None], alo: int, ints: list[int]) -> list[Block]:
     line ``a[alo + k]`` when that line is unique in b's region (else None), an object of
     ``ints`` (from :func:`unique_positions`).
 
-    An anchor is also unique in a's region and on the longest increasing run. When the ``js``
-    are strictly increasing (nothing moved, nothing repeated in a) that is all of them, and a
-    run ``j, j+1, ...`` is the stretch of ``js`` equal to a slice of ``ints``: list comparisons
-    that stop at the first item which is not the same object, a few C-level calls per run.
+    An anchor is also unique in a's region (its j occurs once in ``js``) and on the longest
+    increasing run of them. When nothing moved, that is all of them, and the runs are found
+    with a few C-level calls each (:func:`_increasing_runs`); only moved lines take the
+    line-by-line longest increasing run.
+    """
+    runs = _increasing_runs(js, alo, ints)
+    if runs is None:
+        counts = Counter(js)
+        counts.pop(None, None)
+        if len(counts) != len(js) - js.count(None):  # lines repeated in a are no anchors
+            drop = dict.fromkeys(compress(counts, map((1).__lt__, counts.values())))
+            js = list(map(drop.get, js, js))  # None for a dropped j, else j itself
+            runs = _increasing_runs(js, alo, ints)
+    return runs if runs is not None else _longest_increasing_runs(js, alo)
+
+
+def _increasing_runs(js: list[int | None], alo: int, ints: list[int]) -> list[Block] | None:
+    """The runs of :func:`anchor_runs` when the ``js`` are strictly increasing, else None.
+
+    A run ``j, j+1, ...`` is the stretch of ``js`` equal to a slice of ``ints``, which holds
+    the very objects found in ``js``: list comparisons stop at the first item that is not the
+    same object.
     """
     runs: list[Block] = []
     blo = ints[0] if ints else 0
@@ -81,18 +104,18 @@ def anchor_runs(js: list[int | None], alo: int, ints: list[int]) -> list[Block]:
             k += 1
             continue
         if j <= end_j:  # a moved line, or one that repeats in a
-            return _anchor_runs_slow(js, alo)
-        length = _equal_run(js, k, ints, j - blo)
+            return None
+        length = _equal_run(js, k, ints, j - blo, min(n - k, len(ints) - (j - blo)))
         runs.append((alo + k, j, length))
         k += length
         end_j = j + length - 1
     return runs
 
 
-def _equal_run(x: list[int | None], xk: int, y: list[int], yk: int) -> int:
-    """How many items from ``x[xk]`` and ``y[yk]`` on are equal (at least one), compared in
-    slices that double while they match."""
-    limit = min(len(x) - xk, len(y) - yk)
+def _equal_run(x: Sequence[object], xk: int, y: Sequence[object], yk: int, limit: int) -> int:
+    """How many of the ``limit`` items from ``x[xk]`` and ``y[yk]`` on are equal, given that
+    the first are: compared in slices that double while they match, so a long run costs a few
+    C-level comparisons and a short one does not copy much."""
     done, step = 1, _FIRST_STEP
     while done < limit:
         stop = min(done + step, limit)
@@ -103,13 +126,10 @@ def _equal_run(x: list[int | None], xk: int, y: list[int], yk: int) -> int:
     return limit
 
 
-def _anchor_runs_slow(js: list[int | None], alo: int) -> list[Block]:
-    """``anchor_runs`` when lines moved or repeat: keep the js that occur once, then take the
-    longest increasing run of them (Python-level, per line)."""
+def _longest_increasing_runs(js: list[int | None], alo: int) -> list[Block]:
+    """:func:`anchor_runs` when lines moved (``js`` without repeats): the longest increasing
+    run of the anchors, line by line, joined into runs."""
     pairs = [(alo + k, j) for k, j in enumerate(js) if j is not None]
-    counts = Counter(j for _, j in pairs)
-    if len(counts) != len(pairs):  # lines repeated in a are no anchors
-        pairs = [(i, j) for i, j in pairs if counts[j] == 1]
     runs: list[Block] = []
     for i, j in longest_increasing_run(pairs):
         if runs and runs[-1][0] + runs[-1][2] == i and runs[-1][1] + runs[-1][2] == j:
