@@ -83,6 +83,16 @@ def test_unique_lines_with_scattered_changes_match_the_reference(seed: int) -> N
     _same(_text(a, rnd, True), _text(b, rnd, True))
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_code_like_lines_match_the_reference(seed: int) -> None:
+    """Blank lines and braces repeat; some lines repeat in the old side only."""
+    rnd = random.Random(seed)
+    pool = ["", "}", "    return x;", "else {", *(f"    call_{k}(a);" for k in range(3000))]
+    a = [rnd.choice(pool) if rnd.random() < 0.3 else f"line {i}" for i in range(20_000)]
+    b = _edit(rnd, a, pool[:40], 300)
+    _same(_text(a, rnd, True), _text(b, rnd, True))
+
+
 def test_edge_cases_match_the_reference() -> None:
     cases: list[tuple[bytes | None, bytes | None]] = [
         (None, b""),
