@@ -17,7 +17,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from collections.abc import Hashable, Sequence
-from itertools import compress, count, islice
+from itertools import compress, count
 from operator import ne
 
 from ..sequences import longest_increasing_run
@@ -26,7 +26,7 @@ SMALL_GAP = 250_000  # largest (old lines x new lines) product handed to Sequenc
 
 Block = tuple[int, int, int]  # (i, j, n): a[i:i+n] == b[j:j+n]
 Region = tuple[int, int, int, int]  # (alo, ahi, blo, bhi)
-Anchoring = tuple[list["int | None"], list[int]]  # (js, ints) of anchor_runs
+Anchoring = tuple[list[int | None], list[int]]  # (js, ints) of anchor_runs
 _FIRST_STEP = 16  # lines compared in the first slice of a run; doubled while they all match
 
 
@@ -162,6 +162,7 @@ def trim(a: Sequence[Hashable], b: Sequence[Hashable], region: Region) -> tuple[
 
 
 def _small_region(a: Sequence[Hashable], b: Sequence[Hashable], region: Region) -> list[Block]:
+    """Matching blocks of a region small enough for ``SequenceMatcher``."""
     alo, ahi, blo, bhi = region
     side_a, side_b = a[alo:ahi], b[blo:bhi]
     if set(side_a).isdisjoint(side_b):  # a changed line or block: no SequenceMatcher needed
@@ -207,7 +208,7 @@ def match_blocks(
             (js, ints), first = first, None
         else:
             pos, ints = unique_positions(b, blo, bhi)
-            js = list(map(pos.get, islice(a, alo, ahi)))
+            js = list(map(pos.get, a[alo:ahi]))
             del pos
         runs = anchor_runs(js, alo, ints)
         del js
