@@ -2,12 +2,13 @@
 
 A tree of 5,000 text files (about 100 MB in all, in nested folders) is generated in a temporary
 directory. Both searches run over the same tree for the same fixed string, with our limits lifted
-(every match, every file), warm page cache, best of several alternating runs in this process.
-The figure that matters is the ratio (target: at most 1.2). Peak memory of one search above the
-interpreter's state before it is measured with tracemalloc (Python allocations, including the
-file buffers), in a separate untimed run.
+(every match, every file), warm page cache, in interleaved rounds (one run of each per round, so
+machine noise hits both alike); the figures are the medians of the rounds. The figure that
+matters is the ratio (target: at most 1.2). Peak memory of one search above the interpreter's
+state before it is measured with tracemalloc (Python allocations, including the file buffers),
+in a separate untimed run.
 
-Run: ``.venv/bin/python bench/search.py [--files N] [--mb M] [--runs R]``
+Run: ``.venv/bin/python bench/search.py [--files N] [--mb M] [--rounds R]``
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -110,7 +112,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=5000)
     parser.add_argument("--mb", type=float, default=100.0)
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
     if shutil.which("grep") is None:
         sys.exit("grep is required for the baseline")
@@ -125,10 +127,12 @@ def main() -> None:
             ours_n = time_ours(ws)[1]  # warm the page cache for both
             grep_n = time_grep(root)[1]
             assert ours_n == grep_n == needles, (ours_n, grep_n, needles)
-            best_ours = best_grep = float("inf")
-            for _ in range(args.runs):
-                best_grep = min(best_grep, time_grep(root)[0])
-                best_ours = min(best_ours, time_ours(ws)[0])
+            ours: list[float] = []
+            greps: list[float] = []
+            for _ in range(args.rounds):
+                greps.append(time_grep(root)[0])
+                ours.append(time_ours(ws)[0])
+            med_ours, med_grep = statistics.median(ours), statistics.median(greps)
 
             tracemalloc.start()
             base, _ = tracemalloc.get_traced_memory()
@@ -136,9 +140,10 @@ def main() -> None:
             time_ours(ws)
             _, peak = tracemalloc.get_traced_memory()
             tracemalloc.stop()
-        ratio = best_ours / best_grep
-        print(f"search_tree  best of {args.runs}: {best_ours * 1000:8.1f} ms  ({ours_n} matches)")
-        print(f"grep -rnF    best of {args.runs}: {best_grep * 1000:8.1f} ms  ({grep_n} matches)")
+        ratio = med_ours / med_grep
+        n = args.rounds
+        print(f"search_tree  median of {n}: {med_ours * 1000:8.1f} ms  ({ours_n} matches)")
+        print(f"grep -rnF    median of {n}: {med_grep * 1000:8.1f} ms  ({grep_n} matches)")
         print(f"ratio search_tree / grep: {ratio:.2f}  (target <= 1.2)")
         print(
             f"peak memory of one search above baseline (tracemalloc): "

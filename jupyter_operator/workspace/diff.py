@@ -1,137 +1,46 @@
 """Unified diffs of exact file bytes, fast on big files.
 
-``difflib.SequenceMatcher`` alone has quadratic cases, so the line matching here first trims the
-common prefix and suffix; small regions then go to ``SequenceMatcher``, large ones are anchored
-on lines that occur exactly once on each side (patience diff: the longest increasing run of such
-pairs), and the gaps between anchors are matched the same way. A large gap with no unique line
-is shown as one replaced block (a correct, if not minimal, diff). Lines are compared with their
-endings, so a CRLF to LF change shows.
+Lines are the file's bytes cut after each ``\\n`` (``io.BytesIO`` iteration: no decoded copy of
+the file, and ``bytes`` lines are smaller than ``str`` ones); they are compared with their
+endings, so a CRLF to LF change shows, and a last line without a newline differs from the same
+line with one. The output is decoded once, at the end.
+The matching itself is in :mod:`.line_match`.
 """
 
 from __future__ import annotations
 
-import difflib
-from collections import Counter
-from collections.abc import Iterator
+import codecs
+import io
+from collections.abc import Hashable, Iterator, Sequence
+from itertools import islice
 
-from ..sequences import longest_increasing_run
+from .line_match import SMALL_GAP, Anchoring, match_blocks, trim, unique_positions
 
 CONTEXT = 3
-_SMALL_GAP = 250_000  # largest (old lines x new lines) product handed to SequenceMatcher
+_VALIDATE_CHUNK = 1 << 18  # bytes decoded at a time to check UTF-8 (the text is not kept)
 
 Opcode = tuple[str, int, int, int, int]
 
 
-_NO_EOL = "\0"  # marks a last line without a newline (text with NUL is binary, never diffed)
-
-
-def _lines(data: bytes | None) -> list[str] | None:
-    """Lines split on ``\n`` (a ``\r`` stays part of its line, so CRLF vs LF shows); a last
-    line without a newline carries ``_NO_EOL``. None when the bytes are not UTF-8 text."""
-    if data is None:
-        return []
+def _is_text(data: bytes) -> bool:
+    """Strict UTF-8 without NUL (text with NUL is binary, never diffed)."""
+    if b"\0" in data:
+        return False
+    if data.isascii():
+        return True
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
     try:
-        text = data.decode("utf-8")
+        for start in range(0, len(data), _VALIDATE_CHUNK):
+            decoder.decode(view[start : start + _VALIDATE_CHUNK])
+        decoder.decode(b"", final=True)
     except UnicodeDecodeError:
-        return None
-    if _NO_EOL in text:
-        return None
-    lines = text.split("\n")
-    if lines[-1]:
-        lines[-1] += _NO_EOL
-    else:
-        lines.pop()
-    return lines
+        return False
+    return True
 
 
-def _unique_pairs(
-    a: list[str], b: list[str], alo: int, ahi: int, blo: int, bhi: int
-) -> list[tuple[int, int]]:
-    """``(i, j)`` for lines occurring exactly once in ``a[alo:ahi]`` and in ``b[blo:bhi]``."""
-    side_a, side_b = a[alo:ahi], b[blo:bhi]
-    pos_a = _unique_positions(side_a, alo)
-    pos_b = _unique_positions(side_b, blo)
-    js = list(map(pos_b.get, side_a))  # runs in C; None where the line is not unique in b
-    numbered = zip(range(alo, ahi), js, strict=True)
-    if len(pos_a) == len(side_a):  # every line of a is unique (the usual case for code)
-        return [(i, j) for i, j in numbered if j is not None]
-    return [(i, j) for i, j in numbered if j is not None and pos_a.get(a[i]) == i]
-
-
-def _unique_positions(lines: list[str], offset: int) -> dict[str, int]:
-    """Index of each line that occurs exactly once (built with C-level dict/Counter calls)."""
-    pos = dict(zip(lines, range(offset, offset + len(lines)), strict=True))
-    if len(pos) != len(lines):  # some lines repeat: drop them
-        for line, n in Counter(lines).items():
-            if n > 1:
-                del pos[line]
-    return pos
-
-
-Task = tuple[str, int, int, int, int]
-
-
-def _anchor_tasks(
-    anchors: list[tuple[int, int]], alo: int, ahi: int, blo: int, bhi: int
-) -> list[Task]:
-    """Blocks for runs of consecutive anchors and regions for the non-empty gaps between."""
-    tasks: list[Task] = []
-    pa, pb = alo, blo
-    run_i = run_j = run_n = 0
-    for i, j in anchors:
-        if run_n and i == run_i + run_n and j == run_j + run_n:
-            run_n += 1
-            continue
-        if run_n:
-            tasks.append(("b", run_i, run_j, run_n, 0))
-            pa, pb = run_i + run_n, run_j + run_n
-        if pa < i or pb < j:
-            tasks.append(("r", pa, i, pb, j))
-        run_i, run_j, run_n = i, j, 1
-    if run_n:
-        tasks.append(("b", run_i, run_j, run_n, 0))
-        pa, pb = run_i + run_n, run_j + run_n
-    if pa < ahi or pb < bhi:
-        tasks.append(("r", pa, ahi, pb, bhi))
-    return tasks
-
-
-def _match_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
-    """Matching blocks ``(i, j, n)`` with ``a[i:i+n] == b[j:j+n]``, in increasing order."""
-    blocks: list[tuple[int, int, int]] = []
-    # Tasks: ("r", alo, ahi, blo, bhi) a region to match, ("b", i, j, n, 0) a block to emit.
-    # Pushed in reverse so they pop in file order, which keeps ``blocks`` sorted.
-    stack: list[Task] = [("r", 0, len(a), 0, len(b))]
-    while stack:
-        kind, alo, ahi, blo, bhi = stack.pop()
-        if kind == "b":
-            blocks.append((alo, ahi, blo))
-            continue
-        pre = 0
-        while alo + pre < ahi and blo + pre < bhi and a[alo + pre] == b[blo + pre]:
-            pre += 1
-        if pre:
-            blocks.append((alo, blo, pre))
-            alo += pre
-            blo += pre
-        suf = 0
-        while ahi - suf > alo and bhi - suf > blo and a[ahi - 1 - suf] == b[bhi - 1 - suf]:
-            suf += 1
-        if suf:
-            ahi -= suf
-            bhi -= suf
-            stack.append(("b", ahi, bhi, suf, 0))
-        if alo == ahi or blo == bhi:
-            continue
-        if (ahi - alo) * (bhi - blo) <= _SMALL_GAP:
-            sm = difflib.SequenceMatcher(None, a[alo:ahi], b[blo:bhi], autojunk=False)
-            blocks.extend((alo + i, blo + j, n) for i, j, n in sm.get_matching_blocks() if n)
-            continue
-        anchors = longest_increasing_run(_unique_pairs(a, b, alo, ahi, blo, bhi))
-        if anchors:
-            stack.extend(reversed(_anchor_tasks(anchors, alo, ahi, blo, bhi)))
-        # else: a large gap without a unique line stays one replaced block
-    return blocks
+def _lines(data: bytes | None) -> list[bytes]:
+    return list(io.BytesIO(data)) if data else []
 
 
 def _merged(blocks: list[tuple[int, int, int]]) -> Iterator[tuple[int, int, int]]:
@@ -148,11 +57,14 @@ def _merged(blocks: list[tuple[int, int, int]]) -> Iterator[tuple[int, int, int]
         yield cur
 
 
-def opcodes(a: list[str], b: list[str]) -> list[Opcode]:
-    """``difflib``-style opcodes turning line list ``a`` into ``b``."""
+def opcodes(
+    a: Sequence[Hashable], b: Sequence[Hashable], first: Anchoring | None = None
+) -> list[Opcode]:
+    """``difflib``-style opcodes turning line list ``a`` into ``b`` (``first``: see
+    :func:`.line_match.match_blocks`)."""
     ops: list[Opcode] = []
     i = j = 0
-    for bi, bj, n in _merged(_match_blocks(a, b)):
+    for bi, bj, n in _merged(match_blocks(a, b, first)):
         if i < bi or j < bj:
             tag = "replace" if i < bi and j < bj else ("delete" if i < bi else "insert")
             ops.append((tag, i, bi, j, bj))
@@ -196,11 +108,29 @@ def _range(start: int, length: int) -> str:
     return f"{beginning},{length}"
 
 
-def _emit(out: list[str], prefix: str, line: str) -> None:
-    if line.endswith(_NO_EOL):
-        out.append(f"{prefix}{line[:-1]}\n\\ No newline at end of file\n")
-    else:
-        out.append(f"{prefix}{line[:-1] if line.endswith(chr(13)) else line}\n")
+def _body(prefix: bytes, lines: list[bytes]) -> bytes:
+    """Lines shown with ``prefix``, without their terminator (``\\r\\n`` or ``\\n``); a last line
+    without one is followed by ``\\ No newline at end of file``."""
+    body = prefix + prefix.join(lines)  # every line but a file's last ends with b"\n"
+    if b"\r\n" in body:
+        body = body.replace(b"\r\n", b"\n")
+    return body if body.endswith(b"\n") else body + b"\n\\ No newline at end of file\n"
+
+
+def _matched_lines(old: bytes, new: bytes) -> tuple[list[bytes], list[bytes], Anchoring | None]:
+    """The lines of both sides and, for a big file, the anchoring of the trimmed whole
+    (see :func:`.line_match.match_blocks`), worked out while old's lines are not held: the
+    line lists and the dict of unique lines are the peak memory of a diff."""
+    a, b = _lines(old), _lines(new)
+    pre, suf = trim(a, b, (0, len(a), 0, len(b)))
+    ahi, bhi = len(a) - suf, len(b) - suf
+    if (ahi - pre) * (bhi - pre) <= SMALL_GAP:  # (an empty side too)
+        return a, b, None
+    del a
+    pos, ints = unique_positions(b, pre, bhi)
+    js = list(map(pos.get, islice(io.BytesIO(old), pre, ahi)))
+    del pos
+    return _lines(old), b, (js, ints)
 
 
 def unified_diff(old: bytes | None, new: bytes | None, path: str) -> str:
@@ -217,24 +147,25 @@ def unified_diff(old: bytes | None, new: bytes | None, path: str) -> str:
     head_b = "/dev/null" if new is None else f"b/{name}"
     if old == new:
         return ""
-    a, b = _lines(old), _lines(new)
-    if a is None or b is None:
+    if not (old is None or _is_text(old)) or not (new is None or _is_text(new)):
         return f"Binary files {head_a} and {head_b} differ\n"
-    out = [f"--- {head_a}\n", f"+++ {head_b}\n"]
-    for group in _groups(opcodes(a, b)):
+    a, b, first = _matched_lines(old or b"", new or b"")
+    out: list[bytes] = []
+    for group in _groups(opcodes(a, b, first)):
         i1, i2 = group[0][1], group[-1][2]
         j1, j2 = group[0][3], group[-1][4]
-        out.append(f"@@ -{_range(i1, i2 - i1)} +{_range(j1, j2 - j1)} @@\n")
+        out.append(f"@@ -{_range(i1, i2 - i1)} +{_range(j1, j2 - j1)} @@\n".encode())
         for tag, a1, a2, b1, b2 in group:
             if tag == "equal":
-                for line in a[a1:a2]:
-                    _emit(out, " ", line)
+                out.append(_body(b" ", a[a1:a2]))
                 continue
-            for line in a[a1:a2]:
-                _emit(out, "-", line)
-            for line in b[b1:b2]:
-                _emit(out, "+", line)
-    return "".join(out)  # headers alone when an empty file is created or deleted
+            if a1 < a2:
+                out.append(_body(b"-", a[a1:a2]))
+            if b1 < b2:
+                out.append(_body(b"+", b[b1:b2]))
+    # one decode of the whole body: the inputs are valid UTF-8 cut only after b"\n"
+    # (headers alone when an empty file is created or deleted)
+    return f"--- {head_a}\n+++ {head_b}\n" + b"".join(out).decode("utf-8")
 
 
 def diff_stats(diff: str) -> tuple[int, int]:

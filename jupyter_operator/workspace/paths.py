@@ -184,7 +184,8 @@ class ProtectedMatcher:
         bare = comp.rstrip(". ") or comp
         if comp in self._exact or bare in self._exact:
             return True
-        return any(g.match(comp) or g.match(bare) for g in self._globs)
+        # (a tree search asks for every entry: no generator when there is no glob)
+        return bool(self._globs) and any(g.match(comp) or g.match(bare) for g in self._globs)
 
     def anchored_matches(self, components: tuple[str, ...]) -> bool:
         """True when the path is, or is below, a root-anchored pattern."""

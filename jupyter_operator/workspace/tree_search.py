@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import stat as st
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from jupyter_operator.protocol import OperatorError, codes
 
@@ -31,7 +31,7 @@ class _Budget(Exception):
 
 
 def _line_text(buf: bytes, start: int, end: int) -> str:
-    if end > start and buf[end - 1 : end] == b"\r":
+    if end > start and buf[end - 1] == 13:  # a CR before the LF (an int compare, no slice)
         end -= 1
     if end - start > MAX_MATCH_TEXT * 4:
         end = start + MAX_MATCH_TEXT * 4
@@ -47,22 +47,43 @@ def scan_buffer(buf: bytes, needle: bytes, rel: str, out: TreeSearch, max_matche
     flagging ``truncated_matches`` when one more match than ``max_matches`` exists.
     """
     find, count, rfind = buf.find, buf.count, buf.rfind
+    append = out.matches.append
+    room = max_matches - len(out.matches)
     if pos is None:
         pos = find(needle)
     line_no = 1
     counted_to = 0
     while pos >= 0:
-        if len(out.matches) >= max_matches:
+        if room <= 0:
             out.truncated_matches = True
             raise _Budget
+        room -= 1
         line_no += count(b"\n", counted_to, pos)
-        start = rfind(b"\n", 0, pos) + 1
+        start = rfind(b"\n", counted_to, pos) + 1  # counted_to: the last line end, or 0
         end = find(b"\n", pos)
         if end < 0:
             end = len(buf)
-        out.matches.append((rel, line_no, _line_text(buf, start, end)))
+        append((rel, line_no, _line_text(buf, start, end)))
         counted_to = end
         pos = find(needle, end)
+
+
+def _kind(entry: os.DirEntry[str]) -> str:
+    if entry.is_file(follow_symlinks=False):  # the most common kind first
+        return "file"
+    return "dir" if entry.is_dir(follow_symlinks=False) else "other"
+
+
+class _Frame:
+    """A folder being walked: its open descriptor, its components, its entries left, and its
+    relative path as shown in results and as given to ``hidden``, each ending with ``/``."""
+
+    __slots__ = ("comps", "entries", "fd", "path", "shown")
+
+    def __init__(self, fd: int, comps: tuple[str, ...], entries: Iterator[tuple[str, str]]):
+        self.fd, self.comps, self.entries = fd, comps, entries
+        self.path = "".join(c + "/" for c in comps)
+        self.shown = "".join(display_name(c) + "/" for c in comps)
 
 
 class _Walker:
@@ -87,8 +108,9 @@ class _Walker:
         self.max_depth = max_depth
         self.out = TreeSearch()
 
-    def file(self, dir_fd: int, name: str, comps: tuple[str, ...]) -> None:
-        """Search one file given by name relative to ``dir_fd``.
+    def file(self, dir_fd: int, name: str, shown_dir: str) -> None:
+        """Search one file given by name relative to ``dir_fd``; ``shown_dir``: its folder's
+        relative path as shown in results, ending with ``/`` (empty at the top).
 
         Only names the directory listing reported as regular files get here, so devices are
         never opened; ``O_NOFOLLOW | O_NONBLOCK`` and ``fstat`` catch a swap since then.
@@ -101,7 +123,8 @@ class _Walker:
             return
         try:
             info = os.fstat(fd)
-            if not st.S_ISREG(info.st_mode) or info.st_size > self.max_file_size:
+            size = info.st_size
+            if not st.S_ISREG(info.st_mode) or size > self.max_file_size:
                 out.files_skipped += 1
                 return
             if (info.st_dev, info.st_ino) in self.jail.reserved:
@@ -110,8 +133,8 @@ class _Walker:
                 out.truncated_files = True
                 raise _Budget
             # One read for a file as fstat saw it; one that grew since is read on, bounded.
-            buf = os.read(fd, info.st_size + 1)
-            if len(buf) > info.st_size:
+            buf = os.read(fd, size + 1)
+            if len(buf) > size:
                 buf += read_bounded(fd, 0, self.max_file_size - len(buf), "")
         except (OperatorError, OSError):  # unreadable, or grew past the limit meanwhile
             out.files_skipped += 1
@@ -124,40 +147,50 @@ class _Walker:
         out.files_scanned += 1
         first = buf.find(self.needle)  # searched once: the scan starts from this hit
         if first >= 0:
-            rel = "/".join(display_name(c) for c in comps)
+            rel = shown_dir + display_name(name)
             scan_buffer(buf, self.needle, rel, out, self.max_matches, first)
 
     def tree(self, start_fd: int, start: tuple[str, ...]) -> None:
         """Depth-first, name-sorted walk below the open directory ``start_fd``."""
         root_dev = os.fstat(start_fd).st_dev
-        # Frames: (directory fd, its components, entries left as (name, kind), reverse sorted).
-        stack: list[tuple[int, tuple[str, ...], list[tuple[str, str]]]] = []
+        out, protected, hidden = self.out, self.protected, self.hidden
+        name_matches, anchored_depth = protected.component_matches, protected.anchored_depth
+        stack: list[_Frame] = []
         try:
-            stack.append((os.dup(start_fd), start, self._entries(start_fd)))
+            stack.append(_Frame(os.dup(start_fd), start, self._entries(start_fd)))
             while stack:
-                fd, comps, entries = stack[-1]
-                if not entries:
+                frame = stack[-1]
+                fd, comps, shown, path = frame.fd, frame.comps, frame.shown, frame.path
+                anchored = len(comps) < anchored_depth  # may a root-anchored pattern apply?
+                depth = len(stack)
+                # The frame's entries are taken in this inner loop; it breaks out to walk a
+                # subfolder first, and the frame's iterator resumes where it was.
+                for name, kind in frame.entries:
+                    # protected.child_matches((*comps, name)), without the tuple for most
+                    if name.startswith(TEMP_PREFIX) or name_matches(name):
+                        continue
+                    if anchored and protected.anchored_matches((*comps, name)):
+                        continue
+                    if hidden is not None and hidden(path + name):
+                        out.files_hidden += 1  # a file or a whole folder
+                        continue
+                    if kind == "file":
+                        self.file(fd, name, shown)
+                    elif kind == "other":  # symbolic links, FIFOs, sockets, devices
+                        out.files_skipped += 1
+                    elif name not in SKIP_DIRS:
+                        self._enter(stack, fd, name, (*comps, name), root_dev)
+                        if len(stack) > depth:
+                            break  # walk the subfolder, then come back to this frame
+                else:
                     close_quietly(fd)
                     stack.pop()
-                    continue
-                name, kind = entries.pop()
-                child = (*comps, name)
-                if name.startswith(TEMP_PREFIX) or self.protected.child_matches(child):
-                    continue
-                if self.hidden is not None and self.hidden("/".join(child)):
-                    self.out.files_hidden += 1  # a file or a whole folder
-                    continue
-                if kind == "file":
-                    self.file(fd, name, child)
-                elif kind == "other":  # symbolic links, FIFOs, sockets, devices
-                    self.out.files_skipped += 1
-                elif name not in SKIP_DIRS:
-                    self._enter(stack, fd, name, child, root_dev)
         finally:
-            for fd, _, _ in stack:
-                close_quietly(fd)
+            for frame in stack:
+                close_quietly(frame.fd)
 
-    def _enter(self, stack: list, fd: int, name: str, child: tuple[str, ...], dev: int) -> None:
+    def _enter(self, stack: list[_Frame], fd: int, name: str, child: tuple[str, ...],
+               dev: int) -> None:  # fmt: skip
         if len(stack) > self.max_depth:
             self.out.files_skipped += 1
             return
@@ -171,25 +204,18 @@ class _Walker:
                 # another file system mounted here (not crossed), or the undo journal
                 close_quietly(cfd)
                 return
-            stack.append((cfd, child, self._entries(cfd)))
+            stack.append(_Frame(cfd, child, self._entries(cfd)))
         except OSError:
             close_quietly(cfd)
 
     @staticmethod
-    def _entries(fd: int) -> list[tuple[str, str]]:
-        """Names and kinds from the directory listing itself (``d_type``), no ``lstat`` each."""
-        out = []
+    def _entries(fd: int) -> Iterator[tuple[str, str]]:
+        """Names and kinds, sorted by name, from the directory listing itself (``d_type``),
+        no ``lstat`` each."""
         with os.scandir(fd) as it:
-            for entry in it:
-                if entry.is_dir(follow_symlinks=False):
-                    kind = "dir"
-                elif entry.is_file(follow_symlinks=False):
-                    kind = "file"
-                else:
-                    kind = "other"
-                out.append((entry.name, kind))
-        out.sort(reverse=True)
-        return out
+            out = [(entry.name, _kind(entry)) for entry in it]
+        out.sort()
+        return iter(out)
 
 
 def search_tree(
@@ -224,7 +250,8 @@ def search_tree(
                     raise OperatorError(codes.ERR_NOT_FOUND, f"{rel} does not exist")
                 if not st.S_ISDIR(info.st_mode):
                     check_regular(info, rel)
-                    walker.file(pfd, comps[-1], comps)
+                    shown_dir = "".join(display_name(c) + "/" for c in comps[:-1])
+                    walker.file(pfd, comps[-1], shown_dir)
                     return walker.out
         with jail.directory(comps) as fd:
             walker.tree(fd, comps)

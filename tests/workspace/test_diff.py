@@ -125,3 +125,19 @@ def test_anchored_path_on_big_inputs_with_repeats(seed: int) -> None:
     new = "".join(x + "\n" for x in b)
     if old != new:
         assert apply_patch(old, unified_diff(old.encode(), new.encode(), "f"), path="f") == new
+
+
+@pytest.mark.timeout(60)  # the failure this guards against is quadratic work (minutes)
+def test_code_like_big_file_with_repeated_lines_stays_linear() -> None:
+    """Blank lines and braces repeat: many gaps between anchors begin with equal lines, and
+    trimming them must not walk the line lists from their start each time."""
+    rnd = random.Random(5)
+    pool = ["", "}", "    return x;", "else {", *(f"    call_{k}(a);" for k in range(5000))]
+    a = [rnd.choice(pool) if rnd.random() < 0.3 else f"line {i}" for i in range(400_000)]
+    b = list(a)
+    for i in rnd.sample(range(len(b)), 4000):
+        b[i] += " changed"
+    old = "".join(x + "\n" for x in a).encode()
+    new = "".join(x + "\n" for x in b).encode()
+    added, removed = diff_stats(unified_diff(old, new, "f"))
+    assert added == removed >= 4000
