@@ -1,5 +1,5 @@
 """Escaping for the little HTML the notebook still writes itself (the agent's turns, the
-static view of a saved run): visible invisibles, split lines.
+static view of a saved run): visible invisibles.
 
 Nothing here imports ipywidgets. Every string that comes from a model or a file goes through
 :func:`escape` before it reaches HTML: the ipywidgets ``HTML`` view assigns ``innerHTML`` without
@@ -48,19 +48,6 @@ def visible(text: str) -> str:
 def escape(text: object) -> str:
     """Escape any value for HTML text or attribute context and make invisibles visible."""
     return mark_invisible(html.escape(str(text), quote=True))
-
-
-def split_lines(text: str) -> list[str]:
-    """Split on ``\\n`` only (never ``str.splitlines``, which also splits on U+2028 and FF)."""
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
-
-
-def strip_cr(line: str) -> str:
-    """Drop the one ``\r`` of a CRLF line ending (shown once as a note, not on every line)."""
-    return line[:-1] if line.endswith("\r") else line
 
 
 # Colours: JupyterLab theme variables with fallbacks for Notebook 7 / VS Code / plain pages.
