@@ -12,10 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import codes
+from ._cells import actions_of
 from ._errors import OperatorError, shown
-from ._models import Command, ScanError
+from ._models import Command, ScanError, new_command
 from ._spec import MAX_BLOCK_CHARS, MAX_BLOCK_LINES
-from ._validate import validate_fields
+from ._validate import check_fields
 
 _TOKEN = "OPERATOR_CMD"
 _END_PREFIX = "END_"
@@ -26,6 +27,9 @@ _KEY_VALUE = re.compile(r"([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*)")
 # Used only on chunks without CR. The value is greedy up to its last non-blank character:
 # a lazy value, or a [^\r\n] class, is 5-50 times slower on a long base64 line.
 _KV_LINES = re.compile(r"^[ \t]*([A-Za-z0-9_.-]+)[ \t]*:[ \t]*((?:.*[^ \t])?)[ \t]*$", re.M)
+# The fields of a block ``_scanner._BLOCK`` cleared, whose values never end in a blank: the
+# value needs no trimming, so it is one pass, not a greedy run and a step back.
+_KV_CLEARED = re.compile(r"^[ \t]*([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*)", re.M)
 
 FOLD_MIN = 10  # errors in a run before they are folded into one result
 
@@ -85,6 +89,8 @@ class _Scan:
     def __init__(self, seen: dict[str, str], extensions: tuple[str, ...] = ()) -> None:
         self.seen = seen
         self.extensions = extensions
+        self.host_actions = actions_of(extensions)
+        self.plain = True  # no error yet: nothing to fold
         self.items: list[Command | ScanError | _ErrorRun] = []
         self.skipped: list[str] = []
         self.state = OUTSIDE
@@ -126,7 +132,7 @@ class _Scan:
 
     def block_error(self, code: str, message: str, lines: list[str] | None = None) -> None:
         """Discard the open block; its id comes from ``lines`` (default: all lines read)."""
-        self.items.append(self._error(code, message, lines))
+        self.add(self._error(code, message, lines))
         self.state = OUTSIDE
 
     # --- transitions -----------------------------------------------------------------------
@@ -138,7 +144,7 @@ class _Scan:
         self.block_pairs = None
 
     def not_alone_outside(self, line_no: int, line: str) -> None:
-        self.items.append(ScanError(codes.ERR_MARKER_NOT_ALONE, _not_alone(line), None, line_no))
+        self.add(ScanError(codes.ERR_MARKER_NOT_ALONE, _not_alone(line), None, line_no))
 
     def not_alone_inside(self, line_no: int, line: str) -> None:
         self.block_error(codes.ERR_MARKER_NOT_ALONE, _not_alone(line))
@@ -157,11 +163,25 @@ class _Scan:
         else:
             self.add(self.finalize("", []))
 
-    def finish_whole(self, line_no: int, content: str, pairs: list[tuple[str, str]]) -> None:
-        """A block found whole by ``_whole_block``."""
-        self.block_line = line_no
-        self.block_chunk, self.block_has_lines = content, True
-        self.add(self.finalize(content, pairs))
+    def take(self, line_no: int, content: str) -> int:
+        """A block ``_scanner._BLOCK`` cleared (``content`` ends with LF); its line count.
+
+        The pattern leaves three faults to check: a key given twice, CR, non-ASCII. A block
+        with any of them takes ``finalize``, which words the first fault exactly.
+        """
+        pairs = _KV_CLEARED.findall(content)
+        fields = dict(pairs)
+        if len(fields) != len(pairs) or "\r" in content or not content.isascii():
+            self.block_line = line_no
+            self.block_chunk, self.block_has_lines = content[:-1], True
+            self.add(self.finalize(content[:-1], None if "\r" in content else pairs))
+        else:
+            item = self.command(fields, line_no)
+            if type(item) is Command:
+                self.items.append(item)
+            else:
+                self.add(item)
+        return len(pairs)
 
     def run(self, line_no: int, line: str, kind: str, alone: bool, count: int) -> None:
         """``count`` identical marker lines from ``line_no``, applied at once.
@@ -173,17 +193,17 @@ class _Scan:
         _TRANSITIONS[self.state, kind, alone](self, line_no, line)
         rest = count - 1
         if kind == START and alone:
-            self.items.append(_ErrorRun(codes.ERR_NESTED_BLOCK, _NESTED, None, line_no, rest))
+            self.add(_ErrorRun(codes.ERR_NESTED_BLOCK, _NESTED, None, line_no, rest))
             self.open_block(line_no + rest, line)
         elif not alone:
             message = _not_alone(line)
-            self.items.append(
-                _ErrorRun(codes.ERR_MARKER_NOT_ALONE, message, None, line_no + 1, rest)
-            )
+            self.add(_ErrorRun(codes.ERR_MARKER_NOT_ALONE, message, None, line_no + 1, rest))
 
-    def add(self, item: Command | ScanError | None) -> None:
+    def add(self, item: Command | ScanError | _ErrorRun | None) -> None:
         if item is not None:
             self.items.append(item)
+            if type(item) is not Command:
+                self.plain = False
 
     # --- a complete block ------------------------------------------------------------------
     def finalize(
@@ -202,10 +222,14 @@ class _Scan:
             if fault is not None:
                 return self._error(*fault, lines)
             fields = {m[1]: m[2] for m in map(_KEY_VALUE.fullmatch, lines) if m}
+        return self.command(fields, self.block_line)
+
+    def command(self, fields: dict[str, str], line: int) -> Command | ScanError | None:
+        """The fields of a block on ``line`` that passed the line checks: validated, id claimed."""
         try:
-            command_id, action, path, params = validate_fields(fields, self.extensions)
+            command_id, action, path, params = check_fields(fields, self.host_actions)
         except OperatorError as exc:
-            return ScanError(exc.code, exc.message, _clean_id(fields.get("id")), self.block_line)
+            return ScanError(exc.code, exc.message, _clean_id(fields.get("id")), line)
         canonical = "\n".join(sorted(map(": ".join, fields.items())))
         claimed = self.seen.get(command_id)
         if claimed is None:
@@ -218,17 +242,8 @@ class _Scan:
                 f"duplicate id with differing content: {_quote(command_id)}; "
                 "use a new id for a new command."
             )
-            return ScanError(
-                codes.ERR_DUPLICATE_ID, message, _clean_id(command_id), self.block_line
-            )
-        return Command(
-            id=command_id,
-            action=action,
-            path=path,
-            line=self.block_line,
-            fields=fields,
-            params=params,
-        )
+            return ScanError(codes.ERR_DUPLICATE_ID, message, _clean_id(command_id), line)
+        return new_command(command_id, action, path, line, fields, params)
 
     def _error(self, code: str, message: str, lines: list[str] | None = None) -> ScanError:
         if lines is None:

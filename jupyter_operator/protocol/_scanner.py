@@ -35,10 +35,11 @@ Speed (``bench/scan.py`` times it against the reference app's scanner):
 
 - Marker lines are found with ``str.find``; a line whose first token follows prose is skipped
   to its end at once, so a line that mentions the token thousands of times costs one search.
-- A well-formed block (no CR, every line ``key: value``, an unindented END line) is taken whole
-  at its START line: one search for the END line, one for a stray marker token, one pattern for
-  the fields (``_whole_block``); anything else goes through the exact per-line path, which finds
-  and words the first fault.
+- A well-formed block (START and END lines alone, every line between ``key: value``) is taken
+  whole at its START line with one pattern match (``_BLOCK``) and one ``findall`` for its
+  fields (``_Scan.take``), and so is every well-formed block right after it, without searching
+  for markers again; anything else goes through the exact per-line path, which finds and words
+  the first fault. When nothing was an error, there is nothing to fold.
 - A marker line repeated on the lines right after it is counted with one regular-expression
   match (``_REPEATS``) and its transitions applied once for the whole run.
 - Folding: a run of ``FOLD_MIN`` or more errors with the same code, message and id, each on the
@@ -60,7 +61,6 @@ from collections.abc import Iterable
 
 from . import codes
 from ._blocks import (
-    _KV_LINES,
     _TOKEN,
     _TRANSITIONS,
     _WS,
@@ -74,13 +74,21 @@ from ._blocks import (
 )
 from ._cells import check_extensions
 from ._models import ScanResult
-from ._spec import MAX_BLOCK_CHARS, MAX_BLOCK_LINES, MAX_SCAN_CHARS
+from ._spec import MAX_BLOCK_CHARS, MAX_SCAN_CHARS
 
 __all__ = ["FOLD_MIN", "_not_alone", "scan", "unread_markers"]
 
 _TOKEN_LEN = len(_TOKEN)
-_END_LINE = "\nEND_OPERATOR_CMD"
 _END_PREFIX = "END_"
+# A well-formed block, START line to END line: both alone (spaces and tabs around the token
+# allowed), then 1 to 200 lines, each ``key: value`` whose value does not end in a blank and
+# none a marker line. What it leaves to check (CR, non-ASCII, a repeated key, the 50,000
+# characters) is cheap; anything it does not match takes the exact per-line path.
+_BLOCK = re.compile(
+    r"[ \t]*OPERATOR_CMD[ \t]*\n"
+    r"((?:[ \t]*(?!(?:END_)?OPERATOR_CMD)[A-Za-z0-9_.-]+[ \t]*:(?:.*[^ \t\n])?\n){1,200}?)"
+    r"[ \t]*END_OPERATOR_CMD[ \t]*(?:\n|\Z)"
+)
 # A line followed by one or more exact copies of itself.
 _REPEATS = re.compile(r"([^\n]*\n)(?:\1)+")
 
@@ -112,30 +120,6 @@ def _next_marker(text: str, pos: int) -> tuple[int, int, str, bool] | None:
             line_end = len(text)
         alone = line_end == after or not text[after:line_end].removesuffix("\r").strip(_WS)
         return line_start, line_end, kind, alone
-
-
-def _whole_block(text: str, start_end: int) -> tuple[str, list[tuple[str, str]], int] | None:
-    """A well-formed block after the START line that ends at ``start_end``, else None.
-
-    Well-formed: an unindented END line alone, no marker token and no CR before it, and every
-    line ``key: value`` within the block limits. Returns (content, pairs, end of the END line).
-    Anything else is left to the per-line path.
-    """
-    end = text.find(_END_LINE, start_end)
-    if end <= start_end or text[start_end - 1] == "\r" or text.find(_TOKEN, start_end, end) >= 0:
-        return None
-    after = end + len(_END_LINE)
-    end_line = text.find("\n", after)
-    if end_line < 0:
-        end_line = len(text)
-    if after != end_line and text[after:end_line].strip(_WS):
-        return None  # not alone, or CRLF
-    content = text[start_end + 1 : end]
-    lines = content.count("\n") + 1
-    if lines > MAX_BLOCK_LINES or len(content) >= MAX_BLOCK_CHARS or "\r" in content:
-        return None
-    pairs = _KV_LINES.findall(content)
-    return (content, pairs, end_line) if len(pairs) == lines else None
 
 
 def scan(
@@ -174,6 +158,7 @@ def scan(
     state = _Scan({} if seen is None else seen, check_extensions(extensions))
     line_no, counted_to, content_from, pos = 1, 0, 0, 0
     repeats = _REPEATS.match
+    block = _BLOCK.match
     while (marker := _next_marker(text, pos)) is not None:
         line_start, line_end, kind, alone = marker
         line_no += text.count("\n", counted_to, line_start)
@@ -181,10 +166,15 @@ def scan(
         if state.state == INSIDE:
             if line_start > content_from:
                 state.feed(text[content_from : line_start - 1])
-        elif kind == START and alone and (whole := _whole_block(text, line_end)):
-            state.finish_whole(line_no, whole[0], whole[1])
-            pos = content_from = whole[2] + 1
-            continue
+        elif kind == START and alone and (whole := block(text, line_start)) is not None:
+            # Well-formed blocks, this one and any right after it, are taken whole.
+            while whole is not None and len(whole[1]) <= MAX_BLOCK_CHARS:
+                line_no += state.take(line_no, whole[1]) + 2
+                line_start = whole.end()
+                whole = block(text, line_start)
+            if line_start != marker[0]:
+                pos = content_from = counted_to = line_start
+                continue
         line = text[line_start:line_end]
         run = repeats(text, line_start) if text.startswith(line, line_end + 1) else None
         if run is not None:
@@ -202,7 +192,8 @@ def scan(
             state.block_error(
                 codes.ERR_MISSING_END_MARKER, "reached end of text without END_OPERATOR_CMD."
             )
-    return ScanResult(tuple(_fold(state.items)), tuple(state.skipped), truncated, unread)
+    items = state.items if state.plain else _fold(state.items)
+    return ScanResult(tuple(items), tuple(state.skipped), truncated, unread)  # type: ignore[arg-type]
 
 
 def unread_markers(text: str, cut: int) -> int:

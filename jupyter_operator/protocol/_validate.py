@@ -244,7 +244,13 @@ def validate_fields(
     OperatorError
         The first fault, in the order described in this module's docstring.
     """
-    host_actions = actions_of(extensions)
+    return check_fields(f, actions_of(extensions))
+
+
+def check_fields(
+    f: Fields, host_actions: frozenset[str]
+) -> tuple[str, str, str | None, _Params]:
+    """``validate_fields`` with the host's extra actions already known (``actions_of``)."""
     command_id, action, path = _header(f, host_actions)
     entry = _ACTIONS.get(action)
     if action in host_actions and action in CELL_ACTIONS:
