@@ -86,7 +86,7 @@ def _not_alone(line: str) -> str:
 class _Scan:
     """One pass over one text; see the module docstring."""
 
-    def __init__(self, seen: dict[str, str], extensions: tuple[str, ...] = ()) -> None:
+    def __init__(self, seen: dict[str, dict[str, str]], extensions: tuple[str, ...] = ()) -> None:
         self.seen = seen
         self.extensions = extensions
         self.host_actions = actions_of(extensions)
@@ -230,11 +230,11 @@ class _Scan:
             command_id, action, path, params = check_fields(fields, self.host_actions)
         except OperatorError as exc:
             return ScanError(exc.code, exc.message, _clean_id(fields.get("id")), line)
-        canonical = "\n".join(sorted(map(": ".join, fields.items())))
         claimed = self.seen.get(command_id)
         if claimed is None:
-            self.seen[command_id] = canonical
-        elif claimed == canonical:
+            # A copy: dict equality ignores key order, so it is the canonical form as it is.
+            self.seen[command_id] = fields.copy()
+        elif claimed == fields:
             self.skipped.append(command_id)
             return None
         else:

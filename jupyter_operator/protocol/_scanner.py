@@ -123,7 +123,7 @@ def _next_marker(text: str, pos: int) -> tuple[int, int, str, bool] | None:
 
 
 def scan(
-    text: str, *, seen: dict[str, str] | None = None, max_chars: int = MAX_SCAN_CHARS,
+    text: str, *, seen: dict[str, dict[str, str]] | None = None, max_chars: int = MAX_SCAN_CHARS,
     extensions: Iterable[str] = (),
 ) -> ScanResult:
     """Find and validate every ``OPERATOR_CMD`` block of a reply, in block order.
@@ -133,8 +133,8 @@ def scan(
     text
         The model's reply. Only the last ``max_chars`` characters are scanned.
     seen
-        Command id -> canonical form of the command that claimed it. Pass the session's dict
-        to track duplicate ids across replies; it is updated in place. ``None``: a fresh dict.
+        Command id -> the fields of the command that claimed it. Pass the session's dict to
+        track duplicate ids across replies; it is updated in place. ``None``: a fresh dict.
     max_chars
         Scan window (the spec's 200,000 characters).
     extensions
