@@ -90,7 +90,7 @@ class _Scan:
         self.seen = seen
         self.extensions = extensions
         self.host_actions = actions_of(extensions)
-        self.plain = True  # no error yet: nothing to fold
+        self.first_error = -1  # index in items; the items before it need no folding
         self.items: list[Command | ScanError | _ErrorRun] = []
         self.skipped: list[str] = []
         self.state = OUTSIDE
@@ -201,9 +201,9 @@ class _Scan:
 
     def add(self, item: Command | ScanError | _ErrorRun | None) -> None:
         if item is not None:
+            if type(item) is not Command and self.first_error < 0:
+                self.first_error = len(self.items)
             self.items.append(item)
-            if type(item) is not Command:
-                self.plain = False
 
     # --- a complete block ------------------------------------------------------------------
     def finalize(

@@ -39,7 +39,7 @@ Speed (``bench/scan.py`` times it against the reference app's scanner):
   whole at its START line with one pattern match (``_BLOCK``) and one ``findall`` for its
   fields (``_Scan.take``), and so is every well-formed block right after it, without searching
   for markers again; anything else goes through the exact per-line path, which finds and words
-  the first fault. When nothing was an error, there is nothing to fold.
+  the first fault. The fold rule looks only at the items from the first error on.
 - A marker line repeated on the lines right after it is counted with one regular-expression
   match (``_REPEATS``) and its transitions applied once for the whole run.
 - Folding: a run of ``FOLD_MIN`` or more errors with the same code, message and id, each on the
@@ -192,7 +192,9 @@ def scan(
             state.block_error(
                 codes.ERR_MISSING_END_MARKER, "reached end of text without END_OPERATOR_CMD."
             )
-    items = state.items if state.plain else _fold(state.items)
+    items, first = state.items, state.first_error
+    if first >= 0:  # errors fold only with the errors right before them
+        items = items[:first] + _fold(items[first:])
     return ScanResult(tuple(items), tuple(state.skipped), truncated, unread)  # type: ignore[arg-type]
 
 
