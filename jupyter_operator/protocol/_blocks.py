@@ -27,9 +27,9 @@ _KEY_VALUE = re.compile(r"([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*)")
 # Used only on chunks without CR. The value is greedy up to its last non-blank character:
 # a lazy value, or a [^\r\n] class, is 5-50 times slower on a long base64 line.
 _KV_LINES = re.compile(r"^[ \t]*([A-Za-z0-9_.-]+)[ \t]*:[ \t]*((?:.*[^ \t])?)[ \t]*$", re.M)
-# The fields of a block ``_scanner._BLOCK`` cleared, whose values never end in a blank: the
-# value needs no trimming, so it is one pass, not a greedy run and a step back.
-_KV_CLEARED = re.compile(r"^[ \t]*([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*)", re.M)
+# The fields of a block ``_scanner._BLOCK`` cleared: every line ``key:value`` from its start,
+# the value never ending in a blank, so one match per line and no trimming.
+_KV_CLEARED = re.compile(r"([A-Za-z0-9_.-]+):[ \t]*(.*)\n")
 
 FOLD_MIN = 10  # errors in a run before they are folded into one result
 
@@ -166,8 +166,9 @@ class _Scan:
     def take(self, line_no: int, content: str) -> int:
         """A block ``_scanner._BLOCK`` cleared (``content`` ends with LF); its line count.
 
-        The pattern leaves three faults to check: a key given twice, CR, non-ASCII. A block
-        with any of them takes ``finalize``, which words the first fault exactly.
+        The scanner has checked that no line is a marker line; three faults are left: a key
+        given twice, CR, non-ASCII. A block with any of them takes ``finalize``, which words
+        the first fault exactly.
         """
         pairs = _KV_CLEARED.findall(content)
         fields = dict(pairs)

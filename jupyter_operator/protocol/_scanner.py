@@ -80,14 +80,14 @@ __all__ = ["FOLD_MIN", "_not_alone", "scan", "unread_markers"]
 
 _TOKEN_LEN = len(_TOKEN)
 _END_PREFIX = "END_"
-# A well-formed block, START line to END line: both alone (spaces and tabs around the token
-# allowed), then 1 to 200 lines, each ``key: value`` whose value does not end in a blank and
-# none a marker line. What it leaves to check (CR, non-ASCII, a repeated key, the 50,000
-# characters) is cheap; anything it does not match takes the exact per-line path.
+# A block as models write it, START line to END line: both markers with nothing around them,
+# then 1 to 200 lines ``key:value`` (no blank before the colon or at the end of the line).
+# What it leaves to check (CR, non-ASCII, a marker token, a repeated key, the 50,000 characters)
+# is cheap; anything it does not match takes the exact per-line path. Every optional blank
+# the rules allow would be a repeat in the pattern for every line, and costs more than the
+# pattern without them.
 _BLOCK = re.compile(
-    r"[ \t]*OPERATOR_CMD[ \t]*\n"
-    r"((?:[ \t]*(?!(?:END_)?OPERATOR_CMD)[A-Za-z0-9_.-]+[ \t]*:(?:.*[^ \t\n])?\n){1,200}?)"
-    r"[ \t]*END_OPERATOR_CMD[ \t]*(?:\n|\Z)"
+    r"OPERATOR_CMD\n((?:[A-Za-z0-9_.-]+:(?:.*[^ \t\n])?\n){1,200})END_OPERATOR_CMD(?:\n|\Z)"
 )
 # A line followed by one or more exact copies of itself.
 _REPEATS = re.compile(r"([^\n]*\n)(?:\1)+")
@@ -168,7 +168,9 @@ def scan(
                 state.feed(text[content_from : line_start - 1])
         elif kind == START and alone and (whole := block(text, line_start)) is not None:
             # Well-formed blocks, this one and any right after it, are taken whole.
-            while whole is not None and len(whole[1]) <= MAX_BLOCK_CHARS:
+            # A line ``OPERATOR_CMD: x`` has the shape of a field: any token sends the block
+            # to the per-line path.
+            while whole is not None and len(whole[1]) <= MAX_BLOCK_CHARS and _TOKEN not in whole[1]:
                 line_no += state.take(line_no, whole[1]) + 2
                 line_start = whole.end()
                 whole = block(text, line_start)
