@@ -27,7 +27,17 @@ _KEY_VALUE = re.compile(r"([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*)")
 # Used only on chunks without CR. The value is greedy up to its last non-blank character:
 # a lazy value, or a [^\r\n] class, is 5-50 times slower on a long base64 line.
 _KV_LINES = re.compile(r"^[ \t]*([A-Za-z0-9_.-]+)[ \t]*:[ \t]*((?:.*[^ \t])?)[ \t]*$", re.M)
-# The fields of a block ``_scanner._BLOCK`` cleared: every line ``key:value`` from its start,
+# A block as models write it, START line to END line: both markers with nothing around them,
+# then 1 to 200 lines ``key:value`` (no blank before the colon or at the end of the line).
+# What it leaves to check (CR, non-ASCII, a marker token, a repeated key, the 50,000 characters)
+# is cheap; anything it does not match takes the exact per-line path. Every optional blank
+# the rules allow would be a repeat in the pattern for every line, and costs more than the
+# pattern without them; the end of a line is checked by looking back one character, which
+# costs nothing on the way, where a last-character class makes the line's run step back.
+_BLOCK = re.compile(
+    r"OPERATOR_CMD\n((?:[A-Za-z0-9_.-]+:.*(?<![ \t])\n){1,200})END_OPERATOR_CMD(?:\n|\Z)"
+)
+# The fields of a block ``_BLOCK`` cleared: every line ``key:value`` from its start,
 # the value never ending in a blank, so one match per line and no trimming.
 _KV_CLEARED = re.compile(r"([A-Za-z0-9_.-]+):[ \t]*(.*)\n")
 
@@ -163,26 +173,44 @@ class _Scan:
         else:
             self.add(self.finalize("", []))
 
-    def take(self, line_no: int, content: str) -> int:
-        """A block ``_scanner._BLOCK`` cleared (``content`` ends with LF); its line count.
+    def take_blocks(self, text: str, pos: int, line_no: int) -> tuple[int, int]:
+        """Well-formed blocks from the START line at ``pos`` on, while they follow each other.
 
-        The scanner has checked that no line is a marker line; three faults are left: a key
-        given twice, CR, non-ASCII. A block with any of them takes ``finalize``, which words
-        the first fault exactly.
+        Returns where the next line starts and its number; ``pos`` when no block was taken.
+        Outside a block only. ``_BLOCK`` leaves four faults to check: a marker line with the
+        shape of a field (``OPERATOR_CMD: x``), which sends the block to the per-line path
+        (so does any mention of the token), and a key given twice, CR or non-ASCII, which go
+        to ``finalize`` to be worded exactly. One loop with its names bound once, because
+        a Python call per block is a good part of the cost of a small block.
         """
-        pairs = _KV_CLEARED.findall(content)
-        fields = dict(pairs)
-        if len(fields) != len(pairs) or "\r" in content or not content.isascii():
-            self.block_line = line_no
-            self.block_chunk, self.block_has_lines = content[:-1], True
-            self.add(self.finalize(content[:-1], None if "\r" in content else pairs))
-        else:
-            item = self.command(fields, line_no)
-            if type(item) is Command:
-                self.items.append(item)
+        block, findall, check = _BLOCK.match, _KV_CLEARED.findall, check_fields
+        seen, host_actions, append = self.seen, self.host_actions, self.items.append
+        while (match := block(text, pos)) is not None:
+            content = match[1]  # ends with LF
+            if len(content) > MAX_BLOCK_CHARS or _TOKEN in content:
+                break
+            pairs = findall(content)
+            fields = dict(pairs)
+            if len(fields) != len(pairs) or "\r" in content or not content.isascii():
+                self.block_line = line_no
+                self.block_chunk, self.block_has_lines = content[:-1], True
+                self.add(self.finalize(content[:-1], None if "\r" in content else pairs))
             else:
-                self.add(item)
-        return len(pairs)
+                try:
+                    command_id, action, path, params = check(fields, host_actions)
+                except OperatorError as exc:
+                    fault = ScanError(exc.code, exc.message, _clean_id(fields.get("id")), line_no)
+                    self.add(fault)
+                else:
+                    if command_id in seen:
+                        self.add(self.claimed(command_id, fields, line_no))
+                    else:
+                        # A copy: dict equality ignores key order, so it is the canonical form.
+                        seen[command_id] = fields.copy()
+                        append(new_command(command_id, action, path, line_no, fields, params))
+            line_no += len(pairs) + 2
+            pos = match.end()
+        return pos, line_no
 
     def run(self, line_no: int, line: str, kind: str, alone: bool, count: int) -> None:
         """``count`` identical marker lines from ``line_no``, applied at once.
@@ -231,20 +259,22 @@ class _Scan:
             command_id, action, path, params = check_fields(fields, self.host_actions)
         except OperatorError as exc:
             return ScanError(exc.code, exc.message, _clean_id(fields.get("id")), line)
-        claimed = self.seen.get(command_id)
-        if claimed is None:
-            # A copy: dict equality ignores key order, so it is the canonical form as it is.
-            self.seen[command_id] = fields.copy()
-        elif claimed == fields:
+        if command_id in self.seen:
+            return self.claimed(command_id, fields, line)
+        # A copy: dict equality ignores key order, so it is the canonical form as it is.
+        self.seen[command_id] = fields.copy()
+        return new_command(command_id, action, path, line, fields, params)
+
+    def claimed(self, command_id: str, fields: dict[str, str], line: int) -> ScanError | None:
+        """A block whose id an earlier command claimed: skipped when identical, else an error."""
+        if self.seen[command_id] == fields:
             self.skipped.append(command_id)
             return None
-        else:
-            message = (
-                f"duplicate id with differing content: {_quote(command_id)}; "
-                "use a new id for a new command."
-            )
-            return ScanError(codes.ERR_DUPLICATE_ID, message, _clean_id(command_id), line)
-        return new_command(command_id, action, path, line, fields, params)
+        message = (
+            f"duplicate id with differing content: {_quote(command_id)}; "
+            "use a new id for a new command."
+        )
+        return ScanError(codes.ERR_DUPLICATE_ID, message, _clean_id(command_id), line)
 
     def _error(self, code: str, message: str, lines: list[str] | None = None) -> ScanError:
         if lines is None:

@@ -35,11 +35,12 @@ Speed (``bench/scan.py`` times it against the reference app's scanner):
 
 - Marker lines are found with ``str.find``; a line whose first token follows prose is skipped
   to its end at once, so a line that mentions the token thousands of times costs one search.
-- A well-formed block (START and END lines alone, every line between ``key: value``) is taken
-  whole at its START line with one pattern match (``_BLOCK``) and one ``findall`` for its
-  fields (``_Scan.take``), and so is every well-formed block right after it, without searching
-  for markers again; anything else goes through the exact per-line path, which finds and words
-  the first fault. The fold rule looks only at the items from the first error on.
+- A block as models write it (markers with nothing around them, every line between
+  ``key:value`` with no blank before the colon or at the end) is taken whole at its START line
+  with one pattern match (``_blocks._BLOCK``) and one ``findall`` for its fields, and so is
+  every such block right after it, in one loop, without searching for markers again
+  (``_Scan.take_blocks``); anything else goes through the exact per-line path, which finds and
+  words the first fault. The fold rule looks only at the items from the first error on.
 - A marker line repeated on the lines right after it is counted with one regular-expression
   match (``_REPEATS``) and its transitions applied once for the whole run.
 - Folding: a run of ``FOLD_MIN`` or more errors with the same code, message and id, each on the
@@ -74,22 +75,12 @@ from ._blocks import (
 )
 from ._cells import check_extensions
 from ._models import ScanResult
-from ._spec import MAX_BLOCK_CHARS, MAX_SCAN_CHARS
+from ._spec import MAX_SCAN_CHARS
 
 __all__ = ["FOLD_MIN", "_not_alone", "scan", "unread_markers"]
 
 _TOKEN_LEN = len(_TOKEN)
 _END_PREFIX = "END_"
-# A block as models write it, START line to END line: both markers with nothing around them,
-# then 1 to 200 lines ``key:value`` (no blank before the colon or at the end of the line).
-# What it leaves to check (CR, non-ASCII, a marker token, a repeated key, the 50,000 characters)
-# is cheap; anything it does not match takes the exact per-line path. Every optional blank
-# the rules allow would be a repeat in the pattern for every line, and costs more than the
-# pattern without them; the end of a line is checked by looking back one character, which
-# costs nothing on the way, where a last-character class makes the line's run step back.
-_BLOCK = re.compile(
-    r"OPERATOR_CMD\n((?:[A-Za-z0-9_.-]+:.*(?<![ \t])\n){1,200})END_OPERATOR_CMD(?:\n|\Z)"
-)
 # A line followed by one or more exact copies of itself.
 _REPEATS = re.compile(r"([^\n]*\n)(?:\1)+")
 
@@ -159,7 +150,6 @@ def scan(
     state = _Scan({} if seen is None else seen, check_extensions(extensions))
     line_no, counted_to, content_from, pos = 1, 0, 0, 0
     repeats = _REPEATS.match
-    block = _BLOCK.match
     while (marker := _next_marker(text, pos)) is not None:
         line_start, line_end, kind, alone = marker
         line_no += text.count("\n", counted_to, line_start)
@@ -167,16 +157,11 @@ def scan(
         if state.state == INSIDE:
             if line_start > content_from:
                 state.feed(text[content_from : line_start - 1])
-        elif kind == START and alone and (whole := block(text, line_start)) is not None:
+        elif kind == START and alone:
             # Well-formed blocks, this one and any right after it, are taken whole.
-            # A line ``OPERATOR_CMD: x`` has the shape of a field: any token sends the block
-            # to the per-line path.
-            while whole is not None and len(whole[1]) <= MAX_BLOCK_CHARS and _TOKEN not in whole[1]:
-                line_no += state.take(line_no, whole[1]) + 2
-                line_start = whole.end()
-                whole = block(text, line_start)
-            if line_start != marker[0]:
-                pos = content_from = counted_to = line_start
+            after, line_no = state.take_blocks(text, line_start, line_no)
+            if after != line_start:
+                pos = content_from = counted_to = after
                 continue
         line = text[line_start:line_end]
         run = repeats(text, line_start) if text.startswith(line, line_end + 1) else None

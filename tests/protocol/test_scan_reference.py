@@ -12,7 +12,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jupyter_operator.protocol import Command, OperatorError, _scanner, scan
+from jupyter_operator.protocol import Command, OperatorError, _blocks, scan
 from jupyter_operator.protocol._scanner import FOLD_MIN, _not_alone
 from jupyter_operator.protocol._validate import validate_fields
 
@@ -281,10 +281,10 @@ def test_whole_block_pattern_gives_what_the_line_path_gives(
     # as without it, where every block goes through the per-line path.
     text = "\n".join(pieces) + ("\n" if final else "")
     fast = scan(text)
-    with_lines = _scanner._BLOCK
+    with_lines = _blocks._BLOCK
     try:
-        _scanner._BLOCK = re.compile(r"(?!)")
+        _blocks._BLOCK = re.compile(r"(?!)")
         slow = scan(text)
     finally:
-        _scanner._BLOCK = with_lines
+        _blocks._BLOCK = with_lines
     assert fast == slow
