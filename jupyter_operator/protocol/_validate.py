@@ -207,29 +207,6 @@ _ACTIONS: dict[str, tuple[Callable[[Fields, str | None], dict[str, Any]], dict[s
 _short = shown
 
 
-def _header(f: Fields, host_actions: frozenset[str]) -> tuple[str, str, str | None]:
-    version, command_id, action = f.get("version"), f.get("id"), f.get("action")
-    if not (version and command_id and action):
-        missing = [key for key in ("version", "id", "action") if not f.get(key)]
-        raise _fail(codes.ERR_MISSING_REQUIRED_FIELDS, f"missing {', '.join(missing)}.")
-    if not (command_id.isascii() and command_id.isprintable()):
-        # The id is echoed in a result line; control characters would corrupt it.
-        raise _fail(codes.ERR_MISSING_REQUIRED_FIELDS, "id must be printable ASCII text.")
-    path = f.get("path") or None
-    if action.startswith("fs."):
-        if path is None:
-            raise _fail(codes.ERR_ACTION_REQUIRES_PATH, "fs.* actions require path.")
-    elif path is not None:
-        kind = "operator.*" if action.startswith("operator.") else "non-fs"
-        hint = " Name the notebook with notebook: <path>." if action in host_actions else ""
-        raise _fail(codes.ERR_ACTION_FORBIDS_PATH, f"{kind} actions must not include path.{hint}")
-    if action in RESERVED_ACTIONS:
-        raise _fail(codes.ERR_RESERVED_ACTION, f"action reserved for UI: {action}.")
-    if version != "1":
-        raise _fail(codes.ERR_UNSUPPORTED_VERSION, "version must be exactly 1.")
-    return command_id, action, path
-
-
 def validate_fields(
     f: Fields, extensions: tuple[str, ...] = ()
 ) -> tuple[str, str, str | None, _Params]:
@@ -251,7 +228,27 @@ def check_fields(
     f: Fields, host_actions: frozenset[str]
 ) -> tuple[str, str, str | None, _Params]:
     """``validate_fields`` with the host's extra actions already known (``actions_of``)."""
-    command_id, action, path = _header(f, host_actions)
+    # Steps 1-3, inline: a call per block is a good part of a small block's cost.
+    version, command_id, action = f.get("version"), f.get("id"), f.get("action")
+    if not (version and command_id and action):
+        missing = [key for key in ("version", "id", "action") if not f.get(key)]
+        raise _fail(codes.ERR_MISSING_REQUIRED_FIELDS, f"missing {', '.join(missing)}.")
+    if not (command_id.isascii() and command_id.isprintable()):
+        # The id is echoed in a result line; control characters would corrupt it.
+        raise _fail(codes.ERR_MISSING_REQUIRED_FIELDS, "id must be printable ASCII text.")
+    path = f.get("path") or None
+    if action.startswith("fs."):
+        if path is None:
+            raise _fail(codes.ERR_ACTION_REQUIRES_PATH, "fs.* actions require path.")
+    elif path is not None:
+        kind = "operator.*" if action.startswith("operator.") else "non-fs"
+        hint = " Name the notebook with notebook: <path>." if action in host_actions else ""
+        raise _fail(codes.ERR_ACTION_FORBIDS_PATH, f"{kind} actions must not include path.{hint}")
+    if action in RESERVED_ACTIONS:
+        raise _fail(codes.ERR_RESERVED_ACTION, f"action reserved for UI: {action}.")
+    if version != "1":
+        raise _fail(codes.ERR_UNSUPPORTED_VERSION, "version must be exactly 1.")
+    # Steps 4-5.
     entry = _ACTIONS.get(action)
     if host_actions and action in host_actions and action in CELL_ACTIONS:
         cell_check = lambda fields, _path: check_cell_fields(action, fields)  # noqa: E731
@@ -262,7 +259,7 @@ def check_fields(
             f"Unknown action: {_short(action)}. Use one of the spec's actions.",
         )
     check, payloads = entry
-    values = check(f, path)
+    values = {"path": path} if check is _path_only else check(f, path)
     if "content_b64" in f or "patch_b64" in f or "edits_b64" in f:  # most blocks have none
         decoded: dict[str, str] = {}
         for key in _B64_FIELDS:
