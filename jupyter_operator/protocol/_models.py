@@ -264,26 +264,23 @@ def _slot_builder(cls: type[_Params]) -> Callable[[Mapping[str, Any]], _Params]:
     """``lambda values: cls(**values)``, setting the slots directly.
 
     A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` by name,
-    which is most of the cost of building one per block. A missing required value is a
-    KeyError, as ``cls(**values)`` would be a TypeError: the validator supplies them all.
+    which is most of the cost of building one per block. The builder's source is written out
+    field by field, as ``dataclasses`` writes ``__init__``: a loop over the fields costs as
+    much again. A missing required value is a KeyError, as ``cls(**values)`` would be a
+    TypeError: the validator supplies them all.
     """
-    required = [(cls.__dict__[f.name].__set__, f.name) for f in fields(cls) if f.default is MISSING]
-    optional = [
-        (cls.__dict__[f.name].__set__, f.name, f.default)
-        for f in fields(cls)
-        if f.default is not MISSING
-    ]
-    new = object.__new__
-
-    def build(values: Mapping[str, Any]) -> _Params:
-        params = new(cls)
-        for set_value, name in required:
-            set_value(params, values[name])
-        for set_value, name, default in optional:
-            set_value(params, values.get(name, default))
-        return params
-
-    return build
+    env: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    lines = ["def build(values):", "    params = new(cls)"]
+    for n, field in enumerate(fields(cls)):
+        env[f"set{n}"] = cls.__dict__[field.name].__set__
+        if field.default is MISSING:
+            lines.append(f"    set{n}(params, values[{field.name!r}])")
+        else:
+            env[f"default{n}"] = field.default
+            lines.append(f"    set{n}(params, values.get({field.name!r}, default{n}))")
+    lines.append("    return params")
+    exec("\n".join(lines), env)  # the source holds field names and generated names only
+    return env["build"]
 
 
 #: Action -> a builder of its parameters from a dict of values (what ``cls(**values)`` does).
