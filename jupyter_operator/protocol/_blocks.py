@@ -26,7 +26,10 @@ _KEY_VALUE = re.compile(r"([A-Za-z0-9_.-]+)[ \t]*:[ \t]*(.*)")
 # chunk they do not clear takes the exact per-line path, which finds and words the error.
 # Used only on chunks without CR. The value is greedy up to its last non-blank character:
 # a lazy value, or a [^\r\n] class, is 5-50 times slower on a long base64 line.
-_KV_LINES = re.compile(r"^[ \t]*([A-Za-z0-9_.-]+)[ \t]*:[ \t]*((?:.*[^ \t])?)[ \t]*$", re.M)
+# Possessive where giving back never helps (blanks, the key, the blanks at the end).
+_KV_LINES = re.compile(
+    r"^[ \t]*+([A-Za-z0-9_.-]++)[ \t]*+:[ \t]*+((?:.*[^ \t])?)[ \t]*+$", re.M
+)
 # A block as models write it, START line to END line: both markers with nothing around them,
 # then 1 to 200 lines ``key:value`` (no blank before the colon or at the end of the line).
 # What it leaves to check (CR, non-ASCII, a marker token, a repeated key, the 50,000 characters)
