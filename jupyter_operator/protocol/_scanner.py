@@ -81,8 +81,28 @@ __all__ = ["FOLD_MIN", "_not_alone", "scan", "unread_markers"]
 
 _TOKEN_LEN = len(_TOKEN)
 _END_PREFIX = "END_"
+_LONG_STRETCH, _FEW_LINES, _LONG_LINE = 2048, 3, 300  # see _newlines
 # A line followed by one or more exact copies of itself.
 _REPEATS = re.compile(r"([^\n]*\n)(?:\1)+")
+
+
+def _newlines(text: str, start: int, end: int) -> int:
+    """``text.count("\\n", start, end)``, faster on prose.
+
+    ``str.count`` looks at every character; ``str.find`` of one character jumps to it with
+    ``memchr``, many times faster per character but with a Python step per line. So in a
+    long stretch of prose newlines are found one by one, and once ``_FEW_LINES`` of them
+    average under ``_LONG_LINE`` characters a line, the rest is counted in one pass.
+    """
+    if end - start < _LONG_STRETCH:
+        return text.count("\n", start, end)
+    n, pos, find = 0, start, text.find
+    while (found := find("\n", pos, end)) >= 0:
+        n += 1
+        pos = found + 1
+        if n >= _FEW_LINES and pos - start < n * _LONG_LINE:
+            return n + text.count("\n", pos, end)
+    return n
 
 
 def _next_marker(text: str, pos: int) -> tuple[int, int, str, bool] | None:
@@ -152,7 +172,7 @@ def scan(
     repeats = _REPEATS.match
     while (marker := _next_marker(text, pos)) is not None:
         line_start, line_end, kind, alone = marker
-        line_no += text.count("\n", counted_to, line_start)
+        line_no += _newlines(text, counted_to, line_start)
         counted_to = line_start
         if state.state == INSIDE:
             if line_start > content_from:
