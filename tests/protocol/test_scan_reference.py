@@ -12,7 +12,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jupyter_operator.protocol import Command, OperatorError, _blocks, scan
+from jupyter_operator.protocol import Command, OperatorError, _blocks, _scanner, scan
 from jupyter_operator.protocol._scanner import FOLD_MIN, _not_alone
 from jupyter_operator.protocol._validate import validate_fields
 
@@ -288,3 +288,15 @@ def test_whole_block_pattern_gives_what_the_line_path_gives(
     finally:
         _blocks._BLOCK = with_lines
     assert fast == slow
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.sampled_from(["\n", "\n\n", "x" * 40, "y" * 700, "z" * 3000]), max_size=30),
+    st.data(),
+)
+def test_line_numbers_in_long_prose_count_every_newline(pieces: list[str], data) -> None:
+    text = "".join(pieces)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert _scanner._newlines(text, start, end) == text.count("\n", start, end)
