@@ -40,15 +40,19 @@ Speed (``bench/scan.py`` times it against the reference app's scanner):
   with one pattern match (``_blocks._BLOCK``) and one ``findall`` for its fields, and so is
   every such block right after it, in one loop, without searching for markers again
   (``_Scan.take_blocks``); anything else goes through the exact per-line path, which finds and
-  words the first fault. The fold rule looks only at the items from the first error on.
+  words the first fault. A valid block's command and parameters are built by setting their
+  slots, and the duplicate-id check keeps the claiming block's fields (no canonical text).
+- Line numbers: the newlines between two markers are counted with ``str.count``, or found one
+  by one with ``str.find`` in long stretches of long lines (``_newlines``).
 - A marker line repeated on the lines right after it is counted with one regular-expression
   match (``_REPEATS``) and its transitions applied once for the whole run.
 - Folding: a run of ``FOLD_MIN`` or more errors with the same code, message and id, each on the
   line right after the previous one (only marker errors can be: nested or not-alone markers), is
   reported as one error whose message says how many lines it stands for. ``_fold`` applies the
-  rule to the items whichever way they were found.
+  rule to the items whichever way they were found, from the first error on.
 
-The tests compare the scanner with a plain per-line reference implementation of these rules.
+The tests compare the scanner with a plain per-line reference implementation of these rules,
+and the items of the whole-block path with those of the per-line path.
 
 A finished block is checked in this order: ASCII only, every line ``key: value``
 (a stray line right after ``content:``, or a CR in a value, is ``ERR_CONTENT_HAS_NEWLINES``),
