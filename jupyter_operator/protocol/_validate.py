@@ -272,6 +272,6 @@ def check_fields(
         for name, key in payloads.items():
             if key in decoded:
                 values[name] = parse_edits(decoded[key]) if name == "edits" else decoded[key]
-    if action in CELL_ACTIONS:
+    if host_actions and action in CELL_ACTIONS:  # only reached with the extension enabled
         return command_id, action, values["path"], CELL_PARAMS[action](**values)
     return command_id, action, path, PARAMS_BUILDERS[action](values)
