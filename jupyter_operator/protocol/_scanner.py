@@ -85,7 +85,7 @@ __all__ = ["FOLD_MIN", "_not_alone", "scan", "unread_markers"]
 
 _TOKEN_LEN = len(_TOKEN)
 _END_PREFIX = "END_"
-_LONG_STRETCH, _FEW_LINES, _LONG_LINE = 2048, 3, 300  # see _newlines
+_LONG_STRETCH, _FEW_LINES, _LONG_LINE = 2048, 2, 300  # see _newlines
 # A line followed by one or more exact copies of itself.
 _REPEATS = re.compile(r"([^\n]*\n)(?:\1)+")
 
