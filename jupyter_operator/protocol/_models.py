@@ -4,6 +4,9 @@ Everything here is immutable: frozen, slotted dataclasses. They are built only b
 and the edits parser, after our own checks have validated every value (``_validate.py``,
 ``_edits.py``), so a validating model library would check each field a second time; measured on
 a reply of 2,800 small blocks, that second check was a third of the scan (bench/scan.py).
+For the same reason the scanner builds commands and parameters with ``new_command`` and
+``PARAMS_BUILDERS``, which set the slots directly instead of going through the frozen
+``__init__``; they make objects equal to the ones the constructors make.
 """
 
 from __future__ import annotations
