@@ -116,7 +116,7 @@ class Operator:
         except ValueError:
             self.close()
             raise
-        self._seen: dict[str, str] = {}
+        self._seen: dict[str, dict[str, str]] = {}
         self._taken: set[str] = set()
         self._lock = threading.RLock()
 

@@ -28,7 +28,7 @@ from ._cells import CELL_ACTIONS, CELL_PARAMS, actions_of, check_cell_fields
 from ._comments import StyleOverride, style_for_language, unknown_language
 from ._edits import parse_edits
 from ._errors import OperatorError, shown
-from ._models import PARAMS_BY_ACTION, _Params
+from ._models import PARAMS_BUILDERS, _Params
 from ._spec import READSLICE_MAX_LINES, RESERVED_ACTIONS
 
 Fields = dict[str, str]
@@ -207,29 +207,6 @@ _ACTIONS: dict[str, tuple[Callable[[Fields, str | None], dict[str, Any]], dict[s
 _short = shown
 
 
-def _header(f: Fields, host_actions: frozenset[str]) -> tuple[str, str, str | None]:
-    if not (f.get("version") and f.get("id") and f.get("action")):
-        missing = [key for key in ("version", "id", "action") if not f.get(key)]
-        raise _fail(codes.ERR_MISSING_REQUIRED_FIELDS, f"missing {', '.join(missing)}.")
-    if not (f["id"].isascii() and f["id"].isprintable()):
-        # The id is echoed in a result line; control characters would corrupt it.
-        raise _fail(codes.ERR_MISSING_REQUIRED_FIELDS, "id must be printable ASCII text.")
-    action = f["action"]
-    path = f.get("path") or None
-    if action.startswith("fs."):
-        if path is None:
-            raise _fail(codes.ERR_ACTION_REQUIRES_PATH, "fs.* actions require path.")
-    elif path is not None:
-        kind = "operator.*" if action.startswith("operator.") else "non-fs"
-        hint = " Name the notebook with notebook: <path>." if action in host_actions else ""
-        raise _fail(codes.ERR_ACTION_FORBIDS_PATH, f"{kind} actions must not include path.{hint}")
-    if action in RESERVED_ACTIONS:
-        raise _fail(codes.ERR_RESERVED_ACTION, f"action reserved for UI: {action}.")
-    if f["version"] != "1":
-        raise _fail(codes.ERR_UNSUPPORTED_VERSION, "version must be exactly 1.")
-    return f["id"], action, path
-
-
 def validate_fields(
     f: Fields, extensions: tuple[str, ...] = ()
 ) -> tuple[str, str, str | None, _Params]:
@@ -244,10 +221,36 @@ def validate_fields(
     OperatorError
         The first fault, in the order described in this module's docstring.
     """
-    host_actions = actions_of(extensions)
-    command_id, action, path = _header(f, host_actions)
+    return check_fields(f, actions_of(extensions))
+
+
+def check_fields(
+    f: Fields, host_actions: frozenset[str]
+) -> tuple[str, str, str | None, _Params]:
+    """``validate_fields`` with the host's extra actions already known (``actions_of``)."""
+    # Steps 1-3, inline: a call per block is a good part of a small block's cost.
+    version, command_id, action = f.get("version"), f.get("id"), f.get("action")
+    if not (version and command_id and action):
+        missing = [key for key in ("version", "id", "action") if not f.get(key)]
+        raise _fail(codes.ERR_MISSING_REQUIRED_FIELDS, f"missing {', '.join(missing)}.")
+    if not (command_id.isascii() and command_id.isprintable()):
+        # The id is echoed in a result line; control characters would corrupt it.
+        raise _fail(codes.ERR_MISSING_REQUIRED_FIELDS, "id must be printable ASCII text.")
+    path = f.get("path") or None
+    if action.startswith("fs."):
+        if path is None:
+            raise _fail(codes.ERR_ACTION_REQUIRES_PATH, "fs.* actions require path.")
+    elif path is not None:
+        kind = "operator.*" if action.startswith("operator.") else "non-fs"
+        hint = " Name the notebook with notebook: <path>." if action in host_actions else ""
+        raise _fail(codes.ERR_ACTION_FORBIDS_PATH, f"{kind} actions must not include path.{hint}")
+    if action in RESERVED_ACTIONS:
+        raise _fail(codes.ERR_RESERVED_ACTION, f"action reserved for UI: {action}.")
+    if version != "1":
+        raise _fail(codes.ERR_UNSUPPORTED_VERSION, "version must be exactly 1.")
+    # Steps 4-5.
     entry = _ACTIONS.get(action)
-    if action in host_actions and action in CELL_ACTIONS:
+    if host_actions and action in host_actions and action in CELL_ACTIONS:
         cell_check = lambda fields, _path: check_cell_fields(action, fields)  # noqa: E731
         entry = (cell_check, {"content": "content_b64"})
     if entry is None:
@@ -256,19 +259,19 @@ def validate_fields(
             f"Unknown action: {_short(action)}. Use one of the spec's actions.",
         )
     check, payloads = entry
-    values = check(f, path)
-    decoded: dict[str, str] = {}
-    for key in _B64_FIELDS:
-        if key in f:
-            text = decode_b64_text(f[key])
-            if text is None:
-                problem = b64_problem(f[key])
-                raise _fail(codes.ERR_INVALID_BASE64, f"field={key} {problem}.")
-            decoded[key] = text
-    for name, key in payloads.items():
-        if key in decoded:
-            values[name] = parse_edits(decoded[key]) if name == "edits" else decoded[key]
-    if action in CELL_ACTIONS:
+    values = {"path": path} if check is _path_only else check(f, path)
+    if "content_b64" in f or "patch_b64" in f or "edits_b64" in f:  # most blocks have none
+        decoded: dict[str, str] = {}
+        for key in _B64_FIELDS:
+            if key in f:
+                text = decode_b64_text(f[key])
+                if text is None:
+                    problem = b64_problem(f[key])
+                    raise _fail(codes.ERR_INVALID_BASE64, f"field={key} {problem}.")
+                decoded[key] = text
+        for name, key in payloads.items():
+            if key in decoded:
+                values[name] = parse_edits(decoded[key]) if name == "edits" else decoded[key]
+    if host_actions and action in CELL_ACTIONS:  # only reached with the extension enabled
         return command_id, action, values["path"], CELL_PARAMS[action](**values)
-    params = PARAMS_BY_ACTION[action](**values)
-    return command_id, action, path, params
+    return command_id, action, path, PARAMS_BUILDERS[action](values)

@@ -243,7 +243,7 @@ def test_identical_duplicates_are_skipped_key_order_irrelevant() -> None:
 
 
 def test_duplicates_are_tracked_across_calls_with_a_shared_dict() -> None:
-    seen: dict[str, str] = {}
+    seen: dict[str, dict[str, str]] = {}
     assert isinstance(only(cmd("s", "fs.read", path="a.txt"), seen=seen), Command)
     again = scan(cmd("s", "fs.read", path="a.txt"), seen=seen)
     assert (again.items, again.skipped_duplicates) == ((), ("s",))

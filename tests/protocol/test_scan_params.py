@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import MISSING, fields
+
 import pytest
 
 from jupyter_operator.protocol import (
@@ -23,6 +25,7 @@ from jupyter_operator.protocol import (
     codes,
     scan,
 )
+from jupyter_operator.protocol._models import PARAMS_BUILDERS, PARAMS_BY_ACTION, new_command
 
 from .helpers import b64, cmd
 
@@ -151,3 +154,17 @@ def test_params_action_matches_command_action(action: str) -> None:
     assert isinstance(item, Command)
     assert type(item.params).action == item.action == action
     assert item.params.path == "x.py"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("action", sorted(PARAMS_BY_ACTION))
+def test_slot_builders_make_what_the_constructors_make(action: str) -> None:
+    cls = PARAMS_BY_ACTION[action]
+    required = {f.name: f"v-{f.name}" for f in fields(cls) if f.default is MISSING}
+    every = {f.name: f"w-{f.name}" for f in fields(cls)}
+    for values in (required, every):
+        built = PARAMS_BUILDERS[action](values)
+        assert type(built) is cls and built == cls(**values)
+    command = new_command("i", action, "p", 3, {"k": "v"}, cls(**required))
+    assert command == Command(
+        id="i", action=action, path="p", line=3, fields={"k": "v"}, params=cls(**required)
+    )

@@ -12,7 +12,7 @@ import re
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from jupyter_operator.protocol import Command, OperatorError, scan
+from jupyter_operator.protocol import Command, OperatorError, _blocks, _scanner, scan
 from jupyter_operator.protocol._scanner import FOLD_MIN, _not_alone
 from jupyter_operator.protocol._validate import validate_fields
 
@@ -229,3 +229,74 @@ def test_scanner_agrees_with_the_reference_on_repeated_lines(
 ) -> None:
     text = nl.join(piece for piece, count in runs for _ in range(count))
     assert actual(text) == reference(text)
+
+
+HEADERS = [
+    "version: 1\nid: {}\naction: fs.read\npath: x",
+    "\tversion :1\n id:{}\naction:  fs.write\npath: y\ncontent: hi  there",
+    "version: 1\nid: {}\naction: fs.readSlice\npath: y\nstart: 2",
+    "version: 1\nid: {}\naction: fs.write\npath: y",
+    "version: 2\nid: {}\naction: fs.stat\npath: .",
+    "",
+]
+EXTRA_LINES = [
+    "path: x",
+    "path:",
+    "path:  ",
+    "id: a ",
+    "content:",
+    "content: a\rb",
+    "content_b64: QQ==",
+    "content_b64: QR==",
+    "lines: 500",
+    "caf\u00e9: 1",
+    "x: caf\u00e9",
+    "OPERATOR_CMD: x",
+    "  END_OPERATOR_CMDx: 1",
+    "OPERATOR_CMD",
+    "more text",
+    "",
+    " \t",
+]
+STARTS = ["OPERATOR_CMD", " \tOPERATOR_CMD \t", "OPERATOR_CMD\r", "OPERATOR_CMD x"]
+ENDS = ["END_OPERATOR_CMD", "\tEND_OPERATOR_CMD  ", "END_OPERATOR_CMD\r", "END_OPERATOR_CMD!", ""]
+BLOCKS = st.tuples(
+    st.sampled_from(STARTS),
+    st.sampled_from(HEADERS),
+    st.sampled_from(["a", "b", "a b"]),
+    st.lists(st.sampled_from(EXTRA_LINES), max_size=3),
+    st.sampled_from(ENDS),
+).map(lambda b: "\n".join([b[0], *([b[1].format(b[2])] if b[1] else []), *b[3], b[4]]))
+
+
+@settings(max_examples=600, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.one_of(BLOCKS, st.sampled_from(["prose", "", "x OPERATOR_CMD"])), max_size=8),
+    st.booleans(),
+)
+def test_whole_block_pattern_gives_what_the_line_path_gives(
+    pieces: list[str], final: bool
+) -> None:
+    # Every item (fields, params, messages, lines) is the same with the whole-block pattern
+    # as without it, where every block goes through the per-line path.
+    text = "\n".join(pieces) + ("\n" if final else "")
+    fast = scan(text)
+    with_lines = _blocks._BLOCK
+    try:
+        _blocks._BLOCK = re.compile(r"(?!)")
+        slow = scan(text)
+    finally:
+        _blocks._BLOCK = with_lines
+    assert fast == slow
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.sampled_from(["\n", "\n\n", "x" * 40, "y" * 700, "z" * 3000]), max_size=30),
+    st.data(),
+)
+def test_line_numbers_in_long_prose_count_every_newline(pieces: list[str], data) -> None:
+    text = "".join(pieces)
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert _scanner._newlines(text, start, end) == text.count("\n", start, end)
