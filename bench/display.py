@@ -201,12 +201,17 @@ def browser_side(rounds: int) -> None:
 
 
 #: Frame gaps while the notebook scrolls (requestAnimationFrame), in ms.
-FRAMES = """() => new Promise(resolve => {
-  const gaps = []; let last = performance.now(); let on = true;
-  const tick = now => { gaps.push(now - last); last = now; if (on) requestAnimationFrame(tick); };
+FRAMES = """() => {
+  const gaps = (window.__operatorFrames = []);
+  let last = performance.now();
+  window.__operatorFramesOn = true;
+  const tick = now => {
+    gaps.push(now - last);
+    last = now;
+    if (window.__operatorFramesOn) requestAnimationFrame(tick);
+  };
   requestAnimationFrame(tick);
-  window.__operatorStopFrames = () => { on = false; resolve(gaps.slice(1)); };
-})"""
+}"""
 
 
 def long_run(page: Any, index: int) -> tuple[float, list[float]]:
@@ -224,12 +229,12 @@ def long_run(page: Any, index: int) -> tuple[float, list[float]]:
     drawn = page.evaluate("performance.now() - window.__operatorTimes.output")
     page.locator(".jp-Operator-card[data-id='many-0']").scroll_into_view_if_needed()
     page.mouse.move(700, 450)
-    gaps = page.evaluate_handle(FRAMES)
+    page.evaluate(FRAMES)
     for _ in range(60):
         page.mouse.wheel(0, 600)
         page.wait_for_timeout(30)
-    page.evaluate("window.__operatorStopFrames()")
-    return drawn, [float(g) for g in gaps.json_value()]
+    gaps = page.evaluate("window.__operatorFramesOn = false, window.__operatorFrames.slice(1)")
+    return drawn, [float(g) for g in gaps]
 
 
 def main() -> None:

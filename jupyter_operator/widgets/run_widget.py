@@ -62,9 +62,10 @@ def _cut_details(view: dict[str, Any]) -> None:
         return
     head = details.split("\n", DETAILS_SHOWN_LINES)
     if len(head) > DETAILS_SHOWN_LINES:
-        rest = head.pop()
-        view["details"] = "\n".join(head) + "\n"
-        view["details_more"] = rest.count("\n") + (not rest.endswith("\n"))
+        # Characters, not lines, are counted: ``len`` costs nothing on a whole file.
+        kept = len(details) - len(head[-1])
+        view["details"] = details[:kept]
+        view["details_more"] = len(details) - kept
 
 
 def preview_token(item: Item) -> str:

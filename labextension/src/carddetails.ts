@@ -1,7 +1,7 @@
 /**
  * What a card shows under its summary: a read's cells as cells, a run's output, a read's
  * result. Long results show their first lines only; the model's results hold the whole
- * text (the notebook's kernel sends only those lines, saying how many more there are).
+ * text (the notebook's kernel sends only those lines, saying how much it left out).
  */
 import { el } from './dom';
 import { readCellsNode } from './readcells';
@@ -10,7 +10,10 @@ import { IOperatorItem } from './types';
 /** Lines of a result a card shows. */
 export const DETAILS_SHOWN_LINES = 200;
 
-/** The first `DETAILS_SHOWN_LINES` lines of `text`, and how many more it (or its sender) had. */
+/**
+ * The first `DETAILS_SHOWN_LINES` lines of `text`, and how many characters are left out:
+ * those cut here and `more` the sender cut already.
+ */
 export function shownLines(text: string, more = 0): { text: string; more: number } {
   let end = -1;
   for (let n = 0; n < DETAILS_SHOWN_LINES; n++) {
@@ -19,9 +22,7 @@ export function shownLines(text: string, more = 0): { text: string; more: number
       return { text, more };
     }
   }
-  const rest = text.slice(end + 1);
-  const cut = rest ? rest.split('\n').length - (rest.endsWith('\n') ? 1 : 0) : 0;
-  return { text: text.slice(0, end + 1), more: more + cut };
+  return { text: text.slice(0, end + 1), more: more + text.length - (end + 1) };
 }
 
 function textNode(item: IOperatorItem, details: string): HTMLElement {
@@ -31,8 +32,8 @@ function textNode(item: IOperatorItem, details: string): HTMLElement {
     return pre;
   }
   const box = el('div', 'jp-Operator-details-box');
-  const note = `${more.toLocaleString('en-US')} more line${more === 1 ? '' : 's'} not shown ` +
-    '(the results for the model hold the whole text).';
+  const note = `${more.toLocaleString('en-US')} more character${more === 1 ? '' : 's'} not ` +
+    'shown (the results for the model hold the whole text).';
   box.append(pre, el('p', 'jp-Operator-note jp-Operator-details-more', note));
   return box;
 }

@@ -39,8 +39,8 @@ export interface IOperatorItem {
   sha256_before: string | null;
   ok: boolean | null;
   details: string | null;
-  /** Lines cut from the end of `details` before it was sent (the notebook's kernel sends a
-   * long result's first lines only); the results for the model hold them all. */
+  /** Characters cut from the end of `details` before it was sent (the notebook's kernel
+   * sends a long result's first lines only); the results for the model hold them all. */
   details_more?: number;
   error_code: string | null;
   /** The earlier undecided change this one depends on (a change previewed on

@@ -69,16 +69,14 @@ describe('shownLines', () => {
     expect(shownLines('')).toEqual({ text: '', more: 0 });
   });
 
-  it('cuts after the first lines and counts the rest, with what the sender cut', () => {
+  it('cuts after the first lines and counts the characters left out, with the sender\'s', () => {
     const text = Array.from({ length: 250 }, (_, i) => `line ${i}\n`).join('');
     const shown = shownLines(text);
     expect(shown.text.endsWith('line 199\n')).toBe(true);
     expect(shown.text.split('\n').length - 1).toBe(DETAILS_SHOWN_LINES);
-    expect(shown.more).toBe(50);
-    // Sent already cut by the kernel (200 lines and 800 more): nothing more to cut here.
-    const sent = text.split('\n').slice(0, 200).join('\n') + '\n';
-    expect(shownLines(sent, 800)).toEqual({ text: sent, more: 800 });
-    // A last line without a newline counts too.
-    expect(shownLines(text + 'tail').more).toBe(51);
+    expect(shown.more).toBe(text.length - shown.text.length);
+    // Sent already cut by the kernel (200 lines, 5,000 characters more): nothing to cut here.
+    expect(shownLines(shown.text, 5000)).toEqual({ text: shown.text, more: 5000 });
+    expect(shownLines(text + 'tail').more).toBe(shown.more + 4);
   });
 });
