@@ -114,7 +114,7 @@ class HistoryWidget(module.DeclaredTraits, anywidget.AnyWidget):
         self._executions = executions
         self.entries: list[Any] = []
         self.message = ""
-        super().__init__()
+        super().__init__(layout=module.shared_layout())
         self.refresh()
         self.on_msg(self._on_message)
 

@@ -90,3 +90,17 @@ class DeclaredTraits:
         if missing:
             super().add_traits(**missing)  # type: ignore[misc]
 
+
+
+_LAYOUT: Any = None
+
+
+def shared_layout() -> Any:
+    """One ``Layout`` model for every card widget of the kernel (ipywidgets would open one per
+    widget otherwise: a second model, and its comm, for every run); made again once closed."""
+    global _LAYOUT
+    if _LAYOUT is None or getattr(_LAYOUT, "comm", None) is None:
+        import ipywidgets
+
+        _LAYOUT = ipywidgets.Layout()
+    return _LAYOUT

@@ -108,7 +108,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
         self._handling = False  # inside a request: one state update at its end
         self._state: dict[str, Any] = self.state()
         self._stale = False  # the run changed since ``_state`` was made
-        super().__init__(run_json=json.dumps(self._state))
+        super().__init__(run_json=json.dumps(self._state, separators=(",", ":")), layout=module.shared_layout())
         self.on_msg(self._on_message)
         run.subscribe(self._changed)
 
@@ -184,7 +184,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
     def sync(self) -> None:
         """Send the run's state to the view (after decisions made from Python, say)."""
         self._state, self._stale = self.state(), False
-        self.run_json = json.dumps(self._state)
+        self.run_json = json.dumps(self._state, separators=(",", ":"))
 
     def _changed(self, _item: Item) -> None:
         self._stale = True
