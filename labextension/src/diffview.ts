@@ -15,6 +15,8 @@ import {
   gutter,
   GutterMarker,
   highlightSpecialChars,
+  ViewPlugin,
+  ViewUpdate,
   WidgetType
 } from '@codemirror/view';
 import { syntaxHighlighting } from '@codemirror/language';
@@ -171,17 +173,46 @@ function diffGutters(lines: readonly IDiffLine[]): Extension {
   ];
 }
 
-/** Static decorations: line colours, gap markers and no-newline notes. */
+const ADDED_LINE = Decoration.line({ class: 'jp-Operator-line-add' });
+const REMOVED_LINE = Decoration.line({ class: 'jp-Operator-line-del' });
+
+/**
+ * Line colours for the lines in view only: a 10,000-line diff costs what its visible part
+ * does (CodeMirror draws only those lines; colouring them all up front did not).
+ */
+function lineColours(layout: IDiffLayout): Extension {
+  const build = (view: EditorView): DecorationSet => {
+    const ranges: Range<Decoration>[] = [];
+    const doc = view.state.doc;
+    for (const { from, to } of view.visibleRanges) {
+      for (let n = doc.lineAt(from).number; n <= doc.lineAt(to).number; n++) {
+        const kind = layout.lines[n - 1]?.kind;
+        if (kind === 'add' || kind === 'del') {
+          ranges.push((kind === 'add' ? ADDED_LINE : REMOVED_LINE).range(doc.line(n).from));
+        }
+      }
+    }
+    return Decoration.set(ranges);
+  };
+  return ViewPlugin.define(
+    view => ({
+      decorations: build(view),
+      update(update: ViewUpdate) {
+        if (update.docChanged || update.viewportChanged) {
+          this.decorations = build(update.view);
+        }
+      }
+    }),
+    { decorations: plugin => plugin.decorations }
+  );
+}
+
+/** Static decorations: gap markers and no-newline notes (few, and gaps are blocks). */
 function staticDecorations(state: EditorState, layout: IDiffLayout): DecorationSet {
   const ranges: Range<Decoration>[] = [];
-  const add = Decoration.line({ class: 'jp-Operator-line-add' });
-  const del = Decoration.line({ class: 'jp-Operator-line-del' });
   layout.lines.forEach((l, i) => {
-    const line = state.doc.line(i + 1);
-    if (l.kind !== 'ctx') {
-      ranges.push((l.kind === 'add' ? add : del).range(line.from));
-    }
     if (l.noEol) {
+      const line = state.doc.line(i + 1);
       ranges.push(Decoration.widget({ widget: new NoEolWidget(), side: 1 }).range(line.to));
     }
   });
@@ -266,6 +297,7 @@ export class DiffView {
           jupyterTheme,
           syntaxHighlighting(jupyterHighlightStyle),
           diffGutters(this.layout.lines),
+          lineColours(this.layout),
           decorations,
           foldField(this.layout),
           this._language.of([])

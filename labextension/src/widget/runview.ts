@@ -14,6 +14,9 @@ import { cutWarning, isPending, RunState, statusLine } from '../state';
 import { Decision, IEditContent, IHistoryEntry, IOperatorItem } from '../types';
 import { IReply, IRunWidgetState, Requests } from './messages';
 
+/** From how many cards on the browser lays out only those in view. */
+const MANY_CARDS = 40;
+
 /** The run view of one widget. */
 export class RunView {
   readonly node: HTMLElement;
@@ -112,6 +115,8 @@ export class RunView {
       }
     }
     this._cardsNode.append(fragment);
+    // A long run lets the browser skip the layout of cards out of view (widget.css).
+    this._cardsNode.classList.toggle('jp-Operator-cards-many', state.items.length > MANY_CARDS);
     this._title.textContent = view.title;
     this.node.setAttribute('aria-label', `${view.title}: ${statusLine(state)}`);
     this._status.textContent = statusLine(state);
