@@ -54,6 +54,11 @@ if missing:
     sys.exit(1)
 if not any(x.startswith(("jupyter_operator/", )) and x.endswith("__init__.py") for x in names):
     sys.exit("the Python package is missing")
+# The notebook cards' front end (bundled by the same build step): anywidget loads it from here.
+cards = [n for n in ("jupyter_operator/static/widget.js", "jupyter_operator/static/widget.css")
+         if n not in names]
+if cards:
+    sys.exit("the notebook cards' module is missing: " + ", ".join(cards))
 PY
 
 echo "==> installing it (and JupyterLab) into a fresh virtual environment"
@@ -92,5 +97,14 @@ suite="$(no_node "$WORK/venv/bin/python" -c \
   || fail "the built-in suite does not load from the installed wheel"
 [ "$suite" -ge 20 ] || fail "the built-in suite has $suite tasks in the wheel"
 echo "    $suite tasks"
+
+echo "==> the notebook cards' module loads from the installed wheel"
+module="$(no_node "$WORK/venv/bin/python" -c \
+  "from jupyter_operator.widgets import module; print(len(module.source()), 'jp-Operator-card' in module.source())")" \
+  || fail "the notebook cards' module does not load from the installed wheel"
+case "$module" in
+  *True) echo "    $module" ;;
+  *) fail "the notebook cards' module is missing from the installed wheel: $module" ;;
+esac
 
 echo "check_wheel: OK"

@@ -2,10 +2,11 @@
 
 Timed in this process, best of several alternating runs:
 
-- ``cell diff``: ``diff_notebooks`` on the two texts, its JSON (``to_dict``) and the widget
-  card's HTML of it (``cells_html``): what a notebook change costs on top of the text preview.
+- ``cell diff``: ``diff_notebooks`` on the two texts and its JSON (``to_dict``), which the
+  cards (the panel's and the notebook's) draw: what a notebook change costs on top of the
+  text preview.
 - ``engine plan``: ``mutations.plan`` of the ``fs.write`` (snapshot, notebook validation, the
-  text diff) plus ``Proposal.cells`` and the card HTML: everything a front waits for.
+  text diff) plus ``Proposal.cells`` as JSON: everything a front waits for.
 
 Baseline, measured in the same run on the same two files:
 
@@ -38,7 +39,6 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from jupyter_operator.notebooks.celldiff import diff_notebooks  # noqa: E402
-from jupyter_operator.widgets.cells_html import cells_html  # noqa: E402
 
 CELLS = 500
 CHANGED = 10
@@ -83,9 +83,7 @@ def ours(old: str, new: str) -> Callable[[], object]:
     def run() -> object:
         cells = diff_notebooks(old, new)
         assert cells is not None and cells.counts["changed"] == CHANGED, cells and cells.counts
-        data = cells.to_dict()
-        json.dumps(data)
-        return cells_html(data)
+        return json.dumps(cells.to_dict())  # what the cards (panel and notebook) receive
 
     return run
 
@@ -103,7 +101,7 @@ def engine_plan(folder: Path, new: str) -> Callable[[], object]:
     def run() -> object:
         proposal = mutations.plan(ws, cmd)
         assert proposal.cells is not None
-        return cells_html(proposal.cells)
+        return json.dumps(proposal.cells)
 
     return run
 
@@ -231,8 +229,8 @@ def main() -> None:
         t_ours = min(t_ours, best(mine, 1))
         t_plan = min(t_plan, best(plan, 1))
     print(f"{name:32s} {t_base * 1000:8.1f} ms")
-    print(f"{'cell diff (diff, JSON, HTML)':32s} {t_ours * 1000:8.1f} ms")
-    print(f"{'engine plan + cells + HTML':32s} {t_plan * 1000:8.1f} ms")
+    print(f"{'cell diff (diff, JSON)':32s} {t_ours * 1000:8.1f} ms")
+    print(f"{'engine plan + cells as JSON':32s} {t_plan * 1000:8.1f} ms")
     print(f"ratio cell diff / baseline: {t_ours / t_base:.2f} (target <= 2.0)")
     print(f"ratio engine plan / baseline: {t_plan / t_base:.2f}")
     if args.browser:

@@ -418,5 +418,5 @@ def last_run() -> Run | None:
 
 
 def last_view() -> Any:
-    """The approval panel (``RunView``) displayed for the most recent run, or None."""
+    """The cards (``RunWidget``) displayed for the most recent run, or None."""
     return session().last_view

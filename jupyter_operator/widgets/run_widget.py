@@ -68,6 +68,10 @@ def _cut_details(view: dict[str, Any]) -> None:
         view["details_more"] = len(details) - kept
 
 
+def _json(state: dict[str, Any]) -> str:
+    return json.dumps(state, separators=(",", ":"))
+
+
 def preview_token(item: Item) -> str:
     """What identifies the preview a card shows: its diff and the file it was made from."""
     seen = f"{item.diff or ''}\0{item.sha256_before or ''}\0{item.builds_on or ''}"
@@ -108,7 +112,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
         self._handling = False  # inside a request: one state update at its end
         self._state: dict[str, Any] = self.state()
         self._stale = False  # the run changed since ``_state`` was made
-        super().__init__(run_json=json.dumps(self._state, separators=(",", ":")), layout=module.shared_layout())
+        super().__init__(run_json=_json(self._state), layout=module.shared_layout())
         self.on_msg(self._on_message)
         run.subscribe(self._changed)
 
@@ -184,7 +188,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
     def sync(self) -> None:
         """Send the run's state to the view (after decisions made from Python, say)."""
         self._state, self._stale = self.state(), False
-        self.run_json = json.dumps(self._state, separators=(",", ":"))
+        self.run_json = _json(self._state)
 
     def _changed(self, _item: Item) -> None:
         self._stale = True
