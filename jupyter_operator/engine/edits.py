@@ -22,6 +22,10 @@ if TYPE_CHECKING:
     from .items import Item
 
 #: Words that end the summary of an edited change (``docs/protocol.md``, "Edited approvals").
+#: The dialects whose approvals take the person's edited content (string commands do not: a
+#: script's change is decided as the script wrote it).
+EDITABLE_DIALECTS = ("operator", "json")
+
 EDITED_NOTE = (
     "the person edited the change before approving it; details show what they changed "
     "from your proposal"

@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..engine.edits import EDITABLE_DIALECTS
 from ..engine.errors import EngineError
 from ..protocol import OperatorError, Result, codes
 from .errors import ApiError, api_error
@@ -45,7 +46,6 @@ LIST_MAX = 20
 
 DECISIONS = ("approve", "reject")
 #: Runs whose ``approve`` takes the person's edit (``content``); string-command runs do not.
-EDITABLE_DIALECTS = ("operator", "json")
 
 
 def _dialect(run: Any) -> str:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets
 
+from ..engine.edits import EDITABLE_DIALECTS
 from ..engine.labels import NO_BLOCKS, cut_warning
 from . import module
 from .run_state import describe_error, run_summary, text_listing
@@ -41,8 +42,6 @@ DIALECT_WORDS = {
 }
 #: Output metadata read by the server's pre-save hook (jupyter_operator/server/savehook.py).
 SAVED_OUTPUT_KEY = "jupyter_operator"
-#: Dialects whose approvals take the person's edited content (as the server's).
-EDITABLE_DIALECTS = ("operator", "json")
 
 #: What the kernel offers the view beside the run: undo and redo of a history entry (the
 #: entry's id, or None for the latest), each returning a line for the person, and the
@@ -126,7 +125,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
         """The ``run`` trait: the items as the server sends them, and the notes around them."""
         run = self._run
         dialect = str(getattr(run, "dialect", "operator"))
-        editable = dialect in EDITABLE_DIALECTS
+        editable = self._editable
         items = []
         previews = {}
         for item in run.items:
@@ -179,6 +178,11 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
         if not run.items and not skipped and not unread:
             notes.append(self._words[2])
         return notes
+
+    @property
+    def _editable(self) -> bool:
+        """Whether this run's dialect takes the person's edited content."""
+        return str(getattr(self._run, "dialect", "operator")) in EDITABLE_DIALECTS
 
     @property
     def run(self) -> dict[str, Any]:
@@ -275,7 +279,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
         from ..engine.edits import original_text
 
         item = self._run.item(item_id)
-        editable = item.editable and self.state()["can_edit"]
+        editable = item.editable and self._editable and not self.dry_run
         return {"id": item.id, "path": item.path, "editable": editable,
                 "proposed": item.proposed_text(), "original": original_text(item)}  # fmt: skip
 
