@@ -20,9 +20,8 @@ from ..workspace import (
     Snapshot,
     Workspace,
     check_size,
-    diff_stats,
+    diff_with_stats,
     is_notebook,
-    unified_diff,
     validate_notebook,
 )
 from ..workspace import cells as nbcells
@@ -84,8 +83,7 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     new_bytes = nbcells.dump_notebook(nb)
     check_size(len(new_bytes))
     validate_notebook(new_bytes)
-    diff = unified_diff(snapshot.data, new_bytes, path)
-    added, removed = diff_stats(diff)
+    diff, added, removed = diff_with_stats(snapshot.data, new_bytes, path)
     proposal = Proposal(new_bytes, snapshot, "modify", diff, added, removed, "")
     # Count what the person sees: the cells' source lines (the card draws the change as cells),
     # not the lines of notebook JSON behind them.

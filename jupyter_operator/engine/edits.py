@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..protocol import OperatorError, Result
-from ..workspace import check_size, diff_stats, is_notebook, unified_diff, validate_notebook
+from ..workspace import check_size, diff_with_stats, is_notebook, unified_diff, validate_notebook
 from .errors import BadEdit
 from .items import Proposal
 
@@ -97,8 +97,7 @@ def plan_edited(item: Item, content: bytes) -> Proposal:
     except OperatorError as exc:
         raise BadEdit(item.id, exc.code, exc.message) from None
     path = item.path or ""
-    diff = unified_diff(snapshot.data, content, path)
-    added, removed = diff_stats(diff)
+    diff, added, removed = diff_with_stats(snapshot.data, content, path)
     change = proposal.change
     counts = f"+{added} -{removed} lines"
     summary = f"new file, {counts}" if change == "create" else counts
@@ -146,4 +145,5 @@ def preview_diff(item: Item, content: bytes) -> str:
 def changed_lines(item: Item, content: bytes) -> tuple[int, int]:
     """Lines added and removed by ``content`` compared with the model's proposal."""
     proposed = item.proposal.new_bytes if item.proposal is not None else None
-    return diff_stats(unified_diff(proposed, content, item.path or ""))
+    _, added, removed = diff_with_stats(proposed, content, item.path or "")
+    return added, removed

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..protocol import OperatorError, codes
-from ..workspace import HistoryEntry, parse_path, validate_notebook
+from ..workspace import HistoryEntry, parse_path, unified_diff, validate_notebook
 from . import mutations
 from .items import Proposal
 
@@ -24,7 +24,7 @@ def write_file(operator: Operator, path: str, data: bytes, *, command_id: str,
         if before.is_dir:
             raise OperatorError(codes.ERR_NOT_A_FILE, f"{path} is a directory.")
         change = "modify" if before.exists else "create"
-        diff = mutations.unified_diff(before.data, data, path)
+        diff = unified_diff(before.data, data, path)
         proposal = Proposal(data, before, change, diff, 0, 0, "")
         entry = mutations.record_for(
             operator.journal, operator.journal.allocate_id(), command_id, action, path, proposal,

@@ -19,9 +19,8 @@ from ..workspace import (
     TextFile,
     Workspace,
     decode_text,
-    diff_stats,
+    diff_with_stats,
     encode_text,
-    unified_diff,
     validate_notebook,
 )
 from . import mutations
@@ -88,8 +87,7 @@ def plan(ws: Workspace, op: Operation) -> Proposal:
     if new_bytes is not None and path.lower().endswith(".ipynb"):
         validate_notebook(new_bytes)
     change = "delete" if new_bytes is None else ("modify" if snapshot.exists else "create")
-    diff = unified_diff(snapshot.data, new_bytes, path)
-    added, removed = diff_stats(diff)
+    diff, added, removed = diff_with_stats(snapshot.data, new_bytes, path)
     return Proposal(
         new_bytes,
         snapshot,

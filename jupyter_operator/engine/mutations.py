@@ -26,12 +26,11 @@ from ..workspace import (
     check_size,
     decode_text,
     delete_region,
-    diff_stats,
+    diff_with_stats,
     encode_text,
     insert_region,
     is_notebook,
     replace_region,
-    unified_diff,
     utf8_len,
     validate_notebook,
 )
@@ -144,8 +143,7 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
             listing, count = _directory_listing(ws, path)
             return Proposal(None, snapshot, "delete", listing, 0, count,
                             f"delete directory ({count} entries)")  # fmt: skip
-        diff = unified_diff(snapshot.data, None, path)
-        added, removed = diff_stats(diff)
+        diff, added, removed = diff_with_stats(snapshot.data, None, path)
         return Proposal(None, snapshot, "delete", diff, added, removed,
                         _describe("delete", added, removed))  # fmt: skip
     if snapshot.is_dir:
@@ -163,8 +161,7 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     if is_notebook(path):  # on the parsed path: "nb.ipynb/" is nb.ipynb too
         validate_notebook(new_bytes)
     change = "modify" if snapshot.exists else "create"
-    diff = unified_diff(snapshot.data, new_bytes, path)
-    added, removed = diff_stats(diff)
+    diff, added, removed = diff_with_stats(snapshot.data, new_bytes, path)
     return Proposal(new_bytes, snapshot, change, diff, added, removed,
                     _describe(change, added, removed))  # fmt: skip
 

@@ -3,8 +3,8 @@
 - :class:`Workspace` - the jail (lexical check, then descriptor walks from an open root),
   bounded reads, the one atomic write path, tree search, moves to and from the trash.
 - Text transforms (str in, str out, raising ``OperatorError``): ``decode_text``/``encode_text``,
-  ``apply_edits``, ``apply_patch``, regions, ``search_lines``, ``unified_diff``, ``diff_stats``,
-  ``validate_notebook``.
+  ``apply_edits``, ``apply_patch``, regions, ``search_lines``, ``unified_diff``,
+  ``diff_with_stats``, ``diff_stats``, ``validate_notebook``.
 - ``Journal``/``HistoryEntry`` - the undo journal and trash (``journal.py``, ``journal_paths.py``,
   checked as untrusted input), whose folder every ``Workspace`` reserves; ``locks.py`` - the
   cross-process file locks.
@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from .budget import MAX_PLANNED_BYTES, check_size, utf8_len
-from .diff import diff_stats, unified_diff
+from .diff import Diff, diff_stats, diff_with_stats, unified_diff
 from .dirs import working_dir
 from .edits import apply_edits
 from .empty_dirs import remove_empty_parents
@@ -40,6 +40,7 @@ __all__ = [
     "ERR_INVALID_NOTEBOOK",
     "MAX_PLANNED_BYTES",
     "TEMP_PREFIX",
+    "Diff",
     "DirEntry",
     "FileTooLarge",
     "HistoryEntry",
@@ -58,6 +59,7 @@ __all__ = [
     "decode_text",
     "delete_region",
     "diff_stats",
+    "diff_with_stats",
     "encode_text",
     "insert_region",
     "inside",

@@ -13,6 +13,7 @@ import codecs
 import io
 from collections.abc import Hashable, Iterator, Sequence
 from itertools import islice
+from typing import NamedTuple
 
 from .line_match import SMALL_GAP, Anchoring, match_blocks, trim, unique_positions
 
@@ -133,6 +134,14 @@ def _matched_lines(old: bytes, new: bytes) -> tuple[list[bytes], list[bytes], An
     return _lines(old), b, (js, ints)
 
 
+class Diff(NamedTuple):
+    """A unified diff and its counts of added and removed lines."""
+
+    text: str
+    added: int
+    removed: int
+
+
 def unified_diff(old: bytes | None, new: bytes | None, path: str) -> str:
     """A standard unified diff (``--- a/path``, ``+++ b/path``, 3 lines of context).
 
@@ -140,17 +149,24 @@ def unified_diff(old: bytes | None, new: bytes | None, path: str) -> str:
     terminator; a last line without one is followed by ``\\ No newline at end of file``. Bytes
     that are not UTF-8 text give a one-line ``Binary files ... differ``. Identical inputs give "".
     """
+    return diff_with_stats(old, new, path).text
+
+
+def diff_with_stats(old: bytes | None, new: bytes | None, path: str) -> Diff:
+    """:func:`unified_diff` with its line counts, taken from the matching (what
+    :func:`diff_stats` finds in the text, without reading the text again)."""
     name = path.replace("\\", "/")
     while name.startswith("./"):
         name = name[2:]
     head_a = "/dev/null" if old is None else f"a/{name}"
     head_b = "/dev/null" if new is None else f"b/{name}"
     if old == new:
-        return ""
+        return Diff("", 0, 0)
     if not (old is None or _is_text(old)) or not (new is None or _is_text(new)):
-        return f"Binary files {head_a} and {head_b} differ\n"
+        return Diff(f"Binary files {head_a} and {head_b} differ\n", 0, 0)
     a, b, first = _matched_lines(old or b"", new or b"")
     out: list[bytes] = []
+    added = removed = 0
     for group in _groups(opcodes(a, b, first)):
         i1, i2 = group[0][1], group[-1][2]
         j1, j2 = group[0][3], group[-1][4]
@@ -161,24 +177,21 @@ def unified_diff(old: bytes | None, new: bytes | None, path: str) -> str:
                 continue
             if a1 < a2:
                 out.append(_body(b"-", a[a1:a2]))
+                removed += a2 - a1
             if b1 < b2:
                 out.append(_body(b"+", b[b1:b2]))
+                added += b2 - b1
     # one decode of the whole body: the inputs are valid UTF-8 cut only after b"\n"
     # (headers alone when an empty file is created or deleted)
-    return f"--- {head_a}\n+++ {head_b}\n" + b"".join(out).decode("utf-8")
+    text = f"--- {head_a}\n+++ {head_b}\n" + b"".join(out).decode("utf-8")
+    return Diff(text, added, removed)
 
 
 def diff_stats(diff: str) -> tuple[int, int]:
     """``(added, removed)`` line counts of a unified diff (headers are not counted)."""
-    added = removed = 0
-    in_hunk = False
-    for line in diff.split("\n"):
-        if line.startswith("@@"):
-            in_hunk = True
-        elif not in_hunk:
-            continue
-        elif line.startswith("+"):
-            added += 1
-        elif line.startswith("-"):
-            removed += 1
-    return added, removed
+    # Every line from the first hunk header on is a hunk header or starts with its one-character
+    # prefix, so counting line starts is exact, and takes no Python loop per line.
+    first = 0 if diff.startswith("@@") else diff.find("\n@@")
+    if first < 0:
+        return 0, 0
+    return diff.count("\n+", first + 1), diff.count("\n-", first + 1)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from jupyter_operator.workspace import apply_patch, diff_stats, unified_diff
+from jupyter_operator.workspace import apply_patch, diff_stats, diff_with_stats, unified_diff
 from jupyter_operator.workspace.diff import opcodes
 
 
@@ -45,6 +45,30 @@ def test_stats_count_dash_lines_inside_hunks() -> None:
     diff = unified_diff(b"-- x\n", b"++ y\n", "q.sql")
     assert "\n--- x\n" in diff and "\n+++ y\n" in diff
     assert diff_stats(diff) == (1, 1)
+
+
+def _stats_line_by_line(diff: str) -> tuple[int, int]:
+    """What a reader of the diff counts: '+' and '-' lines from the first hunk header on."""
+    lines = diff.split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith("@@")]
+    body = lines[starts[0] + 1 :] if starts else []
+    return sum(x.startswith("+") for x in body), sum(x.startswith("-") for x in body)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hs.lists(hs.sampled_from(["a", "-- b", "++ c", "@@ d", "+", "-", "", "\r"]), max_size=30),
+    hs.lists(hs.sampled_from(["a", "-- b", "++ c", "@@ d", "+", "-", "", "x\r"]), max_size=30),
+    hs.booleans(),
+    hs.booleans(),
+)
+def test_counts_match_a_line_by_line_count(a: list[str], b: list[str], new_a: bool, gone_b: bool):
+    old = None if new_a else "\n".join(a).encode()
+    new = None if gone_b else "\n".join(b).encode()
+    diff, added, removed = diff_with_stats(old, new, "f")
+    assert diff == unified_diff(old, new, "f")
+    assert diff_stats(diff) == _stats_line_by_line(diff) == (added, removed)
+    assert diff_stats(diff.split("\n", 2)[-1]) == _stats_line_by_line(diff.split("\n", 2)[-1])
 
 
 @settings(max_examples=300, deadline=None)
