@@ -194,6 +194,9 @@ async def test_duplicate_ids_are_tracked_per_session(api: Api, root: Path) -> No
         (("scan",), "[1, 2]", 400, "bad_request"),
         (("scan",), "{not json", 400, "bad_request"),
         (("scan",), '{"text": "\\ud800"}', 400, "invalid_utf8"),
+        (("scan",), '{"text": "a\\uDFFF"}', 400, "invalid_utf8"),
+        (("scan",), b'{"text": "\xed\xa0\x80"}', 400, "invalid_utf8"),  # encoded surrogate
+        (("scan",), '{"text": "\ud800"}'.encode("utf-16-le", "surrogatepass"), 400, "invalid_utf8"),
         (("sessions", "missing", "decide"), {"id": "a", "decision": "approve"}, 404, None),
         (("undo",), {"workspace": "nope"}, 404, "workspace_not_found"),
     ],
@@ -206,6 +209,16 @@ async def test_bad_requests(
     assert set(answer) == {"error"} and set(answer["error"]) == {"code", "message"}
     assert answer["error"]["code"] == (code or "session_not_found")
     assert "Traceback" not in answer["error"]["message"]
+
+
+async def test_text_that_only_looks_like_a_surrogate_is_taken(api: Api) -> None:
+    """A surrogate pair, Hangul (UTF-8 bytes starting 0xED) and an escaped backslash before
+    ``ud800`` are all valid text."""
+    text = "\U0001f600 \ud55c\uad6d\uc5b4 \\ud800"
+    for body in (json.dumps({"text": text}), json.dumps({"text": text}, ensure_ascii=False)):
+        status, scanned = await api("scan", body=body.encode("utf-8"))
+        assert status == 200, scanned
+        assert scanned["items"] == [] and scanned["done"]
 
 
 async def test_decision_errors(api: Api, root: Path) -> None:
