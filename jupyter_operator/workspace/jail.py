@@ -16,7 +16,7 @@ import os
 import stat as st
 import weakref
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 
 from jupyter_operator.protocol import OperatorError, codes
 
@@ -64,20 +64,32 @@ class Jail:
 
     def reserve(self, item: str | os.PathLike[str]) -> None:
         """Put a host folder or file (the undo journal, the rules file) out of reach."""
-        real = os.path.realpath(os.fspath(item))
+        path = os.fspath(item)
         try:
-            info = os.stat(real)
+            info = os.stat(path)
         except OSError:
             return  # absent (a credential store this host does not have): nothing to hold
-        self.reserved.add((info.st_dev, info.st_ino))
-        while True:  # the item itself and every folder above it
-            with suppress(OSError):
-                info = os.stat(real)
-                self.holding_reserved.add((info.st_dev, info.st_ino))
-            parent = os.path.dirname(real)
-            if parent == real:
-                break
-            real = parent
+        key = (info.st_dev, info.st_ino)
+        self.reserved.add(key)
+        if not st.S_ISDIR(info.st_mode):  # a file: its real folder holds it
+            path = os.path.dirname(os.path.realpath(path))
+            self.holding_reserved.add(key)
+            try:
+                info = os.stat(path)
+            except OSError:
+                return
+            key = (info.st_dev, info.st_ino)
+        # The item and every folder above its real location. ``..`` is taken by the OS from
+        # the folder a path reaches (links followed), so no path needs resolving here. The
+        # reserved locations share most parents (the home folder): the walk stops at one held.
+        while key not in self.holding_reserved:
+            self.holding_reserved.add(key)
+            path = os.path.join(path, os.pardir)
+            try:
+                info = os.stat(path)
+            except OSError:
+                return
+            key = (info.st_dev, info.st_ino)
 
     def _inside_reserved(self) -> bool:
         real = self.path

@@ -110,6 +110,31 @@ def test_a_symlinked_home_reaches_nothing_more(home: Path, tmp_path: Path) -> No
         ws.read_bytes(".local/share/jupyter/runtime/jpserver-4242.json", limit=1 << 20)
 
 
+def test_secrets_behind_links_are_held_where_they_really_are(home: Path, tmp_path: Path) -> None:
+    """``~/.jupyter`` and ``~/.netrc`` as links into another folder: that folder's copies, and
+    every folder above them up to it, are out of reach there too."""
+    data = tmp_path / "data"
+    (data / "dotfiles" / "deep").mkdir(parents=True)
+    (data / "secrets").mkdir()
+    (home / ".jupyter").rename(data / "dotfiles" / "deep" / "jupyter")
+    (home / ".jupyter").symlink_to(data / "dotfiles" / "deep" / "jupyter")
+    (home / ".netrc").rename(data / "secrets" / "netrc")
+    (home / ".netrc").symlink_to(data / "secrets" / "netrc")
+    (data / "secrets" / "plain.txt").write_text("plain\n")
+    with Workspace(data, journal_dir=tmp_path / "journal") as ws:
+        for rel in ("dotfiles/deep/jupyter/jupyter_server_config.json", "secrets/netrc"):
+            with pytest.raises(OperatorError) as err:
+                ws.read_bytes(rel, limit=1 << 20)
+            assert err.value.code == codes.ERR_PROTECTED_PATH, rel
+        for folder in ("dotfiles", "dotfiles/deep", "secrets"):
+            snap = ws.snapshot(folder, limit=1 << 20)
+            with pytest.raises(OperatorError) as err:
+                ws.move_out(folder, tmp_path, expect=snap)
+            assert err.value.code == codes.ERR_PROTECTED_PATH, folder
+        assert ws.read_bytes("secrets/plain.txt", limit=1 << 20) == b"plain\n"
+    assert (data / "secrets" / "netrc").read_text().startswith("machine")
+
+
 def test_a_workspace_inside_the_runtime_folder_is_refused(home: Path, tmp_path: Path) -> None:
     with pytest.raises(OperatorError) as err:
         Workspace(home / ".local/share/jupyter/runtime", journal_dir=tmp_path / "journal")
