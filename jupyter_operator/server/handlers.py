@@ -22,15 +22,20 @@
                                             a reload or a server restart: sessions are saved)
 ``POST sessions/{id}/decide``               ``{"id", "decision": "approve"|"reject", "reason"?,
                                             "content"?}`` -> ``{"item", "items",
-                                            "results_text", "done"}``; ``content`` (approve only)
-                                            writes the person's edit of the new content instead
-                                            (400 ``bad_edit`` when it cannot be approved)
+                                            "results_text", "done"}``: ``item`` the decided one,
+                                            ``items`` only the others this changed; merge them
+                                            by ``index`` into what you have, keeping ``diff``
+                                            and ``cells`` where they are left out (unchanged);
+                                            ``content`` (approve only) writes the person's edit
+                                            of the new content instead (400 ``bad_edit`` when
+                                            it cannot be approved)
 ``GET sessions/{id}/items/{item}/content``  ``{"id", "path", "editable", "proposed",
                                             "original"}``: the proposed new text (null for a
                                             delete) and the file's text it was previewed on
                                             (null for a new file), for an editor
 ``POST sessions/{id}/decide-all``           ``{"decision", "reason"?}``
                                             -> ``{"decided", "items", "results_text", "done"}``
+                                            (``items``: the others it changed, as above)
 ``POST undo``                               ``{"workspace"?, "id"?, "session"?, "folder"?}`` ->
                                             ``{"workspace", "entry", "session"}``: the undone
                                             entry and the session that made it (its item now says

@@ -208,6 +208,7 @@ class SessionService:
 
         def work() -> dict[str, Any]:
             run = session.run
+            before = _views(run)
             # An unknown id or a change built on an undecided one raises an EngineError,
             # answered by _locked with its own status and code.
             with self._recording(session):
@@ -222,8 +223,8 @@ class SessionService:
             if made.outcome == "already_decided":
                 raise ApiError(409, "already_decided", made.message)
             self._save(session)
-            state = session.to_dict()
-            return {"item": _item_view(made.item, run), **_decision_view(state)}
+            return {"item": _decided_view(made.item, run, before),
+                    **_decision_view(run, before, [made])}  # fmt: skip
 
         return await self._locked(session.workspace, work)
 
@@ -237,13 +238,14 @@ class SessionService:
             run = session.run
             if not hasattr(run, "finish_execution"):
                 raise ApiError(400, "bad_request", "this session runs no cells")
+            before = _views(run)
             with self._recording(session):
                 made = run.finish_execution(item_id, outcome)
             if made.outcome == "already_decided":
                 raise ApiError(409, "not_running", f"{item_id} is not running")
             self._save(session)
-            state = session.to_dict()
-            return {"item": _item_view(made.item, run), **_decision_view(state)}
+            return {"item": _decided_view(made.item, run, before),
+                    **_decision_view(run, before, [made])}  # fmt: skip
 
         return await self._locked(session.workspace, work)
 
@@ -274,11 +276,12 @@ class SessionService:
 
         def work() -> dict[str, Any]:
             run = session.run
+            before = _views(run)
             with self._recording(session):
                 decided = run.approve_all() if decision == "approve" else run.reject_all(reason)
             self._save(session)
-            state = session.to_dict()
-            return {"decided": [made.item.to_dict() for made in decided], **_decision_view(state)}
+            return {"decided": [_decided_view(made.item, run, before) for made in decided],
+                    **_decision_view(run, before, decided)}  # fmt: skip
 
         return await self._locked(session.workspace, work)
 
@@ -580,8 +583,42 @@ def _check_decision(decision: str) -> None:
         raise ApiError(400, "bad_request", "decision must be 'approve' or 'reject'")
 
 
-def _decision_view(state: dict[str, Any]) -> dict[str, Any]:
-    return {key: state[key] for key in ("items", "results_text", "done")}
+#: Item fields that can be large and that a decision seldom changes: left out of the items of
+#: a decision's answer when the decision did not change them (the client keeps its copy).
+KEPT_BY_CLIENT = ("diff", "cells")
+
+
+def _views(run: Any) -> dict[int, dict[str, Any]]:
+    """Every item's view by index (to tell afterwards what a decision changed)."""
+    return {item.index: _item_view(item, run) for item in run.items}
+
+
+def _answer_view(view: dict[str, Any], before: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """``view`` without the large fields it had already before the decision."""
+    old = before.get(view["index"])
+    if old is None:
+        return view
+    return {key: value for key, value in view.items()
+            if key not in KEPT_BY_CLIENT or value is None or value != old.get(key)}  # fmt: skip
+
+
+def _decided_view(item: Item, run: Any, before: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The decided item as a decision's answer shows it (see :func:`_answer_view`)."""
+    return _answer_view(_item_view(item, run), before)
+
+
+def _decision_view(
+    run: Any, before: dict[int, dict[str, Any]], decided: list[Any]
+) -> dict[str, Any]:
+    """What a decision answers besides the decided items: the run's other items it changed (one
+    built on the decided change no longer waits for it, a string command's next request ran),
+    the results text and whether everything is decided. Unchanged items are not sent again, nor
+    an unchanged diff: the client has them, and a large diff would otherwise go out again with
+    every decision."""
+    done = {made.item.index for made in decided}
+    changed = [_answer_view(view, before) for item in run.items if item.index not in done
+               and (view := _item_view(item, run)) != before.get(item.index)]  # fmt: skip
+    return {"items": changed, "results_text": run.results_text, "done": run.done}
 
 
 def _clean_folder(folder: str | None) -> str | None:

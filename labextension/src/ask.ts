@@ -15,7 +15,8 @@ import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
 import { QuestionBox, questionText } from './question';
-import { Decision, IDecideResponse, IOperatorItem } from './types';
+import { decidedAndChanged, mergeItem } from './state';
+import { Decision, IAnsweredItem, IDecideResponse, IOperatorItem } from './types';
 
 export type { IAskHost } from './askturn';
 
@@ -301,9 +302,9 @@ export class AskView {
         content,
         andRun
       );
-      // Everything of the turn counts as changed: the run's own events may have refreshed the
-      // cards already, and the decided change must still reach the open notebook.
-      await this._afterAnswer(view, answer.items ?? [], true, before);
+      // Everything in the answer counts as changed: the run's own events may have refreshed
+      // the cards already, and the decided change must still reach the open notebook.
+      await this._afterAnswer(view, decidedAndChanged(answer), true, before);
     } catch (reason) {
       this._showError(reason);
     }
@@ -315,10 +316,11 @@ export class AskView {
    */
   private async _afterAnswer(
     view: TurnView,
-    items: IOperatorItem[],
+    answered: IAnsweredItem[],
     fresh = false,
     before?: Map<string, string>
   ): Promise<void> {
+    const items = answered.map(next => mergeItem(view.cards.get(next.index)?.item, next));
     // Only what changed with this answer is reloaded (a notebook is not reverted again and again).
     const changed = items.filter(next => fresh || view.cards.get(next.index)?.item.status !== next.status);
     for (const next of items) {
@@ -332,7 +334,7 @@ export class AskView {
     const workspace = this._workspace();
     await host.afterChange(workspace, changed, before);
     await host.runs.carryOut(session, items, path => host.docPath(workspace, path), answer =>
-      this._afterAnswer(view, answer.items ?? [])
+      this._afterAnswer(view, decidedAndChanged(answer))
     );
   }
 

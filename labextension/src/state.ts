@@ -2,7 +2,7 @@
  * The panel's view of one scanned reply: its items and results, updated from
  * server answers. Pure (no DOM, no Lab imports) so it can be unit tested.
  */
-import { IDecideResponse, IOperatorItem, IScanResponse, ItemStatus } from './types';
+import { IAnsweredItem, IDecideResponse, IOperatorItem, IScanResponse, ItemStatus } from './types';
 
 /** Statuses after which an item never changes again. */
 const FINAL: ReadonlySet<ItemStatus> = new Set([
@@ -80,6 +80,17 @@ function differs(a: IOperatorItem, b: IOperatorItem): boolean {
   );
 }
 
+/** An item of a decision's answer folded into the one shown (which keeps an unchanged diff). */
+export function mergeItem(shown: IOperatorItem | undefined, next: IAnsweredItem): IOperatorItem {
+  // An item the client never showed came whole (the server leaves out only what it sent before).
+  return shown ? { ...shown, ...next } : { diff: null, ...next };
+}
+
+/** The items a decision answer carries: the decided ones, then the others it changed. */
+export function decidedAndChanged(answer: Pick<IDecideResponse, 'item' | 'decided' | 'items'>): IAnsweredItem[] {
+  return [...(answer.item ? [answer.item] : []), ...(answer.decided ?? []), ...(answer.items ?? [])];
+}
+
 /** One run of the panel: the items of a scanned reply and its results text. */
 export class RunState {
   readonly session: string;
@@ -131,19 +142,18 @@ export class RunState {
    * Fold a decision answer in. Items are matched by index (ids can repeat
    * across invalid blocks). Returns the indices whose rendering changed.
    */
-  update(answer: Pick<IDecideResponse, 'item' | 'items' | 'results_text'> & { done?: boolean }): number[] {
-    const incoming = [...(answer.items ?? [])];
-    if (answer.item) {
-      incoming.push(answer.item);
-    }
+  update(
+    answer: Pick<IDecideResponse, 'item' | 'decided' | 'items' | 'results_text'> & { done?: boolean }
+  ): number[] {
     const changed = new Set<number>();
-    for (const next of incoming) {
+    for (const next of decidedAndChanged(answer)) {
       const at = this._items.findIndex(i => i.index === next.index);
       if (at < 0) {
         continue; // the server never adds items to a run; ignore strays
       }
-      if (differs(this._items[at], next)) {
-        this._items[at] = next;
+      const merged = mergeItem(this._items[at], next);
+      if (differs(this._items[at], merged)) {
+        this._items[at] = merged;
         changed.add(next.index);
       }
     }

@@ -185,10 +185,18 @@ export interface IScanResponse {
   dialect?: 'operator' | 'json' | 'commands';
 }
 
-/** `POST sessions/{session}/decide` and `decide-all`. */
+/** An item in a decision's answer: `diff` and `cells` are left out when they did not change. */
+export type IAnsweredItem = Omit<IOperatorItem, 'diff'> & Partial<Pick<IOperatorItem, 'diff'>>;
+
+/**
+ * `POST sessions/{session}/decide` (`item`) and `decide-all` (`decided`): the decided items, and
+ * in `items` only the run's other items the decision changed. Merge them by `index` into what
+ * you have (`mergeItem`): an item leaves out `diff` and `cells` when the decision did not change them.
+ */
 export interface IDecideResponse {
-  item?: IOperatorItem;
-  items: IOperatorItem[];
+  item?: IAnsweredItem;
+  decided?: IAnsweredItem[];
+  items: IAnsweredItem[];
   results_text: string;
   done: boolean;
 }

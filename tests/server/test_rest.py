@@ -61,9 +61,12 @@ async def test_approve_writes_previewed_bytes_and_reports(api: Api, root: Path) 
     assert (root / "out.txt").read_bytes() == b"one\ntwo\n"
     [result] = parse_results(body["results_text"])
     assert result.id == "w1" and result.ok
-    # The session view agrees with the decision's answer.
+    # The session view agrees with the decision's answer, which sends nothing else again: no
+    # other item, and not the diff the scan sent.
     status, view = await api("sessions", session)
-    assert status == 200 and view["items"] == body["items"] and view["done"] is True
+    assert "diff" not in body["item"] and body["items"] == []
+    assert status == 200 and view["items"] == [{**scanned["items"][0], **body["item"]}]
+    assert view["done"] is True
 
 
 async def test_reject_with_reason_leaves_disk_alone(api: Api, root: Path) -> None:
@@ -103,6 +106,28 @@ async def test_a_change_built_on_an_undecided_one_must_wait(api: Api, root: Path
     assert (root / "a.txt").read_text() == "two\n"
 
 
+async def test_a_decision_answers_with_what_it_changed(api: Api, root: Path) -> None:
+    """The decided item, and of the others only those the decision changed (a change built on
+    it no longer waits for it): merged into what the client has, they make the session's view."""
+    (root / "keep.txt").write_text("kept\n")
+    reply = (cmd("r1", "fs.read", path="keep.txt") + write_cmd("w1", "a.txt", "one\n")
+             + write_cmd("w2", "a.txt", "two\n") + write_cmd("w3", "b.txt", "B\n"))  # fmt: skip
+    _, scanned = await api("scan", body={"text": reply})
+    shown = {item["index"]: item for item in scanned["items"]}
+    path = ("sessions", scanned["session"], "decide")
+    status, body = await api(*path, body={"id": "w1", "decision": "approve"})
+    assert status == 200 and body["item"]["id"] == "w1" and body["item"]["status"] == "applied"
+    assert [item["id"] for item in body["items"]] == ["w2"]  # no longer waiting on w1
+    # Only what changed; the diffs, unchanged, are not sent again.
+    assert "diff" not in body["item"] and "diff" not in body["items"][0]
+    assert {k for k, v in body["items"][0].items() if shown[2][k] != v} == {"builds_on"}
+    for item in (body["item"], *body["items"]):
+        shown[item["index"]] = {**shown[item["index"]], **item}
+    _, view = await api("sessions", scanned["session"])
+    assert view["items"] == [shown[index] for index in sorted(shown)]
+    assert body["results_text"] == view["results_text"] and body["done"] is view["done"] is False
+
+
 async def test_stale_preview_is_not_applied(api: Api, root: Path) -> None:
     target = root / "doc.txt"
     target.write_text("version 1\n")
@@ -136,7 +161,8 @@ async def test_reject_all_passes_the_reason(api: Api, root: Path) -> None:
     status, body = await api(
         "sessions", scanned["session"], "decide-all", body={"decision": "reject", "reason": "no"}
     )
-    assert status == 200 and {i["status"] for i in body["items"]} == {"rejected"}
+    assert status == 200 and [i["status"] for i in body["decided"]] == ["rejected"] * 2
+    assert body["items"] == [] and body["done"] is True
     assert not any(root.iterdir())
 
 

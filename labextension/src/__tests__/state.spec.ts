@@ -1,4 +1,13 @@
-import { cutWarning, isFinal, personText, RunState, statusLine, STATUS_LABELS } from '../state';
+import {
+  cutWarning,
+  decidedAndChanged,
+  isFinal,
+  mergeItem,
+  personText,
+  RunState,
+  statusLine,
+  STATUS_LABELS
+} from '../state';
 import { IOperatorItem, IScanResponse } from '../types';
 
 function item(index: number, patch: Partial<IOperatorItem> = {}): IOperatorItem {
@@ -42,7 +51,7 @@ describe('RunState', () => {
   it('folds a decision in and reports only the cards that changed', () => {
     const state = new RunState(scan([item(0), item(1)]));
     const applied = item(0, { status: 'applied', ok: true, summary: 'Wrote f0.txt' });
-    const changed = state.update({ item: applied, items: [applied, item(1)], results_text: 'R1', done: false });
+    const changed = state.update({ item: applied, items: [], results_text: 'R1', done: false });
     expect(changed).toEqual([0]);
     expect(state.item(0)?.status).toBe('applied');
     expect(state.pending.map(i => i.index)).toEqual([1]);
@@ -80,9 +89,35 @@ describe('RunState', () => {
     const state = new RunState(scan([base, dependent]));
     const applied = item(0, { status: 'applied', needs_approval: false });
     const freed = item(1, { builds_on: null });
-    const changed = state.update({ item: applied, items: [applied, freed], results_text: 'R0', done: false });
+    const changed = state.update({ item: applied, items: [freed], results_text: 'R0', done: false });
     expect(changed.sort()).toEqual([0, 1]);
     expect(state.item(1)?.builds_on).toBeNull();
+  });
+
+  it('folds in what a decide-all answer decided and the other items it changed', () => {
+    const state = new RunState(scan([item(0), item(1, { builds_on: 'c0' }), item(2)]));
+    const answer = {
+      decided: [item(0, { status: 'applied', ok: true }), item(2, { status: 'applied', ok: true })],
+      items: [item(1, { builds_on: null })],
+      results_text: 'R3',
+      done: false
+    };
+    expect(decidedAndChanged(answer).map(i => i.index)).toEqual([0, 2, 1]);
+    expect(state.update(answer)).toEqual([0, 1, 2]);
+    expect(state.pending.map(i => i.index)).toEqual([1]);
+    expect(state.item(1)?.builds_on).toBeNull();
+  });
+
+  it('keeps the diff it shows when an answer leaves it out (unchanged)', () => {
+    const state = new RunState(scan([item(0, { diff: '--- a/f0.txt\n+++ b/f0.txt\n@@ -1 +1 @@\n-a\n+b\n' })]));
+    const { diff: _sent, ...applied } = item(0, { status: 'applied', ok: true }); // as the server answers
+    expect(state.update({ item: applied, items: [], results_text: 'R', done: true })).toEqual([0]);
+    expect(state.item(0)?.status).toBe('applied');
+    expect(state.item(0)?.diff).toContain('+b');
+    const edited = item(0, { status: 'applied', diff: '--- a/f0.txt\n+++ b/f0.txt\n@@ -1 +1 @@\n-a\n+c\n' });
+    expect(state.update({ item: edited, items: [], results_text: 'R', done: true })).toEqual([0]);
+    expect(state.item(0)?.diff).toContain('+c');
+    expect(mergeItem(undefined, applied)).toEqual({ ...applied, diff: null });
   });
 
   it('ignores items the run never had', () => {
