@@ -5,10 +5,13 @@ Starts a real ``jupyter server`` on loopback with the extension enabled, then me
 - ``file_read`` of a 100 KB file over the file API WebSocket (one persistent connection);
 - ``GET /api/contents/<file>`` of the same file (one persistent keep-alive connection), the
   baseline: jupyter-server's own way to read a file;
-- ``POST scan`` + ``POST sessions/<id>/decide`` for one ``fs.write`` (a new 1 KB file each time),
-  against the same ``GET /api/contents`` (target: median at most 2x), and against a ``GET`` of
-  the 1 KB file it just wrote (no target: shown to tell the cost of the write from the size of
-  the file).
+- ``POST scan`` + ``POST sessions/<id>/decide`` for one ``fs.write`` of a new 100 KB file, against
+  ``GET /api/contents`` of the file it wrote (target: median at most 2x). One Operator block holds
+  at most 50,000 characters (the spec), so the 100 KB file is written with a JSON ``createFile``
+  (the engine's ``fs.write``); the largest Operator block (about 37 KB) and a 1 KB one are shown
+  too, each against the GET of its own file and of the 100 KB one;
+- for context, no target: two of the extension's lightest requests (``GET workspaces``), the
+  floor of any scan plus decision, and jupyter-server's own save of 100 KB (``PUT``).
 
 Each measurement alternates between the kinds in several rounds, so drift on a shared machine
 hits both alike. It prints median and p99 per kind and the ratio file_read / contents (target
@@ -117,7 +120,7 @@ class Rest:
         self.connection.request(method, path, body=data, headers=self.headers)
         response = self.connection.getresponse()
         payload = response.read()
-        if response.status != 200:
+        if response.status not in (200, 201):
             raise SystemExit(f"{method} {path}: {response.status} {payload[:300]!r}")
         return json.loads(payload)
 
@@ -215,6 +218,23 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
         "write_1k": operator_write(1_000, "write_1k"),
     }
 
+    # Context, no target: what any two requests of this extension cost (the lightest one,
+    # twice), and jupyter-server's own save of the same 100 KB (PUT, synced like ours).
+    def two_requests() -> None:
+        for _ in range(2):
+            rest.call("GET", "/jupyter-operator/api/workspaces")
+
+    def put_prepare() -> Callable[[], None]:
+        n = next(counter)
+        model = {"type": "file", "format": "text", "content": f"line {n:06d}\n" * (FILE_SIZE // 12)}
+
+        def put() -> None:
+            rest.call("PUT", f"/api/contents/out/p{n}.txt", model)
+
+        return put
+
+    context = {"two_requests": lambda: two_requests, "put_100k": put_prepare}
+
     # Warm up every path (imports, caches, connection setup) before timing.
     for _ in range(5):
         await file_read()
@@ -222,8 +242,10 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
         for kind, prepare in writes.items():
             prepare()()
             read_written(kind)()
+        for prepare in context.values():
+            prepare()()
 
-    samples: dict[str, list[float]] = {"file_read": [], "contents": []}
+    samples: dict[str, list[float]] = {"file_read": [], "contents": [], **{k: [] for k in context}}
     for kind in writes:
         samples[kind] = []
         samples[f"get_{kind}"] = []
@@ -246,6 +268,11 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
                 start = time.perf_counter()
                 read_written(kind)()
                 this_round[f"get_{kind}"].append(time.perf_counter() - start)
+            for kind, prepare in context.items():
+                run = prepare()
+                start = time.perf_counter()
+                run()
+                this_round[kind].append(time.perf_counter() - start)
         ratio = statistics.median(this_round["file_read"]) / statistics.median(
             this_round["contents"]
         )
@@ -273,6 +300,8 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
     for kind, label in labels.items():
         print(fmt(f"scan + decide, {label}", samples[kind]))
         print(fmt("  GET /api/contents of that file", samples[f"get_{kind}"]))
+    print(fmt("context: two GET workspaces of ours", samples["two_requests"]))
+    print(fmt("context: PUT /api/contents, 100 KB", samples["put_100k"]))
     overall = statistics.median(samples["file_read"]) / statistics.median(samples["contents"])
     print()
     print(
