@@ -142,10 +142,8 @@ class HistoryWidget(module.DeclaredTraits, anywidget.AnyWidget):
         return line
 
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        if module.is_module_request(content):
-            self.send(module.module_message())
-            return
-        if not isinstance(content, dict) or not isinstance(content.get("request"), int):
+        content = module.numbered_request(self, content)
+        if content is None:
             return
         kind, entry = content.get("kind"), content.get("entry_id")
         reply: dict[str, Any] = {}

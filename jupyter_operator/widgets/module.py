@@ -69,14 +69,18 @@ def stylesheet() -> str:
     return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 
-def is_module_request(content: object) -> bool:
-    """Whether a view's message asks for the module."""
-    return isinstance(content, dict) and content.get("kind") == "module"
+def numbered_request(widget: Any, content: object) -> dict[str, Any] | None:
+    """A view's message as a request to answer, or None.
 
-
-def module_message() -> dict[str, str]:
-    """The answer to a module request."""
-    return {"kind": "module", "source": source()}
+    A request for the module is answered here (the loader's first message); anything else
+    without a request number is not a request and is ignored.
+    """
+    if isinstance(content, dict) and content.get("kind") == "module":
+        widget.send({"kind": "module", "source": source()})
+        return None
+    if not isinstance(content, dict) or not isinstance(content.get("request"), int):
+        return None
+    return content
 
 
 class DeclaredTraits:

@@ -201,10 +201,8 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
 
     # -- requests of the view ------------------------------------------------------------------
     def _on_message(self, _widget: Any, content: Any, _buffers: Any) -> None:
-        if module.is_module_request(content):
-            self.send(module.module_message())
-            return
-        if not isinstance(content, dict) or not isinstance(content.get("request"), int):
+        content = module.numbered_request(self, content)
+        if content is None:
             return
         self._handling = True
         try:
