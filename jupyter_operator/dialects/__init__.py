@@ -22,6 +22,8 @@ DIALECTS: dict[str, str] = {
     "commands": "jupyter_operator.dialects.commands",
 }
 
+#: A line that opens a fenced ``json`` block. Searched for only where "```" occurs
+#: (:func:`_has_fenced_json`): the pattern alone is tried at every line of a long reply.
 _FENCED_JSON = re.compile(r"^[ \t]*```[ \t]*json[ \t]*$", re.MULTILINE | re.IGNORECASE)
 _JSON_TYPE = re.compile(r'^\s*[\[{]\s*(?:\{\s*)?"(?:type|operations|id)"\s*:')
 # A string-commands script starts (after blank lines) with a slash command such as "/open".
@@ -38,6 +40,20 @@ def module(name: str) -> ModuleType:
     return importlib.import_module(DIALECTS[name])
 
 
+def _has_fenced_json(text: str) -> bool:
+    """Whether some line of ``text`` is what ``_FENCED_JSON`` matches (each line holding
+    "```" is tried once, from its start)."""
+    at = text.find("```")
+    while at >= 0:
+        if _FENCED_JSON.match(text, text.rfind("\n", 0, at) + 1):
+            return True
+        end = text.find("\n", at)
+        if end < 0:
+            return False
+        at = text.find("```", end)
+    return False
+
+
 def detect(text: str) -> str:
     """``"operator"`` unless the text is clearly another dialect.
 
@@ -48,7 +64,7 @@ def detect(text: str) -> str:
     """
     if "OPERATOR_CMD" in text:
         return "operator"
-    if _JSON_TYPE.match(text) or _FENCED_JSON.search(text):
+    if _JSON_TYPE.match(text) or _has_fenced_json(text):
         return "json"
     if _SLASH_COMMAND.match(text):
         return "commands"

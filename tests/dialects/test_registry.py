@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
 
 from jupyter_operator import dialects
-from jupyter_operator.dialects import detect
+from jupyter_operator.dialects import _FENCED_JSON, _has_fenced_json, detect
 
 
 @pytest.mark.parametrize(
@@ -34,3 +36,12 @@ def test_registry_modules() -> None:
     assert dialects.module("operator").scan is not None
     with pytest.raises(ValueError, match="unknown dialect 'yaml'"):
         dialects.module("yaml")
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    hs.lists(hs.sampled_from(["```", "`", " ", "\t", "json", "JSON", "\n", "\r", "x"]), max_size=24)
+)
+def test_the_fence_search_agrees_with_the_pattern(parts: list[str]) -> None:
+    text = "".join(parts)
+    assert _has_fenced_json(text) == (_FENCED_JSON.search(text) is not None)
