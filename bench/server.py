@@ -11,7 +11,8 @@ Starts a real ``jupyter server`` on loopback with the extension enabled, then me
   (the engine's ``fs.write``); the largest Operator block (about 37 KB) and a 1 KB one are shown
   too, each against the GET of its own file and of the 100 KB one;
 - for context, no target: two of the extension's lightest requests (``GET workspaces``), the
-  floor of any scan plus decision, and jupyter-server's own save of 100 KB (``PUT``).
+  floor of any scan plus decision; a scan of 100 KB of prose (100 KB in, nothing to do); and
+  jupyter-server's own save of 100 KB (``PUT``).
 
 Each measurement alternates between the kinds in several rounds, so drift on a shared machine
 hits both alike. It prints median and p99 per kind and the ratio file_read / contents (target
@@ -233,7 +234,18 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
 
         return put
 
-    context = {"two_requests": lambda: two_requests, "put_100k": put_prepare}
+    # And one request that carries 100 KB in and does next to nothing with it: a reply of prose
+    # with no command (with the GET of 100 KB, the data's part of the floor).
+    prose = {"text": ("Plain prose, no command here. " * 3334)[:FILE_SIZE]}
+
+    def prose_scan() -> None:
+        assert rest.call("POST", "/jupyter-operator/api/scan", prose)["items"] == []
+
+    context = {
+        "two_requests": lambda: two_requests,
+        "prose_100k": lambda: prose_scan,
+        "put_100k": put_prepare,
+    }
 
     # Warm up every path (imports, caches, connection setup) before timing.
     for _ in range(5):
@@ -301,6 +313,7 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
         print(fmt(f"scan + decide, {label}", samples[kind]))
         print(fmt("  GET /api/contents of that file", samples[f"get_{kind}"]))
     print(fmt("context: two GET workspaces of ours", samples["two_requests"]))
+    print(fmt("context: POST scan of 100 KB of prose", samples["prose_100k"]))
     print(fmt("context: PUT /api/contents, 100 KB", samples["put_100k"]))
     overall = statistics.median(samples["file_read"]) / statistics.median(samples["contents"])
     print()
