@@ -112,10 +112,23 @@ def _range(start: int, length: int) -> str:
 def _body(prefix: bytes, lines: list[bytes]) -> bytes:
     """Lines shown with ``prefix``, without their terminator (``\\r\\n`` or ``\\n``); a last line
     without one is followed by ``\\ No newline at end of file``."""
-    body = prefix + prefix.join(lines)  # every line but a file's last ends with b"\n"
+    return _shown(prefix + prefix.join(lines))  # every line but a file's last ends with b"\n"
+
+
+def _whole(prefix: bytes, data: bytes) -> bytes:
+    """:func:`_body` of every line of ``data``, without cutting it into lines first."""
+    body = prefix + data.replace(b"\n", b"\n" + prefix)
+    return _shown(body[: -len(prefix)] if data.endswith(b"\n") else body)
+
+
+def _shown(body: bytes) -> bytes:
     if b"\r\n" in body:
         body = body.replace(b"\r\n", b"\n")
     return body if body.endswith(b"\n") else body + b"\n\\ No newline at end of file\n"
+
+
+def _line_count(data: bytes) -> int:
+    return data.count(b"\n") + (not data.endswith(b"\n"))
 
 
 def _matched_lines(old: bytes, new: bytes) -> tuple[list[bytes], list[bytes], Anchoring | None]:
@@ -164,7 +177,16 @@ def diff_with_stats(old: bytes | None, new: bytes | None, path: str) -> Diff:
         return Diff("", 0, 0)
     if not (old is None or _is_text(old)) or not (new is None or _is_text(new)):
         return Diff(f"Binary files {head_a} and {head_b} differ\n", 0, 0)
-    a, b, first = _matched_lines(old or b"", new or b"")
+    head = f"--- {head_a}\n+++ {head_b}\n"
+    if not old or not new:  # a file made or emptied: one hunk of every line, nothing to match
+        data = old or new or b""
+        if not data:
+            return Diff(head, 0, 0)
+        count, span = _line_count(data), _range(0, _line_count(data))
+        hunk = f"@@ -0,0 +{span} @@\n" if new else f"@@ -{span} +0,0 @@\n"
+        text = head + hunk + _whole(b"+" if new else b"-", data).decode("utf-8")
+        return Diff(text, count, 0) if new else Diff(text, 0, count)
+    a, b, first = _matched_lines(old, new)
     out: list[bytes] = []
     added = removed = 0
     for group in _groups(opcodes(a, b, first)):
@@ -183,7 +205,7 @@ def diff_with_stats(old: bytes | None, new: bytes | None, path: str) -> Diff:
                 added += b2 - b1
     # one decode of the whole body: the inputs are valid UTF-8 cut only after b"\n"
     # (headers alone when an empty file is created or deleted)
-    text = f"--- {head_a}\n+++ {head_b}\n" + b"".join(out).decode("utf-8")
+    text = head + b"".join(out).decode("utf-8")
     return Diff(text, added, removed)
 
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from jupyter_operator.workspace import unified_diff
+from jupyter_operator.workspace.diff import diff_stats, diff_with_stats
 
 from . import diff_reference
 
@@ -109,3 +110,20 @@ def test_edge_cases_match_the_reference() -> None:
     ]
     for old, new in cases:
         _same(old, new)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    hs.lists(hs.sampled_from(["a", "b", "", " x", "a\r", "é", "\\ y"]), max_size=60),
+    hs.randoms(use_true_random=False),
+    hs.booleans(),
+    hs.sampled_from([None, b""]),
+    hs.booleans(),
+)
+def test_a_file_made_or_emptied_matches_the_reference(lines, rnd, last_eol, empty, made) -> None:
+    # One empty side takes a path of its own (no line matching): every line in one hunk.
+    data = _text(lines, rnd, last_eol)
+    old, new = (empty, data) if made else (data, empty)
+    _same(old, new)
+    counts = diff_with_stats(old, new, "d/f.txt")
+    assert (counts.added, counts.removed) == diff_stats(counts.text)
