@@ -122,7 +122,7 @@ def _whole(prefix: bytes, data: bytes) -> bytes:
 
 
 def _shown(body: bytes) -> bytes:
-    if b"\r\n" in body:
+    if b"\r" in body and b"\r\n" in body:  # one byte is found with memchr, two are not
         body = body.replace(b"\r\n", b"\n")
     return body if body.endswith(b"\n") else body + b"\n\\ No newline at end of file\n"
 
@@ -182,7 +182,8 @@ def diff_with_stats(old: bytes | None, new: bytes | None, path: str) -> Diff:
         data = old or new or b""
         if not data:
             return Diff(head, 0, 0)
-        count, span = _line_count(data), _range(0, _line_count(data))
+        count = _line_count(data)
+        span = _range(0, count)
         hunk = f"@@ -0,0 +{span} @@\n" if new else f"@@ -{span} +0,0 @@\n"
         text = head + hunk + _whole(b"+" if new else b"-", data).decode("utf-8")
         return Diff(text, count, 0) if new else Diff(text, 0, count)
