@@ -5,7 +5,7 @@ Layout under the journal directory (``$JUPYTER_OPERATOR_JOURNAL_DIR``, else
 
     locks/<dev>-<ino>-<name hash>.lock   flock'd around every compare-and-swap (see locks.py)
     <root key>/entries.jsonl   one JSON object a line: changes, then undone/redone/void markers
-    <root key>/counter         the last entry number handed out (replaced atomically)
+    <root key>/counter         the last entry number handed out (rewritten in place, unsynced)
     <root key>/lock            flock'd while the counter or the entries change (many processes)
     <root key>/blobs/<sha256>  bytes before and after a change, and its diff (content-addressed)
     <root key>/trash/<slot>/   what a delete (or the undo of a create) moved away
@@ -20,7 +20,6 @@ Workspaces refuse to reach into this directory by its real location (``Workspace
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import hashlib
 import json
@@ -62,7 +61,8 @@ __all__ = ["ENV_DIRECTORY", "HistoryEntry", "Journal", "default_directory", "jou
            "root_key"]  # fmt: skip
 
 _COUNTER = re.compile(r"[0-9]{1,15}")
-_NAMED_ID = re.compile(r'"j([1-9][0-9]{0,14})"')
+# Searched in bytes, not decoded text: no byte of a UTF-8 character is ASCII.
+_NAMED_ID = re.compile(rb'"j([1-9][0-9]{0,14})"')
 
 #: The largest blob read back (a change is previewed over at most 16 MiB; its diff is capped).
 MAX_BLOB = 64 * 1024 * 1024
@@ -71,6 +71,7 @@ MAX_HISTORY_DIFFS = 8 * 1024 * 1024
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _O_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
 _O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | _CLOEXEC
+_O_COUNTER = _O_LOCK | os.O_NONBLOCK  # a FIFO planted there must not block the open
 _O_APPEND = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | _CLOEXEC
 
 
@@ -126,16 +127,30 @@ class Journal:
     def allocate_id(self) -> str:
         """A new entry id (``j1``, ``j2``, ...), unique for this root across processes.
 
-        The counter is replaced atomically but not synced (one fsync less per change): after a
-        power loss it may lag, so the ids named at the end of the (synced) entries count too.
+        The counter is rewritten in place under the lock and not synced: a temp file, a rename
+        and an fsync less per change. After a power loss it may lag or be empty, so the ids
+        named at the end of the (synced) entries count too; a write of a few bytes at offset 0
+        is never torn within them.
         """
         with journal_io(), self.locked():
-            raw = self._read_small("counter")
-            text = raw.decode("ascii", "replace").strip() if raw is not None else "0"
-            if not _COUNTER.fullmatch(text):
-                raise corrupt("the entry counter is not a number")
-            number = max(int(text), self._last_named_id()) + 1
-            self._replace_small("counter", str(number).encode("ascii"))
+            try:
+                fd = os.open("counter", _O_COUNTER, 0o600, dir_fd=self._fd)
+            except OSError:
+                raise corrupt("the entry counter is not a plain file") from None
+            try:
+                if not st.S_ISREG(os.fstat(fd).st_mode):
+                    raise corrupt("the entry counter is not a plain file")
+                raw = os.pread(fd, 64, 0)
+                text = raw.decode("ascii", "replace").strip() or "0"
+                if not _COUNTER.fullmatch(text):
+                    raise corrupt("the entry counter is not a number")
+                number = max(int(text), self._last_named_id()) + 1
+                data = str(number).encode("ascii")
+                os.pwrite(fd, data, 0)
+                if len(raw) > len(data):  # an edited counter ("007", "7\n"): no tail left over
+                    os.ftruncate(fd, len(data))
+            finally:
+                os.close(fd)
         return f"j{number}"
 
     def _last_named_id(self) -> int:
@@ -149,36 +164,8 @@ class Journal:
             tail = os.pread(fd, 1 << 16, max(0, size - (1 << 16)))
         finally:
             os.close(fd)
-        found = [int(m) for m in _NAMED_ID.findall(tail.decode("utf-8", "replace"))]
+        found = [int(m) for m in _NAMED_ID.findall(tail)]
         return max(found, default=0)
-
-    def _read_small(self, name: str) -> bytes | None:
-        try:
-            fd = os.open(name, O_READ, dir_fd=self._fd)
-        except FileNotFoundError:
-            return None
-        except OSError:
-            raise corrupt(f"{name} is not a plain file") from None
-        try:
-            if not st.S_ISREG(os.fstat(fd).st_mode):
-                raise corrupt(f"{name} is not a plain file")
-            return os.read(fd, 64)
-        finally:
-            os.close(fd)
-
-    def _replace_small(self, name: str, data: bytes) -> None:
-        tmp = temp_name()
-        fd = os.open(tmp, _O_NEW, 0o600, dir_fd=self._fd)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-        try:
-            os.replace(tmp, name, src_dir_fd=self._fd, dst_dir_fd=self._fd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp, dir_fd=self._fd)
-            raise
 
     # -- blobs ----------------------------------------------------------------------------
 

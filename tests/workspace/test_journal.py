@@ -155,7 +155,7 @@ def test_damaged_lines_and_counter(setup) -> None:
     assert (root / "a.txt").read_bytes() == b"beta"
 
 
-def test_the_counter_is_replaced_not_rewritten(setup) -> None:
+def test_the_counter_is_rewritten_in_place(setup) -> None:
     root, journal, _ = setup
     j = Journal(root, journal)
     try:
@@ -163,10 +163,34 @@ def test_the_counter_is_replaced_not_rewritten(setup) -> None:
         counter = journal / root_key(root) / "counter"
         first = counter.stat().st_ino
         assert j.allocate_id() == "j2"
-        assert counter.stat().st_ino != first and counter.read_text() == "2"
+        assert counter.stat().st_ino == first and counter.read_text() == "2"
+        counter.write_text("0009\n")  # edited by hand: the old tail must not survive
+        assert j.allocate_id() == "j10" and counter.read_text() == "10"
+        counter.write_text("")  # emptied by a power loss: counts as 0, nothing is reused
+        assert j.allocate_id() == "j1"  # no entry names an id yet
         assert not [p for p in counter.parent.iterdir() if p.name.startswith(".~operator-")]
     finally:
         j.close()
+
+
+def test_a_counter_that_is_not_a_plain_file_is_corrupt(setup) -> None:
+    root, journal, _ = setup
+    j = Journal(root, journal)
+    try:
+        j.allocate_id()
+        counter = journal / root_key(root) / "counter"
+        counter.unlink()
+        os.mkfifo(counter)  # opened without blocking, then refused
+        with pytest.raises(OperatorError) as fifo:
+            j.allocate_id()
+        counter.unlink()
+        counter.symlink_to(root / "elsewhere")
+        with pytest.raises(OperatorError) as link:
+            j.allocate_id()
+        assert not (root / "elsewhere").exists()
+    finally:
+        j.close()
+    assert fifo.value.code == link.value.code == codes.ERR_JOURNAL_CORRUPT
 
 
 # -- the journal folder is out of reach of every workspace ------------------------------------
