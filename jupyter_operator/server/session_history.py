@@ -1,0 +1,164 @@
+"""The workspace history requests of the REST sessions: undo, redo and the history listing.
+
+A mixin of :class:`~.sessions.SessionService` (which provides the lock, the lookups and the
+saving). A change made by a session this server still knows is undone through that session's
+engine, so its item turns ``undone`` and its results say what is true now; any other change
+goes through the workspace's long-lived history session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .errors import ApiError
+from .session_views import Session, clean_folder, mark_undone
+
+if TYPE_CHECKING:
+    from ..engine import Operator
+    from ..workspace import HistoryEntry
+    from .workspaces import WorkspaceRegistry
+
+T = TypeVar("T")
+
+
+class HistoryRequests:
+    """``undo``, ``redo`` and ``history`` over the sessions of a :class:`SessionService`."""
+
+    registry: WorkspaceRegistry
+    _sessions: OrderedDict[str, Session]
+    _owners: dict[str, str]  # history entry id -> session id (seen so far)
+
+    if TYPE_CHECKING:  # provided by SessionService
+
+        def _check_workspace(self, workspace: str) -> None: ...
+
+        async def _locked(self, workspace: str, work: Callable[[], T], *,
+                          write: bool = True) -> T: ...  # fmt: skip
+
+        async def _lookup(self, session_id: str) -> Session: ...
+
+        def _save(self, session: Session) -> None: ...
+
+    async def undo(
+        self,
+        workspace: str,
+        entry_id: str | None = None,
+        session: str | None = None,
+        folder: str | None = None,
+    ) -> dict[str, Any]:
+        """Undo one applied change (the latest one not yet undone when ``entry_id`` is None).
+
+        When the change came from a session this server still knows, the undo goes through
+        that session's engine, so its item turns ``undone`` and its results say what is true now.
+        """
+        self._check_workspace(workspace)
+        owner = await self._owner(workspace, entry_id, session, folder)
+
+        def work() -> dict[str, Any]:
+            operator = owner.operator if owner else self._history_of(workspace, folder)
+            entry = operator.undo(entry_id)
+            if owner is not None:
+                mark_undone(owner, entry)
+                self._save(owner)
+            return {"workspace": workspace, "entry": self._entry_view(entry),
+                    "session": owner.to_dict() if owner else None}  # fmt: skip
+
+        return await self._locked(workspace, work)
+
+    async def redo(
+        self,
+        workspace: str,
+        entry_id: str | None = None,
+        session: str | None = None,
+        folder: str | None = None,
+    ) -> dict[str, Any]:
+        """Apply an undone change again (the engine refuses when the file changed since)."""
+        self._check_workspace(workspace)
+        owner = await self._owner(workspace, entry_id, session, folder)
+
+        def work() -> dict[str, Any]:
+            operator = owner.operator if owner else self._history_of(workspace, folder)
+            entry = operator.redo(entry_id)
+            if owner is not None:
+                self._save(owner)
+            return {"workspace": workspace, "entry": self._entry_view(entry),
+                    "session": owner.to_dict() if owner else None}  # fmt: skip
+
+        return await self._locked(workspace, work)
+
+    async def history(self, workspace: str, folder: str | None = None) -> dict[str, Any]:
+        """Every change applied in a workspace (or its subfolder ``folder``) through any
+        session, oldest first."""
+        self._check_workspace(workspace)
+
+        def work() -> dict[str, Any]:
+            operator = self._history_of(workspace, folder)
+            entries = operator.history()
+            from ..workspace.ledger import executions
+
+            return {"workspace": workspace, "folder": clean_folder(folder),
+                    "history": [self._entry_view(e) for e in entries],
+                    "executions": [r.to_dict() for r in executions(operator.journal)]}  # fmt: skip
+
+        return await self._locked(workspace, work, write=False)
+
+    def _history_of(self, workspace: str, folder: str | None) -> Operator:
+        return self.registry.history_operator(workspace, clean_folder(folder))
+
+    async def _owner(
+        self, workspace: str, entry_id: str | None, hint: str | None = None,
+        folder: str | None = None,
+    ) -> Session | None:  # fmt: skip
+        """The session whose approval made a history entry, when this server knows it.
+
+        ``hint`` is a session the client shows (perhaps saved before a restart): it is loaded
+        and asked first.
+        """
+        if entry_id is None:
+
+            def latest() -> str | None:
+                live = [e for e in self._history_of(workspace, folder).history()
+                        if not e.undone]  # fmt: skip
+                return live[-1].entry_id if live else None
+
+            entry_id = await self._locked(workspace, latest, write=False)
+            if entry_id is None:
+                return None
+        if hint is not None:
+            with contextlib.suppress(ApiError):
+                hinted = await self._lookup(hint)
+                if hinted.workspace == workspace and entry_id in hinted.entries:
+                    return hinted  # its own folder's journal holds the entry
+        for session in list(self._sessions.values()):
+            if (session.workspace, session.folder) == (workspace, clean_folder(folder)) and (
+                entry_id in session.entries
+            ):
+                return session
+        owner_id = self._owners.get(entry_id)
+        if owner_id is not None:
+            with contextlib.suppress(ApiError):
+                return await self._lookup(owner_id)
+        return None
+
+    def _entry_view(self, entry: HistoryEntry) -> dict[str, Any]:
+        """A history entry with who decided it, its session and its diff (when known)."""
+        view = entry.to_dict()
+        owner = next((s for s in self._sessions.values() if entry.entry_id in s.entries), None)
+        item = None
+        if owner is not None:
+            self._owners[entry.entry_id] = owner.id
+            item = next((i for i in owner.run.items if i.id == owner.entries[entry.entry_id]
+                         and i.kind == "mutation"), None)  # fmt: skip
+        known = owner.id if owner else self._owners.get(entry.entry_id)
+        if known is not None or "session" not in view:  # this server's session id wins
+            view["session"] = known
+        view.setdefault("decided_by", getattr(item, "decided_by", None) or
+                        ("person" if item is not None else None))  # fmt: skip
+        view.setdefault("rule", getattr(item, "rule", None))
+        if "diff" not in view:
+            diff = getattr(entry, "diff", None)
+            view["diff"] = diff() if callable(diff) else (diff or (item.diff if item else None))
+        return view

@@ -1,0 +1,140 @@
+"""What the REST API shows of a session: the session record, its items, a decision's answer.
+
+A decision's answer carries the decided items and only the other items it changed, without the
+large fields (``diff``, ``cells``) the client already has (see :func:`decision_view`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..engine.edits import EDITABLE_DIALECTS
+from ..protocol import Result, codes
+from .errors import ApiError
+
+if TYPE_CHECKING:
+    from ..engine import Item, Operator, Run
+    from ..workspace import HistoryEntry
+
+DECISIONS = ("approve", "reject")
+
+
+def run_dialect(run: Any) -> str:
+    return str(getattr(run, "dialect", "operator"))
+
+
+def item_view(item: Item, run: Any) -> dict[str, Any]:
+    """``Item.to_dict()``, with ``editable`` false where the run takes no edited content."""
+    view = item.to_dict()
+    if run_dialect(run) not in EDITABLE_DIALECTS:
+        view["editable"] = False
+    return view
+
+
+@dataclass
+class Session:
+    """One scanned reply: the engine session, its run and when it was last used."""
+
+    id: str
+    workspace: str
+    operator: Operator
+    run: Run
+    text: str = ""
+    created: float = field(default_factory=time.time)
+    folder: str | None = None  # subfolder of the workspace the paths are taken from
+    #: History entry id -> the id of the item whose approval made it.
+    entries: dict[str, str] = field(default_factory=dict)
+    last_used: float = field(default=0.0)
+    #: A turn of the agent loop: its engine session is the loop's (not closed here) and it is
+    #: not saved (an agent run does not resume after a restart).
+    adopted: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The session as the REST API shows it."""
+        run = self.run
+        return {
+            "session": self.id,
+            "workspace": self.workspace,
+            "folder": self.folder,
+            "created": self.created,
+            "items": [item_view(item, run) for item in run.items],
+            "results_text": run.results_text,
+            "truncated_chars": run.truncated_chars,
+            "unread_markers": getattr(run, "unread_markers", 0),
+            "skipped_duplicates": list(run.skipped_duplicates),
+            "done": run.done,
+            "dialect": getattr(run, "dialect", "operator"),
+        }
+
+
+#: Item fields that can be large and that a decision seldom changes: left out of the items of
+#: a decision's answer when the decision did not change them (the client keeps its copy).
+KEPT_BY_CLIENT = ("diff", "cells")
+
+
+def views(run: Any) -> dict[int, dict[str, Any]]:
+    """Every item's view by index (to tell afterwards what a decision changed)."""
+    return {item.index: item_view(item, run) for item in run.items}
+
+
+def _answer_view(view: dict[str, Any], before: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """``view`` without the large fields it had already before the decision."""
+    old = before.get(view["index"])
+    if old is None:
+        return view
+    return {key: value for key, value in view.items()
+            if key not in KEPT_BY_CLIENT or value is None or value != old.get(key)}  # fmt: skip
+
+
+def decided_view(item: Item, run: Any, before: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The decided item as a decision's answer shows it (see :func:`_answer_view`)."""
+    return _answer_view(item_view(item, run), before)
+
+
+def decision_view(
+    run: Any, before: dict[int, dict[str, Any]], decided: list[Any]
+) -> dict[str, Any]:
+    """What a decision answers besides the decided items: the run's other items it changed (one
+    built on the decided change no longer waits for it, a string command's next request ran),
+    the results text and whether everything is decided. Unchanged items are not sent again, nor
+    an unchanged diff: the client has them, and a large diff would otherwise go out again with
+    every decision."""
+    done = {made.item.index for made in decided}
+    changed = [_answer_view(view, before) for item in run.items if item.index not in done
+               and (view := item_view(item, run)) != before.get(item.index)]  # fmt: skip
+    return {"items": changed, "results_text": run.results_text, "done": run.done}
+
+
+def clean_folder(folder: str | None) -> str | None:
+    """A checked folder as shown to people: ``/`` separators, no empty or ``.`` parts."""
+    if not folder:
+        return None
+    parts = [p for p in folder.replace("\\", "/").split("/") if p not in ("", ".")]
+    return "/".join(parts) or None
+
+
+def mark_undone(session: Session, entry: HistoryEntry) -> None:
+    """Show an undone change as undone on its item, and tell the model what is true now.
+
+    Engines that do this themselves (the item's status is already ``undone``) are left alone.
+    """
+    item_id = session.entries.get(entry.entry_id)
+    item: Item | None = next((i for i in session.run.items if i.id == item_id
+                              and i.kind == "mutation"), None)  # fmt: skip
+    if item is None or item.status != "applied":
+        return
+    from ..engine.history import UNDONE_MESSAGE
+
+    # A session restored from disk: its items are not the ones the engine turned undone.
+    item.status = "undone"  # type: ignore[assignment]
+    item.error_code = codes.ERR_UNDONE
+    item.result = Result.failure(item.id, codes.ERR_UNDONE, UNDONE_MESSAGE)
+    item.summary = item.result.summary
+
+
+def check_decision(decision: str) -> None:
+    """ApiError(400) unless ``decision`` is ``approve`` or ``reject``."""
+    if decision not in DECISIONS:
+        raise ApiError(400, "bad_request", "decision must be 'approve' or 'reject'")
