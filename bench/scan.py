@@ -2,9 +2,9 @@
 
 The reply is prose paragraphs with about 40 ``fs.write`` blocks whose ``content_b64`` payloads
 are small source files, the shape of a model's reply that writes a project. Both timings are
-the best of many alternating runs in this process; the figure that matters is the ratio
-(target: at most 3.0, about what the reference app's JavaScript scanner costs against a split
-of the same text). Two reference timings show the floor: one ``str.find`` pass over the text
+the best of many alternating runs in this process. The ratio to a split is context only: a
+split is C code and the reference app's scanner is JavaScript, so the targets are on the side by
+side ratios below. Two reference timings show the floor: one ``str.find`` pass over the text
 and the base64 decoding of the payloads, both of which any validating scanner must do.
 Peak memory of one scan is measured with tracemalloc.
 
@@ -155,7 +155,8 @@ def main() -> None:
     print("  for reference, work no validating scanner can skip:")
     print(row("  one str.find over the text", times["find"]))
     print(row("  base64-decoding the payloads", times["decode"]))
-    print(f"ratio scan/split: {times['scan'] / split:.2f} (target <= 3.0)")
+    print(f"ratio scan/split: {times['scan'] / split:.2f} (context; the targets are side by side"
+          " with the reference app's scanner)")
     print(f"peak memory of one scan (tracemalloc): {peak / 1024:,.0f} KiB")
     hostile_inputs()
 
