@@ -73,6 +73,7 @@ from jupyter_server.extension.handler import ExtensionHandlerMixin
 from tornado import web
 
 from .errors import ApiError
+from .json_bodies import parse_body
 
 if TYPE_CHECKING:
     from .bodies import Body
@@ -94,11 +95,6 @@ HTTP_CODES = {
     413: "too_large",
 }
 
-#: What a JSON body holds where it may hold a lone surrogate: a ``\\u`` escape, UTF-8 bytes
-#: that start U+D000-U+DFFF (``json.loads`` decodes with ``surrogatepass``) or NUL bytes (a
-#: UTF-16 or UTF-32 body; UTF-8 JSON never holds one). Each is a fast byte search, where one
-#: regular expression for all three took longer than encoding the body again.
-MAYBE_SURROGATE = (b"\\u", b"\xed", b"\x00")
 
 # The bodies' pydantic models live in .bodies, imported by the first request that has a body:
 # loading the extension must not load pydantic (see bench/server_start.py).
@@ -172,32 +168,9 @@ class OperatorPostHandler(OperatorApiHandler):
 
     def parse(self, model: type[M]) -> M:
         """The body validated against ``model``; ApiError(400) when it does not fit."""
-        from pydantic import ValidationError
-
         if self._received > self.body_limit:
             raise ApiError(413, "too_large", f"Request body exceeds {self.body_limit} bytes")
-        raw = b"".join(self._chunks) or b"{}"
-        try:
-            data = json.loads(raw)
-        except (ValueError, RecursionError):
-            raise ApiError(400, "bad_request", "Body is not valid JSON") from None
-        if not isinstance(data, dict):
-            raise ApiError(400, "bad_request", "Body must be a JSON object")
-        try:
-            # JSON can carry lone surrogates; nothing downstream can encode them. Only a body
-            # that may hold one (see MAYBE_SURROGATE) is encoded again to find out.
-            if any(mark in raw for mark in MAYBE_SURROGATE):
-                json.dumps(data, ensure_ascii=False).encode("utf-8")
-        except UnicodeEncodeError:
-            raise ApiError(
-                400, "invalid_utf8", "Body contains text that is not valid UTF-8"
-            ) from None
-        try:
-            return model.model_validate(data)
-        except ValidationError as exc:
-            first = exc.errors(include_url=False, include_input=False)[0]
-            field = str(first["loc"][-1])[:64] if first["loc"] else "body"
-            raise ApiError(400, "bad_request", f"{field}: {first['msg']}") from None
+        return parse_body(b"".join(self._chunks) or b"{}", model)
 
 
 class WorkspacesHandler(OperatorApiHandler):
