@@ -284,3 +284,13 @@ def test_a_counter_that_lags_behind_the_entries_never_reuses_an_id(setup) -> Non
         (journal / root_key(root) / "counter").write_text("0")  # as after a power loss
         op.run(block("w2", "fs.write", path="a.txt", content="gamma")).approve("w2")
         assert [e.entry_id for e in op.history()] == ["j1", "j2"]
+
+
+def test_a_journal_folder_removed_while_running_is_made_again(tmp_path: Path) -> None:
+    from jupyter_operator.workspace.journal_paths import journal_base
+
+    first = journal_base(tmp_path / "j" / "k")
+    assert first.is_dir() and journal_base(tmp_path / "j" / "k") == first
+    first.rmdir()  # remembered by the process, then gone: made again, not assumed
+    assert journal_base(tmp_path / "j" / "k") == first and first.is_dir()
+    assert first.stat().st_mode & 0o777 == 0o700
