@@ -68,16 +68,26 @@ export function isFinal(item: IOperatorItem): boolean {
 }
 
 /** Whether two snapshots of an item would render differently. */
-function differs(a: IOperatorItem, b: IOperatorItem): boolean {
-  return (
-    a.status !== b.status ||
-    a.summary !== b.summary ||
-    a.ok !== b.ok ||
-    a.details !== b.details ||
-    a.error_code !== b.error_code ||
-    a.builds_on !== b.builds_on ||
-    a.diff !== b.diff
-  );
+/**
+ * Whether any field of an item changed: a cell run's `execution`, a shell item's `shell` or who
+ * decided can change while the status stays. Objects are compared by value; a field an answer
+ * left out is the same reference after `mergeItem`, so a large diff or notebook is not compared.
+ */
+export function differs(a: IOperatorItem, b: IOperatorItem): boolean {
+  const x = a as unknown as Record<string, unknown>;
+  const y = b as unknown as Record<string, unknown>;
+  for (const key of new Set([...Object.keys(x), ...Object.keys(y)])) {
+    const before = x[key];
+    const after = y[key];
+    if (before === after) {
+      continue;
+    }
+    const objects = typeof before === 'object' && typeof after === 'object' && before && after;
+    if (!objects || JSON.stringify(before) !== JSON.stringify(after)) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** An item of a decision's answer folded into the one shown (which keeps an unchanged diff). */

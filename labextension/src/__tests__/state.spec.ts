@@ -1,6 +1,7 @@
 import {
   cutWarning,
   decidedAndChanged,
+  differs,
   isFinal,
   mergeItem,
   personText,
@@ -118,6 +119,33 @@ describe('RunState', () => {
     expect(state.update({ item: edited, items: [], results_text: 'R', done: true })).toEqual([0]);
     expect(state.item(0)?.diff).toContain('+c');
     expect(mergeItem(undefined, applied)).toEqual({ ...applied, diff: null });
+  });
+
+  it('re-renders a card whose run, shell state or decider changed while its status stayed', () => {
+    const running = item(0, {
+      kind: 'run',
+      status: 'running',
+      execution: { status: 'running', outputs: [] } as unknown as IOperatorItem['execution']
+    });
+    const state = new RunState(scan([running, item(1)]));
+    const progress = { status: 'running', outputs: [{ text: 'step 1' }] } as unknown as IOperatorItem['execution'];
+    const progressed = { ...running, execution: progress };
+    expect(state.update({ items: [progressed], results_text: '', done: false })).toEqual([0]);
+    expect(state.item(0)?.execution).toEqual(progressed.execution);
+    const ruled = item(1, { decided_by: 'rule', rule_note: 'asked by rule 1: ask *.py' });
+    expect(state.update({ items: [ruled], results_text: '', done: false })).toEqual([1]);
+    expect(state.item(1)?.rule_note).toBe('asked by rule 1: ask *.py');
+    // The same answer again changes nothing: equal objects are not a change.
+    const again = { ...progressed, execution: JSON.parse(JSON.stringify(progress)) };
+    expect(state.update({ items: [again, { ...ruled }], results_text: '', done: false })).toEqual([]);
+  });
+
+  it('compares fields by value and an item with itself as unchanged', () => {
+    const a = item(0, { shell: null });
+    expect(differs(a, { ...a })).toBe(false);
+    expect(differs(a, { ...a, shell: { command: 'ls' } as unknown as IOperatorItem['shell'] })).toBe(true);
+    expect(differs(a, { ...a, can_run: true })).toBe(true);
+    expect(differs({ ...a, edited: false }, a)).toBe(true);
   });
 
   it('ignores items the run never had', () => {
