@@ -73,7 +73,7 @@ from jupyter_server.extension.handler import ExtensionHandlerMixin
 from tornado import web
 
 from .errors import ApiError
-from .json_bodies import parse_body
+from .json_bodies import dump_json, parse_body
 
 if TYPE_CHECKING:
     from .bodies import Body
@@ -118,7 +118,7 @@ class OperatorApiHandler(ExtensionHandlerMixin, APIHandler):
         except ApiError as exc:
             self.set_status(exc.status)
             body = exc.to_dict()
-        self.finish(json.dumps(body))
+        self.finish(dump_json(body))
 
     def write_error(self, status_code: int, **kwargs: Any) -> None:
         """Errors raised outside our code (auth, routing, tornado) in our JSON shape."""
