@@ -48,12 +48,12 @@ def proposed_text(proposal: Proposal | None) -> str | None:
 
 def editable(item: Item) -> bool:
     """True when a person may edit the item's new content before approving it."""
-    return (
-        item.kind == "mutation"
-        and item.needs_approval
-        and item.proposal is not None
-        and proposed_text(item.proposal) is not None
-    )
+    proposal = item.proposal
+    if item.kind != "mutation" or not item.needs_approval or proposal is None:
+        return False
+    data = proposal.new_bytes
+    # Asked for every view of the item: ASCII is known without decoding a copy of the content.
+    return data is not None and (data.isascii() or proposed_text(proposal) is not None)
 
 
 def keep_line_endings(proposed: str, edited: str) -> str:
