@@ -4,6 +4,11 @@ a folder for bash lines, registered actions and menus.
 Every file access goes through the ``Operator``'s workspace (the jail); every change is an
 engine proposal (a diff to approve, atomic, in the undo journal). Reads run at once unless
 the policy denies them; changes run at once only when the policy allows ``fs.write``.
+
+This module runs scripts and dispatches each command to its handler; the handlers live in
+mixins by concern: ``session_commands`` (variables, help, menus, actions, bash lines),
+``document_commands`` (the open document and the back stack) and ``change_commands`` (the
+changes to files).
 """
 
 from __future__ import annotations
@@ -14,25 +19,17 @@ import string
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ...dialects.commands import blocks, codes, responses
-from ...dialects.commands.parse import (
-    MALFORMED,
-    CommandError,
-    Request,
-    expand,
-    parse_script,
-    split_address,
-)
-from ...protocol import Command, OperatorError
-from ...protocol import codes as operator_codes
-from ...protocol._models import Delete, Write
-from ...workspace import FileTooLarge, decode_text
+from ...dialects.commands import codes, responses
+from ...dialects.commands.parse import MALFORMED, CommandError, Request, expand, parse_script
+from ...protocol import OperatorError
+from ...workspace import decode_text
 from ..items import Item
 from ..reads import READ_LIMIT, OutputBudget
 from ..session import Operator
-from ..undo import inverse as undo_inverse
 from . import actions, bash, changes
 from .bash import SANDBOX, ShellRunner
+from .change_commands import ChangeCommands
+from .document_commands import DocumentCommands
 from .replies import Batch, Reply
 from .session_commands import SessionCommands
 
@@ -46,11 +43,7 @@ POLICY_ACTIONS = {
 LIST_LIMIT = 500  # entries /ls shows
 
 
-def _address(path: str, block: str | None) -> str:
-    return f"{path}#{block}" if block is not None else path
-
-
-class CommandSession(SessionCommands):
+class CommandSession(SessionCommands, DocumentCommands, ChangeCommands):
     """One person's (or model's) command session; ``execute`` runs a script of commands.
 
     ``shell`` says how approved bash lines run: ``SANDBOX`` (the default) in the bubblewrap
@@ -221,85 +214,7 @@ class CommandSession(SessionCommands):
                 codes.DENIED, f"{action} {path} is not allowed in this workspace ({verdict.text})."
             )
 
-    # -- documents -------------------------------------------------------------------------------
-    def _read(self, path: str) -> str:
-        try:
-            data = self._read_bytes(path)
-        except FileTooLarge as exc:
-            message = f"{path} has {exc.size} bytes; open one #block of it instead."
-            raise CommandError("FILE_TOO_LARGE", message) from None
-        except OperatorError as exc:
-            if exc.code == operator_codes.ERR_NOT_FOUND:
-                raise CommandError(codes.NOT_FOUND, f"File not found: {path}") from None
-            raise
-        return decode_text(data, path).text
-
-    def _load(self, path: str, block: str | None) -> tuple[str, list[str], int]:
-        """(whole text, the lines shown, first line number) of a document or one block."""
-        text = self._read(path)
-        lines = blocks.split(text)
-        if block is None:
-            return text, lines, 1
-        if not blocks.is_markdown(path):
-            raise CommandError(codes.NOT_MARKDOWN, f"{path} is not Markdown; #blocks are headings.")
-        found = blocks.find(text, block, path)
-        return text, lines[found.start : found.end], found.start + 1
-
-    def _target(self, name: str, arg: str) -> tuple[str, str | None]:
-        if not arg.strip():
-            raise CommandError(codes.USAGE, f"/{name} needs a path: /{name} path[#block].")
-        return split_address(arg)
-
-    def _show(self, rid: str, request: Request, verb: str, path: str, block: str | None) -> Reply:
-        _, lines, _ = self._load(path, block)
-        document = "\n".join(lines)
-        return self._done(rid, request, f"{verb} {_address(path, block)}",
-                          responses.readable(document), document, path)  # fmt: skip
-
-    def _open_document(self, rid: str, request: Request, arg: str) -> Reply:
-        path, block = self._target("open", arg)
-        reply = self._show(rid, request, "Opened", path, block)
-        if self.document is not None and self.document != (path, block):
-            self.back.append(self.document)
-        self.document = (path, block)
-        return reply
-
-    _cmd_open = _open_document
-
-    def _cmd_back(self, rid: str, request: Request, arg: str) -> Reply:
-        if arg:
-            raise CommandError(codes.USAGE, "/back takes no arguments.")
-        if not self.back:
-            raise CommandError(codes.NO_HISTORY, "no earlier document to go back to.")
-        path, block = self.back[-1]
-        reply = self._show(rid, request, "Back to", path, block)
-        self.back.pop()
-        self.document = (path, block)
-        return reply
-
-    def _open_now(self, name: str) -> tuple[str, str | None]:
-        if self.document is None:
-            raise CommandError(codes.NO_DOCUMENT, f"no document is open; /open one before /{name}.")
-        return self.document
-
-    def _open_name(self) -> str | None:
-        return _address(*self.document) if self.document else None
-
-    def _cmd_refresh(self, rid: str, request: Request, arg: str) -> Reply:
-        return self._show(rid, request, "Refreshed", *self._open_now("refresh"))
-
-    def _cmd_close(self, rid: str, request: Request, arg: str) -> Reply:
-        path, block = self._open_now("close")
-        self.document = None
-        return self._done(rid, request, f"Closed: {_address(path, block)}")
-
-    def _cmd_verify(self, rid: str, request: Request, arg: str) -> Reply:
-        path, block = self._target("verify", arg)
-        if block is None:
-            raise CommandError(codes.USAGE, "/verify needs a block: /verify path#block.")
-        _, lines, _ = self._load(path, block)
-        return self._done(rid, request, f"Verified {path}#{block}", responses.preview(lines))
-
+    # -- folders ---------------------------------------------------------------------------------
     def _cmd_ls(self, rid: str, request: Request, arg: str) -> Reply:
         path = arg.strip().rstrip("/") or "."
         self._check_rules(POLICY_ACTIONS["ls"], path)
@@ -313,101 +228,3 @@ class CommandSession(SessionCommands):
             lines[LIST_LIMIT:] = [f"... and {len(lines) - LIST_LIMIT} more"]
         shown = "." if path in (".", "") else path
         return self._done(rid, request, f"Listing {shown}/", "\n".join(lines) or "(empty folder)")
-
-    # -- changes ---------------------------------------------------------------------------------
-    def _cmd_edit(self, rid: str, request: Request, arg: str) -> Reply:
-        path, block = self._target("edit", arg)
-        where = _address(path, block)
-        if request.body is None:
-            _, lines, first = self._load(path, block)
-            return self._done(rid, request, f"[editing: {where}]", responses.numbered(lines, first))
-        snap, old, bom = changes.current(self.operator.workspace, path)
-        if old is None:
-            raise CommandError(
-                codes.NOT_FOUND, f"File not found: {path} (use /write to create it)."
-            )
-        n = responses.count_lines(request.body)
-        if block is None:
-            new, done = request.body, f"Edited {path} ({responses.plural(n, 'line')}, whole file)"
-        else:
-            if not blocks.is_markdown(path):
-                raise CommandError(
-                    codes.NOT_MARKDOWN, f"{path} is not Markdown; #blocks are headings."
-                )
-            new = changes.block_replaced(old, block, request.body, path)
-            done = f"Edited {where} ({responses.plural(n, 'line')})"
-        return self._propose(rid, request, path, snap, new, bom, done)
-
-    def _cmd_write(self, rid: str, request: Request, arg: str) -> Reply:
-        path, _ = self._plain_path("write", arg)
-        body = changes.require_body("write", request.body)
-        snap, _old, bom = changes.current(self.operator.workspace, path)
-        n_bytes = len(body.encode("utf-8"))
-        n_lines = responses.plural(responses.count_lines(body), "line")
-        done = f"Written: {path} ({n_bytes} bytes, {n_lines})"
-        return self._propose(rid, request, path, snap, body, bom, done)
-
-    def _cmd_append(self, rid: str, request: Request, arg: str) -> Reply:
-        path, _ = self._plain_path("append", arg)
-        body = changes.require_body("append", request.body)
-        snap, old, bom = changes.current(self.operator.workspace, path)
-        new = changes.appended(old, body)
-        size = len(new.encode("utf-8")) + (3 if bom else 0)
-        return self._propose(
-            rid, request, path, snap, new, bom, f"Appended to: {path} (now {size} bytes)"
-        )
-
-    def _plain_path(self, name: str, arg: str) -> tuple[str, None]:
-        path, block = self._target(name, arg)
-        if block is not None:
-            raise CommandError(
-                codes.USAGE, f"/{name} takes a file, not a #block (use /edit path#block)."
-            )
-        return path, None
-
-    def _propose(self, rid: str, request: Request, path: str, snap: Any, text: str, bom: bool,
-                 done: str) -> Reply:  # fmt: skip
-        verdict = self.operator.policy.verdict(changes.ACTION, path)
-        if verdict.verdict == "deny":
-            raise CommandError(
-                codes.DENIED, f"{changes.ACTION} is not allowed in this workspace ({verdict.text})."
-            )
-        run = changes.propose(self.operator, rid, path, snap, text, bom, request.line)
-        item = run.items[0]
-        waiting = f"Proposed: {request.name} {path} ({item.summary}); waiting for approval"
-        return Reply(rid, request, "pending", waiting, run=run, applied_body=done)
-
-    def _cmd_undo(self, rid: str, request: Request, arg: str) -> Reply:
-        # A reply's /undo is a change like any other: the inverse of the latest change is
-        # previewed, decided by the person or the rules, and journaled when applied. Only a
-        # person's undo (a button, %operator undo, jupyter-operator undo) acts at once.
-        if arg:
-            raise CommandError(codes.USAGE, "/undo takes no arguments (it undoes the last change).")
-        entry, current, restored = undo_inverse(self.operator.workspace, self.operator.journal)
-        if restored is None:
-            action = "fs.delete"
-            params: Any = Delete(path=entry.path)
-        else:
-            try:
-                text = restored.decode("utf-8")
-            except UnicodeDecodeError:
-                raise CommandError(
-                    "UNDO_CONFLICT", f"{entry.path} was not text before {entry.entry_id}; only a "
-                    f"person can undo that change (History or %operator undo)."
-                ) from None
-            action, params = "fs.write", Write(path=entry.path, content=text)
-        verdict = self.operator.policy.verdict(action, entry.path)
-        if verdict.verdict == "deny":
-            raise CommandError(
-                codes.DENIED, f"/undo would {action} {entry.path}, which is not allowed in this "
-                f"workspace ({verdict.text})."
-            )
-        command = Command(id=rid, action=action, path=entry.path, line=request.line,
-                          fields={"path": entry.path}, params=params)  # fmt: skip
-        run = changes.propose_command(self.operator, command, current)
-        item = run.items[0]
-        lines = responses.plural(item.proposal.added + item.proposal.removed, "line")
-        done = f"Undo: reverted {entry.path} ({lines})"  # the seed's wording
-        waiting = (f"Proposed: undo {entry.entry_id} ({entry.action} {entry.path}): "
-                   f"{item.summary}; waiting for approval")  # fmt: skip
-        return Reply(rid, request, "pending", waiting, run=run, applied_body=done)
