@@ -1,43 +1,32 @@
 /**
  * The Operator side panel: paste a reply (or take the active cell's), run it,
  * review every proposed change as a diff, decide, and copy the results back.
+ *
+ * The panel coordinates: it scans replies and makes one request at a time. Its parts live
+ * apart: the workspace select (workspaceselect.ts), the header, reply box, messages and
+ * results (panelcontrols.ts), the session on display with its cards and decisions
+ * (sessionview.ts, itemcards.ts), open documents kept in step (paneldocs.ts), and undo,
+ * redo and the History section (panelhistory.ts).
  */
-import { Clipboard } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 import { Widget } from '@lumino/widgets';
 
 import { AskView } from './ask';
-import { ContentLoader, DecideHandler, ItemCard } from './card';
-import { loadDraft, saveDraft, saveDraftSoon } from './draft';
+import { saveDraft } from './draft';
 import { OperatorClient, OperatorRequestError } from './client';
-import { DialectChoice, dialectRow, endedMessage } from './dialect';
-import { button, el } from './dom';
-import { HistoryView } from './history';
+import { DialectChoice, dialectRow } from './dialect';
 import { operatorIcon } from './icon';
-import {
-  afterChange,
-  beforeApproving,
-  dirtyMessage,
-  IPanelView,
-  notReloadedMessage,
-  OpenDocuments,
-  ListWidgets,
-  ReadDocument,
-  serverPath
-} from './opendocs';
+import { OpenDocuments, ListWidgets, ReadDocument } from './opendocs';
 import { INotebookFinder } from './liverun';
+import { copyText, PanelControls, plainError } from './panelcontrols';
+import { IShownPlace, PanelDocuments } from './paneldocs';
+import { PanelHistory } from './panelhistory';
 import { LiveRuns } from './runs';
-import { cutWarning, RunState, statusLine } from './state';
-import { pickWorkspace, remember, remembered, whereText } from './workspaces';
-import {
-  Decision,
-  IDecideResponse,
-  IHistoryEntry,
-  IOperatorItem,
-  IScanResponse,
-  IWorkspace
-} from './types';
+import { SessionView } from './sessionview';
+import { RunState } from './state';
+import { WorkspaceSelect } from './workspaceselect';
+import { Decision, IHistoryEntry, IOperatorItem } from './types';
 
 export { SESSION_KEY } from './workspaces';
 
@@ -53,58 +42,24 @@ export interface IRunOptions {
 /** The panel's DOM id (also used by commands and tests). */
 export const PANEL_ID = 'jupyter-operator-panel';
 
-/** Put text on the clipboard. */
-async function copyText(text: string): Promise<void> {
-  try {
-    await navigator.clipboard.writeText(text);
-  } catch {
-    // No clipboard permission (or an insecure origin): JupyterLab's copy-event path.
-    Clipboard.copyToSystem(text);
-  }
-}
-
-/** Turn anything thrown into a sentence for the person. */
-function plainError(reason: unknown): string {
-  if (reason instanceof OperatorRequestError) {
-    return reason.code.startsWith('HTTP_') || reason.code === 'NETWORK'
-      ? reason.message
-      : `${reason.message} (${reason.code})`;
-  }
-  return 'Something went wrong in the Operator panel; see the browser console.';
-}
-
 /** The side panel widget. */
 export class OperatorPanel extends Widget {
   private _client: OperatorClient;
   private _languages: IEditorLanguageRegistry | null;
-  private _state: RunState | null = null;
-  private _cards = new Map<number, ItemCard>();
   private _busy = false;
   /** Ask mode: the server's model runs a task (see ask.ts). */
   readonly ask: AskView;
-
-  private _workspace: HTMLSelectElement;
-  private _dialect: HTMLSelectElement;
-  private _input: HTMLTextAreaElement;
-  private _source: HTMLElement;
-  private _error: HTMLElement;
-  private _status: HTMLElement;
-  private _banner: HTMLElement;
-  private _batch: HTMLElement;
-  private _cardsNode: HTMLElement;
-  private _results: HTMLElement;
-  private _resultsText: HTMLTextAreaElement;
-  private _copyNote: HTMLElement;
-  private _note: HTMLElement;
-  private _runButton: HTMLButtonElement;
-  private _undoButton: HTMLButtonElement;
-  private _history: HistoryView;
-  private _workspaces: IWorkspace[] = [];
-  private _outOfReach: HTMLDetailsElement;
-  /** Documents open in this page that approved changes, undo and redo keep up to date. */
-  private _open: OpenDocuments;
   /** Cell runs this page carries out in open notebooks (liverun.ts). */
   readonly runs: LiveRuns;
+
+  private _workspaces: WorkspaceSelect;
+  private _dialect: HTMLSelectElement;
+  private _controls: PanelControls;
+  /** The run on display, its cards and decisions. */
+  private _session: SessionView;
+  /** Documents open in this page that approved changes, undo and redo keep up to date. */
+  private _docs: PanelDocuments;
+  private _history: PanelHistory;
 
   constructor(options: {
     client: OperatorClient;
@@ -119,6 +74,18 @@ export class OperatorPanel extends Widget {
   }) {
     super();
     this._client = options.client;
+    this._languages = options.languages ?? null;
+    this._workspaces = new WorkspaceSelect(this._client, () => {
+      if (this._history.isOpen) {
+        void this.refreshHistory();
+      }
+    });
+    this._docs = new PanelDocuments(
+      new OpenDocuments(options.tracker ?? null, options.readDocument ?? null, options.mainWidgets ?? null),
+      () => this._workspaces.list,
+      () => this._shown(),
+      index => this._session.cards.cardNode(index)
+    );
     const tracker = options.tracker ?? null;
     const findOpen = (path: string): NotebookPanel | null =>
       tracker?.find(panel => panel.context.path === path) ?? null;
@@ -126,261 +93,115 @@ export class OperatorPanel extends Widget {
       this._client,
       options.openNotebook ?? (async path => findOpen(path)),
       findOpen,
-      async path => (await this._open.check(path)).state !== 'edited'
-    );
-    this._languages = options.languages ?? null;
-    this._open = new OpenDocuments(
-      options.tracker ?? null,
-      options.readDocument ?? null,
-      options.mainWidgets ?? null
+      async path => (await this._docs.open.check(path)).state !== 'edited'
     );
     this.id = PANEL_ID;
     this.addClass('jp-Operator-panel');
     this.title.icon = operatorIcon;
     this.title.caption = 'Operator: review and approve file operations';
 
-    const root = this.node;
-    const header = el('div', 'jp-Operator-row jp-Operator-header');
-    header.append(
-      el('h2', 'jp-Operator-title', 'Operator'),
-      button(
-        'Copy spec',
-        'jp-Operator-copy-spec',
-        () => void this.copySpec(),
-        'Copy the Operator Interface Specification to give to a model'
-      )
-    );
-    root.append(header);
-
-    const workspaceRow = el('label', 'jp-Operator-row');
-    workspaceRow.append(el('span', 'jp-Operator-label', 'Workspace'));
-    this._workspace = el('select', 'jp-mod-styled jp-Operator-workspace');
-    this._workspace.title = 'The folder the reply\'s paths are relative to';
-    this._workspace.addEventListener('change', () => {
-      if (this._history.isOpen) {
-        void this.refreshHistory();
-      }
-    });
-    workspaceRow.append(this._workspace);
-    root.append(workspaceRow);
-    // Out of reach whatever the rules say (the server's token lives in Jupyter's runtime folder).
-    this._outOfReach = el('details', 'jp-Operator-out-of-reach');
-    this._outOfReach.append(el('summary', '', 'Out of reach of every workspace'));
-    this._outOfReach.hidden = true;
-    root.append(this._outOfReach);
     const dialect = dialectRow();
     this._dialect = dialect.select;
-    root.append(dialect.row);
-
-    this.ask = new AskView(this._client, this._languages, () => this._workspace.value, {
-      runs: this.runs,
-      docPath: (workspace, path) => serverPath(this._workspaces, workspace, null, path),
-      beforeApproving: (workspace, items, cardNode) =>
-        beforeApproving(
-          this._open,
-          { docPath: path => serverPath(this._workspaces, workspace, null, path), cardNode },
-          items
-        ),
-      afterChange: (workspace, items, before) =>
-        afterChange(
-          this._open,
-          { docPath: path => serverPath(this._workspaces, workspace, null, path), cardNode: () => null },
-          items,
-          before
-        )
+    const workspace = () => this._workspaces.value;
+    this.ask = new AskView(this._client, this._languages, workspace, this._docs.askHost(this.runs));
+    this._controls = new PanelControls({
+      copySpec: () => void this.copySpec(),
+      run: () => void this.run(),
+      decideAll: decision => void this.decideAll(decision),
+      undoLast: () => void this.undoLast()
     });
-    root.append(this.ask.node);
-
-    this._input = el('textarea', 'jp-Operator-input');
-    this._input.placeholder =
-      "Paste a model's reply (OPERATOR_CMD blocks or JSON operations), or slash commands";
-    this._input.setAttribute('aria-label', 'Reply to run');
-    this._input.rows = 8;
-    this._input.spellcheck = false;
-    // The reply survives a page reload, beside the session's cards (see draft.ts).
-    this._input.value = loadDraft();
-    this._input.addEventListener('input', () => saveDraftSoon(() => this._input.value));
-    // A reload inside the debounce still keeps what was typed last.
-    window.addEventListener('pagehide', () => saveDraft(this._input.value));
-    this._input.addEventListener('keydown', event => {
-      if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-        event.preventDefault();
-        void this.run();
-      }
-    });
-    root.append(this._input);
-
-    const runRow = el('div', 'jp-Operator-row');
-    this._runButton = button('Run', 'jp-mod-accept jp-Operator-run', () => void this.run(), 'Run the reply (Ctrl+Enter)');
-    this._source = el('span', 'jp-Operator-source');
-    runRow.append(this._runButton, this._source);
-    root.append(runRow);
-
-    this._error = el('div', 'jp-Operator-error');
-    this._error.setAttribute('role', 'alert');
-    this._error.hidden = true;
-    root.append(this._error);
-
-    this._status = el('p', 'jp-Operator-run-status');
-    this._status.setAttribute('aria-live', 'polite');
-    root.append(this._status);
-
-    // Commands lost to the scan window: a warning banner, not a note in the status line.
-    this._banner = el('div', 'jp-Operator-warning jp-Operator-banner');
-    this._banner.setAttribute('role', 'alert');
-    this._banner.hidden = true;
-    root.append(this._banner);
-
-    // What the last action did (an undo, a copy of the spec); cleared by the next action.
-    this._note = el('p', 'jp-Operator-note');
-    this._note.setAttribute('aria-live', 'polite');
-    root.append(this._note);
-
-    this._batch = el('div', 'jp-Operator-row jp-Operator-batch');
-    this._batch.append(
-      button('Approve all', 'jp-mod-accept jp-Operator-approve-all', () => void this.decideAll('approve')),
-      button('Reject all', 'jp-mod-reject jp-Operator-reject-all', () => void this.decideAll('reject'))
-    );
-    this._batch.hidden = true;
-    root.append(this._batch);
-
-    this._cardsNode = el('div', 'jp-Operator-cards');
-    root.append(this._cardsNode);
-
-    this._results = el('div', 'jp-Operator-results');
-    this._results.append(el('h3', 'jp-Operator-subtitle', 'Results for the model'));
-    this._resultsText = el('textarea', 'jp-Operator-results-text');
-    this._resultsText.readOnly = true;
-    this._resultsText.rows = 8;
-    this._resultsText.setAttribute('aria-label', 'OPERATOR_RESULT blocks');
-    this._copyNote = el('span', 'jp-Operator-copy-note');
-    this._copyNote.setAttribute('aria-live', 'polite');
-    const resultButtons = el('div', 'jp-Operator-row');
-    this._undoButton = button(
-      'Undo last change',
-      'jp-mod-styled jp-Operator-undo',
-      () => void this.undoLast(),
-      'Restore the file changed last in this workspace'
-    );
-    resultButtons.append(
-      button('Copy', 'jp-mod-accept jp-Operator-copy', () => void this.copyResults()),
-      this._undoButton,
-      this._copyNote
-    );
-    this._results.append(this._resultsText, resultButtons);
-    this._results.hidden = true;
-    root.append(this._results);
-
-    this._history = new HistoryView(
-      (entry, action) => void this.undoOrRedo(entry, action),
-      () => void this.refreshHistory(),
+    // What the session on display and the history both need of the panel.
+    const parts = {
+      client: this._client,
+      docs: this._docs,
+      controls: this._controls,
+      request: (action: () => Promise<void>) => this._request(action)
+    };
+    this._session = new SessionView({ ...parts, runs: this.runs, workspaces: this._workspaces }, this._languages);
+    this._history = new PanelHistory(
+      { ...parts, shown: () => this._shown(), resync: () => this._session.resync() },
       this._languages,
       notebook => void this.rebuildState(notebook)
     );
-    root.append(this._history.node);
+
+    this.node.append(
+      this._controls.header,
+      this._workspaces.row,
+      this._workspaces.outOfReach,
+      dialect.row,
+      this.ask.node,
+      ...this._controls.aboveCards,
+      this._session.cards.node,
+      this._controls.results,
+      this._history.node
+    );
 
     void this.refreshWorkspaces().then(() => this.reattach());
     void this.showOutOfReach();
   }
 
   /** List what no workspace may reach, under the workspace selector. */
-  async showOutOfReach(): Promise<void> {
-    try {
-      const paths = await this._client.outOfReach();
-      const list = el('p', 'jp-Operator-out-of-reach-list', paths.join(', '));
-      const note = el(
-        'p',
-        'jp-Operator-out-of-reach-note',
-        'Refused for every action, reads included, whatever the rules say: Jupyter\'s ' +
-          'runtime, config and data folders hold the server\'s token and settings.'
-      );
-      this._outOfReach.append(note, list);
-      this._outOfReach.hidden = paths.length === 0;
-    } catch {
-      // An older server without the list: nothing to show.
-    }
+  showOutOfReach(): Promise<void> {
+    return this._workspaces.showOutOfReach();
   }
 
   /** The run on display, if any. */
   get state(): RunState | null {
-    return this._state;
+    return this._session.state;
   }
 
   /** Whether any item waits for a decision. */
   get hasPending(): boolean {
-    return !!this._state && !this._state.done;
+    return !!this.state && !this.state.done;
   }
 
   /** Whether there are results to copy. */
   get hasResults(): boolean {
-    return !!this._state?.resultsText;
+    return !!this.state?.resultsText;
   }
 
   /** Put text in the input box; `origin` says where it came from. */
   setText(text: string, origin?: string): void {
-    this._input.value = text;
-    saveDraft(text);
-    this._source.textContent = origin ?? '';
+    this._controls.setText(text, origin);
   }
 
   /** Load the workspaces (names and folders) from the server. */
   async refreshWorkspaces(): Promise<void> {
     try {
-      const workspaces = (this._workspaces = await this._client.workspaces());
-      const current = this._workspace.value;
-      this._workspace.replaceChildren();
-      for (const ws of workspaces) {
-        const folder = ws.path === '.' ? 'the server root' : ws.path ?? 'outside the server root';
-        const option = el('option', '', `${ws.name}: ${folder}`);
-        option.value = ws.name;
-        this._workspace.append(option);
-      }
-      if (workspaces.some(w => w.name === current)) {
-        this._workspace.value = current;
-      }
-      this._workspace.disabled = workspaces.length <= 1;
+      await this._workspaces.refresh();
     } catch (reason) {
       this.showError(plainError(reason));
     }
   }
 
   /** Show the session this page had open before a reload (or a server restart), if any. */
-  async reattach(): Promise<void> {
-    const session = remembered();
-    if (!session || this._state) {
-      return;
-    }
-    try {
-      this._show(await this._client.session(session));
-      this._note.textContent = 'Reopened the session this page had before it was reloaded.';
-    } catch (reason) {
-      remember(null); // expired or unknown: start afresh
-      this._note.textContent = endedMessage(reason) ?? '';
-    }
+  reattach(): Promise<void> {
+    return this._session.reattach();
   }
 
   /** The folder of a workspace (and subfolder) as shown on cards, relative to the server root. */
   where(workspace: string, folder?: string | null): string {
-    return whereText(this._workspaces, workspace, folder);
+    return this._workspaces.where(workspace, folder);
   }
 
   /** Scan the text in the input box (or the given text) and show its items. */
   async run(text?: string, options: IRunOptions = {}): Promise<void> {
-    const reply = text ?? this._input.value;
+    const input = this._controls.input;
+    const reply = text ?? input.value;
     if (text !== undefined) {
-      this._input.value = text;
+      input.value = text;
     }
     saveDraft(reply); // at once: a reload right after Run must not lose the reply to the debounce
     if (!reply.trim()) {
       this.showError('Paste a reply with OPERATOR_CMD blocks first.');
       return;
     }
-    let workspace = this._workspace.value || null;
+    let workspace = this._workspaces.value || null;
     let folder: string | null = null;
     if (options.folder !== undefined) {
       // Take the reply's paths from the given folder (a notebook's own), in the workspace
       // that holds it most closely, so the panel and the notebook's kernel agree.
-      const picked = pickWorkspace(this._workspaces, options.folder);
+      const picked = this._workspaces.pick(options.folder);
       if (!picked) {
         this.showError(
           `The notebook's folder (${options.folder || '.'}) is in no configured workspace.`
@@ -393,103 +214,35 @@ export class OperatorPanel extends Widget {
       const dialect = this._dialect.value as DialectChoice;
       const scan = await this._client.scan(reply, workspace, folder, dialect);
       // A write that changes nothing is settled by the engine ("No change"): nothing to ask.
-      this._show(scan);
+      this._session.show(scan);
       // Changes a rule applied at once are on disk already: bring open documents up to date.
-      await this._syncOpenDocuments(this._state?.items.map(i => i.index) ?? []);
+      await this._session.syncOpenDocuments(this.state?.items.map(i => i.index) ?? []);
     });
-    if (this._state) {
-      await this._carryOutRuns(this._state);
+    if (this.state) {
+      await this._session.carryOutRuns(this.state);
     }
-  }
-
-  private _show(scan: IScanResponse): void {
-    this._clearCards();
-    this._state = new RunState(scan);
-    remember(scan.session);
-    if (scan.workspace && this._workspace.value !== scan.workspace) {
-      this._workspace.value = scan.workspace;
-    }
-    const where = this.where(scan.workspace, scan.folder);
-    const fragment = document.createDocumentFragment();
-    for (const item of this._state.items) {
-      const card = new ItemCard(
-        item,
-        (i, d, r, c, run) => void this.decide(i, d, r, c, run),
-        this._languages,
-        where,
-        this._contentLoader(scan.session)
-      );
-      this._cards.set(item.index, card);
-      fragment.append(card.node);
-      void this.runs.shown(scan.session, item, path => this._docPath(path));
-    }
-    this._cardsNode.append(fragment);
-    this._renderRun();
-  }
-
-  /** Run the cells the server says are running (approved here, or by an allowing rule). */
-  private async _carryOutRuns(state: RunState): Promise<void> {
-    await this.runs.carryOut(state.session, state.items, path => this._docPath(path), async answer =>
-      this._answered(state, answer)
-    );
-  }
-
-  private async _answered(state: RunState, answer: IDecideResponse, before?: Map<string, string>): Promise<void> {
-    await this._syncOpenDocuments(this._apply(state.update(answer)), before);
   }
 
   /** Approve or reject one pending item (`content`: approve the person's edit of it). */
-  async decide(
-    item: IOperatorItem,
-    decision: Decision,
-    reason?: string,
-    content?: string,
-    andRun = false
-  ): Promise<void> {
-    const state = this._state;
-    const before = decision === 'approve' ? await beforeApproving(this._open, this._view, [item]) : new Map();
-    if (!state || !before) {
-      return;
-    }
-    await this._request(async () => {
-      const answer = await this._client.decide(state.session, item.id, decision, reason, content, andRun);
-      await this._answered(state, answer, before);
-    });
-    await this._carryOutRuns(state);
+  decide(item: IOperatorItem, decision: Decision, reason?: string, content?: string, andRun = false): Promise<void> {
+    return this._session.decide(item, decision, reason, content, andRun);
   }
 
   /** Approve or reject everything still pending. */
-  async decideAll(decision: Decision, reason?: string): Promise<void> {
-    const state = this._state;
-    if (!state || state.done) {
-      return;
-    }
-    const before = decision === 'approve' ? await beforeApproving(this._open, this._view, state.pending) : new Map();
-    if (!before) {
-      return;
-    }
-    await this._request(async () => {
-      const answer = await this._client.decideAll(state.session, decision, reason);
-      await this._answered(state, answer, before);
-    });
-    await this._carryOutRuns(state);
+  decideAll(decision: Decision, reason?: string): Promise<void> {
+    return this._session.decideAll(decision, reason);
   }
 
   /** Copy the results text to the clipboard. */
-  async copyResults(): Promise<void> {
-    const text = this._resultsText.value;
-    if (!text) {
-      return;
-    }
-    await copyText(text);
-    this._copyNote.textContent = 'Copied.';
+  copyResults(): Promise<void> {
+    return this._controls.copyResults();
   }
 
   /** Copy the interface specification (what a model needs to write commands). */
   async copySpec(): Promise<void> {
     await this._request(async () => {
       await copyText(await this._client.spec());
-      this._note.textContent = 'Interface specification copied.';
+      this._controls.showNote('Interface specification copied.');
     });
   }
 
@@ -499,39 +252,8 @@ export class OperatorPanel extends Widget {
   }
 
   /** Undo or redo one history entry (the latest change when `entry` is null). */
-  async undoOrRedo(entry: IHistoryEntry | null, action: 'undo' | 'redo'): Promise<void> {
-    const workspace = this._state?.workspace ?? this._workspace.value;
-    const target = entry ? this._docPath(entry.path) : null;
-    const open = await this._open.check(target);
-    if (target && open.state === 'edited') {
-      this.showError(dirtyMessage(target, action));
-      return;
-    }
-    await this._request(async () => {
-      const call = action === 'undo' ? this._client.undo : this._client.redo;
-      let answer;
-      try {
-        answer = await call.call(
-          this._client,
-          workspace,
-          entry?.entry_id,
-          this._state?.session,
-          this._state?.folder
-        );
-      } finally {
-        // Whatever happened, cards, results and history show what is true now.
-        await this._refreshAfterChange();
-      }
-      const done = answer.entry;
-      const where = done.path ? ` of ${done.path}` : '';
-      const verb = action === 'undo' ? 'Undid' : 'Redid';
-      this._note.textContent = `${verb} ${done.action}${where} (${done.command_id}).`;
-      const changed = this._docPath(done.path);
-      const same = changed === target ? open.cells : undefined;
-      if ((await this._open.reload(changed, same)) === 'edited' && changed) {
-        this.showError(notReloadedMessage(changed));
-      }
-    });
+  undoOrRedo(entry: IHistoryEntry | null, action: 'undo' | 'redo'): Promise<void> {
+    return this._history.undoOrRedo(entry, action);
   }
 
   /**
@@ -545,39 +267,15 @@ export class OperatorPanel extends Widget {
   }
 
   /** The history of the workspace on display. */
-  async refreshHistory(): Promise<void> {
-    const workspace = this._state?.workspace ?? this._workspace.value;
-    if (!workspace) {
-      return;
-    }
-    try {
-      const folder = this._state?.folder;
-      const answer = await this._client.history(workspace, folder);
-      this._history.render(answer.history, answer.executions ?? []);
-    } catch (reason) {
-      this.showError(plainError(reason));
-    }
-  }
-
-  private async _refreshAfterChange(): Promise<void> {
-    const state = this._state;
-    if (state) {
-      try {
-        this._apply(state.update(await this._client.session(state.session)));
-      } catch {
-        // The session may have expired; the history below still tells the truth.
-      }
-    }
-    if (this._history.isOpen) {
-      await this.refreshHistory();
-    }
+  refreshHistory(): Promise<void> {
+    return this._history.refresh();
   }
 
   protected onActivateRequest(): void {
     // Lab activates the panel after a click inside it too: focus stays where the person put it
     // (an edit box, a reason), or keystrokes typed meanwhile would land in the reply box.
     if (!this.node.contains(document.activeElement)) {
-      this._input.focus();
+      this._controls.input.focus();
     }
   }
 
@@ -591,9 +289,14 @@ export class OperatorPanel extends Widget {
 
   dispose(): void {
     this.ask.dispose();
-    this._clearCards();
+    this._session.cards.clear();
     this._history.dispose();
     super.dispose();
+  }
+
+  /** Show a message in the panel's error area (an empty message hides it). */
+  showError(message: string): void {
+    this._controls.showError(message);
   }
 
   private async _request(action: () => Promise<void>): Promise<void> {
@@ -603,9 +306,7 @@ export class OperatorPanel extends Widget {
     this._busy = true;
     this._setBusy(true);
     // A note from an earlier action never stays beside a new result or error.
-    this.showError('');
-    this._copyNote.textContent = '';
-    this._note.textContent = '';
+    this._controls.clearMessages();
     try {
       await action();
     } catch (reason) {
@@ -621,90 +322,14 @@ export class OperatorPanel extends Widget {
 
   private _setBusy(busy: boolean): void {
     this.node.toggleAttribute('aria-busy', busy);
-    this._runButton.disabled = busy;
-    for (const b of Array.from(this._batch.querySelectorAll('button'))) {
-      b.disabled = busy;
-    }
-    for (const card of this._cards.values()) {
-      card.setBusy(busy);
-    }
-    this._undoButton.disabled = busy;
+    this._controls.setBusy(busy);
+    this._session.cards.setBusy(busy);
   }
 
-  /** How cards of a session fetch the text to edit (editor.ts). */
-  private _contentLoader(session: string): ContentLoader {
-    return item => this._client.content(session, item.id);
-  }
-
-  private _apply(changed: number[]): number[] {
-    const state = this._state;
-    if (!state) {
-      return changed;
-    }
-    for (const index of changed) {
-      const item = state.item(index);
-      const card = this._cards.get(index);
-      if (item && card?.needsRebuild(item)) {
-        const decide: DecideHandler = (i, d, r, c, run) => void this.decide(i, d, r, c, run);
-        const fresh = new ItemCard(item, decide, card.languages, card.where, card.loadContent);
-        card.node.replaceWith(fresh.node);
-        card.dispose();
-        this._cards.set(index, fresh);
-      } else if (item) {
-        card?.update(item);
-      }
-    }
-    this._renderRun();
-    return changed;
-  }
-
-  /** A path of the session on display, relative to the server's root (open documents). */
-  private _docPath(path: string | null): string | null {
-    const workspace = this._state?.workspace ?? this._workspace.value;
-    return serverPath(this._workspaces, workspace, this._state?.folder, path);
-  }
-
-  /** The panel as open-document handling sees it (see opendocs.ts). */
-  private get _view(): IPanelView {
-    return {
-      docPath: path => this._docPath(path),
-      cardNode: index => this._cards.get(index)?.node ?? null
-    };
-  }
-
-  /** Reload the open documents the items at these indices just changed on disk. */
-  private _syncOpenDocuments(indices: readonly number[], before?: Map<string, string>): Promise<void> {
-    const items = indices.map(i => this._state?.item(i)).filter((i): i is IOperatorItem => !!i);
-    return afterChange(this._open, this._view, items, before);
-  }
-
-  private _renderRun(): void {
-    const state = this._state;
-    if (!state) {
-      return;
-    }
-    const c = state.counts();
-    this._status.textContent = statusLine(state);
-    const warning = cutWarning(state);
-    this._banner.textContent = warning ?? '';
-    this._banner.hidden = !warning;
-    this._batch.hidden = state.pending.length < 1;
-    this._resultsText.value = state.resultsText;
-    this._results.hidden = !state.done || !state.resultsText;
-    this._undoButton.hidden = c.applied === 0;
-  }
-
-  private _clearCards(): void {
-    for (const card of this._cards.values()) {
-      card.dispose();
-    }
-    this._cards.clear();
-    this._cardsNode.replaceChildren();
-  }
-
-  /** Show a message in the panel's error area (an empty message hides it). */
-  showError(message: string): void {
-    this._error.textContent = message;
-    this._error.hidden = !message;
+  /** The workspace, session and subfolder on display: paths, undo and history are taken there. */
+  private _shown(): IShownPlace {
+    const state = this.state;
+    const workspace = state?.workspace ?? this._workspaces.value;
+    return { workspace, session: state?.session, folder: state?.folder };
   }
 }

@@ -1,0 +1,112 @@
+/**
+ * Undo and redo from the panel, and its History section (history.ts draws it): an undo or
+ * redo is refused while the document it touches is open with unsaved edits, and afterwards
+ * the cards, the results and the history show what is true now and the open document is
+ * reloaded. Apart from panel.ts because it needs of the panel only what `IHistoryHost` lists.
+ */
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+
+import { OperatorClient } from './client';
+import { HistoryView, RebuildAction } from './history';
+import { dirtyMessage, notReloadedMessage } from './opendocs';
+import { PanelControls, plainError } from './panelcontrols';
+import { IShownPlace, PanelDocuments } from './paneldocs';
+import { IHistoryEntry } from './types';
+
+/** What undo, redo and the History section need of the panel. */
+export interface IHistoryHost {
+  readonly client: OperatorClient;
+  readonly docs: PanelDocuments;
+  /** The workspace (and session, subfolder) whose changes are undone and listed. */
+  shown(): IShownPlace;
+  /** Run an action as the panel's one request at a time (a failure is shown in the panel). */
+  request(action: () => Promise<void>): Promise<void>;
+  /** Where errors and what an undo or redo did are shown. */
+  readonly controls: PanelControls;
+  /** Bring the session on display up to date with the server (an undo or redo changed it). */
+  resync(): Promise<void>;
+}
+
+/** The History section, and undo and redo of the workspace on display. */
+export class PanelHistory {
+  private _view: HistoryView;
+
+  constructor(
+    private _host: IHistoryHost,
+    languages: IEditorLanguageRegistry | null,
+    rebuild: RebuildAction
+  ) {
+    this._view = new HistoryView(
+      (entry, action) => void this.undoOrRedo(entry, action),
+      () => void this.refresh(),
+      languages,
+      rebuild
+    );
+  }
+
+  get node(): HTMLDetailsElement {
+    return this._view.node;
+  }
+
+  /** Whether the section is open (only then is it kept up to date). */
+  get isOpen(): boolean {
+    return this._view.isOpen;
+  }
+
+  /** Undo or redo one history entry (the latest change when `entry` is null). */
+  async undoOrRedo(entry: IHistoryEntry | null, action: 'undo' | 'redo'): Promise<void> {
+    const host = this._host;
+    const workspace = host.shown().workspace;
+    const target = entry ? host.docs.docPath(entry.path) : null;
+    const open = await host.docs.open.check(target);
+    if (target && open.state === 'edited') {
+      host.controls.showError(dirtyMessage(target, action));
+      return;
+    }
+    await host.request(async () => {
+      const call = action === 'undo' ? host.client.undo : host.client.redo;
+      const { session, folder } = host.shown();
+      let answer;
+      try {
+        answer = await call.call(host.client, workspace, entry?.entry_id, session, folder);
+      } finally {
+        // Whatever happened, cards, results and history show what is true now.
+        await this._refreshAfterChange();
+      }
+      const done = answer.entry;
+      const where = done.path ? ` of ${done.path}` : '';
+      const verb = action === 'undo' ? 'Undid' : 'Redid';
+      host.controls.showNote(`${verb} ${done.action}${where} (${done.command_id}).`);
+      const changed = host.docs.docPath(done.path);
+      const same = changed === target ? open.cells : undefined;
+      if ((await host.docs.open.reload(changed, same)) === 'edited' && changed) {
+        host.controls.showError(notReloadedMessage(changed));
+      }
+    });
+  }
+
+  /** Show the history of the workspace on display. */
+  async refresh(): Promise<void> {
+    const shown = this._host.shown();
+    if (!shown.workspace) {
+      return;
+    }
+    try {
+      const answer = await this._host.client.history(shown.workspace, shown.folder);
+      this._view.render(answer.history, answer.executions ?? []);
+    } catch (reason) {
+      this._host.controls.showError(plainError(reason));
+    }
+  }
+
+  dispose(): void {
+    this._view.dispose();
+  }
+
+  private async _refreshAfterChange(): Promise<void> {
+    await this._host.resync();
+    if (this.isOpen) {
+      await this.refresh();
+    }
+  }
+}

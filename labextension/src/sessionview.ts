@@ -1,0 +1,160 @@
+/**
+ * The session on display in the panel: its run state and item cards, the decisions taken on
+ * them, and what follows each answer of the server (cards and results updated, open documents
+ * reloaded, cell runs carried out). The session shown is remembered, so a page reload reopens
+ * it. Apart from panel.ts, which scans replies and makes one request at a time, so that a
+ * decision's path from click to reload reads in one place.
+ */
+import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
+
+import { OperatorClient } from './client';
+import { endedMessage } from './dialect';
+import { ItemCards } from './itemcards';
+import { PanelControls } from './panelcontrols';
+import { PanelDocuments } from './paneldocs';
+import { LiveRuns } from './runs';
+import { RunState } from './state';
+import { Decision, IDecideResponse, IOperatorItem, IScanResponse } from './types';
+import { remember, remembered } from './workspaces';
+import { WorkspaceSelect } from './workspaceselect';
+
+/** What the session on display needs of the panel. */
+export interface ISessionHost {
+  readonly client: OperatorClient;
+  readonly docs: PanelDocuments;
+  readonly runs: LiveRuns;
+  /** Where the run's status, results and notes are shown. */
+  readonly controls: PanelControls;
+  /** Names a session's folder on its cards, and shows its workspace as the chosen one. */
+  readonly workspaces: WorkspaceSelect;
+  /** Run an action as the panel's one request at a time (a failure is shown in the panel). */
+  request(action: () => Promise<void>): Promise<void>;
+}
+
+/** The run on display and its cards. */
+export class SessionView {
+  readonly cards: ItemCards;
+  private _state: RunState | null = null;
+
+  constructor(
+    private _host: ISessionHost,
+    languages: IEditorLanguageRegistry | null
+  ) {
+    this.cards = new ItemCards((i, d, r, c, run) => void this.decide(i, d, r, c, run), languages);
+  }
+
+  /** The run on display, if any. */
+  get state(): RunState | null {
+    return this._state;
+  }
+
+  /** Show a scanned (or reopened) session, and remember it for a page reload. */
+  show(scan: IScanResponse): void {
+    const { client, docs, runs, workspaces } = this._host;
+    this.cards.clear();
+    const state = (this._state = new RunState(scan));
+    remember(scan.session);
+    if (scan.workspace && workspaces.value !== scan.workspace) {
+      workspaces.value = scan.workspace;
+    }
+    const where = workspaces.where(scan.workspace, scan.folder);
+    // Cards of the session fetch the text to edit from it (editor.ts).
+    const loadContent = (item: IOperatorItem) => client.content(scan.session, item.id);
+    this.cards.show(state.items, where, loadContent);
+    for (const item of state.items) {
+      void runs.shown(scan.session, item, path => docs.docPath(path));
+    }
+    this._host.controls.render(state);
+  }
+
+  /** Show the session this page had open before a reload (or a server restart), if any. */
+  async reattach(): Promise<void> {
+    const session = remembered();
+    if (!session || this._state) {
+      return;
+    }
+    try {
+      this.show(await this._host.client.session(session));
+      this._host.controls.showNote('Reopened the session this page had before it was reloaded.');
+    } catch (reason) {
+      remember(null); // expired or unknown: start afresh
+      this._host.controls.showNote(endedMessage(reason) ?? '');
+    }
+  }
+
+  /** Approve or reject one pending item (`content`: approve the person's edit of it). */
+  async decide(
+    item: IOperatorItem,
+    decision: Decision,
+    reason?: string,
+    content?: string,
+    andRun = false
+  ): Promise<void> {
+    const state = this._state;
+    const before = decision === 'approve' ? await this._host.docs.beforeApproving([item]) : new Map();
+    if (!state || !before) {
+      return;
+    }
+    await this._host.request(async () => {
+      const answer = await this._host.client.decide(state.session, item.id, decision, reason, content, andRun);
+      await this._answered(state, answer, before);
+    });
+    await this.carryOutRuns(state);
+  }
+
+  /** Approve or reject everything still pending. */
+  async decideAll(decision: Decision, reason?: string): Promise<void> {
+    const state = this._state;
+    if (!state || state.done) {
+      return;
+    }
+    const before = decision === 'approve' ? await this._host.docs.beforeApproving(state.pending) : new Map();
+    if (!before) {
+      return;
+    }
+    await this._host.request(async () => {
+      const answer = await this._host.client.decideAll(state.session, decision, reason);
+      await this._answered(state, answer, before);
+    });
+    await this.carryOutRuns(state);
+  }
+
+  /** Run the cells the server says are running (approved here, or by an allowing rule). */
+  async carryOutRuns(state: RunState): Promise<void> {
+    const docPath = (path: string | null) => this._host.docs.docPath(path);
+    await this._host.runs.carryOut(state.session, state.items, docPath, async answer => this._answered(state, answer));
+  }
+
+  /** Bring the session up to date with the server (after an undo or redo changed it). */
+  async resync(): Promise<void> {
+    const state = this._state;
+    if (state) {
+      try {
+        this._apply(state.update(await this._host.client.session(state.session)));
+      } catch {
+        // The session may have expired; the history still tells the truth.
+      }
+    }
+  }
+
+  /** Reload the open documents the items at these indices just changed on disk. */
+  syncOpenDocuments(indices: readonly number[], before?: Map<string, string>): Promise<void> {
+    const items = indices.map(i => this._state?.item(i)).filter((i): i is IOperatorItem => !!i);
+    return this._host.docs.afterChange(items, before);
+  }
+
+  private async _answered(state: RunState, answer: IDecideResponse, before?: Map<string, string>): Promise<void> {
+    await this.syncOpenDocuments(this._apply(state.update(answer)), before);
+  }
+
+  /** Show what the server now says of these items; the indices are passed on for chaining. */
+  private _apply(changed: number[]): number[] {
+    const state = this._state;
+    if (!state) {
+      return changed;
+    }
+    this.cards.update(state, changed);
+    this._host.controls.render(state);
+    return changed;
+  }
+}
