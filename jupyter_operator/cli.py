@@ -23,14 +23,21 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Sequence
-from typing import IO, Any
+from typing import IO
 
+from .cli_agent import add_agent_parser, agent_command
+from .cli_options import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    operator_from_args,
+    policy_from_args,
+    policy_options,
+)
 from .terminal import ask as _ask
 from .terminal import open_terminal as _terminal
 from .terminal import reject_without_terminal as _reject_without_terminal
 from .terminal import visible_text
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def _extension_names(text: str) -> tuple[str, ...]:
@@ -96,46 +103,11 @@ def _parser() -> argparse.ArgumentParser:
 
     history = sub.add_parser("history", help="list the changes applied in a workspace")
     common(history)
-    _add_agent_parser(sub, common)
+    add_agent_parser(sub, common)
     from .experiments.command import add_parser as add_eval_parser
 
     add_eval_parser(sub)
     return parser
-
-
-def policy_options(p: argparse.ArgumentParser) -> None:
-    """``--policy FILE`` and ``--rule RULE`` (repeatable): the rules that decide without asking."""
-    p.add_argument(
-        "--policy", default=None, metavar="FILE",
-        help="a rules file outside the workspace: one rule per line, auto|ask|deny [ACTION] "
-             "[PATHGLOB], the first that matches decides (the older text "
-             '"auto=reads deny=fs.delete" is also read)',
-    )  # fmt: skip
-    p.add_argument(
-        "--rule", action="append", default=[], metavar="RULE",
-        help='one rule, e.g. "auto fs.write notes/**" (repeatable; after the file\'s rules)',
-    )  # fmt: skip
-
-
-def _policy(args: argparse.Namespace) -> object:
-    """The policy of ``--policy`` and ``--rule``; ValueError / OSError with a one-line reason."""
-    from .engine import Policy
-
-    value = args.policy
-    legacy = value is not None and value.lstrip().startswith(("auto=", "deny="))
-    if value is None and not args.rule:
-        return None
-    policy = Policy.from_options(file=None if legacy else value, rules=args.rule,
-                                 text=value if legacy else None)  # fmt: skip
-    policy.check_outside(args.root)
-    return policy
-
-
-def _operator(args: argparse.Namespace, policy: object = None) -> object:
-    from .engine import Operator
-
-    return Operator(args.root, policy=policy, journal_dir=args.journal_dir,
-                    extensions=getattr(args, "extensions", ()))  # fmt: skip
 
 
 def _rule_notes(run: object) -> None:
@@ -152,7 +124,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from .engine import ShellPolicy, resolve_dialect
 
     try:
-        policy = _policy(args)
+        policy = policy_from_args(args)
     except OSError as exc:
         print(f"jupyter-operator: --policy: cannot read {args.policy}: {exc.strerror or exc}",
               file=sys.stderr)  # fmt: skip
@@ -188,7 +160,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         return _cmd_run_commands(
             args, text, policy, "none" if mode == "default-none" else mode, tty, shell_policy
         )
-    operator = _operator(args, policy)
+    operator = operator_from_args(args, policy)
     try:
         return _run_reply(args, operator, text, dialect, mode, tty, shell_policy)
     finally:
@@ -246,7 +218,7 @@ def _cmd_run_commands(args: argparse.Namespace, text: str, policy: object, mode:
     with contextlib.ExitStack() as stack:
         if tty is not None and tty is not sys.stdin:
             stack.callback(tty.close)
-        operator = _operator(args, policy)
+        operator = operator_from_args(args, policy)
         if shell_policy is not None:
             operator.shell_policy = shell_policy  # type: ignore[attr-defined]
         batch = CommandSession(operator).execute(text)  # type: ignore[arg-type]
@@ -270,7 +242,7 @@ def _cmd_undo(args: argparse.Namespace) -> int:
 
     verb = args.command
     try:
-        operator = _operator(args)
+        operator = operator_from_args(args)
         entry = (operator.undo if verb == "undo" else operator.redo)(args.id)  # type: ignore[attr-defined]
     except OperatorError as exc:  # a person reads this: the message, not the model's format
         print(f"jupyter-operator: {verb}: {visible_text(exc.message)}", file=sys.stderr)
@@ -286,7 +258,7 @@ def _cmd_history(args: argparse.Namespace) -> int:
     from .protocol import OperatorError
 
     try:
-        entries = _operator(args).history()  # type: ignore[attr-defined]
+        entries = operator_from_args(args).history()  # type: ignore[attr-defined]
     except OperatorError as exc:
         print(f"jupyter-operator: history: {visible_text(exc.message)}", file=sys.stderr)
         return EXIT_FAILED
@@ -323,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command in ("undo", "redo"):
             return _cmd_undo(args)
         if args.command == "agent":
-            return _cmd_agent(args)
+            return agent_command(args, _terminal)
         if args.command == "eval":
             from .experiments.command import run as run_eval
 
@@ -335,113 +307,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\njupyter-operator: interrupted; nothing further was applied.", file=sys.stderr)
         return 130
-
-
-# -- jupyter-operator agent ------------------------------------------------------------------
-def _add_agent_parser(sub: Any, common: Any) -> None:
-    agent = sub.add_parser("agent", help="run a task with a model in the loop")
-    common(agent)
-    agent.add_argument("--model", default=None,
-                       help="model name (default: $JUPYTER_OPERATOR_MODEL)")  # fmt: skip
-    agent.add_argument("--base-url", default=None,
-                       help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI); "
-                            "the key is read from $OPENAI_API_KEY")  # fmt: skip
-    agent.add_argument("--replay", default=None, metavar="FILE",
-                       help="scripted replies from a JSON or JSONL file (offline)")  # fmt: skip
-    agent.add_argument("--approve", choices=("all", "none", "ask"), default=None,
-                       help="approve every change, reject every change, or ask for each "
-                            "(default: ask on a terminal, else none)")  # fmt: skip
-    policy_options(agent)
-    agent.add_argument("--max-turns", type=int, default=10)
-    agent.add_argument("--transcripts", default=None, metavar="DIR",
-                       help="folder of the JSONL transcript (default: runs/ in the undo journal's "
-                            "folder); the run's workspace can never reach it")  # fmt: skip
-    agent.add_argument("task", help="what the model should do")
-
-
-def _cmd_agent(args: argparse.Namespace) -> int:
-    """Run the agent loop in a terminal: the reply streams to stdout, changes are asked for."""
-    import asyncio
-
-    from .agent import Agent, ModelError, OpenAIChat, ReplayModel
-    from .agent import events as ev
-
-    try:
-        policy = _policy(args)
-        if args.replay:
-            model = ReplayModel(args.replay)
-        else:
-            model = OpenAIChat(args.model, base_url=args.base_url)
-    except (ValueError, OSError) as exc:
-        print(f"jupyter-operator: agent: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except ModelError as exc:
-        print(f"jupyter-operator: agent: {exc.message}", file=sys.stderr)
-        return EXIT_USAGE
-    mode, tty = args.approve, None
-    if mode in (None, "ask"):
-        tty = sys.stdin if sys.stdin.isatty() else _terminal()
-        if tty is None and mode == "ask":
-            print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
-            return EXIT_USAGE
-        mode = "ask" if tty is not None else "none"
-
-    def decide(run: object) -> None:
-        if mode == "all":
-            run.approve_all()  # type: ignore[attr-defined]
-        elif mode == "none":
-            run.reject_all("the person runs this task without applying changes")  # type: ignore[attr-defined]
-        else:
-            assert tty is not None
-            _ask(run, tty, sys.stderr if tty is sys.stdin else tty)
-
-    out = sys.stdout
-    line_open = False  # the streamed reply left stdout in the middle of a line
-
-    def write(text: str) -> None:
-        nonlocal line_open
-        if text:
-            out.write(text)
-            line_open = not text.endswith("\n")
-
-    def show(event: object) -> None:
-        from .engine.labels import badge, person_text
-
-        if isinstance(event, ev.TurnStarted):
-            write(f"\n--- turn {event.turn}/{event.max_turns} ---\n")
-        elif isinstance(event, ev.TextDelta):  # the model's text never reaches the terminal raw
-            write(visible_text(event.text))
-        elif isinstance(event, ev.TurnPlanned):
-            write("\n")
-            for item in event.run.items:
-                line = (f"  [{badge(item.status)}] {item.action or 'invalid'} {item.path or ''} "
-                        f"({item.id}): {person_text(item.summary)}")  # fmt: skip
-                write(visible_text(line) + "\n")
-        elif isinstance(event, ev.Notice):
-            if line_open:  # a reply cut mid-line: the notice starts a line of its own
-                write("\n")
-            out.flush()
-            print(f"jupyter-operator: {visible_text(event.message)}", file=sys.stderr)
-        out.flush()
-
-    transcripts = args.transcripts if args.transcripts else True
-    try:
-        agent = Agent(model, root=args.root, policy=policy, max_turns=args.max_turns,
-                      decide=decide, transcripts=transcripts,
-                      journal_dir=args.journal_dir)  # fmt: skip
-    except ValueError as exc:
-        print(f"jupyter-operator: agent: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    agent.subscribe(show)
-    try:
-        result = asyncio.run(agent.run(args.task))
-    finally:
-        if tty is not None and tty is not sys.stdin:
-            tty.close()
-    where = f" Transcript: {result.transcript_path}" if result.transcript_path else ""
-    turns = f"{result.turns} turn{'s' * (result.turns != 1)}"
-    if result.reason == "model_error":  # its sentence is on stderr already (a notice)
-        write(f"\nStopped after {turns} ({result.tokens} tokens).{where}\n")
-        return EXIT_FAILED
-    write(f"\n{result.message} ({turns}, {result.tokens} tokens).{where}\n")
-    return EXIT_OK

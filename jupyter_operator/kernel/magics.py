@@ -8,82 +8,19 @@ Every mistake in using the magics is one line (``UsageError``), never a tracebac
 from __future__ import annotations
 
 import itertools
-import sys
 import time
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
-from IPython.utils.process import arg_split
 
 from . import commands
+from .after_run import redo_entry, status_text, undo_entry
+from .magic_options import USAGE, split_magic_line, take_run_options
 from .session import session
 
 if TYPE_CHECKING:
     from ..engine import Run
-
-USAGE = """\
-%%operator [--root DIR] [--dry-run] [--dialect auto|operator|json|commands]
-                                      run the cell (a model's reply) against the workspace
-%%operator --dialect commands         run the cell's string commands (/open, /write, ...)
-%op /COMMAND                          run one string command (%op /help lists them)
-%operator root [PATH]                 show or set the workspace root (default: the working folder)
-%operator run VARIABLE [--root DIR] [--dry-run] [--dialect ...]
-                                      run the reply held in a string variable
-%operator policy [RULE | add RULE | load FILE | clear]
-                                      show or set the rules (auto|ask|deny [ACTION] [PATHGLOB]),
-                                      first match wins; %%operator policy sets one per line
-%operator shell [allow=... deny=... unlisted=ask|deny network=on|off env=NAME,...]
-                                      show or set the rules for shell commands
-%operator undo [ID]                   undo the last applied change (or the history entry ID)
-%operator redo [ID]                   apply an undone change again (the last undone by default)
-%operator history                     the applied changes, with their diffs, Undo and Redo
-%operator status                      what the last run's commands are waiting for, or did
-%operator reset                       start afresh: forget this kernel's runs and command ids
-%operator cells [on|off]              let models change notebooks cell by cell (nb.*; on)
-%operator spec                        the interface spec, to paste into a chat
-%operator results                     the results text of the last run again
-%operator model [NAME] [--base-url URL]
-                                      the model of %%operator_agent (key: in the environment)"""
-
-
-def _split(line: str) -> list[str]:
-    try:
-        return arg_split(line, posix=not sys.platform.startswith("win"))
-    except ValueError as exc:  # unbalanced quotes
-        raise UsageError(f"operator: cannot read the options ({exc})") from None
-
-
-def _run_options(args: list[str]) -> tuple[str | None, bool, str, list[str]]:
-    """Take ``--root DIR``, ``--dry-run`` and ``--dialect NAME`` out of ``args``."""
-    root: str | None = None
-    dry_run = False
-    dialect = "auto"
-    rest: list[str] = []
-    tokens = iter(args)
-    for token in tokens:
-        if token == "--dry-run":
-            dry_run = True
-        elif token in ("--root", "--dialect"):
-            value = next(tokens, None)
-            if value is None:
-                what = "a folder" if token == "--root" else "a name (auto, operator, json)"
-                raise UsageError(f"operator: {token} needs {what}")
-            if token == "--root":
-                root = value
-            else:
-                dialect = value
-        elif token.startswith("--root="):
-            root = token.partition("=")[2]
-        elif token.startswith("--dialect="):
-            dialect = token.partition("=")[2]
-        elif token.startswith("-"):
-            raise UsageError(
-                f"operator: unknown option {token} (try --root DIR, --dry-run or --dialect NAME)"
-            )
-        else:
-            rest.append(token)
-    return root, dry_run, dialect, rest
 
 
 @magics_class
@@ -102,7 +39,7 @@ class OperatorMagics(Magics):
         %operator root [PATH] | run VARIABLE | policy [RULE | add RULE | load FILE] | undo [ID]
         %operator history | spec | results
         """
-        args = _split(line)
+        args = split_magic_line(line)
         wants_commands = "--dialect=commands" in args or any(
             pair == ("--dialect", "commands") for pair in itertools.pairwise(args)
         )
@@ -114,7 +51,7 @@ class OperatorMagics(Magics):
             policy_command(args[1:], cell)
             return
         if cell is not None:
-            root, dry_run, dialect, rest = _run_options(args)
+            root, dry_run, dialect, rest = take_run_options(args)
             if dialect == "auto" and not dry_run:
                 from ..dialects import detect
 
@@ -166,7 +103,7 @@ class OperatorMagics(Magics):
         return run
 
     def _cmd_run(self, args: list[str]) -> None:
-        root, dry_run, dialect, rest = _run_options(args)
+        root, dry_run, dialect, rest = take_run_options(args)
         if len(rest) != 1:
             raise UsageError(
                 "operator: usage: %operator run VARIABLE [--root DIR] [--dry-run] [--dialect NAME]"
@@ -354,44 +291,6 @@ class OperatorMagics(Magics):
                 "the results below do not include them yet.\n"
             )
         print(run.results_text or "(no results yet)")
-
-
-def status_text(run: Run) -> str:
-    """One line per command of ``run``: what happened, or what it waits for."""
-    from ..engine.labels import outcome_line
-    from ..widgets.render import visible
-    from ..widgets.run_state import run_summary
-
-    lines = [run_summary(run)]
-    for item in run.items:
-        what = f"{item.action or 'invalid'} {item.path or ''}".rstrip()
-        if item.foreign is not None:  # the model's own tool-call format, translated (or not)
-            what += f"; the model's own tool-call format: {item.foreign.family_name}"
-        if item.status == "pending":
-            state = "waiting for you: click Approve or Reject on its card above"
-        elif item.status == "waiting":
-            state = f"runs once {item.builds_on} is decided"
-        else:
-            state = outcome_line(item)
-        lines.append(f"  {item.id} ({what}): {state}")
-    return visible("\n".join(lines))
-
-
-def undo_entry(entry_id: str | None = None) -> str:
-    """Undo one history entry (the latest by default); the engine turns the change's card to
-    "undone" and its result to what is true now."""
-    state = session()
-    entry = state.current_operator().undo(entry_id)
-    state.refresh_history_views()
-    return f"Undone: {entry.action} {entry.path} (entry {entry.entry_id})"
-
-
-def redo_entry(entry_id: str | None = None) -> str:
-    """Apply an undone entry again (the last undone by default)."""
-    state = session()
-    entry = state.current_operator().redo(entry_id)
-    state.refresh_history_views()
-    return f"Redone: {entry.action} {entry.path} (entry {entry.entry_id})"
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -18,18 +18,17 @@ processes and overlapping workspaces cannot slip a write in between the check an
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat as st
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from jupyter_operator.protocol import OperatorError, codes
 
 from .atomic import write_replace
-from .errors import FileTooLarge, os_error
+from .errors import os_error
+from .folder_checks import WorkspaceChecks, stale_preview
 from .jail import Jail, close_quietly, read_bounded, reserved_refused
 from .journal_paths import journal_base
 from .locks import FileLocks
@@ -51,13 +50,7 @@ from .tree_search import search_tree as _search_tree
 from .tree_walk import TreeListing, walk_tree
 
 
-def _stale(rel: str, why: str) -> OperatorError:
-    return OperatorError(
-        codes.ERR_STALE_PREVIEW, f"{rel} {why} after the preview; ask for a new preview."
-    )
-
-
-class Workspace:
+class Workspace(WorkspaceChecks):
     """One workspace root and jailed access below it. Also a context manager."""
 
     def __init__(
@@ -101,21 +94,7 @@ class Workspace:
     def __repr__(self) -> str:
         return f"<Workspace {str(self.root)!r}>"
 
-    # -- checks ---------------------------------------------------------------------------
-
-    def _parse(self, path: str) -> tuple[str, ...]:
-        comps = parse_path(path)
-        if comps and self._protected.matches(comps):
-            raise OperatorError(
-                codes.ERR_PROTECTED_PATH, f"{display_path(comps)} is a protected path"
-            )
-        return comps
-
-    def _parse_target(self, path: str) -> tuple[str, ...]:
-        comps = self._parse(path)
-        if not comps:
-            raise OperatorError(codes.ERR_PROTECTED_PATH, "the workspace root cannot be changed")
-        return comps
+    # -- checks (the path parse, locks and compare-and-swap: folder_checks.py) ----------------
 
     def reserve(self, item: str | os.PathLike[str]) -> None:
         """Refuse every change to a host file or folder (the active rules file) from now on."""
@@ -125,14 +104,6 @@ class Workspace:
         """True when ``path`` (or a folder above it) is protected. Invalid paths raise."""
         comps = parse_path(path)
         return bool(comps) and self._protected.matches(comps)
-
-    @contextmanager
-    def _lock(self, comps: tuple[str, ...]) -> Iterator[None]:
-        key = tuple(c.casefold() for c in comps)
-        with self._locks_guard:
-            lock = self._locks.setdefault(key, threading.Lock())
-        with lock:
-            yield
 
     # -- reads ----------------------------------------------------------------------------
 
@@ -272,56 +243,7 @@ class Workspace:
         finally:
             close_quietly(pfd)
 
-    def _snapshot_in(self, pfd: int, comps: tuple[str, ...], limit: int) -> Snapshot:
-        rel = display_path(comps)
-        info = self._jail.lstat_in(pfd, comps)
-        if info is None:
-            return Snapshot(rel, False, False, None, None)
-        if st.S_ISDIR(info.st_mode):
-            return Snapshot(rel, True, True, None, None, info.st_dev, info.st_ino)
-        fd, info = self._jail.open_regular(pfd, comps)
-        try:
-            if info.st_nlink > 1:
-                raise OperatorError(
-                    codes.ERR_PATH_ESCAPE,
-                    f"{rel} has other hard links; changing it could change a file outside "
-                    f"the workspace",
-                )
-            data = read_bounded(fd, info.st_size, limit, rel)
-        finally:
-            close_quietly(fd)
-        digest = hashlib.sha256(data).hexdigest()
-        return Snapshot(rel, True, False, data, digest, info.st_dev, info.st_ino)
-
     # -- mutations ------------------------------------------------------------------------
-
-    def _check(self, pfd: int, comps: tuple[str, ...], expect: Snapshot) -> os.stat_result | None:
-        """Compare-and-swap: raise ``ERR_STALE_PREVIEW`` unless the path is as previewed."""
-        rel = display_path(comps)
-        info = self._jail.lstat_in(pfd, comps)
-        if info is not None and (info.st_dev, info.st_ino) in self._jail.reserved:
-            raise reserved_refused(rel)  # the active rules file, under whatever name
-        if not expect.exists:
-            if info is not None:
-                raise _stale(rel, "was created")
-            return None
-        if info is None:
-            raise _stale(rel, "was removed")
-        if expect.is_dir != st.S_ISDIR(info.st_mode) or st.S_ISLNK(info.st_mode):
-            raise _stale(rel, "changed kind")
-        if (expect.dev or expect.ino) and (info.st_dev, info.st_ino) != (expect.dev, expect.ino):
-            raise _stale(rel, "was replaced")
-        if expect.is_dir:
-            return info
-        if expect.data is not None and info.st_size != len(expect.data):
-            raise _stale(rel, "changed")
-        try:
-            current = self._snapshot_in(pfd, comps, info.st_size)
-        except FileTooLarge:  # grew since the lstat above
-            raise _stale(rel, "changed") from None
-        if current.sha256 != expect.sha256:
-            raise _stale(rel, "changed")
-        return info
 
     def write(self, path: str, data: bytes, *, expect: Snapshot) -> int:
         """Atomically replace (or create) a file with exactly ``data``.
@@ -340,7 +262,7 @@ class Workspace:
                 pfd = self._jail.open_dir(comps[:-1], create=not expect.exists, created=created)
             except OperatorError as exc:
                 if exc.code == codes.ERR_NOT_FOUND:
-                    raise _stale(display_path(comps), "was removed") from None
+                    raise stale_preview(display_path(comps), "was removed") from None
                 raise
             try:
                 current = self._check(pfd, comps, expect)
@@ -365,7 +287,7 @@ class Workspace:
                 pfd = self._jail.open_dir(comps[:-1])
             except OperatorError as exc:
                 if exc.code == codes.ERR_NOT_FOUND and expect.exists:
-                    raise _stale(rel, "was removed") from None
+                    raise stale_preview(rel, "was removed") from None
                 raise
             try:
                 with self._file_locks.hold(pfd, comps[-1]):
@@ -404,7 +326,7 @@ class Workspace:
         comps = self._parse_target(path)
         rel = display_path(comps)
         if expect.exists and not merge:
-            raise _stale(rel, "exists")
+            raise stale_preview(rel, "exists")
         gone = OperatorError(codes.ERR_NOT_FOUND, "the item is no longer in the trash")
         folder, src_name = src if isinstance(src, tuple) else (Path(src).parent, Path(src).name)
         if not src_name or "/" in src_name or src_name in (".", ".."):
@@ -426,7 +348,7 @@ class Workspace:
                 finally:
                     close_quietly(pfd)
             except FileExistsError:
-                raise _stale(rel, "was created") from None
+                raise stale_preview(rel, "was created") from None
             except OSError as exc:
                 raise os_error(exc, rel) from None
             except RecursionError:

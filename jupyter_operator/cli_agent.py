@@ -1,0 +1,130 @@
+"""``jupyter-operator agent``: run a task with a model in the loop, from a terminal.
+
+Its options and its loop (the reply streamed to stdout, each change asked for as ``run`` asks)
+are apart from cli.py, which only dispatches to ``agent_command``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from typing import IO, Any
+
+from .cli_options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, policy_from_args, policy_options
+from .terminal import ask as _ask
+from .terminal import visible_text
+
+
+def add_agent_parser(sub: Any, common: Any) -> None:
+    """The ``agent`` subcommand on ``sub``; ``common`` adds ``--root`` and ``--journal-dir``."""
+    agent = sub.add_parser("agent", help="run a task with a model in the loop")
+    common(agent)
+    agent.add_argument("--model", default=None,
+                       help="model name (default: $JUPYTER_OPERATOR_MODEL)")  # fmt: skip
+    agent.add_argument("--base-url", default=None,
+                       help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI); "
+                            "the key is read from $OPENAI_API_KEY")  # fmt: skip
+    agent.add_argument("--replay", default=None, metavar="FILE",
+                       help="scripted replies from a JSON or JSONL file (offline)")  # fmt: skip
+    agent.add_argument("--approve", choices=("all", "none", "ask"), default=None,
+                       help="approve every change, reject every change, or ask for each "
+                            "(default: ask on a terminal, else none)")  # fmt: skip
+    policy_options(agent)
+    agent.add_argument("--max-turns", type=int, default=10)
+    agent.add_argument("--transcripts", default=None, metavar="DIR",
+                       help="folder of the JSONL transcript (default: runs/ in the undo journal's "
+                            "folder); the run's workspace can never reach it")  # fmt: skip
+    agent.add_argument("task", help="what the model should do")
+
+
+def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] | None]) -> int:
+    """Run the agent loop in a terminal: the reply streams to stdout, changes are asked for.
+
+    ``open_terminal`` gives the terminal for questions when stdin is not one (cli.py passes its
+    own ``_terminal``, so replacing that one reaches this command too).
+    """
+    import asyncio
+
+    from .agent import Agent, ModelError, OpenAIChat, ReplayModel
+    from .agent import events as ev
+
+    try:
+        policy = policy_from_args(args)
+        if args.replay:
+            model = ReplayModel(args.replay)
+        else:
+            model = OpenAIChat(args.model, base_url=args.base_url)
+    except (ValueError, OSError) as exc:
+        print(f"jupyter-operator: agent: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModelError as exc:
+        print(f"jupyter-operator: agent: {exc.message}", file=sys.stderr)
+        return EXIT_USAGE
+    mode, tty = args.approve, None
+    if mode in (None, "ask"):
+        tty = sys.stdin if sys.stdin.isatty() else open_terminal()
+        if tty is None and mode == "ask":
+            print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
+            return EXIT_USAGE
+        mode = "ask" if tty is not None else "none"
+
+    def decide(run: object) -> None:
+        if mode == "all":
+            run.approve_all()  # type: ignore[attr-defined]
+        elif mode == "none":
+            run.reject_all("the person runs this task without applying changes")  # type: ignore[attr-defined]
+        else:
+            assert tty is not None
+            _ask(run, tty, sys.stderr if tty is sys.stdin else tty)
+
+    out = sys.stdout
+    line_open = False  # the streamed reply left stdout in the middle of a line
+
+    def write(text: str) -> None:
+        nonlocal line_open
+        if text:
+            out.write(text)
+            line_open = not text.endswith("\n")
+
+    def show(event: object) -> None:
+        from .engine.labels import badge, person_text
+
+        if isinstance(event, ev.TurnStarted):
+            write(f"\n--- turn {event.turn}/{event.max_turns} ---\n")
+        elif isinstance(event, ev.TextDelta):  # the model's text never reaches the terminal raw
+            write(visible_text(event.text))
+        elif isinstance(event, ev.TurnPlanned):
+            write("\n")
+            for item in event.run.items:
+                line = (f"  [{badge(item.status)}] {item.action or 'invalid'} {item.path or ''} "
+                        f"({item.id}): {person_text(item.summary)}")  # fmt: skip
+                write(visible_text(line) + "\n")
+        elif isinstance(event, ev.Notice):
+            if line_open:  # a reply cut mid-line: the notice starts a line of its own
+                write("\n")
+            out.flush()
+            print(f"jupyter-operator: {visible_text(event.message)}", file=sys.stderr)
+        out.flush()
+
+    transcripts = args.transcripts if args.transcripts else True
+    try:
+        agent = Agent(model, root=args.root, policy=policy, max_turns=args.max_turns,
+                      decide=decide, transcripts=transcripts,
+                      journal_dir=args.journal_dir)  # fmt: skip
+    except ValueError as exc:
+        print(f"jupyter-operator: agent: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    agent.subscribe(show)
+    try:
+        result = asyncio.run(agent.run(args.task))
+    finally:
+        if tty is not None and tty is not sys.stdin:
+            tty.close()
+    where = f" Transcript: {result.transcript_path}" if result.transcript_path else ""
+    turns = f"{result.turns} turn{'s' * (result.turns != 1)}"
+    if result.reason == "model_error":  # its sentence is on stderr already (a notice)
+        write(f"\nStopped after {turns} ({result.tokens} tokens).{where}\n")
+        return EXIT_FAILED
+    write(f"\n{result.message} ({turns}, {result.tokens} tokens).{where}\n")
+    return EXIT_OK

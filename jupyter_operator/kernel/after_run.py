@@ -1,0 +1,52 @@
+"""After a ``%%operator`` run: the status of its commands, and undo / redo of history entries.
+
+Apart from magics.py because the history widget's Undo and Redo buttons call the same functions
+as ``%operator undo`` and ``%operator redo``; they need the kernel's session, not the magics.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .session import session
+
+if TYPE_CHECKING:
+    from ..engine import Run
+
+
+def status_text(run: Run) -> str:
+    """One line per command of ``run``: what happened, or what it waits for."""
+    from ..engine.labels import outcome_line
+    from ..widgets.render import visible
+    from ..widgets.run_state import run_summary
+
+    lines = [run_summary(run)]
+    for item in run.items:
+        what = f"{item.action or 'invalid'} {item.path or ''}".rstrip()
+        if item.foreign is not None:  # the model's own tool-call format, translated (or not)
+            what += f"; the model's own tool-call format: {item.foreign.family_name}"
+        if item.status == "pending":
+            state = "waiting for you: click Approve or Reject on its card above"
+        elif item.status == "waiting":
+            state = f"runs once {item.builds_on} is decided"
+        else:
+            state = outcome_line(item)
+        lines.append(f"  {item.id} ({what}): {state}")
+    return visible("\n".join(lines))
+
+
+def undo_entry(entry_id: str | None = None) -> str:
+    """Undo one history entry (the latest by default); the engine turns the change's card to
+    "undone" and its result to what is true now."""
+    state = session()
+    entry = state.current_operator().undo(entry_id)
+    state.refresh_history_views()
+    return f"Undone: {entry.action} {entry.path} (entry {entry.entry_id})"
+
+
+def redo_entry(entry_id: str | None = None) -> str:
+    """Apply an undone entry again (the last undone by default)."""
+    state = session()
+    entry = state.current_operator().redo(entry_id)
+    state.refresh_history_views()
+    return f"Redone: {entry.action} {entry.path} (entry {entry.entry_id})"
