@@ -185,13 +185,11 @@ class Journal:
             info = os.lstat(digest, dir_fd=self._blobs)
         except FileNotFoundError:
             info = None
-        if info is not None and st.S_ISREG(info.st_mode) and info.st_size == len(data):
-            if durable:  # kept before without a sync (a change's new bytes): sync it now
-                fd = os.open(digest, O_READ, dir_fd=self._blobs)
-                try:
-                    os.fsync(fd)
-                finally:
-                    os.close(fd)
+        # One kept before without a sync (a change's new bytes) may, after a power loss, have
+        # its size but not its bytes (some file systems keep the one, not the other). Loading
+        # fails closed on that; a copy undo needs is trusted only when it still matches.
+        kept = info is not None and st.S_ISREG(info.st_mode) and info.st_size == len(data)
+        if kept and (not durable or self._synced_if_intact(digest)):
             return
         tmp = temp_name()
         fd = os.open(tmp, _O_NEW, 0o600, dir_fd=self._blobs)
@@ -204,6 +202,23 @@ class Journal:
         finally:
             os.close(fd)
         os.replace(tmp, digest, src_dir_fd=self._blobs, dst_dir_fd=self._blobs)
+
+    def _synced_if_intact(self, digest: str) -> bool:
+        """Sync the blob named ``digest`` if its bytes still match the name; else False."""
+        try:
+            fd = os.open(digest, O_READ, dir_fd=self._blobs)
+        except OSError:
+            return False
+        try:
+            hasher = hashlib.sha256()
+            while chunk := os.read(fd, 1 << 20):
+                hasher.update(chunk)
+            if hasher.hexdigest() != digest:
+                return False
+            os.fsync(fd)
+            return True
+        finally:
+            os.close(fd)
 
     def load_blob(self, digest: str) -> bytes:
         """The bytes saved under ``digest``, verified against it (``ERR_JOURNAL_CORRUPT``)."""
