@@ -171,6 +171,11 @@ def scan(
     if truncated:
         unread = unread_markers(text, truncated)
         text = text[truncated:]
+    if "\r" in text and text.count("\r") == text.count("\r\n"):
+        # Every CR ends a line (a CRLF reply): read it as LF text, so well-formed blocks take
+        # the whole-block path. Lines, values and the character bounds (which never count a
+        # line's CR) are the same; any lone CR keeps the text as it is, for the per-line path.
+        text = text.replace("\r\n", "\n")
     state = _Scan({} if seen is None else seen, check_extensions(extensions))
     line_no, counted_to, content_from, pos = 1, 0, 0, 0
     repeats = _REPEATS.match

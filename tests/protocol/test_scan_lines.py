@@ -38,6 +38,24 @@ def test_crlf_reply_scans_like_lf_and_values_keep_no_cr() -> None:
     assert all("\r" not in v for v in item.fields.values())
 
 
+CRLF_REPLIES = [
+    cmd("c-1", "fs.read", path="a.txt") + cmd("c-2", "fs.write", "content: x ", path="b.txt"),
+    "OPERATOR_CMD\n" + "k: v\n" * 199 + "END_OPERATOR_CMD",  # a bench's hostile shape
+    "OPERATOR_CMD x\nOPERATOR_CMD\nOPERATOR_CMD\nid: n\nEND_OPERATOR_CMD\n",
+    cmd("c-3", "fs.list", "x: " + "a" * 49_940, path=".") + "END_OPERATOR_CMD here\n",
+    cmd("c-4", "fs.read", path="a.txt") * 2 + cmd("c-4", "fs.read", path="b.txt"),
+    "OPERATOR_CMD\nversion: 1\n\nid: e\nEND_OPERATOR_CMD\n" * 12,
+]
+
+
+@pytest.mark.parametrize("reply", CRLF_REPLIES)
+def test_crlf_replies_give_what_their_lf_form_gives(reply: str) -> None:
+    crlf = reply.replace("\n", "\r\n")
+    assert scan(crlf) == scan(reply)
+    # A lone CR in prose keeps the text as it is (the per-line path): the items are the same.
+    assert scan(crlf + "\r\nprose\rwith a lone CR\r\n").items == scan(reply).items
+
+
 def test_indented_markers_and_lines() -> None:
     reply = (
         "   OPERATOR_CMD   \n\tversion: 1\n  id: i-1\n action: fs.read\n path: a.txt  \n"
