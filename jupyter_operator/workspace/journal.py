@@ -189,7 +189,7 @@ class Journal:
         # its size but not its bytes (some file systems keep the one, not the other). Loading
         # fails closed on that; a copy undo needs is trusted only when it still matches.
         kept = info is not None and st.S_ISREG(info.st_mode) and info.st_size == len(data)
-        if kept and (not durable or self._synced_if_intact(digest)):
+        if kept and (not durable or self._synced_if_holding(digest, data)):
             return
         tmp = temp_name()
         fd = os.open(tmp, _O_NEW, 0o600, dir_fd=self._blobs)
@@ -203,17 +203,15 @@ class Journal:
             os.close(fd)
         os.replace(tmp, digest, src_dir_fd=self._blobs, dst_dir_fd=self._blobs)
 
-    def _synced_if_intact(self, digest: str) -> bool:
-        """Sync the blob named ``digest`` if its bytes still match the name; else False."""
+    def _synced_if_holding(self, digest: str, data: bytes) -> bool:
+        """Sync the blob named ``digest`` if it holds exactly ``data``; else False (a short
+        or different read means it is written again)."""
         try:
             fd = os.open(digest, O_READ, dir_fd=self._blobs)
         except OSError:
             return False
         try:
-            hasher = hashlib.sha256()
-            while chunk := os.read(fd, 1 << 20):
-                hasher.update(chunk)
-            if hasher.hexdigest() != digest:
+            if os.pread(fd, len(data) + 1, 0) != data:
                 return False
             os.fsync(fd)
             return True
