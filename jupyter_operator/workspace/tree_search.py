@@ -23,6 +23,7 @@ from .records import TreeSearch
 
 SKIP_DIRS = frozenset({".git", "node_modules", ".ipynb_checkpoints", "__pycache__"})
 BINARY_SNIFF = 8192
+_S_IFMT, _S_IFREG = st.S_IFMT(0o177777), st.S_IFREG
 MAX_MATCH_TEXT = 500  # characters of a matched line kept in a result
 
 
@@ -107,6 +108,7 @@ class _Walker:
         self.max_file_size = max_file_size
         self.max_depth = max_depth
         self.out = TreeSearch()
+        self.reserved = jail.reserved
 
     def file(self, dir_fd: int, name: str, shown_dir: str) -> None:
         """Search one file given by name relative to ``dir_fd``; ``shown_dir``: its folder's
@@ -114,6 +116,8 @@ class _Walker:
 
         Only names the directory listing reported as regular files get here, so devices are
         never opened; ``O_NOFOLLOW | O_NONBLOCK`` and ``fstat`` catch a swap since then.
+        This runs once per file of the tree: no helper calls on the way (a few microseconds
+        per file add up to a tenth of the search over 5,000 small files).
         """
         out = self.out
         try:
@@ -124,10 +128,10 @@ class _Walker:
         try:
             info = os.fstat(fd)
             size = info.st_size
-            if not st.S_ISREG(info.st_mode) or size > self.max_file_size:
+            if info.st_mode & _S_IFMT != _S_IFREG or size > self.max_file_size:
                 out.files_skipped += 1
                 return
-            if (info.st_dev, info.st_ino) in self.jail.reserved:
+            if (info.st_dev, info.st_ino) in self.reserved:
                 return  # a host secret (a credential file): never read, not even counted
             if out.files_scanned >= self.max_files:
                 out.truncated_files = True
@@ -140,7 +144,10 @@ class _Walker:
             out.files_skipped += 1
             return
         finally:
-            close_quietly(fd)
+            try:  # noqa: SIM105 - close_quietly inlined (see above)
+                os.close(fd)
+            except OSError:
+                pass
         if buf.find(b"\0", 0, BINARY_SNIFF) >= 0:  # no copy of the sniffed head
             out.files_skipped += 1
             return
