@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import string
 import unicodedata
 from collections.abc import Iterable
 
@@ -149,6 +150,10 @@ def display_name(name: str) -> str:
     return "".join(out)
 
 
+#: Characters no other character case-folds to (checked over all of Unicode in the tests).
+_CASELESS_LEADS = frozenset(string.punctuation + string.digits)
+
+
 class ProtectedMatcher:
     """Case-folded matcher for protected paths (``.git``, ``.jupyter`` ...).
 
@@ -176,6 +181,14 @@ class ProtectedMatcher:
             else:
                 self._anchored.append(tuple(re.compile(fnmatch.translate(c)) for c in comps))
         self.anchored_depth = max((len(p) for p in self._anchored), default=0)
+        # The first characters a matching component can start with, when all are ASCII
+        # punctuation or digits (``.git``, ``.ssh``...): no other character case-folds to
+        # one of them, so a walk may skip the match for every other name. None when any
+        # name may match (a wildcard, or a pattern starting with a letter).
+        leads = {e[0] for e in self._exact}
+        self.leading: frozenset[str] | None = (
+            frozenset(leads) if not self._globs and leads <= _CASELESS_LEADS else None
+        )
 
     def component_matches(self, comp: str) -> bool:
         """True when one component matches a pattern that applies at any depth."""

@@ -69,12 +69,6 @@ def scan_buffer(buf: bytes, needle: bytes, rel: str, out: TreeSearch, max_matche
         pos = find(needle, end)
 
 
-def _kind(entry: os.DirEntry[str]) -> str:
-    if entry.is_file(follow_symlinks=False):  # the most common kind first
-        return "file"
-    return "dir" if entry.is_dir(follow_symlinks=False) else "other"
-
-
 class _Frame:
     """A folder being walked: its open descriptor, its components, its entries left, and its
     relative path as shown in results and as given to ``hidden``, each ending with ``/``."""
@@ -162,6 +156,8 @@ class _Walker:
         root_dev = os.fstat(start_fd).st_dev
         out, protected, hidden = self.out, self.protected, self.hidden
         name_matches, anchored_depth = protected.component_matches, protected.anchored_depth
+        # Names that cannot be protected or be our temp files skip both tests (most names).
+        leading = None if protected.leading is None else protected.leading | {TEMP_PREFIX[0]}
         stack: list[_Frame] = []
         try:
             stack.append(_Frame(os.dup(start_fd), start, self._entries(start_fd)))
@@ -174,7 +170,9 @@ class _Walker:
                 # subfolder first, and the frame's iterator resumes where it was.
                 for name, kind in frame.entries:
                     # protected.child_matches((*comps, name)), without the tuple for most
-                    if name.startswith(TEMP_PREFIX) or name_matches(name):
+                    if (leading is None or name[0] in leading) and (
+                        name.startswith(TEMP_PREFIX) or name_matches(name)
+                    ):
                         continue
                     if anchored and protected.anchored_matches((*comps, name)):
                         continue
@@ -219,8 +217,12 @@ class _Walker:
     def _entries(fd: int) -> Iterator[tuple[str, str]]:
         """Names and kinds, sorted by name, from the directory listing itself (``d_type``),
         no ``lstat`` each."""
-        with os.scandir(fd) as it:
-            out = [(entry.name, _kind(entry)) for entry in it]
+        with os.scandir(fd) as it:  # the kind test inlined: once per entry of the tree
+            out = [
+                (e.name, "file" if e.is_file(follow_symlinks=False)
+                 else "dir" if e.is_dir(follow_symlinks=False) else "other")
+                for e in it
+            ]  # fmt: skip
         out.sort()
         return iter(out)
 

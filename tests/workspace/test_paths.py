@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from jupyter_operator.protocol import OperatorError, codes
@@ -119,3 +121,22 @@ def test_display_name_escapes_controls_and_undecodable_bytes() -> None:
     assert display_name("\udcff\udcfe.txt") == "\\xff\\xfe.txt"
     assert display_name("x\u202ey") == "x\\u202ey"
     assert display_name("café") == "café"
+
+
+def test_no_other_character_case_folds_to_a_leading_character() -> None:
+    # ProtectedMatcher.leading lets a walk skip names by their first character: sound only
+    # if no other character's case folding starts with one of these.
+    from jupyter_operator.workspace.paths import _CASELESS_LEADS
+
+    for code in range(sys.maxunicode + 1):
+        char = chr(code)
+        folded = char.casefold()
+        assert not (folded[:1] in _CASELESS_LEADS and folded[0] != char), hex(code)
+
+
+def test_leading_characters_only_when_every_pattern_allows_it() -> None:
+    assert ProtectedMatcher(DEFAULT_PROTECTED).leading == frozenset(".")
+    assert ProtectedMatcher([".git", "1secret"]).leading == frozenset(".1")
+    assert ProtectedMatcher([".git", "*.pth"]).leading is None  # a wildcard may match any name
+    assert ProtectedMatcher([".git", "secrets"]).leading is None  # "SECRETS", "ſecrets" fold to it
+    assert ProtectedMatcher(["data/raw"]).leading == frozenset()  # anchored ones are not per-name

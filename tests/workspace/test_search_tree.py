@@ -160,3 +160,18 @@ def test_a_file_that_grew_after_fstat_is_read_on_within_the_limit(tmp_path, monk
     assert [(m[0], m[1]) for m in found.matches] == [("a.txt", 2)]
     found = ws.search_tree(".", "needle", max_file_size=50)  # grew past the limit: skipped
     assert found.matches == [] and found.files_skipped == 1
+
+
+def test_protected_names_are_skipped_with_and_without_the_first_character_test(
+    sandbox: Sandbox,
+) -> None:
+    # [".SSH", "1secret"]: every name that can match starts with "." or "1" (the fast test);
+    # adding "*.pem" makes every name go through the full match.
+    for rel in (".SSH/id", "sub/1SECRET", "sub/.Ssh./k", "ok/a.pem", "ok/x.txt"):
+        sandbox.write(rel, "needle\n")
+    for patterns, shown in (
+        ([".ssh", "1secret"], ["ok/a.pem", "ok/x.txt"]),
+        ([".ssh", "1secret", "*.pem"], ["ok/x.txt"]),
+    ):
+        with Workspace(sandbox.root, protected=patterns) as ws:
+            assert [m[0] for m in ws.search_tree(".", "needle").matches] == shown
