@@ -165,7 +165,7 @@ def test_a_file_that_grew_after_fstat_is_read_on_within_the_limit(tmp_path, monk
 def test_protected_names_are_skipped_with_and_without_the_first_character_test(
     sandbox: Sandbox,
 ) -> None:
-    # [".SSH", "1secret"]: every name that can match starts with "." or "1" (the fast test);
+    # [".ssh", "1secret"]: every name that can match starts with "." or "1" (the fast test);
     # adding "*.pem" makes every name go through the full match.
     for rel in (".SSH/id", "sub/1SECRET", "sub/.Ssh./k", "ok/a.pem", "ok/x.txt"):
         sandbox.write(rel, "needle\n")
