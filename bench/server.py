@@ -10,6 +10,9 @@ Starts a real ``jupyter server`` on loopback with the extension enabled, then me
   at most 50,000 characters (the spec), so the 100 KB file is written with a JSON ``createFile``
   (the engine's ``fs.write``); the largest Operator block (about 37 KB) and a 1 KB one are shown
   too, each against the GET of its own file and of the 100 KB one;
+- the floor of any such flow, measured the same way: ``bench/floor_extension.py`` serves the
+  same two requests on the same handler stack with nothing but a D4 write (temp file, fsync,
+  replace, folder fsync) and one synced journal line behind them, against the GET of its file;
 - for context, no target: two of the extension's lightest requests (``GET workspaces``), the
   floor of any scan plus decision; a scan of 100 KB of prose (100 KB in, nothing to do); and
   jupyter-server's own save of 100 KB (``PUT``).
@@ -62,7 +65,9 @@ def start_server(work: Path, port: int, token: str) -> subprocess.Popen[bytes]:
     (config / "jupyter_server_config.json").write_text(
         json.dumps(
             {
-                "ServerApp": {"jpserver_extensions": {"jupyter_operator": True}},
+                "ServerApp": {
+                    "jpserver_extensions": {"jupyter_operator": True, "floor_extension": True}
+                },
                 "OperatorExtension": {"journal_dir": str(work / "journal")},
             }
         )
@@ -73,7 +78,9 @@ def start_server(work: Path, port: int, token: str) -> subprocess.Popen[bytes]:
         JUPYTER_CONFIG_PATH=str(config),
         JUPYTER_DATA_DIR=str(work / "data"),
         JUPYTER_RUNTIME_DIR=str(work / "runtime"),
-        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH", "")])),
+        PYTHONPATH=os.pathsep.join(
+            filter(None, [str(REPO), str(REPO / "bench"), env.get("PYTHONPATH", "")])
+        ),
     )
     args = [
         sys.executable,
@@ -210,6 +217,26 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
 
         return prepare
 
+    # The floor (bench/floor_extension.py): the same two requests and bytes, a D4 write and one
+    # synced journal line, nothing else. What scan + decide can reach while writes stay synced.
+    def floor_write(size: int, kind: str) -> Callable[[], Callable[[], None]]:
+        def prepare() -> Callable[[], None]:
+            n = next(counter)
+            data = f"line {n:06d}\n" * (size // 12)
+            ops = [{"type": "createFile", "id": f"w{n}", "path": f"out/z{n}.txt", "content": data}]
+            body = {"text": json.dumps(ops), "dialect": "json"}
+
+            def write() -> None:
+                scanned = rest.call("POST", "/bench-floor/scan", body)
+                assert scanned["items"][0]["diff"].count("\n") == size // 12 + 3, scanned
+                done = rest.call("POST", "/bench-floor/decide", {"id": f"w{n}"})
+                assert done["item"]["status"] == "applied", done
+                written[kind] = f"out/z{n}.txt"
+
+            return write
+
+        return prepare
+
     # The largest Operator fs.write one block may carry: the spec bounds a block to 50,000
     # characters, so its base64 content stays under that (about 37 KB of file).
     block_max = (MAX_BLOCK_CHARS - 200) // 4 * 3
@@ -217,6 +244,7 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
         "write_json_100k": json_write(FILE_SIZE, "write_json_100k"),
         "write_block_max": operator_write(block_max, "write_block_max"),
         "write_1k": operator_write(1_000, "write_1k"),
+        "floor_100k": floor_write(FILE_SIZE, "floor_100k"),
     }
 
     # Context, no target: what any two requests of this extension cost (the lightest one,
@@ -308,6 +336,7 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
         "write_json_100k": "100 KB (JSON createFile)",
         "write_block_max": f"{block_max // 1000} KB (Operator, largest block)",
         "write_1k": "1 KB (Operator)",
+        "floor_100k": "floor, 100 KB (D4 write only)",
     }
     for kind, label in labels.items():
         print(fmt(f"scan + decide, {label}", samples[kind]))
