@@ -201,17 +201,22 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
 
         return prepare
 
+    def create_file(size: int, letter: str) -> tuple[str, str, dict]:
+        """A new id, its path and a scan body creating that file (ours and the floor alike)."""
+        n = next(counter)
+        data = f"line {n:06d}\n" * (size // 12)
+        path = f"out/{letter}{n}.txt"
+        ops = [{"type": "createFile", "id": f"w{n}", "path": path, "content": data}]
+        return f"w{n}", path, {"text": json.dumps(ops), "dialect": "json"}
+
     def json_write(size: int, kind: str) -> Callable[[], Callable[[], None]]:
         def prepare() -> Callable[[], None]:
-            n = next(counter)
-            data = f"line {n:06d}\n" * (size // 12)
-            ops = [{"type": "createFile", "id": f"w{n}", "path": f"out/j{n}.txt", "content": data}]
-            body = {"text": json.dumps(ops), "dialect": "json"}
+            item, path, body = create_file(size, "j")
 
             def write() -> None:
                 session = rest.call("POST", "/jupyter-operator/api/scan", body)
-                decide(session, f"w{n}")
-                written[kind] = f"out/j{n}.txt"
+                decide(session, item)
+                written[kind] = path
 
             return write
 
@@ -221,17 +226,14 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
     # synced journal line, nothing else. What scan + decide can reach while writes stay synced.
     def floor_write(size: int, kind: str) -> Callable[[], Callable[[], None]]:
         def prepare() -> Callable[[], None]:
-            n = next(counter)
-            data = f"line {n:06d}\n" * (size // 12)
-            ops = [{"type": "createFile", "id": f"w{n}", "path": f"out/z{n}.txt", "content": data}]
-            body = {"text": json.dumps(ops), "dialect": "json"}
+            item, path, body = create_file(size, "z")
 
             def write() -> None:
                 scanned = rest.call("POST", "/bench-floor/scan", body)
                 assert scanned["items"][0]["diff"].count("\n") == size // 12 + 3, scanned
-                done = rest.call("POST", "/bench-floor/decide", {"id": f"w{n}"})
+                done = rest.call("POST", "/bench-floor/decide", {"id": item})
                 assert done["item"]["status"] == "applied", done
-                written[kind] = f"out/z{n}.txt"
+                written[kind] = path
 
             return write
 
