@@ -29,7 +29,7 @@ from .decidable import DecidableRun
 from .globs import normalise_path
 from .items import Item
 from .reads import OutputBudget
-from .shell_policy import ShellPolicy
+from .shell_policy import ShellPolicy, bound_by_file_rules
 
 if TYPE_CHECKING:
     from .session import Operator
@@ -159,7 +159,8 @@ class JsonRunSteps(DecidableRun[JsonItem]):
 
     def _start_shell(self, item: JsonItem, op: Shell) -> None:
         policy = shell_policy_of(self._operator)
-        decision = policy.decide(op.command, dict(op.env))
+        decision = bound_by_file_rules(policy.decide(op.command, dict(op.env)),
+                                       self._operator.policy.unbound_by_code())  # fmt: skip
         if decision.verdict == "deny":
             item.rule = decision.rule
             self._deny(item, decision.reason, policy.suggestion())
@@ -186,7 +187,7 @@ class JsonRunSteps(DecidableRun[JsonItem]):
         if op.env:
             details["env"] = dict(op.env)
         details["policy"] = "shell.approvalRequired"
-        item.rule = "shell default: ask"  # why it asks, as file actions say it
+        item.rule = decision.rule or "shell default: ask"  # why it asks, as file actions say it
         self._ask(item, decision.reason, details)
 
     def _ask(self, item: JsonItem, reason: str, details: dict[str, Any]) -> None:

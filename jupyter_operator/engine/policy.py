@@ -5,7 +5,10 @@ model's reply can change it, and a rules file inside the workspace (which a mode
 refused. Rules are tried in order and the first whose ACTION and PATHGLOB both match decides;
 when none does, reads run (``default: auto reads``) and everything else asks (``default: ask``).
 A path that is not a valid workspace path never runs without asking: only ``deny`` rules apply
-to it. The grammar is in ``rules.py``, glob semantics in ``globs.py``, the guide in docs/rules.md.
+to it. Code (a cell run, a kernel restart, a shell command) runs without asking only under a rule
+that names it, and never while a ``deny`` rule limits the files: code is bound by no file rule,
+so such a run asks (``unbound_by_code``). The grammar is in ``rules.py``, glob semantics in
+``globs.py``, the guide in docs/rules.md.
 """
 
 from __future__ import annotations
@@ -14,9 +17,19 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..protocol import RUN_ACTIONS
 from ..workspace import inside, read_rules_file
 from .globs import normalise_path
-from .rules import GROUPS, Rule, RulesError, Verdict, expand, parse_line, parse_rules
+from .rules import (
+    FILE_ACTIONS,
+    GROUPS,
+    Rule,
+    RulesError,
+    Verdict,
+    expand,
+    parse_line,
+    parse_rules,
+)
 
 __all__ = ["GROUPS", "Policy", "RulesError", "RulesFileInWorkspace", "Verdict", "expand"]
 
@@ -88,7 +101,9 @@ class Policy:
         """``auto``, ``ask`` or ``deny`` for ``action`` on ``path``, and the rule that said so.
 
         ``path`` is matched in its normalised workspace-relative form (``globs.normalise_path``);
-        an action without a path matches only rules whose glob is ``**``.
+        an action without a path matches only rules whose glob is ``**``. A run (``runs``) is
+        approved only by a rule naming it (``Rule.covers``), and asks instead while a ``deny``
+        rule limits the files (:meth:`unbound_by_code`).
         """
         norm = normalise_path(path)
         invalid = bool(path) and norm is None
@@ -96,10 +111,26 @@ class Policy:
             if invalid and rule.verdict != "deny":
                 continue  # an escaping path never runs without asking
             if rule.covers(action) and rule.glob.matches(norm):
-                return Verdict(rule.verdict, index, f"rule {index}: {rule.text}")
+                text = f"rule {index}: {rule.text}"
+                unbound = self.unbound_by_code() if action in RUN_ACTIONS else None
+                if rule.verdict == "auto" and unbound is not None:
+                    return Verdict("ask", index, f"{text}, but {unbound}")
+                return Verdict(rule.verdict, index, text)
         if action in GROUPS["reads"] and not invalid:
             return Verdict("auto", None, "default: auto reads")
         return Verdict("ask", None, "default: ask")
+
+    def unbound_by_code(self) -> str | None:
+        """Why code may not run without asking here, or None: the first ``deny`` rule on the
+        workspace's files (``rule 1: deny writes src/** binds files, not code that runs``).
+
+        A cell or a shell command can read, write and delete any file the sandbox lets it, so
+        while a rule refuses some file action, every run asks, even one a rule would approve.
+        """
+        for index, rule in enumerate(self.rules, 1):
+            if rule.verdict == "deny" and any(rule.covers(a) for a in FILE_ACTIONS):
+                return f"rule {index}: {rule.text} binds files, not code that runs"
+        return None
 
     def hidden(self, *actions: str) -> Callable[[str], bool] | None:
         """A test for the paths below a searched or listed folder that any of ``actions`` may

@@ -8,6 +8,11 @@ The grammar (docs/rules.md has the whole story)::
                 all) or *
     PATHGLOB := a glob (engine/globs.py); ** when left out
 
+Code that runs (``runs``: ``nb.runCell``, ``nb.restartKernel``, ``nb.rebuildState``) is bound by no
+file rule, so only a rule that names it may approve it: an ``auto`` rule whose ACTION is one of
+those names, ``runs`` or ``all``. ``*`` and a bare path never approve a run (in ``ask`` and
+``deny`` rules they still cover runs: asking or refusing is always safe).
+
 With a single argument, it is the ACTION when it is ``*``, a group or an action name, and the
 PATHGLOB when it holds ``/`` or a glob character (``*``, ``?``, ``[``); anything else (a plain
 ``notes.md``, a misspelt ``fs.wirte``) is an error, so a typo never silently widens a rule.
@@ -53,6 +58,13 @@ GROUPS: dict[str, frozenset[str]] = {
     "all": frozenset(ACTIONS) | EXTENSION_READS | EXTENSION_WRITES | RUN_ACTIONS,
 }
 KNOWN_ACTIONS = GROUPS["all"]
+#: The groups that name runs: with a run's own name, the only words of an ``auto`` rule that
+#: approve code (``all`` says every action, runs included, in so many words).
+RUN_GROUPS: frozenset[str] = frozenset({"runs", "all"})
+#: Actions on the files of the workspace, which file rules bind and code that runs does not.
+FILE_ACTIONS: frozenset[str] = frozenset(
+    a for a in KNOWN_ACTIONS - RUN_ACTIONS if a.startswith(("fs.", "nb."))
+)
 _GLOB_CHARS = set("/*?[")
 
 
@@ -95,7 +107,13 @@ class Rule:
     text: str
 
     def covers(self, action: str) -> bool:
-        """True when the rule's ACTION names ``action`` (``*`` names every action)."""
+        """True when the rule's ACTION names ``action`` (``*`` names every action).
+
+        An ``auto`` rule covers a run only when it names the run or a group of runs: ``*`` and a
+        bare path approve no code, whatever else they approve (:data:`RUN_GROUPS`).
+        """
+        if action in RUN_ACTIONS and self.verdict == "auto":
+            return self.action == action or self.action in RUN_GROUPS
         if self.action == "*":
             return True
         if self.action in GROUPS:

@@ -7,9 +7,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from cell_notebooks import code, notebook
+from cell_runs import cmd
 from operator_replies import block, reply, write_block
 
-from jupyter_operator.engine import Operator, Policy, run_json
+from jupyter_operator.engine import Operator, Policy, ShellPolicy, run_json
 from jupyter_operator.engine.commands import CommandSession
 from jupyter_operator.engine.policy import RulesFileInWorkspace
 from jupyter_operator.protocol import OperatorError
@@ -159,3 +161,88 @@ def test_an_operator_reserves_its_rules_file(tmp_path: Path) -> None:
         real = op.workspace._jail.reserved
         info = outside.stat()
         assert (info.st_dev, info.st_ino) in real
+
+
+# -- code runs only under a rule that names runs -------------------------------------------------
+DELETES_SRC = notebook(code("import shutil\nshutil.rmtree('src')", id="c1"))
+
+
+def _src(root: Path) -> Path:
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("app\n")
+    return root / "src" / "app.py"
+
+
+@pytest.mark.parametrize(
+    "rules",
+    ["auto notes/**", "auto **/*.ipynb", "auto notes/*", "auto **", "auto * notes/**", "auto *",
+     "auto all notes/**\ndeny writes src/**\ndeny fs.delete **",
+     "deny writes src/**\ndeny fs.delete **\nauto notes/**"],
+)  # fmt: skip
+def test_a_reply_cannot_write_a_notebook_and_run_it_under_a_path_rule(
+    root: Path, make_operator: Callable[..., Operator], rules: str
+) -> None:
+    """The notebook is written without asking (the rule says so for files); its cell, which
+    would delete src/ past every file rule, waits for a person."""
+    app = _src(root)
+    with make_operator(policy=Policy.parse(rules), extensions=("nb",)) as op:
+        run = op.run(reply(
+            write_block("w1", "notes/x.ipynb", DELETES_SRC),
+            cmd("r1", "nb.runCell", notebook="notes/x.ipynb", cell_id="c1"),
+            cmd("k1", "nb.restartKernel", notebook="notes/x.ipynb"),
+            cmd("b1", "nb.rebuildState", notebook="notes/x.ipynb"),
+        ))  # fmt: skip
+        w1, *runs = run.items
+        assert (w1.status, w1.decided_by) == ("applied", "rule")
+        for item in runs:
+            assert (item.kind, item.status, item.decided_by) == ("run", "pending", None)
+            assert item.rule is not None and not item.rule.startswith("rule 1: auto notes")
+        assert app.exists() and not op.executions()
+
+
+def test_a_deny_on_files_holds_back_a_run_a_rule_names(
+    root: Path, make_operator: Callable[..., Operator]
+) -> None:
+    app = _src(root)
+    (root / "notes").mkdir()
+    (root / "notes" / "x.ipynb").write_text(DELETES_SRC)
+    rules = Policy.parse("deny writes src/**\ndeny fs.delete **\nauto runs notes/**")
+    with make_operator(policy=rules, extensions=("nb",)) as op:
+        [item] = op.run(cmd("r1", "nb.runCell", notebook="notes/x.ipynb", cell_id="c1")).items
+        assert (item.status, item.decided_by) == ("pending", None)
+        assert item.rule == ("rule 3: auto runs notes/**, but rule 1: deny writes src/** binds "
+                             "files, not code that runs")  # fmt: skip
+        assert item.to_dict()["rule_note"].startswith("asked by rule 3: auto runs notes/**, but")
+        assert app.exists()
+
+
+def test_a_rule_naming_runs_runs_them(root: Path, make_operator: Callable[..., Operator]) -> None:
+    (root / "notes").mkdir()
+    (root / "notes" / "x.ipynb").write_text(notebook(code("print('ran')", id="c1")))
+    rules = Policy.parse("auto notes/**\nauto nb.runCell notes/**")
+    with make_operator(policy=rules, extensions=("nb",)) as op:
+        [item] = op.run(cmd("r1", "nb.runCell", notebook="notes/x.ipynb", cell_id="c1")).items
+        assert (item.status, item.decided_by, item.rule) == (
+            "done", "rule", "rule 2: auto nb.runCell notes/**",
+        )  # fmt: skip
+
+
+@pytest.mark.parametrize("deny", ["deny fs.delete **", "deny writes src/**", "deny reads .env"])
+def test_a_deny_on_files_makes_an_allowed_shell_command_ask(
+    root: Path, make_operator: Callable[..., Operator], deny: str
+) -> None:
+    """A command is bound by no file rule either: the shell policy's allow asks instead."""
+    op = make_operator(policy=Policy.parse(deny))
+    op.shell_policy = ShellPolicy(allow=("touch",), sandbox=False)
+    run = run_json(op, json.dumps({"type": "shell", "command": "touch ran"}))
+    [item] = run.items
+    assert (item.status, item.decided_by) == ("pending", None)
+    assert item.rule == f"shell allow: touch, but rule 1: {deny} binds files, not code that runs"
+    assert not (root / "ran").exists()
+    session = CommandSession(op, shell=lambda command, cwd: (0, "ran"))
+    batch = session.execute("touch ran")
+    assert batch.pending is not None and batch.pending.run.items[0].rule == item.rule
+    # Without the deny rule the same allow runs it.
+    op.policy = Policy()
+    assert run_json(op, json.dumps({"type": "shell", "command": "touch ran"})).done
+    assert (root / "ran").exists()

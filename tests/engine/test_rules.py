@@ -9,7 +9,16 @@ import pytest
 
 from jupyter_operator.engine import Policy
 from jupyter_operator.engine.policy import RulesFileInWorkspace
-from jupyter_operator.engine.rules import RulesError, Verdict, parse_line, rule_note
+from jupyter_operator.engine.rules import (
+    GROUPS,
+    KNOWN_ACTIONS,
+    RUN_GROUPS,
+    RulesError,
+    Verdict,
+    parse_line,
+    rule_note,
+)
+from jupyter_operator.protocol import RUN_ACTIONS
 
 RULES = """\
 # notes are mine to let the model write
@@ -208,3 +217,81 @@ def test_rule_notes_say_which_rule_decided() -> None:
     )
     assert rule_note(None, "default: ask", "pending") == "asked by default: ask"
     assert rule_note("person", None, "applied") is None
+
+
+# -- code runs only under a rule that names runs -------------------------------------------------
+RUNS = sorted(RUN_ACTIONS)
+# Every way an ``auto`` rule can be spelt without naming runs: bare paths, ``*`` (as the action,
+# with or without a glob), ``**``, and each non-run action or group, with and without a glob.
+UNNAMED = ["auto notes/**", "auto **/*.ipynb", "auto notes/*", "auto **", "auto *",
+           "auto * notes/**", "auto * **", "auto * **/*.ipynb", "auto notes/", "auto ./notes//"]
+UNNAMED += [f"auto {word}{glob}" for word in sorted(KNOWN_ACTIONS - RUN_ACTIONS)
+            + sorted(set(GROUPS) - RUN_GROUPS) for glob in ("", " notes/**", " **")]  # fmt: skip
+NAMED = [f"auto {word}{glob}" for word in [*RUNS, *sorted(RUN_GROUPS)]
+         for glob in ("", " notes/**", " **/*.ipynb", " **")]  # fmt: skip
+
+
+@pytest.mark.parametrize("line", UNNAMED)
+def test_a_rule_that_names_no_run_approves_none(line: str) -> None:
+    policy = Policy([line])
+    for action in RUNS:  # the rule is skipped: the default asks
+        assert policy.verdict(action, "notes/x.ipynb") == Verdict("ask", None, "default: ask")
+        assert policy.verdict(action) == Verdict("ask", None, "default: ask")
+    # A later rule that names runs decides instead.
+    assert Policy([line, "auto runs"]).verdict("nb.runCell", "notes/x.ipynb").index == 2
+
+
+@pytest.mark.parametrize("line", NAMED)
+def test_a_rule_that_names_runs_approves_them(line: str) -> None:
+    word = line.split()[1]
+    for action in RUNS:
+        named = word == action or word in RUN_GROUPS
+        assert policy_says(line, action) == ("auto" if named else "ask")
+
+
+def policy_says(line: str, action: str) -> str:
+    return Policy.parse(line).verdict(action, "notes/x.ipynb").verdict
+
+
+@pytest.mark.parametrize("word", ["*", *sorted(KNOWN_ACTIONS - RUN_ACTIONS), *sorted(GROUPS)])
+def test_a_wildcard_still_approves_everything_else(word: str) -> None:
+    """Only runs were taken out of ``*`` and bare paths: every other action they named stays."""
+    covered = KNOWN_ACTIONS if word == "*" else GROUPS.get(word, frozenset({word}))
+    for action in covered - RUN_ACTIONS:
+        assert Policy([f"auto {word} notes/**"]).verdict(action, "notes/x.ipynb").verdict == "auto"
+        if word == "*":
+            assert Policy(["auto notes/**"]).verdict(action, "notes/x.ipynb").verdict == "auto"
+
+
+@pytest.mark.parametrize("line", ["deny * notes/**", "deny notes/**", "deny **", "deny *"])
+def test_ask_and_deny_wildcards_still_cover_runs(line: str) -> None:
+    """Refusing or asking is always safe: only approval needs runs named."""
+    for action in RUNS:
+        assert policy_says(line, action) == "deny"
+        assert policy_says(line.replace("deny", "ask", 1) + "\nauto runs", action) == "ask"
+
+
+@pytest.mark.parametrize(
+    "deny",
+    ["deny writes src/**", "deny fs.delete **", "deny reads secrets/**", "deny * vendor/**",
+     "deny mutations vendor/**", "deny nb.deleteCell **", "deny * .env"],
+)  # fmt: skip
+def test_a_deny_rule_on_files_makes_an_approved_run_ask(deny: str) -> None:
+    """Code in a cell is bound by no file rule: while one refuses something, every run asks."""
+    for auto in ("auto runs", "auto all", "auto nb.runCell notes/**"):
+        found = Policy.parse(f"{deny}\n{auto}").verdict("nb.runCell", "notes/x.ipynb")
+        assert found == Verdict(
+            "ask", 2, f"rule 2: {auto}, but rule 1: {deny} binds files, not code that runs"
+        )
+        # Written after the approval, the deny still holds it back.
+        assert Policy.parse(f"{auto}\n{deny}").verdict("nb.runCell", "notes/x.ipynb").verdict == (
+            "ask"
+        )  # fmt: skip
+
+
+def test_a_deny_rule_on_runs_only_leaves_other_runs_approved() -> None:
+    policy = Policy(["deny runs secret/**", "deny nb.restartKernel", "auto runs"])
+    assert policy.verdict("nb.runCell", "notes/x.ipynb").text == "rule 3: auto runs"
+    assert policy.verdict("nb.runCell", "secret/x.ipynb").verdict == "deny"
+    assert policy.verdict("nb.restartKernel", "notes/x.ipynb").verdict == "deny"
+    assert policy.unbound_by_code() is None
