@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from cell_notebooks import code, notebook
-from server_helpers import Api, cmd
+from server_helpers import Api, cmd, write_cmd
 
 from jupyter_operator.protocol import parse_results
 
@@ -136,3 +136,40 @@ async def test_the_server_may_allow_rules_to_run_cells(api: Api, root: Path) -> 
     _status, body = await api("scan", body={"text": reply})
     assert body["items"][0]["status"] == "running"
     assert body["items"][0]["decided_by"] == "rule"
+
+
+@pytest.mark.parametrize(
+    "operator_config",
+    [{"policy_rules": [rule], "allow_auto_runs": True}
+     for rule in ("auto notes/**", "auto **", "auto * notes/**", "auto **/*.ipynb")],
+)  # fmt: skip
+async def test_a_path_rule_writes_a_notebook_but_never_runs_it(api: Api, root: Path) -> None:
+    """Even where the server lets rules run cells, only a rule naming runs may: a reply that
+    writes a notebook under a path rule does not get to run the code it just wrote."""
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("app\n")
+    cell = notebook(code("import shutil\nshutil.rmtree('src')", id="c1"))
+    reply = write_cmd("w1", "notes/x.ipynb", cell) + cmd(
+        "r1", "nb.runCell", notebook="notes/x.ipynb", cell_id="c1"
+    )
+    status, body = await api("scan", body={"text": reply})
+    assert status == 200
+    written, ran = body["items"]
+    assert (written["status"], written["decided_by"]) == ("applied", "rule")
+    assert (ran["status"], ran["decided_by"], ran["rule"]) == ("pending", None, "default: ask")
+    assert ran["rule_note"] == "asked by default: ask"
+    assert (root / "src" / "app.py").exists()
+
+
+@pytest.mark.parametrize(
+    "operator_config",
+    [{"policy_rules": ["deny fs.delete **", "auto nb.runCell **"], "allow_auto_runs": True}],
+)
+async def test_a_deny_rule_on_files_holds_back_a_run_the_rules_name(api: Api, root: Path) -> None:
+    _notebook(root)
+    reply = cmd("r1", "nb.runCell", notebook="nb.ipynb", cell_id="load")
+    _status, body = await api("scan", body={"text": reply})
+    item = body["items"][0]
+    assert (item["status"], item["decided_by"]) == ("pending", None)
+    assert item["rule"] == ("rule 2: auto nb.runCell **, but rule 1: deny fs.delete ** binds "
+                            "files, not code that runs")  # fmt: skip
