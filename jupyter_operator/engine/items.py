@@ -105,6 +105,9 @@ class Item:
     #: Set when the item is a translation of a call in the model's own tool-call format: it
     #: is never decided by a rule, and its result tells the model to send OPERATOR_CMD blocks.
     foreign: Foreign | None = None
+    #: The rule that refuses running the cells of the notebook a cell change rewrites: its
+    #: card offers no Approve & Run (and the engine refuses the run if asked anyway).
+    runs_refused: str | None = None
 
     @property
     def needs_approval(self) -> bool:
@@ -191,4 +194,5 @@ class Item:
     @property
     def can_run(self) -> bool:
         """True for a pending insert or replace of a cell: its card offers Approve & Run."""
-        return self.needs_approval and self.action in ("nb.insertCell", "nb.replaceCell")
+        return (self.needs_approval and self.action in ("nb.insertCell", "nb.replaceCell")
+                and self.runs_refused is None)

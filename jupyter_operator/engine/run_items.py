@@ -168,9 +168,30 @@ def _combine(item: Item, ran: Result) -> None:
     item.summary = item.result.summary
 
 
+def _not_run(item: Item, refused: Result) -> None:
+    """Approve & Run whose run is refused: the change's result, with the refusal's code and
+    why the cell did not run."""
+    change = item.result
+    if change is None:
+        return
+    from .labels import person_text
+
+    what = f"{change.summary.rstrip('.')}; the cell did not run: {person_text(refused.summary)}"
+    item.result = Result.failure(change.id, refused.code or codes.ERR_POLICY_DENIED, what)
+    item.summary = item.result.summary
+
+
+def runs_refused(operator: Operator, notebook: str) -> str | None:
+    """The rule that refuses running cells of ``notebook`` (``rule 1: deny runs``), or None."""
+    verdict = operator.policy.verdict("nb.runCell", notebook)
+    return verdict.text if verdict.verdict == "deny" else None
+
+
 def after_change(operator: Operator, run: Run, item: Item) -> bool:
     """Approve & Run: run the cell an applied insert or replace just wrote. False when there is
-    nothing to run (a markdown cell, or the change was not applied)."""
+    nothing to run (a markdown cell, or the change was not applied) or the rules refuse runs in
+    that notebook: the person's click approves the change and asks for the run, it does not
+    lift a ``deny`` rule (the change's result then says why nothing ran)."""
     cmd = item.command
     if item.status != "applied" or cmd is None or cmd.action not in ("nb.insertCell",
                                                                      "nb.replaceCell"):
@@ -187,6 +208,11 @@ def after_change(operator: Operator, run: Run, item: Item) -> bool:
         return False
     if cell.get("cell_type") != "code":
         return False
+    refused = runs_refused(operator, cmd.params.path)
+    if refused is not None:
+        message = f"nb.runCell is not allowed in this workspace ({refused})."
+        _not_run(item, Result.failure(item.id, codes.ERR_POLICY_DENIED, message))
+        return False
     from ..protocol import RunCell
 
     cell_id = cell.get("id") if isinstance(cell.get("id"), str) else None
@@ -197,8 +223,8 @@ def after_change(operator: Operator, run: Run, item: Item) -> bool:
     try:
         item.execution = executions.plan(operator.workspace, operator.journal, runner_cmd,
                                          operator.runner, None, operator.notebook_cap)
-    except OperatorError as exc:
-        _combine(item, Result.of_error(item.id, exc))
+    except OperatorError as exc:  # nothing ran: the change's result says why
+        _not_run(item, Result.of_error(item.id, exc))
         return False
     start(operator, run, item)
     return True

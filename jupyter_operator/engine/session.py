@@ -343,6 +343,8 @@ class Operator:
                 notebook_policy.check_change(item.proposal, self.notebook_cap)
             except OperatorError as exc:
                 return self._finish(item, Result.of_error(cmd.id, exc), "denied")
+            if cmd.action in ("nb.insertCell", "nb.replaceCell"):
+                item.runs_refused = run_items.runs_refused(self, cmd.path or "")
             if item.proposal.change == "delete" and item.proposal.snapshot.is_dir:
                 # A folder delete moves everything below it: every one of those paths is
                 # decided by the rules too (a denied child keeps its folder).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cell_runs import cmd, details, insert_cell, joined, saved_cell
 
 from jupyter_operator.engine import Operator, Policy
@@ -291,3 +292,42 @@ def test_a_saved_pending_run_comes_back_and_runs(op: Operator, ws: Path, tmp_pat
     again.approve("r1")
     assert _result(again, "r1").ok and "[stdout]\nset x" in details(again, "r1")
     fresh.close()
+
+
+@pytest.mark.parametrize("rule", ["deny runs", "deny nb.runCell **", "deny nb.runCell nb.ipynb",
+                                  "deny runs nb.ipynb"])  # fmt: skip
+def test_approve_and_run_applies_the_change_but_a_deny_rule_keeps_the_cell_from_running(
+    ws: Path, tmp_path: Path, rule: str
+) -> None:
+    """A person's Approve & Run approves the change; it does not lift a rule refusing runs."""
+    with Operator(ws, extensions=("nb",), journal_dir=tmp_path / "j",
+                  policy=Policy.parse(rule)) as op:  # fmt: skip
+        run = op.run(cmd("e1", "nb.replaceCell", cell_id="c3", content="print(6 * 7)"))
+        item = run.items[0]
+        assert item.status == "pending" and item.to_dict()["can_run"] is False  # not offered
+        run.approve("e1", and_run=True)  # asked for anyway (an old card, a script)
+        result = _result(run, "e1")
+        assert item.status == "applied" and item.execution is None
+        assert (result.ok, result.code) == (False, "ERR_POLICY_DENIED")
+        assert result.summary == (
+            "Denied (ERR_POLICY_DENIED): Replaced cell c3; the cell did not run: nb.runCell is "
+            f"not allowed in this workspace (rule 1: {rule})."
+        )
+        assert joined(saved_cell(ws / "nb.ipynb", "c3")["source"]) == "print(6 * 7)"
+        assert saved_cell(ws / "nb.ipynb", "c3")["outputs"] == []
+        assert executions(op.journal) == []
+
+
+def test_approve_and_run_in_a_no_run_notebook_applies_the_change_only(
+    op: Operator, ws: Path
+) -> None:
+    doc = json.loads((ws / "nb.ipynb").read_text())
+    doc["metadata"]["jupyter_operator"] = {"policy": "no-run"}
+    (ws / "nb.ipynb").write_text(json.dumps(doc, indent=1))
+    run = op.run(cmd("e1", "nb.replaceCell", cell_id="c3", content="print(6 * 7)"))
+    run.approve("e1", and_run=True)
+    result = _result(run, "e1")
+    assert run.items[0].status == "applied" and result.code == "ERR_NOTEBOOK_POLICY"
+    assert "Replaced cell c3; the cell did not run: " in result.summary
+    assert "then ran it" not in result.summary
+    assert executions(op.journal) == []

@@ -173,3 +173,26 @@ async def test_a_deny_rule_on_files_holds_back_a_run_the_rules_name(api: Api, ro
     assert (item["status"], item["decided_by"]) == ("pending", None)
     assert item["rule"] == ("rule 2: auto nb.runCell **, but rule 1: deny fs.delete ** binds "
                             "files, not code that runs")  # fmt: skip
+
+
+@pytest.mark.parametrize("operator_config", [{"policy_rules": ["deny nb.runCell nb.ipynb"]}])
+async def test_approve_and_run_under_a_rule_denying_runs_applies_the_change_only(
+    api: Api, root: Path
+) -> None:
+    _notebook(root)
+    reply = cmd("e1", "nb.replaceCell", notebook="nb.ipynb", cell_id="mean",
+                content="print(sum(values))")  # fmt: skip
+    _status, body = await api("scan", body={"text": reply})
+    assert body["items"][0]["can_run"] is False  # the card offers no Approve & Run
+    status, decided = await api("sessions", body["session"], "decide",
+                                body={"id": "e1", "decision": "approve", "and_run": True})
+    assert status == 200
+    item = decided["item"]
+    assert item["status"] == "applied" and item["execution"] is None
+    (result,) = parse_results(decided["results_text"])
+    assert result.code == "ERR_POLICY_DENIED"
+    assert result.summary.endswith("the cell did not run: nb.runCell is not allowed in this "
+                                   "workspace (rule 1: deny nb.runCell nb.ipynb).")  # fmt: skip
+    assert "".join(json.loads((root / "nb.ipynb").read_text())["cells"][1]["source"]) == (
+        "print(sum(values))"
+    )
