@@ -67,7 +67,9 @@ class OperatorExtension(ExtensionApp):
         help="""Rules, in order, one per entry: 'auto|ask|deny [ACTION] [PATHGLOB]', e.g.
         ['deny fs.delete **', 'auto fs.write notes/**', 'ask **/*.ipynb']. The first rule that
         matches an action and its path decides. Come after the rules of policy_file. Empty (and
-        no file): reads run at once, every change waits for approval.""",
+        no file): reads run at once, every change waits for approval. Code runs without asking
+        only under a rule that names runs ('auto runs scratch/**', 'auto nb.runCell ...', 'auto
+        all'), never under '*' or a bare path, and asks while any deny rule limits files.""",
     ).tag(config=True)
 
     policy_file = Unicode(
