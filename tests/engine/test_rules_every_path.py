@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cell_notebooks import code, notebook
+from cell_runs import cmd
 from replies import block
 
 from jupyter_operator.engine import Operator, Policy
@@ -93,3 +95,21 @@ def test_string_command_listing_hides_denied_entries(files: Path, tmp_path: Path
     op = operator(files, tmp_path, "deny reads secrets/key.txt")
     body = CommandSession(op).command("/ls secrets").body
     assert "key.txt" not in body
+
+
+@pytest.mark.parametrize("deny", ["deny reads secrets/**", "deny fs.delete tmp/keep/**"])
+def test_a_run_touches_every_path_its_code_can_reach(files: Path, tmp_path: Path,
+                                                     deny: str) -> None:  # fmt: skip
+    """A cell can read or delete any file of the workspace: while a rule denies one, a run
+    that a rule would approve asks, however narrowly the approval names the notebook."""
+    cell = "import shutil\nprint(open('secrets/key.txt').read())\nshutil.rmtree('tmp')"
+    (files / "scratch").mkdir()
+    (files / "scratch" / "s.ipynb").write_text(notebook(code(cell, id="c1")))
+    rules = Policy.parse(f"{deny}\nauto nb.runCell scratch/s.ipynb")
+    with Operator(files, extensions=("nb",), journal_dir=tmp_path / "j", policy=rules) as op:
+        [item] = op.run(cmd("r1", "nb.runCell", notebook="scratch/s.ipynb", cell_id="c1")).items
+        assert (item.status, item.decided_by) == ("pending", None)
+        assert item.rule == (f"rule 2: auto nb.runCell scratch/s.ipynb, but rule 1: {deny} "
+                             "binds files, not code that runs")  # fmt: skip
+        assert item.result is None and not op.executions()
+    assert (files / "tmp" / "keep" / "important.txt").exists()
