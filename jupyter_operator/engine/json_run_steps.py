@@ -29,7 +29,7 @@ from .decidable import DecidableRun
 from .globs import normalise_path
 from .items import Item
 from .reads import OutputBudget
-from .shell_policy import ShellPolicy, bound_by_file_rules
+from .shell_policy import ShellPolicy
 
 if TYPE_CHECKING:
     from .session import Operator
@@ -159,8 +159,7 @@ class JsonRunSteps(DecidableRun[JsonItem]):
 
     def _start_shell(self, item: JsonItem, op: Shell) -> None:
         policy = shell_policy_of(self._operator)
-        decision = bound_by_file_rules(policy.decide(op.command, dict(op.env)),
-                                       self._operator.policy.unbound_by_code())  # fmt: skip
+        decision = self._operator.policy.command_decision(policy.decide(op.command, dict(op.env)))
         if decision.verdict == "deny":
             item.rule = decision.rule
             self._deny(item, decision.reason, policy.suggestion())

@@ -7,7 +7,8 @@ when none does, reads run (``default: auto reads``) and everything else asks (``
 A path that is not a valid workspace path never runs without asking: only ``deny`` rules apply
 to it. Code (a cell run, a kernel restart, a shell command) runs without asking only under a rule
 that names it, and never while a ``deny`` rule limits the files: code is bound by no file rule,
-so such a run asks (``unbound_by_code``). The grammar is in ``rules.py``, glob semantics in
+so such a run asks (``unbound_by_code``), and so does a command the shell policy allows
+(``command_decision``). The grammar is in ``rules.py``, glob semantics in
 ``globs.py``, the guide in docs/rules.md.
 """
 
@@ -30,6 +31,7 @@ from .rules import (
     parse_line,
     parse_rules,
 )
+from .shell_policy import ShellDecision
 
 __all__ = ["GROUPS", "Policy", "RulesError", "RulesFileInWorkspace", "Verdict", "expand"]
 
@@ -131,6 +133,17 @@ class Policy:
             if rule.verdict == "deny" and any(rule.covers(a) for a in FILE_ACTIONS):
                 return f"rule {index}: {rule.text} binds files, not code that runs"
         return None
+
+    def command_decision(self, decision: ShellDecision) -> ShellDecision:
+        """The shell policy's ``decision`` on a command, held back by these rules: a command an
+        ``allow`` rule would run asks while :meth:`unbound_by_code` names a ``deny`` rule (a
+        command, like a cell, is bound by no file rule)."""
+        unbound = self.unbound_by_code() if decision.verdict == "run" else None
+        if unbound is None:
+            return decision
+        return ShellDecision("ask", f"{decision.rule}, but {unbound}",
+                             "Shell command requires approval: the workspace's rules limit "
+                             "files, and a command is not bound by them")  # fmt: skip
 
     def hidden(self, *actions: str) -> Callable[[str], bool] | None:
         """A test for the paths below a searched or listed folder that any of ``actions`` may

@@ -10,9 +10,6 @@ default asks for every command.
 - ``deny``: glob patterns (``fnmatch``, case-sensitive) over the whole command with its spaces
   collapsed, such as ``*rm -rf*`` or ``sudo *``. Deny wins over allow.
 - ``unlisted``: ``ask`` (the default) or ``deny`` for commands no allow rule covers.
-
-An allowed command still asks while a file rule (``Policy``) denies something: a command can
-touch any file the sandbox lets it, bound by no file rule (:func:`bound_by_file_rules`).
 """
 
 from __future__ import annotations
@@ -51,16 +48,6 @@ class ShellDecision:
     verdict: Verdict
     rule: str | None
     reason: str
-
-
-def bound_by_file_rules(decision: ShellDecision, unbound: str | None) -> ShellDecision:
-    """``decision``, except that a command an allow rule would run asks when ``unbound`` (what
-    ``Policy.unbound_by_code`` says: a ``deny`` rule on files) is set."""
-    if decision.verdict != "run" or unbound is None:
-        return decision
-    return ShellDecision("ask", f"{decision.rule}, but {unbound}",
-                         "Shell command requires approval: the workspace's rules limit files, "
-                         "and a command is not bound by them")  # fmt: skip
 
 
 def _words(command: str) -> list[str] | None:

@@ -33,7 +33,7 @@ from .. import shell_ops
 from ..decidable import DecidableRun
 from ..decisions import Decision, reason_note
 from ..items import Item
-from ..shell_policy import ShellPolicy, bound_by_file_rules
+from ..shell_policy import ShellPolicy
 
 if TYPE_CHECKING:
     from ..session import Operator
@@ -239,7 +239,7 @@ def propose(operator: Operator, runner: ShellRunner | str | None, request_id: st
     if why is not None:
         raise CommandError(codes.BASH_UNAVAILABLE, why)
     assert runner is not None
-    verdict = bound_by_file_rules(policy.decide(command), operator.policy.unbound_by_code())
+    verdict = operator.policy.command_decision(policy.decide(command))
     if verdict.verdict == "deny":
         raise CommandError(codes.DENIED, f"{verdict.reason}. {policy.suggestion()}")
     working_dir(operator.workspace, cwd)  # PATH_ESCAPE etc. before anything is shown
@@ -254,5 +254,5 @@ def propose(operator: Operator, runner: ShellRunner | str | None, request_id: st
         item.decided_by, item.rule = "rule", verdict.rule
         run.carry_out()
     else:
-        item.rule = verdict.rule or "shell default: ask"  # why it asks, as JSON shell items say it
+        item.rule = verdict.rule or "shell default: ask"  # why it asks, as JSON items say it
     return run
