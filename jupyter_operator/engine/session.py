@@ -343,8 +343,6 @@ class Operator:
                 notebook_policy.check_change(item.proposal, self.notebook_cap)
             except OperatorError as exc:
                 return self._finish(item, Result.of_error(cmd.id, exc), "denied")
-            if cmd.action in ("nb.insertCell", "nb.replaceCell"):
-                item.runs_refused = run_items.runs_refused(self, cmd.path or "")
             if item.proposal.change == "delete" and item.proposal.snapshot.is_dir:
                 # A folder delete moves everything below it: every one of those paths is
                 # decided by the rules too (a denied child keeps its folder).
@@ -356,6 +354,8 @@ class Operator:
                     message = f"{cmd.action} is not allowed in this workspace ({verdict.text})."
                     return self._finish(item, Result.failure(cmd.id, codes.ERR_POLICY_DENIED,
                                                              message), "denied")  # fmt: skip
+            if cmd.action in ("nb.insertCell", "nb.replaceCell"):  # may offer Approve & Run
+                item.runs_refused = run_items.runs_refused(self, cmd.path or "")
             if mutations.unchanged(item.proposal):
                 # Nothing to approve: the same reply run again, a write of what is there, or
                 # a change that leaves the file as an earlier change of this reply makes it.
