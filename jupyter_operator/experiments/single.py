@@ -89,12 +89,19 @@ class RunSpec:
 
 def unattended(approve_all: bool) -> Callable[[Run], None]:
     """The decisions of a run with nobody watching: what waits is rejected with a reason the
-    model sees (or, with ``approve_all``, approved: only the run's copy is at stake)."""
+    model sees (or, with ``approve_all``, approved: only the run's copy is at stake).
+
+    A tool call in the model's own format, translated to the block it seemed to mean, is never
+    approved, ``approve_all`` or not: the translation is a guess at the model's intent, which
+    only a person may accept. It is rejected, so the model is told the block it meant.
+    """
 
     def decide(run: Run) -> None:
         while run.pending:
             item = run.pending[0]
-            if approve_all:
+            if getattr(item, "foreign", None) is not None:
+                run.reject(item.id)  # the model's result names the block it meant
+            elif approve_all:
                 run.approve(item.id)
             else:
                 run.reject(item.id, reason=UNATTENDED)

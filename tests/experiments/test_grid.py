@@ -213,3 +213,22 @@ def test_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main(["eval", str(tmp_path), "--replay", str(replay)]) == 2
     assert "no task folders" in capsys.readouterr().err
     assert main(["eval", "--replay", str(replay)]) == 2
+
+
+HERMES_WRITE = ('<tool_call>{"name": "write_file", "arguments": {"path": "notes.txt", '
+                '"content": "status: final\\n"}}</tool_call>')  # fmt: skip
+
+
+@pytest.mark.parametrize("approve_all", [True, False])
+def test_a_translated_tool_call_is_never_applied_unattended(tmp_path: Path,
+                                                            approve_all: bool) -> None:  # fmt: skip
+    """A leaked tool call the engine translates is a guess at the model's intent: even with
+    ``approve_all`` it is rejected, the file stays, and the model is told the block it meant."""
+    edit = [t for t in load_suite(SUITE) if t.name == "edit"]
+    model = ModelSpec.scripted("leaky", {"edit": [HERMES_WRITE, "Done."]})
+    experiment = Experiment(edit, [model], out=tmp_path / "out", approve_all=approve_all)
+    (row,) = experiment.run(workers=0, progress=False).rows
+    assert not row["passed"], "a translated tool call was applied in an unattended run"
+    assert row["approvals"] == 0 and row["rejections"] == 1
+    transcript = (tmp_path / "out" / row["transcript"]).read_text()
+    assert "ERR_FOREIGN_TOOL_CALL" in transcript
