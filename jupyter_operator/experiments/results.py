@@ -60,6 +60,11 @@ class ResultsFile:
             row["transcript"] = rel.as_posix()
         else:
             row["transcript"] = None
-        with self.path.open("a", encoding="utf-8") as out:
-            out.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+        line = json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n"
+        with self.path.open("a+b") as out:
+            if out.tell() > 0:  # after a torn last line (a crash), start a line of our own
+                out.seek(-1, os.SEEK_END)
+                if out.read(1) != b"\n":
+                    line = "\n" + line
+            out.write(line.encode("utf-8"))
         return row
