@@ -148,9 +148,11 @@ def compare(a: Results, b: Results, *, model_a: str | None = None,
     return table
 
 
-def load_results(out: str | os.PathLike[str],
-                 prices: Mapping[str, Price] | None = None) -> Results:  # fmt: skip
-    """The results in an output folder (``OUT/results.jsonl``)."""
+def load_results(out: str | os.PathLike[str], prices: Mapping[str, Price] | None = None, *,
+                 verify: bool = True,
+                 key_file: str | os.PathLike[str] | None = None) -> Results:  # fmt: skip
+    """The results in an output folder (``OUT/results.jsonl``): the rows that verify under
+    this machine's key (``verify=False``: every row, for results brought from elsewhere)."""
     from .results import ResultsFile
 
-    return Results(ResultsFile(out).rows(), prices)
+    return Results(ResultsFile(out, key_file=key_file, verify=verify).rows(), prices)

@@ -2,7 +2,8 @@
 
     jupyter-operator eval SUITE|--suite builtin --model NAME [--model NAME ...] [--base-url URL]
                           [--replay FILE ...] [--reference] [--repeats N] [--workers N]
-                          [--dask ADDRESS] [--approve all] [--out DIR] [--price MODEL=IN[,OUT]]
+                          [--dask ADDRESS] [--approve all] [--unsandboxed] [--out DIR]
+                          [--price MODEL=IN[,OUT]]
 
 One line per finished run on stderr; at the end a table per model on stdout. Exit status 0
 when the grid ran (whatever passed), 2 for usage errors (a bad task file names the file and
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import json
 import sys
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,10 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--approve", choices=("all",), default=None,
                     help="approve everything inside each run's copy (default: only what the "
                          "task's rules allow; the rest is rejected with a reason)")  # fmt: skip
+    ev.add_argument("--unsandboxed", action="store_true",
+                    help="run an endpoint model's tasks even where bubblewrap is missing: "
+                         "its cells and the task's check then run as you (refused "
+                         "otherwise)")  # fmt: skip
     ev.add_argument("--out", default="eval-results",
                     help="output folder: results.jsonl and transcripts/ (resumed if present)")
     ev.add_argument("--price", action="append", default=[], metavar="MODEL=IN[,OUT]",
@@ -76,6 +82,7 @@ def run(args: Any) -> int:
     """Run the grid the arguments describe."""
     from .analysis import Results
     from .grid import Experiment
+    from .single import SandboxUnavailable
     from .tasks import TaskError
 
     suite = args.suite_name or args.suite
@@ -88,16 +95,29 @@ def run(args: Any) -> int:
         if not models:
             raise ValueError("give at least one --model, --replay or --reference")
         experiment = Experiment(suite, models, repeats=args.repeats, out=args.out,
-                                approve_all=args.approve == "all")  # fmt: skip
-    except (TaskError, ValueError, OSError) as exc:
+                                approve_all=args.approve == "all",
+                                unsandboxed=args.unsandboxed)  # fmt: skip
+        refused = experiment.refused()
+        if args.dask is None:  # a cluster's workers check where they run
+            experiment.check_sandbox()
+    except (TaskError, ValueError, OSError, SandboxUnavailable) as exc:
         print(f"jupyter-operator eval: {exc}", file=sys.stderr)
         return 2
+    for line in refused:
+        print(f"jupyter-operator eval: {experiment.results.path} line {line.line}: refused, "
+              f"{line.reason}; its run is done again", file=sys.stderr)  # fmt: skip
     pending = len(experiment.pending())
     total = len(experiment.specs())
     print(f"jupyter-operator eval: {total} runs ({total - pending} already in "
           f"{experiment.results.path}), {len(experiment.tasks)} tasks x {len(models)} models x "
           f"{args.repeats} repeats", file=sys.stderr)  # fmt: skip
-    results = experiment.run(workers=args.workers, dask=args.dask, progress=True)
+    try:
+        with warnings.catch_warnings():  # the refused lines are already listed above
+            warnings.simplefilter("ignore")
+            results = experiment.run(workers=args.workers, dask=args.dask, progress=True)
+    except SandboxUnavailable as exc:  # a cluster's worker without bubblewrap
+        print(f"jupyter-operator eval: {exc}", file=sys.stderr)
+        return 2
     results = Results(results.rows, prices)
     print(_table(results))
     return 0

@@ -4,7 +4,9 @@
 in its ``RunSpec`` (the task's files as bytes, the model's description, never a key: an
 endpoint's key is read from the worker's own environment), and everything it made goes back in
 the row it returns (the transcript's text included), so the parent is the only writer of the
-results. It never raises: a fault of the model, the check or the harness is a row too.
+results. It never raises: a fault of the model, the check or the harness is a row too. The one
+exception is a run it refuses to start: an endpoint model's run where bubblewrap is missing
+(``SandboxUnavailable``), unless the spec says ``unsandboxed``.
 """
 
 from __future__ import annotations
@@ -28,8 +30,23 @@ if TYPE_CHECKING:
 #: What a model is told when a change waits for a person in an unattended run.
 UNATTENDED = ("nobody is watching this run (an unattended experiment); only what the task's "
               "rules allow is carried out")  # fmt: skip
+#: Why an endpoint model's runs need the sandbox (the error names bubblewrap and the way out).
+NO_SANDBOX = (
+    "bubblewrap (bwrap) cannot run on this machine, so the sandbox is missing: the cells an "
+    "endpoint model runs, and the task's check (which runs in the copy the model wrote, and "
+    "often imports or runs what it wrote), would run as you, able to read your files and keys "
+    "and to rewrite the task's check and the results. Install bubblewrap, or pass "
+    "--unsandboxed (unsandboxed=True) to run them anyway"
+)
 #: Beyond the task's own time budget, how long a run may take before the worker gives up on it.
 GRACE_S = 60.0
+
+
+class SandboxUnavailable(RuntimeError):
+    """A run that needs the sandbox where bubblewrap cannot run: refused before it starts."""
+
+    def __init__(self) -> None:
+        super().__init__(NO_SANDBOX)
 
 
 @dataclass(frozen=True)
@@ -61,6 +78,12 @@ class ModelSpec:
         """Each task's reference solution (``reference.json``)."""
         return cls(name, reference=True)
 
+    @property
+    def untrusted(self) -> bool:
+        """True for an endpoint's model: its replies are not yours (scripted replies are, and
+        a reference solution is the task's own), so what it writes runs only sandboxed."""
+        return not self.reference and self.replies is None
+
     def build(self, task: Task) -> Model:
         from ..agent import OpenAIChat, ReplayModel
 
@@ -81,6 +104,13 @@ class RunSpec:
     repeat: int
     approve_all: bool = False
     check_timeout_s: float = 120.0
+    #: Run an endpoint model's tasks even where the sandbox is missing (the person said so).
+    unsandboxed: bool = False
+
+    @property
+    def needs_sandbox(self) -> bool:
+        """Whether the run may only start inside the sandbox (see ``ModelSpec.untrusted``)."""
+        return self.model.untrusted and not self.unsandboxed
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -127,8 +157,13 @@ def _agent_run(spec: RunSpec, workspace: Path, scratch: Path) -> tuple[Any, Any]
 
 
 def run_one(spec: RunSpec) -> dict[str, Any]:
-    """Run ``spec`` and return its results row (with ``transcript_text``); never raises."""
+    """Run ``spec`` and return its results row (with ``transcript_text``); never raises, but
+    ``SandboxUnavailable`` before anything ran (checked here, on the worker that would run it)."""
     from ..agent.transcript import summarize
+    from ..shell import sandbox_available
+
+    if spec.needs_sandbox and not sandbox_available():
+        raise SandboxUnavailable()
 
     started = time.time()
     clock = time.perf_counter()
