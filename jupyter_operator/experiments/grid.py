@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .results import Refused, ResultsFile
-from .single import ModelSpec, RunSpec, SandboxUnavailable, run_one
+from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one
 from .tasks import Task, load_suite
 
 Progress = Callable[[dict[str, Any], "Tally"], None]
@@ -73,6 +73,18 @@ def _dask_runs(specs: Sequence[RunSpec], dask: Any) -> Iterator[dict[str, Any]]:
         futures = [client.submit(run_one, spec, pure=False) for spec in specs]
         for future in as_completed(futures):
             yield future.result()
+    finally:
+        if isinstance(dask, str):
+            client.close()
+
+
+def _on_dask(function: Callable[[Any], Any], argument: Any, dask: Any) -> Any:
+    """``function(argument)`` on a worker of the cluster."""
+    from distributed import Client
+
+    client = Client(dask) if isinstance(dask, str) else dask
+    try:
+        return client.submit(function, argument, pure=False).result()
     finally:
         if isinstance(dask, str):
             client.close()
@@ -134,6 +146,24 @@ class Experiment:
         specs = self.pending() if specs is None else specs
         if any(spec.needs_sandbox for spec in specs) and not sandbox_available():
             raise SandboxUnavailable()
+
+    def check_models(self, *, dask: Any = None) -> None:
+        """One request to each endpoint model with runs pending (where the runs will run: on a
+        Dask worker with ``dask``), so a missing key, an endpoint that cannot be reached or
+        an unknown model stops the grid before its first run (``ModelError`` names the model
+        and says which)."""
+        from ..agent import ModelError
+
+        models = {spec.model.name: spec.model for spec in self.pending()
+                  if spec.model.untrusted}  # fmt: skip
+        for model in models.values():
+            try:
+                if dask is None:
+                    check_endpoint(model)
+                else:
+                    _on_dask(check_endpoint, model, dask)
+            except ModelError as exc:
+                raise ModelError(exc.kind, f"model {model.name!r}: {exc.message}") from None
 
     def run(self, *, workers: int | None = None, dask: Any = None,
             progress: Progress | bool | None = None) -> Any:  # fmt: skip

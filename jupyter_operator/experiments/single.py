@@ -139,6 +139,35 @@ def unattended(approve_all: bool) -> Callable[[Run], None]:
     return decide
 
 
+#: Stop reasons of a run that never really ran: the endpoint or the harness failed.
+ERRORS = ("model_error", "harness_error")
+#: What the one request before a grid asks (any answer will do: it proves the way works).
+PING = "Reply with the word OK."
+
+
+def check_endpoint(model: ModelSpec) -> None:
+    """One request to an endpoint model, before its runs: raise ``ModelError`` (one sentence,
+    never the key) when there is no key, the endpoint cannot be reached or does not know the
+    model. Nothing to do for scripted replies and reference solutions. The reply is cut after
+    its first words."""
+    if not model.untrusted:
+        return
+    from ..agent import OpenAIChat
+
+    chat = OpenAIChat(model.model, base_url=model.base_url)
+
+    async def ask() -> None:
+        reply = chat.stream([{"role": "user", "content": PING}])
+        try:
+            async for _text in reply:
+                break
+        finally:
+            await reply.aclose()
+            await chat.aclose()
+
+    asyncio.run(ask())
+
+
 def _agent_run(spec: RunSpec, workspace: Path, scratch: Path) -> tuple[Any, Any]:
     from ..agent import Agent
     from ..engine import Policy

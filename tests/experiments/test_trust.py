@@ -65,7 +65,7 @@ def test_unsandboxed_is_the_persons_explicit_choice(
     _no_sandbox(monkeypatch)
     with FakeOpenAI() as fake:
         monkeypatch.setenv("OPENAI_API_KEY", fake.key)
-        fake.add(WRITE, "Done.")
+        fake.add("OK", WRITE, "Done.")  # the endpoint's check, then the run
         code = main(["eval", str(SUITE / "hello"), "--model", "fake-model", "--base-url",
                      fake.url, "--workers", "0", "--unsandboxed", "--out", str(tmp_path / "o")])
     assert code == 0, capsys.readouterr().err
