@@ -59,7 +59,9 @@ class Results:
 
     def __repr__(self) -> str:
         passed = sum(bool(r.get("passed")) for r in self.rows)
-        return f"<Results {len(self.rows)} runs, {passed} passed>"
+        from .progress import plural
+
+        return f"<Results {plural(len(self.rows), 'run')}, {passed} passed>"
 
     def priced(self, prices: Mapping[str, Price]) -> Results:
         """The same rows with a ``cost`` column from ``prices``."""

@@ -181,7 +181,7 @@ class Experiment:
         import warnings
 
         from .analysis import Results
-        from .progress import default_progress
+        from .progress import default_progress, plural
 
         specs = self.specs()
         keys = {spec.key for spec in specs}
@@ -196,8 +196,8 @@ class Experiment:
         refused = self.refused()
         if refused:
             first = refused[0]
-            warnings.warn(f"{self.results.path}: {len(refused)} lines refused (their runs are "
-                          f"done again); line {first.line}: {first.reason}",
+            warnings.warn(f"{self.results.path}: {plural(len(refused), 'line')} refused (done "
+                          f"again); line {first.line}: {first.reason}",
                           stacklevel=2)  # fmt: skip
         show = default_progress(tally) if progress is True or progress is None else progress
         if workers is None:

@@ -139,6 +139,9 @@ def test_one_of_each_is_said_in_the_singular(
     err = capsys.readouterr().err
     assert "1 run (0 already in" in err and "1 task x 1 model x 1 repeat\n" in err, err
     assert "1/1 run ·" in err and "1 runs" not in err and "1 tasks" not in err
+    from jupyter_operator.experiments import load_results
+
+    assert repr(load_results(tmp_path / "o")) == "<Results 1 run, 1 passed>"
 
 
 def test_a_suite_folder_and_a_shipped_suite_are_not_both_taken(
