@@ -27,7 +27,7 @@ else:  # pragma: no cover - Python 3.10
 BUILTIN = Path(__file__).resolve().parent / "suites" / "builtin"
 #: A task's files, all together (the runs of a grid each get a copy of them).
 MAX_TASK_BYTES = 10 * 1024 * 1024
-#: A task's files, counted (the folders walked to find them are bounded by the same count).
+#: A task's files and folders, counted together (a walk of a million empty folders stops).
 MAX_TASK_FILES = 10_000
 #: ``task.toml`` itself.
 MAX_SETTINGS_BYTES = 1024 * 1024
@@ -74,7 +74,8 @@ class Task:
 
 def _read_plain(path: Path, budget: list[int], where: Path) -> bytes:
     """The bytes of the plain file ``path``: its size is checked before a byte is read, and a
-    link or a special file (a FIFO, a device) is refused, not followed or waited on."""
+    link or a special file (a FIFO, a device) is refused, not followed or waited on.
+    ``budget`` is the task's ``[bytes read, entries seen]`` so far."""
     try:
         fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
     except OSError as exc:
@@ -111,14 +112,16 @@ def _read_tree(folder: Path, skip: str | None, budget: list[int], where: Path) -
             rel = prefix + entry.name
             if skip is not None and rel == skip:
                 continue
+            budget[1] += 1
+            if budget[1] > MAX_TASK_FILES:
+                raise TaskError(f"{where}: the task holds more than {MAX_TASK_FILES} files and "
+                                "folders")  # fmt: skip
             path = Path(entry.path)
             if entry.is_symlink():
                 raise TaskError(f"{path}: a symbolic link; a task holds plain files only")
             if entry.is_dir(follow_symlinks=False):
                 stack.append((path, rel + "/"))
             elif entry.is_file(follow_symlinks=False):
-                if len(found) >= MAX_TASK_FILES:
-                    raise TaskError(f"{where}: the task holds more than {MAX_TASK_FILES} files")
                 found[rel] = _read_plain(path, budget, where)
             else:
                 raise TaskError(f"{path}: not a plain file; a task holds plain files only")
@@ -163,7 +166,7 @@ def load_task(folder: str | os.PathLike[str]) -> Task:
     if os.lstat(where).st_size > MAX_SETTINGS_BYTES:
         raise TaskError(f"{where}: larger than {MAX_SETTINGS_BYTES} bytes")
     try:
-        settings = tomllib.loads(_read_plain(where, [0], where).decode("utf-8"))
+        settings = tomllib.loads(_read_plain(where, [0, 0], where).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TaskError(f"{where}: not valid TOML ({exc})") from None
     unknown = sorted(set(settings) - set(_FIELDS))
@@ -174,7 +177,7 @@ def load_task(folder: str | os.PathLike[str]) -> Task:
             raise TaskError(f"{where}: field '{required}': missing")
     values = {name: _field(settings, name, where) for name in settings}
     _plain_folder(folder / "files", "the task's starting workspace")
-    budget = [0]
+    budget = [0, 0]  # bytes read, entries seen
     files = _read_tree(folder / "files", None, budget, folder / "files")
     support = _read_tree(folder, "files", budget, folder)
     support.pop("task.toml", None)

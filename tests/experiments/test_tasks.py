@@ -128,6 +128,18 @@ def test_sizes_are_checked_before_reading(tmp_path: Path, monkeypatch: pytest.Mo
     assert peak < 8 * 1024 * 1024, f"{peak} bytes held: the file was read before its size"
 
 
+def test_the_number_of_entries_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Empty folders count too: a task of countless folders is refused, not walked to the end."""
+    from jupyter_operator.experiments import tasks
+
+    monkeypatch.setattr(tasks, "MAX_TASK_FILES", 50)
+    folder = _task(tmp_path / "t", 'prompt = "x"\ncheck = "true"')
+    for n in range(60):
+        (folder / "files" / f"d{n}").mkdir()
+    with pytest.raises(TaskError, match="more than 50 files and folders"):
+        load_task(folder)
+
+
 def test_a_fifo_in_a_task_is_refused_not_waited_on(tmp_path: Path) -> None:
     folder = _task(tmp_path / "t", 'prompt = "x"\ncheck = "true"')
     os.mkfifo(folder / "files" / "pipe")
