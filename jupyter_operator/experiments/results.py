@@ -134,8 +134,9 @@ def load_key(path: str | os.PathLike[str] | None = None) -> bytes:
 
 def _canonical(row: dict[str, Any]) -> bytes:
     body = {k: v for k, v in row.items() if k != MAC_FIELD}
-    return json.dumps(body, ensure_ascii=False, sort_keys=True, separators=(",", ":"),
-                      allow_nan=True).encode("utf-8")  # fmt: skip
+    # ASCII: a lone surrogate from a model's text is escaped, never an encoding error
+    return json.dumps(body, ensure_ascii=True, sort_keys=True, separators=(",", ":"),
+                      allow_nan=True).encode("ascii")  # fmt: skip
 
 
 def sign(row: dict[str, Any], key: bytes) -> str:
@@ -223,9 +224,9 @@ class ResultsFile:
             row["transcript"] = rel.as_posix()
         else:
             row["transcript"] = None
-        row = json.loads(json.dumps(row, ensure_ascii=False))  # as it will be read back
+        row = json.loads(json.dumps(row))  # as it will be read back
         signed = {**row, MAC_FIELD: sign(row, self.key)}
-        line = json.dumps(signed, ensure_ascii=False, sort_keys=True) + "\n"
+        line = json.dumps(signed, sort_keys=True) + "\n"  # ASCII, like the signed form
         with self.path.open("a+b") as out:
             end = out.seek(0, os.SEEK_END)
             if end:
@@ -233,5 +234,5 @@ class ResultsFile:
                 if out.read(1) != b"\n":  # a torn last line (a crash mid-write): no run's row
                     out.seek(0)
                     out.truncate(out.read().rfind(b"\n") + 1)
-            out.write(line.encode("utf-8"))
+            out.write(line.encode("ascii"))
         return row

@@ -192,3 +192,15 @@ def test_no_sandboxed_run_can_read_the_key(tmp_path: Path, _own_data_folder: Pat
     (row,) = grid.run(workers=0, progress=False).rows
     assert row["check_sandboxed"] is True and not row["passed"]
     assert key.decode() not in json.dumps(row)
+
+
+def test_any_text_in_a_row_is_written_and_verifies(tmp_path: Path) -> None:
+    """A row's text is a model's work in part: a lone surrogate, a newline or a non-ASCII
+    character is written as JSON escapes, and the row reads back whole and verified."""
+    from jupyter_operator.experiments.results import ResultsFile
+
+    results = ResultsFile(tmp_path / "out")
+    odd = "caf\u00e9 \ud800 \n{\"task\": \"x\"} \u202e"
+    saved = results.add({"task": "t", "model": "m", "repeat": 0, "check_output": odd})
+    assert results.rows() == [saved] and saved["check_output"] == odd
+    assert results.refused() == [] and len(results.path.read_text().splitlines()) == 1
