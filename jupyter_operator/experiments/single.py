@@ -145,6 +145,10 @@ ERRORS = ("model_error", "harness_error")
 PING = "Reply with the word OK."
 
 
+class _NotChecked(Exception):
+    """A run whose check is not run (the message says why)."""
+
+
 def check_endpoint(model: ModelSpec) -> None:
     """One request to an endpoint model, before its runs: raise ``ModelError`` (one sentence,
     never the key) when there is no key, the endpoint cannot be reached or does not know the
@@ -227,10 +231,15 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
         row["transcript_text"] = path.read_text(encoding="utf-8") if path and path.exists() else ""
         check_clock = time.perf_counter()
         try:
+            if row["stop_reason"] == "harness_error":  # the agent never ran: nothing to judge
+                raise _NotChecked("not run: the run ended in a harness error before its check")
             check = run_check(spec.task.check, workspace, task_dir,
                               timeout_s=spec.check_timeout_s)  # fmt: skip
             row.update(passed=check.passed, check_exit=check.exit_code,
                        check_output=check.output, check_sandboxed=check.sandboxed)  # fmt: skip
+        except _NotChecked as exc:
+            row.update(passed=False, check_exit=None, check_output=str(exc),
+                       check_sandboxed=False)  # fmt: skip
         except Exception as exc:  # a check that cannot even start: failed, with the reason
             row.update(passed=False, check_exit=None, check_output=f"{type(exc).__name__}: {exc}",
                        check_sandboxed=False)  # fmt: skip

@@ -204,3 +204,17 @@ def test_any_text_in_a_row_is_written_and_verifies(tmp_path: Path) -> None:
     saved = results.add({"task": "t", "model": "m", "repeat": 0, "check_output": odd})
     assert results.rows() == [saved] and saved["check_output"] == odd
     assert results.refused() == [] and len(results.path.read_text().splitlines()) == 1
+
+
+def test_a_harness_error_says_why_and_runs_no_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without a key the run cannot start: its row says why, and no check judges files the
+    model never touched."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    endpoint = ModelSpec.endpoint("gpt-x", "https://api.example.invalid/v1")
+    (row,) = Experiment(_hello(), [endpoint], out=tmp_path / "out").run(
+        workers=0, progress=False).rows  # fmt: skip
+    assert row["stop_reason"] == "harness_error" and "No API key" in row["stop_message"]
+    assert row["check_exit"] is None and row["check_output"].startswith("not run:"), \
+        "the check ran for a run that never started"
