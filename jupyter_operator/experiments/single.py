@@ -231,7 +231,7 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
         row["transcript_text"] = path.read_text(encoding="utf-8") if path and path.exists() else ""
         check_clock = time.perf_counter()
         try:
-            if row["stop_reason"] == "harness_error":  # the agent never ran: nothing to judge
+            if row["stop_reason"] == "harness_error":  # a fault of ours: nothing to judge
                 raise _NotChecked("not run: the run ended in a harness error before its check")
             check = run_check(spec.task.check, workspace, task_dir,
                               timeout_s=spec.check_timeout_s)  # fmt: skip
