@@ -118,7 +118,8 @@ def run(args: Any) -> int:
     from .analysis import Results
     from .grid import Experiment
     from .progress import plural
-    from .single import ERRORS, SandboxUnavailable
+    from .results import ERRORS
+    from .single import SandboxUnavailable
     from .tasks import TaskError
 
     if args.suite is not None and args.suite_name is not None:

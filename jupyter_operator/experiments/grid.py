@@ -184,7 +184,7 @@ class Experiment:
         from .progress import default_progress, plural
 
         specs = self.specs()
-        keys = {spec.key for spec in specs}
+        keys = {spec.key for spec in specs} & self.results.done()
         tally = Tally(total=len(specs))
         for row in self.results.rows():  # resumed: what earlier runs of this grid finished
             if (row.get("task"), row.get("model"), row.get("repeat")) in keys:

@@ -33,6 +33,9 @@ RESULTS = "results.jsonl"
 #: The name of the key file in the package's folder of Jupyter's data folder.
 KEY_NAME = "eval-results.key"
 MAC_FIELD = "mac"
+#: Stop reasons of a run that did not really happen (the endpoint or the harness failed): not
+#: a finished run, so the next run of the grid does it again (its row then replaces this one).
+ERRORS = ("model_error", "harness_error")
 #: Why a signed line is refused.
 CHANGED = "its signature does not verify (the line was changed, or written by something else)"
 O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -49,6 +52,10 @@ class Refused:
 
     line: int
     reason: str
+
+
+def _key(row: dict[str, Any]) -> tuple[Any, Any, Any]:
+    return (row.get("task"), row.get("model"), row.get("repeat"))
 
 
 def _slug(text: str) -> str:
@@ -194,10 +201,12 @@ class ResultsFile:
                     refused.append(Refused(number, CHANGED))
                     continue
             found.append(row)
-        return found, refused
+        latest = {_key(row): row for row in found}  # a run done again: its newest row
+        return list(latest.values()), refused
 
     def rows(self) -> list[dict[str, Any]]:
-        """Every row so far that verifies (without its ``mac``)."""
+        """Every row so far that verifies (without its ``mac``), the newest of a run that was
+        done again."""
         return self.read()[0]
 
     def refused(self) -> list[Refused]:
@@ -205,8 +214,9 @@ class ResultsFile:
         return self.read()[1]
 
     def done(self) -> set[tuple[str, str, int]]:
-        """The (task, model, repeat) of every finished run (of the rows that verify)."""
-        return {(r.get("task"), r.get("model"), r.get("repeat")) for r in self.rows()}
+        """The (task, model, repeat) of every finished run: of the rows that verify, those not
+        ended by a fault of the endpoint or the harness (``ERRORS``)."""
+        return {_key(r) for r in self.rows() if r.get("stop_reason") not in ERRORS}
 
     def add(self, row: dict[str, Any]) -> dict[str, Any]:
         """Save ``row``, signed (its ``transcript_text`` goes to its own file, named in the

@@ -139,8 +139,6 @@ def unattended(approve_all: bool) -> Callable[[Run], None]:
     return decide
 
 
-#: Stop reasons of a run that never really ran: the endpoint or the harness failed.
-ERRORS = ("model_error", "harness_error")
 #: What the one request before a grid asks (any answer will do: it proves the way works).
 PING = "Reply with the word OK."
 
