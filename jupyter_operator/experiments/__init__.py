@@ -15,19 +15,21 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from .analysis import Results, compare, load_results
     from .grid import Experiment, Tally
-    from .single import ModelSpec, RunSpec, run_one
+    from .single import ModelSpec, RunSpec, SandboxUnavailable, run_one
     from .tasks import BUILTIN, Task, TaskError, load_suite, load_task
 
 _HOMES = {
     "Results": "analysis", "compare": "analysis", "load_results": "analysis",
     "Experiment": "grid", "Tally": "grid",
     "ModelSpec": "single", "RunSpec": "single", "run_one": "single",
+    "SandboxUnavailable": "single",
     "BUILTIN": "tasks", "Task": "tasks", "TaskError": "tasks", "load_suite": "tasks",
     "load_task": "tasks",
 }  # fmt: skip
 
 __all__ = [
-    "BUILTIN", "Experiment", "ModelSpec", "Results", "RunSpec", "Tally", "Task", "TaskError",
+    "BUILTIN", "Experiment", "ModelSpec", "Results", "RunSpec", "SandboxUnavailable", "Tally",
+    "Task", "TaskError",
     "compare", "load_results", "load_suite", "load_task", "run_one",
 ]  # fmt: skip
 

@@ -59,7 +59,9 @@ class Results:
 
     def __repr__(self) -> str:
         passed = sum(bool(r.get("passed")) for r in self.rows)
-        return f"<Results {len(self.rows)} runs, {passed} passed>"
+        from .progress import plural
+
+        return f"<Results {plural(len(self.rows), 'run')}, {passed} passed>"
 
     def priced(self, prices: Mapping[str, Price]) -> Results:
         """The same rows with a ``cost`` column from ``prices``."""
@@ -148,9 +150,11 @@ def compare(a: Results, b: Results, *, model_a: str | None = None,
     return table
 
 
-def load_results(out: str | os.PathLike[str],
-                 prices: Mapping[str, Price] | None = None) -> Results:  # fmt: skip
-    """The results in an output folder (``OUT/results.jsonl``)."""
+def load_results(out: str | os.PathLike[str], prices: Mapping[str, Price] | None = None, *,
+                 verify: bool = True,
+                 key_file: str | os.PathLike[str] | None = None) -> Results:  # fmt: skip
+    """The results in an output folder (``OUT/results.jsonl``): the rows that verify under
+    this machine's key (``verify=False``: every row, for results brought from elsewhere)."""
     from .results import ResultsFile
 
-    return Results(ResultsFile(out).rows(), prices)
+    return Results(ResultsFile(out, key_file=key_file, verify=verify).rows(), prices)

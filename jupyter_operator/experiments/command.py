@@ -2,49 +2,84 @@
 
     jupyter-operator eval SUITE|--suite builtin --model NAME [--model NAME ...] [--base-url URL]
                           [--replay FILE ...] [--reference] [--repeats N] [--workers N]
-                          [--dask ADDRESS] [--approve all] [--out DIR] [--price MODEL=IN[,OUT]]
+                          [--dask ADDRESS] [--approve all] [--unsandboxed] [--out DIR]
+                          [--price MODEL=IN[,OUT]]
 
-One line per finished run on stderr; at the end a table per model on stdout. Exit status 0
-when the grid ran (whatever passed), 2 for usage errors (a bad task file names the file and
-the field).
+One line per finished run on stderr (why it failed, when it did); at the end a table per
+model on stdout. Before the first run, one request to each endpoint model checks the key, the
+endpoint and the model. Exit status 0 when the grid ran (whatever passed), 1 when every run
+ended in a fault of the endpoint or the harness, 2 when it could not start (a usage error, a
+bad task file naming the file and the field, no sandbox, the endpoint's check).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
+import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 
+def _count(least: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``least``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"{value} is less than {least}")
+        return value
+
+    return parse
+
+
 def add_parser(sub: Any) -> None:
-    """The ``eval`` subcommand's arguments."""
-    ev = sub.add_parser("eval", help="run a task suite over one or more models, unattended")
+    """The ``eval`` subcommand's arguments (each help says its default)."""
+    ev = sub.add_parser("eval", help="run a task suite over one or more models, unattended",
+                        description="Run a grid of tasks x models x repeats, each run in a "
+                                    "fresh copy of the task's files, unattended.")  # fmt: skip
     ev.add_argument("suite", nargs="?", default=None,
-                    help="a suite folder (task folders) or one task folder")  # fmt: skip
+                    help="a suite folder (task folders) or one task folder")
     ev.add_argument("--suite", dest="suite_name", default=None, metavar="NAME",
-                    help="a shipped suite: builtin")  # fmt: skip
+                    help="a shipped suite: builtin (not with a suite folder)")  # fmt: skip
     ev.add_argument("--model", action="append", default=[], metavar="NAME",
-                    help="a model at the endpoint (repeatable); the key is $OPENAI_API_KEY")
+                    help="a model at the endpoint (repeatable); the key is $OPENAI_API_KEY "
+                         "(default: none)")  # fmt: skip
     ev.add_argument("--base-url", default=None,
                     help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI)")
     ev.add_argument("--replay", action="append", default=[], metavar="FILE",
                     help="a scripted model: JSON {task: [replies]} or [replies] (repeatable; "
-                         "named after the file)")  # fmt: skip
+                         "named after the file; default: none)")  # fmt: skip
     ev.add_argument("--reference", action="store_true",
-                    help="also run each task's reference solution (model 'reference')")
-    ev.add_argument("--repeats", type=int, default=1, help="runs per task and model")
-    ev.add_argument("--workers", type=int, default=None,
-                    help="local worker processes (default: the CPUs, at most 8; 0: in-process)")
+                    help="also run each task's reference solution, as the model 'reference' "
+                         "(default: off)")  # fmt: skip
+    ev.add_argument("--repeats", type=_count(1), default=1, metavar="N",
+                    help="runs per task and model (default: 1)")
+    ev.add_argument("--workers", type=_count(0), default=None, metavar="N",
+                    help="local worker processes (default: the CPUs, at most 8; 0: one by one "
+                         "in this process)")  # fmt: skip
     ev.add_argument("--dask", default=None, metavar="ADDRESS",
-                    help="a Dask scheduler's address: run on its workers instead")
+                    help="a Dask scheduler's address: run on its workers instead (default: "
+                         "the local workers)")  # fmt: skip
     ev.add_argument("--approve", choices=("all",), default=None,
-                    help="approve everything inside each run's copy (default: only what the "
-                         "task's rules allow; the rest is rejected with a reason)")  # fmt: skip
-    ev.add_argument("--out", default="eval-results",
-                    help="output folder: results.jsonl and transcripts/ (resumed if present)")
+                    help="approve everything inside each run's copy but translated tool calls "
+                         "(default: only what the task's rules allow; the rest is rejected "
+                         "with a reason)")  # fmt: skip
+    ev.add_argument("--unsandboxed", action="store_true",
+                    help="run an endpoint model's tasks even where bubblewrap is missing: "
+                         "its cells and the task's check then run as you (default: off, "
+                         "refused)")  # fmt: skip
+    ev.add_argument("--out", default="eval-results", metavar="DIR",
+                    help="output folder: results.jsonl and transcripts/, resumed if present "
+                         "(default: eval-results)")  # fmt: skip
     ev.add_argument("--price", action="append", default=[], metavar="MODEL=IN[,OUT]",
-                    help="USD per million prompt (and completion) tokens: a cost column")
+                    help="USD per million prompt (and completion) tokens: a cost column "
+                         "(default: none)")  # fmt: skip
 
 
 def _prices(texts: list[str]) -> dict[str, Any]:
@@ -72,15 +107,27 @@ def _models(args: Any) -> list[Any]:
     return models
 
 
+def _say(text: str) -> None:
+    print(f"jupyter-operator eval: {text}", file=sys.stderr)
+
+
 def run(args: Any) -> int:
-    """Run the grid the arguments describe."""
+    """Run the grid the arguments describe: 0 when it ran (whatever passed), 1 when every run
+    it ran ended in a fault of the endpoint or the harness, 2 when it could not start."""
+    from ..agent import ModelError
     from .analysis import Results
     from .grid import Experiment
+    from .progress import plural
+    from .results import ERRORS
+    from .single import SandboxUnavailable
     from .tasks import TaskError
 
+    if args.suite is not None and args.suite_name is not None:
+        _say(f"give a suite folder ({args.suite}) or --suite {args.suite_name}, not both")
+        return 2
     suite = args.suite_name or args.suite
     if suite is None:
-        print("jupyter-operator eval: give a suite folder or --suite builtin", file=sys.stderr)
+        _say("give a suite folder or --suite builtin")
         return 2
     try:
         models = _models(args)
@@ -88,19 +135,52 @@ def run(args: Any) -> int:
         if not models:
             raise ValueError("give at least one --model, --replay or --reference")
         experiment = Experiment(suite, models, repeats=args.repeats, out=args.out,
-                                approve_all=args.approve == "all")  # fmt: skip
-    except (TaskError, ValueError, OSError) as exc:
-        print(f"jupyter-operator eval: {exc}", file=sys.stderr)
+                                approve_all=args.approve == "all",
+                                unsandboxed=args.unsandboxed)  # fmt: skip
+        refused = experiment.refused()
+        if args.dask is None:  # a cluster's workers check where they run
+            experiment.check_sandbox()
+        experiment.check_models(dask=args.dask)  # one request per endpoint model with runs to do
+    except (TaskError, ValueError, OSError, SandboxUnavailable, ModelError) as exc:
+        _say(str(exc))
         return 2
+    for line in refused:
+        _say(f"{experiment.results.path} line {line.line}: refused, {line.reason}; its run is "
+             "done again")  # fmt: skip
     pending = len(experiment.pending())
     total = len(experiment.specs())
-    print(f"jupyter-operator eval: {total} runs ({total - pending} already in "
-          f"{experiment.results.path}), {len(experiment.tasks)} tasks x {len(models)} models x "
-          f"{args.repeats} repeats", file=sys.stderr)  # fmt: skip
-    results = experiment.run(workers=args.workers, dask=args.dask, progress=True)
+    _say(f"{plural(total, 'run')} ({total - pending} already in {experiment.results.path}), "
+         f"{plural(len(experiment.tasks), 'task')} x {plural(len(models), 'model')} x "
+         f"{plural(args.repeats, 'repeat')}")  # fmt: skip
+    ran: list[dict[str, Any]] = []
+    try:
+        with warnings.catch_warnings():  # the refused lines are already listed above
+            warnings.simplefilter("ignore")
+            results = experiment.run(workers=args.workers, dask=args.dask,
+                                     progress=_recording(ran))  # fmt: skip
+    except SandboxUnavailable as exc:  # a cluster's worker without bubblewrap
+        _say(str(exc))
+        return 2
     results = Results(results.rows, prices)
     print(_table(results))
+    if ran and all(row.get("stop_reason") in ERRORS for row in ran):
+        _say(f"every run ended in an error of the endpoint or the harness ({ran[0]['stop_reason']}"
+             f": {ran[0].get('stop_message')})")  # fmt: skip
+        return 1
     return 0
+
+
+def _recording(ran: list[dict[str, Any]]) -> Callable[[dict[str, Any], Any], None]:
+    """The terminal's progress lines, keeping the rows of the runs this command ran."""
+    from .progress import TerminalProgress
+
+    show = TerminalProgress()
+
+    def progress(row: dict[str, Any], tally: Any) -> None:
+        ran.append(row)
+        show(row, tally)
+
+    return progress
 
 
 def _table(results: Any) -> str:

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .results import ResultsFile
-from .single import ModelSpec, RunSpec, run_one
+from .results import Refused, ResultsFile
+from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one
 from .tasks import Task, load_suite
 
 Progress = Callable[[dict[str, Any], "Tally"], None]
@@ -78,16 +78,34 @@ def _dask_runs(specs: Sequence[RunSpec], dask: Any) -> Iterator[dict[str, Any]]:
             client.close()
 
 
+def _on_dask(function: Callable[[Any], Any], argument: Any, dask: Any) -> Any:
+    """``function(argument)`` on a worker of the cluster."""
+    from distributed import Client
+
+    client = Client(dask) if isinstance(dask, str) else dask
+    try:
+        return client.submit(function, argument, pure=False).result()
+    finally:
+        if isinstance(dask, str):
+            client.close()
+
+
 class Experiment:
     """A grid of ``tasks`` (a suite folder, ``"builtin"``, or ``Task`` objects) x ``models``
     (``ModelSpec``, or a name: an endpoint model at ``base_url``) x ``repeats``, written to
     ``out``. Unattended: what the task's rules do not allow is rejected with a reason the model
-    sees, unless ``approve_all`` (only the run's copy is ever at stake)."""
+    sees, unless ``approve_all`` (only the run's copy is ever at stake).
+
+    An endpoint model's runs start only where the sandbox works (``SandboxUnavailable``
+    otherwise), unless ``unsandboxed``. Rows are signed with the key in ``key_file`` (default:
+    in Jupyter's data folder, ``results.default_key_file``); a row that does not verify is not
+    a finished run (``refused()``), and is done again."""
 
     def __init__(self, tasks: str | os.PathLike[str] | Iterable[Task],
                  models: Iterable[ModelSpec | str], *, repeats: int = 1,
                  out: str | os.PathLike[str] = "eval-results", base_url: str | None = None,
-                 approve_all: bool = False) -> None:  # fmt: skip
+                 approve_all: bool = False, unsandboxed: bool = False,
+                 key_file: str | os.PathLike[str] | None = None) -> None:  # fmt: skip
         if isinstance(tasks, (str, os.PathLike)):
             tasks = load_suite(tasks)
         self.tasks = list(tasks)
@@ -100,13 +118,14 @@ class Experiment:
             raise ValueError("repeats must be at least 1")
         self.repeats = repeats
         self.approve_all = approve_all
-        self.results = ResultsFile(out)
+        self.unsandboxed = unsandboxed
+        self.results = ResultsFile(out, key_file=key_file)
         #: The progress of the latest ``run`` (what a display shows).
         self.tally: Tally | None = None
 
     def specs(self) -> list[RunSpec]:
         """Every run of the grid, in order."""
-        return [RunSpec(task, model, repeat, self.approve_all)
+        return [RunSpec(task, model, repeat, self.approve_all, unsandboxed=self.unsandboxed)
                 for repeat in range(self.repeats) for task in self.tasks
                 for model in self.models]  # fmt: skip
 
@@ -114,6 +133,37 @@ class Experiment:
         """The runs not yet in the results (what ``run`` will do)."""
         done = self.results.done()
         return [spec for spec in self.specs() if spec.key not in done]
+
+    def refused(self) -> list[Refused]:
+        """The lines of ``results.jsonl`` that do not verify (their runs are done again)."""
+        return self.results.refused()
+
+    def check_sandbox(self, specs: Sequence[RunSpec] | None = None) -> None:
+        """Raise ``SandboxUnavailable`` when a pending run (or one of ``specs``) needs the
+        sandbox and bubblewrap cannot run here (a worker checks again before each run)."""
+        from ..shell import sandbox_available
+
+        specs = self.pending() if specs is None else specs
+        if any(spec.needs_sandbox for spec in specs) and not sandbox_available():
+            raise SandboxUnavailable()
+
+    def check_models(self, *, dask: Any = None) -> None:
+        """One request to each endpoint model with runs pending (where the runs will run: on a
+        Dask worker with ``dask``), so a missing key, an endpoint that cannot be reached or
+        an unknown model stops the grid before its first run (``ModelError`` names the model
+        and says which)."""
+        from ..agent import ModelError
+
+        models = {spec.model.name: spec.model for spec in self.pending()
+                  if spec.model.untrusted}  # fmt: skip
+        for model in models.values():
+            try:
+                if dask is None:
+                    check_endpoint(model)
+                else:
+                    _on_dask(check_endpoint, model, dask)
+            except ModelError as exc:
+                raise ModelError(exc.kind, f"model {model.name!r}: {exc.message}") from None
 
     def run(self, *, workers: int | None = None, dask: Any = None,
             progress: Progress | bool | None = None) -> Any:  # fmt: skip
@@ -123,18 +173,32 @@ class Experiment:
         one by one in this process). ``dask``: a ``distributed.Client`` or a scheduler address,
         instead of the pool. ``progress``: a callback ``(row, tally)``, True for the default
         display (a widget in a notebook, a line per run in a terminal), False for none.
+
+        Raises ``SandboxUnavailable`` before any run when an endpoint model's runs would run
+        without the sandbox (on a Dask cluster: from the first worker that lacks it). Lines of
+        the results that do not verify are warned about, and their runs done again.
         """
+        import warnings
+
         from .analysis import Results
-        from .progress import default_progress
+        from .progress import default_progress, plural
 
         specs = self.specs()
-        keys = {spec.key for spec in specs}
+        keys = {spec.key for spec in specs} & self.results.done()
         tally = Tally(total=len(specs))
         for row in self.results.rows():  # resumed: what earlier runs of this grid finished
             if (row.get("task"), row.get("model"), row.get("repeat")) in keys:
                 tally.add(row)
         tally.skipped = tally.done
         todo = self.pending()
+        if dask is None:  # a cluster's workers are checked where they run
+            self.check_sandbox(todo)
+        refused = self.refused()
+        if refused:
+            first = refused[0]
+            warnings.warn(f"{self.results.path}: {plural(len(refused), 'line')} refused (done "
+                          f"again); line {first.line}: {first.reason}",
+                          stacklevel=2)  # fmt: skip
         show = default_progress(tally) if progress is True or progress is None else progress
         if workers is None:
             workers = min(8, os.cpu_count() or 1)

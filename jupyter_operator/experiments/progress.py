@@ -9,11 +9,47 @@ if TYPE_CHECKING:
     from .grid import Tally
 
 
+def plural(count: int, word: str) -> str:
+    """``1 run``, ``2 runs``, ``12,345 tokens``."""
+    return f"{count:,} {word}" + ("" if count == 1 else "s")
+
+
 def summary(tally: Tally) -> str:
     """``12/40 runs · 9 passed · 3 failing · 12,345 tokens`` (and what was resumed)."""
-    text = (f"{tally.done}/{tally.total} runs · {tally.passed} passed · {tally.failing} failing"
-            f" · {tally.tokens:,} tokens")  # fmt: skip
+    text = (f"{tally.done}/{plural(tally.total, 'run')} · {tally.passed} passed · "
+            f"{tally.failing} failing · {plural(tally.tokens, 'token')}")  # fmt: skip
     return text + (f" · {tally.skipped} from earlier runs" if tally.skipped else "")
+
+
+#: How much of a reason a progress line shows (the whole of it is in the results).
+REASON_CHARS = 200
+
+
+def _one_line(text: str) -> str:
+    """``text`` on one line, every control or invisible character spelled ``<U+XXXX>`` (a
+    check's output is the model's work: it must not move the cursor or forge a line)."""
+    text = " ".join(text.split())
+    text = "".join(c if c.isprintable() else f"<U+{ord(c):04X}>" for c in text)
+    return text if len(text) <= REASON_CHARS else text[: REASON_CHARS - 1] + "…"
+
+
+def outcome(row: dict[str, Any]) -> str:
+    """``passed``, or why not: the stop reason and its message when the run did not end as
+    the model's own ``done``, and the failed check's last line when the check ran."""
+    if row.get("passed"):
+        return "passed"
+    reasons = []
+    stop = row.get("stop_reason")
+    if stop != "done":
+        message = row.get("stop_message") or ""
+        reasons.append(f"{stop}: {_one_line(message)}" if message else str(stop))
+    if stop not in ("model_error", "harness_error"):
+        lines = (row.get("check_output") or "").strip().splitlines()
+        check = f"check exit {row.get('check_exit')}"
+        reasons.append(f"{check}: {_one_line(lines[-1])}" if lines else check)
+    return f"FAILED ({'; '.join(reasons)})"
+
+
 
 
 class ProgressBar:
@@ -34,7 +70,7 @@ class ProgressBar:
 
         self.bar.value = tally.done
         self.label.value = escape(summary(tally))
-        mark = "passed" if row.get("passed") else f"failed ({row.get('stop_reason')})"
+        mark = outcome(row)
         self.latest.value = escape(f"latest: {row['task']} · {row['model']} · "
                                    f"repeat {row['repeat']}: {mark}")  # fmt: skip
         if tally.done >= tally.total:
@@ -48,7 +84,7 @@ class TerminalProgress:
         self.stream = stream or sys.stderr
 
     def __call__(self, row: dict[str, Any], tally: Tally) -> None:
-        mark = "passed" if row.get("passed") else f"FAILED ({row.get('stop_reason')})"
+        mark = outcome(row)
         print(f"[{tally.done}/{tally.total}] {row['task']} · {row['model']} · repeat "
               f"{row['repeat']}: {mark} · {summary(tally)}", file=self.stream)  # fmt: skip
 

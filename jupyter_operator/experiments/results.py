@@ -4,52 +4,226 @@ The parent process is the only writer: each row is appended and flushed to the s
 run finishes, so a crash of the process or Ctrl-C loses only the runs in flight (a power cut
 may lose the last rows too: a second run then does them again), and a second run of the same
 grid skips every (task, model, repeat) already there.
+
+Every row carries a ``mac``: an HMAC-SHA256 of the row under a key only the harness holds (a
+file of the person's own, ``<jupyter data dir>/jupyter_operator/eval-results.key``, 0600). No
+run can reach it: a run's workspace is a fresh temporary copy whose jail and sandbox show
+nothing of the home folder, and Jupyter's data folder is out of every workspace's reach by its
+real location. The workers never see the key either: the parent signs what they send back. So
+a line that something else wrote or changed (a model's code appending forged rows, a hand
+edit) does not verify, is refused with its line number and reason, and its run is done again:
+it never counts as finished.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
 import json
 import os
 import re
+import secrets
+import stat
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 RESULTS = "results.jsonl"
+#: The name of the key file in the package's folder of Jupyter's data folder.
+KEY_NAME = "eval-results.key"
+MAC_FIELD = "mac"
+#: Stop reasons of a run that did not really happen (the endpoint or the harness failed): not
+#: a finished run, so the next run of the grid does it again (its row then replaces this one).
+ERRORS = ("model_error", "harness_error")
+#: Why a signed line is refused.
+CHANGED = "its signature does not verify (the line was changed, or written by something else)"
+O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class ResultsKeyError(ValueError):
+    """The key that signs results cannot be used (a link, not the person's own, readable by
+    others, or where a sandboxed run could read it): the message says which and where."""
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A line of ``results.jsonl`` that is not taken as a finished run, and why."""
+
+    line: int
+    reason: str
+
+
+def _key(row: dict[str, Any]) -> tuple[Any, Any, Any]:
+    return (row.get("task"), row.get("model"), row.get("repeat"))
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "_"
 
 
-class ResultsFile:
-    """The results of one output folder: rows read back, rows appended, transcripts saved."""
+def default_key_file() -> Path:
+    """``<jupyter data dir>/jupyter_operator/eval-results.key`` (``$JUPYTER_DATA_DIR`` moves it)."""
+    from jupyter_core.paths import jupyter_data_dir
 
-    def __init__(self, out: str | os.PathLike[str]) -> None:
+    return Path(jupyter_data_dir()) / "jupyter_operator" / KEY_NAME
+
+
+def _visible_in_sandbox(path: Path) -> bool:
+    """Whether a sandboxed run sees ``path`` (the system folders and the Python installations
+    are bound read-only into every sandbox)."""
+    from ..shell import python_homes
+    from ..shell.sandbox import SYSTEM_DIRS
+
+    shown = [Path(d) for d in SYSTEM_DIRS] + [home.absolute() for home in python_homes()]
+    absolute = path.absolute()
+    return any(absolute == d or d in absolute.parents for d in shown)
+
+
+def _read_key(path: Path) -> bytes | None:
+    """The key in ``path``, None when there is none; refused unless a plain file of this
+    user's that nobody else can read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        reason = os.strerror(exc.errno or 5)
+        raise ResultsKeyError(f"{path}: the results key cannot be opened "
+                              f"({reason}; a link is refused)") from None  # fmt: skip
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ResultsKeyError(f"{path}: the results key is not a plain file")
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            raise ResultsKeyError(f"{path}: the results key belongs to another user")
+        if info.st_mode & 0o077:
+            raise ResultsKeyError(f"{path}: the results key is readable by others (it must "
+                                  "be 0600: chmod 600 it, or delete it for a new one)")  # fmt: skip
+        data = os.read(fd, 1024).strip()
+    finally:
+        os.close(fd)
+    if len(data) < 32:
+        raise ResultsKeyError(f"{path}: the results key is too short (delete it for a new one)")
+    return data
+
+
+def load_key(path: str | os.PathLike[str] | None = None) -> bytes:
+    """The key that signs results rows, made (0600, in a 0700 folder) on first use."""
+    path = Path(path) if path is not None else default_key_file()
+    if _visible_in_sandbox(path):
+        raise ResultsKeyError(f"{path}: the results key would be visible inside the "
+                              "sandbox (a system or Python folder); keep it in your own data "
+                              "folder")  # fmt: skip
+    found = _read_key(path)
+    if found is not None:
+        return found
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    # Written whole under a temporary name, then linked into place: a second harness starting
+    # at the same moment reads either no key or the whole one, never half of it.
+    temporary = path.parent / f".{KEY_NAME}.{secrets.token_hex(8)}"
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW, 0o600)
+    try:
+        os.write(fd, secrets.token_hex(32).encode("ascii") + b"\n")
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    try:
+        with contextlib.suppress(FileExistsError):  # another harness made it first: use theirs
+            os.link(temporary, path)
+    finally:
+        temporary.unlink()
+    key = _read_key(path)
+    if key is None:
+        raise ResultsKeyError(f"{path}: the results key could not be made")
+    return key
+
+
+def _canonical(row: dict[str, Any]) -> bytes:
+    body = {k: v for k, v in row.items() if k != MAC_FIELD}
+    # ASCII: a lone surrogate from a model's text is escaped, never an encoding error
+    return json.dumps(body, ensure_ascii=True, sort_keys=True, separators=(",", ":"),
+                      allow_nan=True).encode("ascii")  # fmt: skip
+
+
+def sign(row: dict[str, Any], key: bytes) -> str:
+    """The row's MAC under ``key`` (its JSON form, keys sorted, the ``mac`` field left out)."""
+    return hmac.new(key, _canonical(row), hashlib.sha256).hexdigest()
+
+
+class ResultsFile:
+    """The results of one output folder: rows read back (verified), rows appended (signed),
+    transcripts saved. ``key_file``: where the signing key lives (default
+    :func:`default_key_file`); ``verify=False`` reads rows without checking them (results
+    brought from another machine, whose key this one does not have)."""
+
+    def __init__(self, out: str | os.PathLike[str], *,
+                 key_file: str | os.PathLike[str] | None = None,
+                 verify: bool = True) -> None:  # fmt: skip
         self.out = Path(out)
         self.path = self.out / RESULTS
+        self.key_file = key_file
+        self.verify = verify
+        self._key: bytes | None = None
 
-    def rows(self) -> list[dict[str, Any]]:
-        """Every row so far (a torn last line, from a crash, is skipped)."""
+    @property
+    def key(self) -> bytes:
+        if self._key is None:
+            self._key = load_key(self.key_file)
+        return self._key
+
+    def read(self) -> tuple[list[dict[str, Any]], list[Refused]]:
+        """The rows that verify, and the lines refused (a torn last line, from a crash, is
+        skipped without a word: its run is done again)."""
         if not self.path.exists():
-            return []
-        found = []
-        for line in self.path.read_text(encoding="utf-8").splitlines():
+            return [], []
+        lines = self.path.read_text(encoding="utf-8", errors="replace").split("\n")
+        lines.pop()  # "" when the file ends with a newline, else a torn last line: skipped
+        found: list[dict[str, Any]] = []
+        refused: list[Refused] = []
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
             try:
                 row = json.loads(line)
             except json.JSONDecodeError:
+                refused.append(Refused(number, "not a JSON line"))
                 continue
-            if isinstance(row, dict):
-                found.append(row)
-        return found
+            if not isinstance(row, dict):
+                refused.append(Refused(number, "not a JSON object"))
+                continue
+            mac = row.pop(MAC_FIELD, None)
+            if self.verify:
+                if not isinstance(mac, str):
+                    refused.append(Refused(number, "not signed by this harness"))
+                    continue
+                if not hmac.compare_digest(mac, sign(row, self.key)):
+                    refused.append(Refused(number, CHANGED))
+                    continue
+            found.append(row)
+        latest = {_key(row): row for row in found}  # a run done again: its newest row
+        return list(latest.values()), refused
+
+    def rows(self) -> list[dict[str, Any]]:
+        """Every row so far that verifies (without its ``mac``), the newest of a run that was
+        done again."""
+        return self.read()[0]
+
+    def refused(self) -> list[Refused]:
+        """The lines not taken as finished runs (their runs are done again), and why."""
+        return self.read()[1]
 
     def done(self) -> set[tuple[str, str, int]]:
-        """The (task, model, repeat) of every finished run."""
-        return {(r.get("task"), r.get("model"), r.get("repeat")) for r in self.rows()}
+        """The (task, model, repeat) of every finished run: of the rows that verify, those not
+        ended by a fault of the endpoint or the harness (``ERRORS``)."""
+        return {_key(r) for r in self.rows() if r.get("stop_reason") not in ERRORS}
 
     def add(self, row: dict[str, Any]) -> dict[str, Any]:
-        """Save ``row`` (its ``transcript_text`` goes to its own file, named in the row)."""
+        """Save ``row``, signed (its ``transcript_text`` goes to its own file, named in the
+        row); return it as read back (without its ``mac``)."""
         self.out.mkdir(parents=True, exist_ok=True)
         row = dict(row)
+        row.pop(MAC_FIELD, None)
         text = row.pop("transcript_text", "")
         if text:
             rel = Path("transcripts") / _slug(row["model"]) / (
@@ -60,6 +234,15 @@ class ResultsFile:
             row["transcript"] = rel.as_posix()
         else:
             row["transcript"] = None
-        with self.path.open("a", encoding="utf-8") as out:
-            out.write(json.dumps(row, ensure_ascii=False, sort_keys=True) + "\n")
+        row = json.loads(json.dumps(row))  # as it will be read back
+        signed = {**row, MAC_FIELD: sign(row, self.key)}
+        line = json.dumps(signed, sort_keys=True) + "\n"  # ASCII, like the signed form
+        with self.path.open("a+b") as out:
+            end = out.seek(0, os.SEEK_END)
+            if end:
+                out.seek(end - 1)
+                if out.read(1) != b"\n":  # a torn last line (a crash mid-write): no run's row
+                    out.seek(0)
+                    out.truncate(out.read().rfind(b"\n") + 1)
+            out.write(line.encode("ascii"))
         return row

@@ -4,7 +4,9 @@
 in its ``RunSpec`` (the task's files as bytes, the model's description, never a key: an
 endpoint's key is read from the worker's own environment), and everything it made goes back in
 the row it returns (the transcript's text included), so the parent is the only writer of the
-results. It never raises: a fault of the model, the check or the harness is a row too.
+results. It never raises: a fault of the model, the check or the harness is a row too. The one
+exception is a run it refuses to start: an endpoint model's run where bubblewrap is missing
+(``SandboxUnavailable``), unless the spec says ``unsandboxed``.
 """
 
 from __future__ import annotations
@@ -28,8 +30,23 @@ if TYPE_CHECKING:
 #: What a model is told when a change waits for a person in an unattended run.
 UNATTENDED = ("nobody is watching this run (an unattended experiment); only what the task's "
               "rules allow is carried out")  # fmt: skip
+#: Why an endpoint model's runs need the sandbox (the error names bubblewrap and the way out).
+NO_SANDBOX = (
+    "bubblewrap (bwrap) cannot run on this machine, so the sandbox is missing: the cells an "
+    "endpoint model runs, and the task's check (which runs in the copy the model wrote, and "
+    "often imports or runs what it wrote), would run as you, able to read your files and keys "
+    "and to rewrite the task's check and the results. Install bubblewrap, or pass "
+    "--unsandboxed (unsandboxed=True) to run them anyway"
+)
 #: Beyond the task's own time budget, how long a run may take before the worker gives up on it.
 GRACE_S = 60.0
+
+
+class SandboxUnavailable(RuntimeError):
+    """A run that needs the sandbox where bubblewrap cannot run: refused before it starts."""
+
+    def __init__(self) -> None:
+        super().__init__(NO_SANDBOX)
 
 
 @dataclass(frozen=True)
@@ -61,6 +78,12 @@ class ModelSpec:
         """Each task's reference solution (``reference.json``)."""
         return cls(name, reference=True)
 
+    @property
+    def untrusted(self) -> bool:
+        """True for an endpoint's model: its replies are not yours (scripted replies are, and
+        a reference solution is the task's own), so what it writes runs only sandboxed."""
+        return not self.reference and self.replies is None
+
     def build(self, task: Task) -> Model:
         from ..agent import OpenAIChat, ReplayModel
 
@@ -81,6 +104,13 @@ class RunSpec:
     repeat: int
     approve_all: bool = False
     check_timeout_s: float = 120.0
+    #: Run an endpoint model's tasks even where the sandbox is missing (the person said so).
+    unsandboxed: bool = False
+
+    @property
+    def needs_sandbox(self) -> bool:
+        """Whether the run may only start inside the sandbox (see ``ModelSpec.untrusted``)."""
+        return self.model.untrusted and not self.unsandboxed
 
     @property
     def key(self) -> tuple[str, str, int]:
@@ -89,17 +119,55 @@ class RunSpec:
 
 def unattended(approve_all: bool) -> Callable[[Run], None]:
     """The decisions of a run with nobody watching: what waits is rejected with a reason the
-    model sees (or, with ``approve_all``, approved: only the run's copy is at stake)."""
+    model sees (or, with ``approve_all``, approved: only the run's copy is at stake).
+
+    A tool call in the model's own format, translated to the block it seemed to mean, is never
+    approved, ``approve_all`` or not: the translation is a guess at the model's intent, which
+    only a person may accept. It is rejected, so the model is told the block it meant.
+    """
 
     def decide(run: Run) -> None:
         while run.pending:
             item = run.pending[0]
-            if approve_all:
+            if getattr(item, "foreign", None) is not None:
+                run.reject(item.id)  # the model's result names the block it meant
+            elif approve_all:
                 run.approve(item.id)
             else:
                 run.reject(item.id, reason=UNATTENDED)
 
     return decide
+
+
+#: What the one request before a grid asks (any answer will do: it proves the way works).
+PING = "Reply with the word OK."
+
+
+class _NotChecked(Exception):
+    """A run whose check is not run (the message says why)."""
+
+
+def check_endpoint(model: ModelSpec) -> None:
+    """One request to an endpoint model, before its runs: raise ``ModelError`` (one sentence,
+    never the key) when there is no key, the endpoint cannot be reached or does not know the
+    model. Nothing to do for scripted replies and reference solutions. The reply is cut after
+    its first words."""
+    if not model.untrusted:
+        return
+    from ..agent import OpenAIChat
+
+    chat = OpenAIChat(model.model, base_url=model.base_url)
+
+    async def ask() -> None:
+        reply = chat.stream([{"role": "user", "content": PING}])
+        try:
+            async for _text in reply:
+                break
+        finally:
+            await reply.aclose()
+            await chat.aclose()
+
+    asyncio.run(ask())
 
 
 def _agent_run(spec: RunSpec, workspace: Path, scratch: Path) -> tuple[Any, Any]:
@@ -120,8 +188,13 @@ def _agent_run(spec: RunSpec, workspace: Path, scratch: Path) -> tuple[Any, Any]
 
 
 def run_one(spec: RunSpec) -> dict[str, Any]:
-    """Run ``spec`` and return its results row (with ``transcript_text``); never raises."""
+    """Run ``spec`` and return its results row (with ``transcript_text``); never raises, but
+    ``SandboxUnavailable`` before anything ran (checked here, on the worker that would run it)."""
     from ..agent.transcript import summarize
+    from ..shell import sandbox_available
+
+    if spec.needs_sandbox and not sandbox_available():
+        raise SandboxUnavailable()
 
     started = time.time()
     clock = time.perf_counter()
@@ -156,10 +229,15 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
         row["transcript_text"] = path.read_text(encoding="utf-8") if path and path.exists() else ""
         check_clock = time.perf_counter()
         try:
+            if row["stop_reason"] == "harness_error":  # a fault of ours: nothing to judge
+                raise _NotChecked("not run: the run ended in a harness error before its check")
             check = run_check(spec.task.check, workspace, task_dir,
                               timeout_s=spec.check_timeout_s)  # fmt: skip
             row.update(passed=check.passed, check_exit=check.exit_code,
                        check_output=check.output, check_sandboxed=check.sandboxed)  # fmt: skip
+        except _NotChecked as exc:
+            row.update(passed=False, check_exit=None, check_output=str(exc),
+                       check_sandboxed=False)  # fmt: skip
         except Exception as exc:  # a check that cannot even start: failed, with the reason
             row.update(passed=False, check_exit=None, check_output=f"{type(exc).__name__}: {exc}",
                        check_sandboxed=False)  # fmt: skip

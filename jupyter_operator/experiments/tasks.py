@@ -10,7 +10,9 @@ read or rewrite its own check). A task is loaded into bytes once, so a run on an
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +27,12 @@ else:  # pragma: no cover - Python 3.10
 BUILTIN = Path(__file__).resolve().parent / "suites" / "builtin"
 #: A task's files, all together (the runs of a grid each get a copy of them).
 MAX_TASK_BYTES = 10 * 1024 * 1024
+#: A task's files and folders, counted together (a walk of a million empty folders stops).
+MAX_TASK_FILES = 10_000
+#: ``task.toml`` itself.
+MAX_SETTINGS_BYTES = 1024 * 1024
+O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 #: The rules of a task that names none: its copy is disposable, so everything runs.
 DEFAULT_POLICY = ("auto all",)
 
@@ -64,21 +72,72 @@ class Task:
         return None if raw is None else list(json.loads(raw))
 
 
+def _read_plain(path: Path, budget: list[int], where: Path) -> bytes:
+    """The bytes of the plain file ``path``: its size is checked before a byte is read, and a
+    link or a special file (a FIFO, a device) is refused, not followed or waited on.
+    ``budget`` is the task's ``[bytes read, entries seen]`` so far."""
+    try:
+        fd = os.open(path, os.O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise TaskError(f"{path}: a symbolic link; a task holds plain files only") from None
+        raise TaskError(f"{path}: cannot be read ({os.strerror(exc.errno or 5)})") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise TaskError(f"{path}: not a plain file; a task holds plain files only")
+        left = MAX_TASK_BYTES - budget[0]
+        if info.st_size > left:  # the size, not the bytes: a sparse 1 GiB file is never read
+            raise TaskError(f"{where}: the task's files exceed {MAX_TASK_BYTES} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            data = file.read(left + 1)  # a file that grew since the stat still stops here
+    finally:
+        os.close(fd)
+    budget[0] += len(data)
+    if budget[0] > MAX_TASK_BYTES:
+        raise TaskError(f"{where}: the task's files exceed {MAX_TASK_BYTES} bytes")
+    return data
+
+
 def _read_tree(folder: Path, skip: str | None, budget: list[int], where: Path) -> dict[str, bytes]:
+    """Every plain file below ``folder`` by its relative ``/`` path, never following a link:
+    a link anywhere (a file, a folder) is refused, so nothing outside the task is read."""
     found: dict[str, bytes] = {}
-    for path in sorted(folder.rglob("*")):
-        rel = path.relative_to(folder).as_posix()
-        if skip is not None and (rel == skip or rel.startswith(skip + "/")):
-            continue
-        if path.is_symlink():
-            raise TaskError(f"{where / rel}: a symbolic link; a task holds plain files only")
-        if path.is_file():
-            data = path.read_bytes()
-            budget[0] += len(data)
-            if budget[0] > MAX_TASK_BYTES:
-                raise TaskError(f"{where}: the task's files exceed {MAX_TASK_BYTES} bytes")
-            found[rel] = data
-    return found
+    stack = [(folder, "")]
+    while stack:
+        current, prefix = stack.pop()
+        with os.scandir(current) as scan:
+            entries = sorted(scan, key=lambda e: e.name)
+        for entry in entries:
+            rel = prefix + entry.name
+            if skip is not None and rel == skip:
+                continue
+            budget[1] += 1
+            if budget[1] > MAX_TASK_FILES:
+                raise TaskError(f"{where}: the task holds more than {MAX_TASK_FILES} files and "
+                                "folders")  # fmt: skip
+            path = Path(entry.path)
+            if entry.is_symlink():
+                raise TaskError(f"{path}: a symbolic link; a task holds plain files only")
+            if entry.is_dir(follow_symlinks=False):
+                stack.append((path, rel + "/"))
+            elif entry.is_file(follow_symlinks=False):
+                found[rel] = _read_plain(path, budget, where)
+            else:
+                raise TaskError(f"{path}: not a plain file; a task holds plain files only")
+    return dict(sorted(found.items()))
+
+
+def _plain_folder(path: Path, what: str) -> None:
+    """Refuse ``path`` unless it is a folder itself (a link to one is refused, not followed)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        raise TaskError(f"{path}: missing ({what})") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise TaskError(f"{path}: a symbolic link; a task holds plain files only")
+    if not stat.S_ISDIR(info.st_mode):
+        raise TaskError(f"{path}: not a folder ({what})")
 
 
 def _field(settings: dict[str, Any], name: str, where: Path) -> Any:
@@ -102,10 +161,12 @@ def load_task(folder: str | os.PathLike[str]) -> Task:
     """The task in ``folder``; ``TaskError`` names the file and the field that are wrong."""
     folder = Path(folder)
     where = folder / "task.toml"
+    if not os.path.lexists(where):
+        raise TaskError(f"{where}: missing (a task folder holds task.toml and files/)")
+    if os.lstat(where).st_size > MAX_SETTINGS_BYTES:
+        raise TaskError(f"{where}: larger than {MAX_SETTINGS_BYTES} bytes")
     try:
-        settings = tomllib.loads(where.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise TaskError(f"{where}: missing (a task folder holds task.toml and files/)") from None
+        settings = tomllib.loads(_read_plain(where, [0, 0], where).decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise TaskError(f"{where}: not valid TOML ({exc})") from None
     unknown = sorted(set(settings) - set(_FIELDS))
@@ -115,9 +176,8 @@ def load_task(folder: str | os.PathLike[str]) -> Task:
         if required not in settings:
             raise TaskError(f"{where}: field '{required}': missing")
     values = {name: _field(settings, name, where) for name in settings}
-    if not (folder / "files").is_dir():
-        raise TaskError(f"{folder / 'files'}: missing (the task's starting workspace)")
-    budget = [0]
+    _plain_folder(folder / "files", "the task's starting workspace")
+    budget = [0, 0]  # bytes read, entries seen
     files = _read_tree(folder / "files", None, budget, folder / "files")
     support = _read_tree(folder, "files", budget, folder)
     support.pop("task.toml", None)
@@ -144,8 +204,12 @@ def load_suite(suite: str | os.PathLike[str]) -> list[Task]:
         return [load_task(folder)]
     if not folder.is_dir():
         raise TaskError(f"{folder}: no such suite folder")
-    tasks = [load_task(child) for child in sorted(folder.iterdir())
-             if child.is_dir() and (child / "task.toml").is_file()]  # fmt: skip
+    tasks = []
+    for child in sorted(folder.iterdir()):
+        if child.is_symlink():  # a link here would make an outside folder a task
+            raise TaskError(f"{child}: a symbolic link; a suite holds plain folders only")
+        if child.is_dir() and os.path.lexists(child / "task.toml"):
+            tasks.append(load_task(child))
     if not tasks:
         raise TaskError(f"{folder}: no task folders (each holds a task.toml)")
     return tasks

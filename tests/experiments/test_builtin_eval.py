@@ -20,6 +20,7 @@ def test_eval_builtin_against_a_loopback_endpoint(
     tasks = load_suite("builtin")
     with FakeOpenAI() as fake:
         monkeypatch.setenv("OPENAI_API_KEY", fake.key)
+        fake.add("OK")  # the one request that checks the key, the endpoint and the model
         for task in tasks:  # one worker, in order: each task gets its reference's replies
             fake.add(*task.reference)
         code = main(["eval", "--suite", "builtin", "--model", "fake-model", "--base-url",
@@ -30,7 +31,7 @@ def test_eval_builtin_against_a_loopback_endpoint(
             .splitlines()]  # fmt: skip
     failed = {r["task"]: (r["stop_reason"], r["check_output"]) for r in rows if not r["passed"]}
     assert failed == {}
-    assert len(rows) == len(tasks) and requests == sum(len(t.reference) for t in tasks)
+    assert len(rows) == len(tasks) and requests == 1 + sum(len(t.reference) for t in tasks)
     assert all(r["tokens"] > 0 and r["transcript"] for r in rows)
     assert f"fake-model\t{len(tasks)}\t{len(tasks)}\t100.0%" in capsys.readouterr().out
     assert fake.key not in (tmp_path / "out" / "results.jsonl").read_text()

@@ -213,3 +213,55 @@ def test_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert main(["eval", str(tmp_path), "--replay", str(replay)]) == 2
     assert "no task folders" in capsys.readouterr().err
     assert main(["eval", "--replay", str(replay)]) == 2
+
+
+HERMES_WRITE = ('<tool_call>{"name": "write_file", "arguments": {"path": "notes.txt", '
+                '"content": "status: final\\n"}}</tool_call>')  # fmt: skip
+
+
+@pytest.mark.parametrize("approve_all", [True, False])
+def test_a_translated_tool_call_is_never_applied_unattended(tmp_path: Path,
+                                                            approve_all: bool) -> None:  # fmt: skip
+    """A leaked tool call the engine translates is a guess at the model's intent: even with
+    ``approve_all`` it is rejected, the file stays, and the model is told the block it meant."""
+    edit = [t for t in load_suite(SUITE) if t.name == "edit"]
+    model = ModelSpec.scripted("leaky", {"edit": [HERMES_WRITE, "Done."]})
+    experiment = Experiment(edit, [model], out=tmp_path / "out", approve_all=approve_all)
+    (row,) = experiment.run(workers=0, progress=False).rows
+    assert not row["passed"], "a translated tool call was applied in an unattended run"
+    assert row["approvals"] == 0 and row["rejections"] == 1
+    transcript = (tmp_path / "out" / row["transcript"]).read_text()
+    assert "ERR_FOREIGN_TOOL_CALL" in transcript
+
+
+def test_resume_is_per_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A grid of two models cut short after the first model's run resumes the second model's
+    run: a finished run of one model never counts as done for another."""
+    hello = [t for t in load_suite(SUITE) if t.name == "hello"]
+    first = Experiment(hello, [GOOD, LAZY], out=tmp_path / "out")
+    monkeypatch.setattr(first, "specs", lambda: [Experiment.specs(first)[0]])
+    assert [r["model"] for r in first.run(workers=0, progress=False).rows] == ["good"]
+    again = Experiment(hello, [GOOD, LAZY], out=tmp_path / "out")
+    assert [s.key for s in again.pending()] == [("hello", "lazy", 0)], \
+        "the second model's run was taken as done because the first model finished it"
+    rows = again.run(workers=0, progress=False).rows
+    assert [(r["model"], r["passed"]) for r in rows] == [("good", True), ("lazy", False)]
+    assert again.tally is not None and again.tally.skipped == 1
+
+
+def test_a_torn_last_line_is_skipped_and_the_next_row_is_whole(tmp_path: Path) -> None:
+    """A crash in the middle of writing a row leaves a torn last line: reading skips it (the
+    run is done again), and the row appended after it is a line of its own."""
+    hello = [t for t in load_suite(SUITE) if t.name == "hello"]
+    first = Experiment(hello, [GOOD], repeats=2, out=tmp_path / "out")
+    first.run(workers=0, progress=False)
+    results = tmp_path / "out" / "results.jsonl"
+    lines = results.read_text().splitlines(keepends=True)
+    results.write_text(lines[0] + lines[1][: len(lines[1]) // 2])  # the second row, torn
+    again = Experiment(hello, [GOOD], repeats=2, out=tmp_path / "out")
+    assert [s.key for s in again.pending()] == [("hello", "good", 1)], \
+        "the torn last line was not skipped (or counted as a finished run)"
+    rows = again.run(workers=0, progress=False).rows
+    assert [(r["repeat"], r["passed"]) for r in rows] == [(0, True), (1, True)]
+    assert again.pending() == [], "the row written after the torn line was lost"
+    assert len(load_results(tmp_path / "out").rows) == 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -69,6 +70,80 @@ def test_a_symlink_in_a_task_is_refused(tmp_path: Path) -> None:
     folder = _task(tmp_path / "t", 'prompt = "x"\ncheck = "true"')
     (folder / "files" / "link").symlink_to("/etc/passwd")
     with pytest.raises(TaskError, match="a symbolic link"):
+        load_task(folder)
+
+
+@pytest.mark.parametrize("where", ["files root", "folder in files", "task.toml", "check file",
+                                   "folder beside files"])  # fmt: skip
+def test_no_symlink_anywhere_in_a_task_is_followed(tmp_path: Path, where: str) -> None:
+    """A link in a task would make an outside folder (or file) every run's workspace or check:
+    refused wherever it is, the ``files`` root and ``task.toml`` included."""
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "secret.txt").write_text("the person's private notes")
+    folder = _task(tmp_path / "t", 'prompt = "x"\ncheck = "true"', {"a.txt": "a"})
+    if where == "files root":
+        (folder / "files").rename(tmp_path / "real-files")
+        (folder / "files").symlink_to(outside, target_is_directory=True)
+    elif where == "folder in files":
+        (folder / "files" / "more").symlink_to(outside, target_is_directory=True)
+    elif where == "task.toml":
+        (tmp_path / "real.toml").write_text('prompt = "x"\ncheck = "true"')
+        (folder / "task.toml").unlink()
+        (folder / "task.toml").symlink_to(tmp_path / "real.toml")
+    elif where == "check file":
+        (folder / "check.py").symlink_to(outside / "secret.txt")
+    else:
+        (folder / "scripts").symlink_to(outside, target_is_directory=True)
+    with pytest.raises(TaskError, match="a symbolic link; a task holds plain files only"):
+        load_task(folder)
+
+
+def test_a_task_folder_that_is_a_link_in_a_suite_is_refused(tmp_path: Path) -> None:
+    elsewhere = _task(tmp_path / "elsewhere", 'prompt = "x"\ncheck = "true"')
+    suite = tmp_path / "suite"
+    _task(suite / "real", 'prompt = "x"\ncheck = "true"')
+    (suite / "linked").symlink_to(elsewhere, target_is_directory=True)
+    with pytest.raises(TaskError, match="linked: a symbolic link; a suite holds plain folders"):
+        load_suite(suite)
+
+
+def test_sizes_are_checked_before_reading(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sparse file far over the limit is refused by its size, never read whole first."""
+    import tracemalloc
+
+    from jupyter_operator.experiments import tasks
+
+    monkeypatch.setattr(tasks, "MAX_TASK_BYTES", 1024 * 1024)
+    folder = _task(tmp_path / "t", 'prompt = "x"\ncheck = "true"')
+    with (folder / "files" / "huge.bin").open("wb") as sparse:
+        sparse.truncate(64 * 1024 * 1024)
+    tracemalloc.start()
+    try:
+        with pytest.raises(TaskError, match="the task's files exceed"):
+            load_task(folder)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 1024 * 1024, f"{peak} bytes held: the file was read before its size"
+
+
+def test_the_number_of_entries_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Empty folders count too: a task of countless folders is refused, not walked to the end."""
+    from jupyter_operator.experiments import tasks
+
+    monkeypatch.setattr(tasks, "MAX_TASK_FILES", 50)
+    folder = _task(tmp_path / "t", 'prompt = "x"\ncheck = "true"')
+    for n in range(60):
+        (folder / "files" / f"d{n}").mkdir()
+    with pytest.raises(TaskError, match="more than 50 files and folders"):
+        load_task(folder)
+
+
+def test_a_fifo_in_a_task_is_refused_not_waited_on(tmp_path: Path) -> None:
+    folder = _task(tmp_path / "t", 'prompt = "x"\ncheck = "true"')
+    os.mkfifo(folder / "files" / "pipe")
+    with pytest.raises(TaskError, match="pipe: not a plain file"):
         load_task(folder)
 
 
