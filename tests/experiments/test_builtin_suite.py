@@ -8,8 +8,6 @@ through the engine reply by reply (no model, no network), makes the check PASS.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,7 +16,8 @@ import pytest
 
 from jupyter_operator.agent.stops import classify
 from jupyter_operator.engine import Operator, Policy
-from jupyter_operator.experiments import load_task
+from jupyter_operator.experiments import checks, load_task
+from jupyter_operator.experiments.checks import CheckResult
 from jupyter_operator.experiments.tasks import materialize
 
 if sys.version_info >= (3, 11):
@@ -51,17 +50,21 @@ def reference(task: Path) -> list[str]:
     return json.loads((task / "reference.json").read_text(encoding="utf-8"))
 
 
-def run_check(task: Path, workspace: Path) -> subprocess.CompletedProcess[str]:
-    """The task's check, as the harness runs it: ``sh -c`` in the workspace, ``$TASK_DIR`` a
-    folder of the task's other files only (``files/`` is not there: a check cannot compare
-    against it)."""
+def run_check(task: Path, workspace: Path) -> CheckResult:
+    """The task's check, as the harness runs it (``experiments.checks.run_check``: in the
+    sandbox where there is one, ``taskcheck`` on its path), with ``$TASK_DIR`` a folder of the
+    task's other files only (``files/`` is not there: a check cannot compare against it)."""
     task_dir = workspace.parent / "task"
     if not task_dir.exists():
         task_dir.mkdir()
         materialize(load_task(task).support, task_dir)
-    env = {**os.environ, "TASK_DIR": str(task_dir), "PYTHONDONTWRITEBYTECODE": "1"}
-    return subprocess.run(["sh", "-c", settings(task)["check"]], cwd=workspace, env=env,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    return checks.run_check(settings(task)["check"], workspace, task_dir, timeout_s=120)
+
+
+def assert_one_fail_line(done: CheckResult) -> None:
+    """A failed check says why in one ``FAIL:`` line, and nothing on stderr (no traceback)."""
+    assert done.exit_code == 1 and not done.timed_out, done.output
+    assert done.output.startswith("FAIL: ") and "\n" not in done.output, done.output
 
 
 def fresh_copy(task: Path, where: Path) -> Path:
@@ -137,10 +140,8 @@ def test_reference_replies_are_command_turns_then_prose(task: Path) -> None:
 def test_check_fails_on_the_starting_files(task: Path, tmp_path: Path) -> None:
     workspace = fresh_copy(task, tmp_path)
     done = run_check(task, workspace)
-    assert done.returncode != 0, done.stdout + done.stderr
-    lines = done.stdout.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("FAIL: "), done.stdout + done.stderr
-    assert done.stderr == "", done.stderr
+    assert not done.passed, done.output
+    assert_one_fail_line(done)
 
 
 @pytest.mark.parametrize("task", TASKS, ids=[task.name for task in TASKS])
@@ -160,8 +161,8 @@ def test_reference_solution_passes_the_check(task: Path, tmp_path: Path) -> None
             assert all(item.ok for item in run.items if item.result is not None), run.results_text
             assert all(item.result is not None for item in run.items), run.results_text
     done = run_check(task, workspace)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.strip().startswith("OK: "), done.stdout
+    assert done.passed, done.output
+    assert done.output.startswith("OK: ") and "\n" not in done.output, done.output
 
 
 def test_the_rules_task_refuses_a_change_to_the_vendored_package(tmp_path: Path) -> None:
@@ -175,4 +176,4 @@ def test_the_rules_task_refuses_a_change_to_the_vendored_package(tmp_path: Path)
     (item,) = run.items
     assert item.result is not None and not item.ok
     assert "ERR_POLICY_DENIED" in run.results_text
-    assert run_check(task, workspace).returncode != 0  # the bytes are as they were
+    assert not run_check(task, workspace).passed  # the bytes are as they were
