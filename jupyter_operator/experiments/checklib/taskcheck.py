@@ -61,11 +61,28 @@ _sys.stdin = _io.StringIO()
 _sys.path.insert(0, _os.getcwd())  # the workspace's modules import each other
 
 
+_PLAIN, _LISTS, _DICT = (type(None), bool, int, float, str), (list, tuple), dict
+
+
+def _not_plain(value, depth=0):
+    """The type name of the first value in ``value`` that is not plain data, else None: only
+    exact types count (an int subclass may compare equal to anything)."""
+    kind = _type(value)
+    if kind in _PLAIN:
+        return None
+    if depth > 50 or kind not in (*_LISTS, _DICT):
+        return kind.__name__
+    items = [*value.keys(), *value.values()] if kind is _DICT else value
+    for item in items:
+        found = _not_plain(item, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
 def _reply(message):
-    try:
-        line = _dumps(message, allow_nan=False)
-    except BaseException:  # an object that is not plain data: its type, nothing it says
-        line = _dumps({"unserialisable": _type(message.get("value")).__name__})
+    found = _not_plain(message)
+    line = _dumps({"unserialisable": found} if found else message, allow_nan=False)
     _write(_REPLY_FD, (_NONCE + " " + line + "\n").encode())
 
 
@@ -135,13 +152,26 @@ def same(got: Any, expected: Any) -> bool:
     return json.dumps(got, sort_keys=True) == json.dumps(expected, sort_keys=True)
 
 
-def _no_ptrace() -> None:
-    """Make this process undumpable (Linux): a process of the same user (the model's code)
-    can then neither attach to it nor write its memory through ``/proc``."""
+def _prctl(*args: int) -> None:
+    """Linux's prctl(2), best effort: elsewhere (or refused) nothing happens."""
     with contextlib.suppress(Exception):
         import ctypes
 
-        ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE, 0
+        ctypes.CDLL(None).prctl(*args, *[0] * (5 - len(args)))
+
+
+def _no_ptrace() -> None:
+    """Make this process undumpable: a process of the same user without CAP_SYS_PTRACE (the
+    model's code) can neither attach to it nor reach its memory or descriptors in ``/proc``."""
+    _prctl(4, 0)  # PR_SET_DUMPABLE 0
+
+
+def _drop_capabilities() -> None:
+    """In the child before it runs Python: empty its capability bounding set, so that even as
+    root (the sandbox's user namespace, a container) it gets no capability after exec, and
+    cannot pass :func:`_no_ptrace` by CAP_SYS_PTRACE."""
+    for capability in range(64):
+        _prctl(24, capability)  # PR_CAPBSET_DROP
 
 
 def run_python(code: str, data: Any = None, *, what: str, timeout_s: float = TIMEOUT_S) -> Any:
@@ -163,6 +193,7 @@ def run_python(code: str, data: Any = None, *, what: str, timeout_s: float = TIM
             [sys.executable, "-I", "-c", _PRELUDE + code + "\n" + _EPILOGUE, str(reply_write)],
             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
             pass_fds=(reply_write,), env=env, start_new_session=True,
+            preexec_fn=_drop_capabilities,
         )  # fmt: skip
     finally:
         os.close(reply_write)
@@ -206,7 +237,8 @@ def run_python(code: str, data: Any = None, *, what: str, timeout_s: float = TIM
 def _collect(child: subprocess.Popen[bytes], reply_fd: int,
              deadline: float) -> tuple[bytes, bytes, bool]:  # fmt: skip
     """Read the reply pipe (up to :data:`MAX_REPLY_BYTES`) and the tail of stderr until both
-    close or ``deadline``; True as the third value when the deadline came first."""
+    close, or the child has ended and nothing more is waiting, or ``deadline``; True as the
+    third value when the deadline came first."""
     assert child.stderr is not None
     reply, stderr = bytearray(), bytearray()
     selector = selectors.DefaultSelector()
@@ -215,13 +247,18 @@ def _collect(child: subprocess.Popen[bytes], reply_fd: int,
     timed_out = False
     try:
         while selector.get_map():
+            ended = child.poll() is not None
             left = deadline - time.monotonic()
             if left <= 0:
                 timed_out = True
                 break
-            for key, _ in selector.select(timeout=min(left, 0.5)):
-                fd = key.fd
-                chunk = os.read(fd, 65536)
+            # Once the child ended, only what is already in the pipes counts: a process it left
+            # behind holding them open does not keep the check waiting.
+            ready = selector.select(timeout=0 if ended else min(left, 0.5))
+            if ended and not ready:
+                break
+            for key, _ in ready:
+                chunk = os.read(key.fd, 65536)
                 if not chunk:
                     selector.unregister(key.fileobj)
                 elif key.data == "reply":
@@ -230,10 +267,6 @@ def _collect(child: subprocess.Popen[bytes], reply_fd: int,
                         return bytes(reply[:MAX_REPLY_BYTES]), bytes(stderr), False
                 else:
                     stderr = (stderr + chunk)[-4 * STDERR_CHARS :]
-            if "reply" in {k.data for k in selector.get_map().values()}:
-                continue
-            if child.poll() is not None:  # replied and ended: stderr may stay open elsewhere
-                break
     finally:
         selector.close()
         os.close(reply_fd)
