@@ -139,3 +139,13 @@ def test_a_process_left_running_does_not_hold_the_check(tmp_path: Path) -> None:
     done = check(tmp_path, double_check(), {"mod.py": code})
     assert done.passed and done.output == "OK: 42", done.output
     assert time.monotonic() - started < 10
+
+
+def test_an_error_the_check_did_not_expect_is_one_fail_line(tmp_path: Path) -> None:
+    workspace_file = {"notes.txt": "placeholder"}
+    script = "from pathlib import Path\nPath('notes.txt').write_bytes(b'\\xff')\n" \
+             "Path('notes.txt').read_text(encoding='utf-8')\n"  # fmt: skip
+    done = check(tmp_path, script, workspace_file)
+    assert not done.passed and done.exit_code == 1, done.output
+    assert done.output.startswith("FAIL: the check stopped on UnicodeDecodeError: "), done.output
+    assert "\n" not in done.output and "check.py line 4" in done.output, done.output

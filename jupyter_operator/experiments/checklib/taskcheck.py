@@ -30,6 +30,7 @@ import signal
 import subprocess
 import sys
 import time
+import traceback
 from typing import Any, NoReturn
 
 #: How much of the child's stderr a failure message quotes, and how big a reply may be.
@@ -144,6 +145,18 @@ def fail(reason: str) -> NoReturn:
     text = " ".join(line.strip() for line in str(reason).splitlines() if line.strip())
     print(f"FAIL: {text[:800]}", flush=True)
     sys.exit(1)
+
+
+def _stopped(kind: type[BaseException], exc: BaseException, trace: Any) -> None:
+    """``sys.excepthook``: an error the check did not expect (a file of the workspace that is
+    not UTF-8, a folder where a file should be) is a FAIL line that names it, not a traceback."""
+    frames = traceback.extract_tb(trace)
+    own = [frame for frame in frames if frame.filename == sys.argv[0]] or frames
+    place = f" ({os.path.basename(own[-1].filename)} line {own[-1].lineno})" if own else ""
+    print(f"FAIL: the check stopped on {kind.__name__}: {exc}{place}"[:800], flush=True)
+
+
+sys.excepthook = _stopped
 
 
 def same(got: Any, expected: Any) -> bool:
