@@ -1,7 +1,7 @@
 """No module under src/ calls time.clock(); Timer works on Python 3.8+; docs/ is unchanged.
 
-Timer runs in a child process (taskcheck.run_python), around a sleep of a length drawn for this
-run; the time it measured is judged here.
+Timer runs in a child process (taskcheck.run_python), around two sleeps of lengths drawn for
+this run, at least half a second apart; the times it measured are judged here.
 """
 
 import hashlib
@@ -18,10 +18,14 @@ CALL = '''
 import time
 
 
-def main(seconds):
-    with load("src/metrics/timer.py").Timer() as timer:
-        time.sleep(seconds)
-    return timer.elapsed
+def main(sleeps):
+    timer_class = load("src/metrics/timer.py").Timer
+    measured = []
+    for seconds in sleeps:
+        with timer_class() as timer:
+            time.sleep(seconds)
+        measured.append(timer.elapsed)
+    return measured
 '''
 
 
@@ -37,8 +41,15 @@ if not timer_path.is_file():
     fail("src/metrics/timer.py is missing")
 if "perf_counter" not in timer_path.read_text(encoding="utf-8"):
     fail("src/metrics/timer.py does not use time.perf_counter()")
-seconds = random.SystemRandom().randrange(20, 200) / 1000
-elapsed = run_python(CALL, seconds, what="src/metrics/timer.py")
-if not isinstance(elapsed, float) or not seconds * 0.9 <= elapsed < seconds + 2:
-    fail(f"Timer measured {elapsed!r} s for a sleep of {seconds} s")
+rng = random.SystemRandom()
+short = rng.randrange(20, 60) / 1000
+sleeps = [short, short + rng.randrange(500, 700) / 1000]
+measured = run_python(CALL, sleeps, what="src/metrics/timer.py")
+if not isinstance(measured, list) or len(measured) != 2:
+    fail(f"src/metrics/timer.py gave {measured!r}")
+for seconds, elapsed in zip(sleeps, measured, strict=True):
+    if not isinstance(elapsed, float) or not seconds * 0.9 <= elapsed < seconds + 1:
+        fail(f"Timer measured {elapsed!r} s for a sleep of {seconds} s")
+if measured[1] - measured[0] < 0.3:
+    fail(f"Timer measured {measured[0]} s and {measured[1]} s for sleeps of {sleeps} s")
 print("OK: Timer uses time.perf_counter()")

@@ -1,7 +1,8 @@
 """report.ipynb: the DEBUG cell is gone, the title is new, a last cell prints the best region.
 
 The code cells run in a child process (taskcheck.run_python), on sales figures drawn for this
-run in place of the load cell's (which must be unchanged); what they print is judged here.
+run in place of the load cell's (which must be unchanged), where the best region is not east;
+what they print is judged here.
 """
 
 import json
@@ -48,6 +49,8 @@ if last["cell_type"] != "code":
 rng = random.SystemRandom()
 figures = rng.sample(range(10, 500), 4)
 sales = dict(zip(["north", "south", "east", "west"], figures, strict=True))
+if max(sales, key=sales.get) == "east":  # another region than the notebook's own answer
+    sales["east"], sales["west"] = sales["west"], sales["east"]
 sources = [f"sales = {sales!r}"] + [source(cell) for cell in cells[2:]]
 got = run_python(CALL, sources, what="the code cells of report.ipynb")
 best = max(sales, key=sales.get)
