@@ -13,7 +13,9 @@ user's site folder are ignored) and takes back only plain data: the child's driv
 result, after the model's code has returned, as one JSON line tagged with a random nonce on a
 pipe of its own (the model's code writes to stdout, which nobody reads), and the check compares
 the parsed values itself. An exit before the driver's reply, an exception, an endless loop, a
-value that is not plain data or a forged reply is a ``FAIL:`` line that says which it was.
+value that is not plain data or a forged reply is a ``FAIL:`` line that says which it was. The
+child gets no capability (even as root, in a sandbox's user namespace) and the check is
+undumpable, so the model's code cannot reach the check's process or its output through ``/proc``.
 
 Checks should pass inputs the model cannot know in advance (random per run, given as ``data``)
 where they can: a forged reply must then compute the right answers, which is doing the task.
@@ -22,6 +24,7 @@ where they can: a forged reply must then compute the right answers, which is doi
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import secrets
@@ -165,12 +168,21 @@ def same(got: Any, expected: Any) -> bool:
     return json.dumps(got, sort_keys=True) == json.dumps(expected, sort_keys=True)
 
 
+@functools.lru_cache(maxsize=1)
+def _libc() -> Any:
+    """The C library (loaded in the check, before a fork), or None where there is none."""
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None)
+    except Exception:
+        return None
+
+
 def _prctl(*args: int) -> None:
     """Linux's prctl(2), best effort: elsewhere (or refused) nothing happens."""
     with contextlib.suppress(Exception):
-        import ctypes
-
-        ctypes.CDLL(None).prctl(*args, *[0] * (5 - len(args)))
+        _libc().prctl(*args, *[0] * (5 - len(args)))
 
 
 def _no_ptrace() -> None:
