@@ -17,6 +17,16 @@ def main(data):
 '''
 
 
+# The files first: the model's code runs after, and may rewrite them.
+lines = Path("README.md").read_text(encoding="utf-8").splitlines()
+rows = [line for line in lines if line.startswith("|")]
+wanted = ["| command | converts |", "| --- | --- |", "| `c2f` | Celsius to Fahrenheit |",
+          "| `f2c` | Fahrenheit to Celsius |", "| `c2k` | Celsius to Kelvin |"]  # fmt: skip
+if [" ".join(row.split()).lower() for row in rows] != [row.lower() for row in wanted]:
+    fail(f"the README's table is {rows}, expected a last row '| `c2k` | Celsius to Kelvin |'")
+first = lines.index(rows[0])
+if lines[first : first + len(rows)] != rows:
+    fail("the README's table is split in two")
 rng = random.SystemRandom()
 celsius = rng.randrange(-2000, 2000) / 10
 commands = [["c2k", "21.5"], ["c2k", str(celsius)], ["c2f", "21.5"], ["f2c", "212"]]
@@ -34,13 +44,4 @@ for args, printed, expected in zip(commands, got.get("cli") or [], wanted, stric
         fail(f"python3 cli.py {' '.join(args)} printed {printed!r}, expected {expected!r}")
 if len(got.get("cli") or []) != len(commands):
     fail(f"cli.py gave {got.get('cli')!r}, not one output per command")
-lines = Path("README.md").read_text(encoding="utf-8").splitlines()
-rows = [line for line in lines if line.startswith("|")]
-wanted = ["| command | converts |", "| --- | --- |", "| `c2f` | Celsius to Fahrenheit |",
-          "| `f2c` | Fahrenheit to Celsius |", "| `c2k` | Celsius to Kelvin |"]  # fmt: skip
-if [" ".join(row.split()).lower() for row in rows] != [row.lower() for row in wanted]:
-    fail(f"the README's table is {rows}, expected a last row '| `c2k` | Celsius to Kelvin |'")
-first = lines.index(rows[0])
-if lines[first : first + len(rows)] != rows:
-    fail("the README's table is split in two")
 print("OK: c2k is in units.py, cli.py and the README")
