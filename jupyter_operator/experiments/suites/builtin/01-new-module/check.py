@@ -1,30 +1,13 @@
-"""textstats.py exists in the workspace root and its two functions count words and lines."""
+"""textstats.py exists in the workspace root and its two functions count words and lines.
 
-import importlib.util
-import sys
+The functions run in a child process (taskcheck.run_python) on fixed cases and on random texts
+made for this run; their results are compared here.
+"""
+
+import random
 from pathlib import Path
-from typing import NoReturn
 
-sys.dont_write_bytecode = True
-
-
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
-
-
-path = Path("textstats.py")
-if not path.is_file():
-    fail("textstats.py is missing from the workspace root")
-spec = importlib.util.spec_from_file_location("textstats", path)
-module = importlib.util.module_from_spec(spec)
-try:
-    spec.loader.exec_module(module)
-except Exception as exc:
-    fail(f"importing textstats.py raised {type(exc).__name__}: {exc}")
-for name in ("word_count", "line_count"):
-    if not callable(getattr(module, name, None)):
-        fail(f"textstats.py has no function {name}")
+from taskcheck import fail, run_python, same
 
 CASES = [
     ("word_count", "", 0),
@@ -37,11 +20,30 @@ CASES = [
     ("line_count", "a\nb", 2),
     ("line_count", "a\n\nc\n", 3),
 ]
-for name, text, expected in CASES:
-    try:
-        got = getattr(module, name)(text)
-    except Exception as exc:
-        fail(f"{name}({text!r}) raised {type(exc).__name__}: {exc}")
-    if got != expected:
-        fail(f"{name}({text!r}) returned {got!r}, expected {expected!r}")
+CALL = '''
+def main(cases):
+    module = load("textstats.py")
+    return [getattr(module, name)(text) for name, text in cases]
+'''
+
+
+def random_text(rng: random.Random) -> str:
+    lines = [" ".join(rng.choice(["ab", "cd", "e", "fgh"]) for _ in range(rng.randrange(0, 6)))
+             for _ in range(rng.randrange(0, 6))]  # fmt: skip
+    return "\n".join(lines) + rng.choice(["", "\n"])
+
+
+if not Path("textstats.py").is_file():
+    fail("textstats.py is missing from the workspace root")
+rng = random.SystemRandom()
+cases = list(CASES)
+for _ in range(4):
+    text = random_text(rng)
+    cases += [("word_count", text, len(text.split())), ("line_count", text, len(text.splitlines()))]
+got = run_python(CALL, [[name, text] for name, text, _ in cases], what="textstats.py")
+if not isinstance(got, list) or len(got) != len(cases):
+    fail(f"textstats.py gave {got!r} instead of one result per call")
+for (name, text, expected), value in zip(cases, got, strict=True):
+    if not same(value, expected):
+        fail(f"{name}({text!r}) returned {value!r}, expected {expected!r}")
 print("OK: textstats.word_count and textstats.line_count work")

@@ -1,12 +1,13 @@
-"""page_count rounds up; the fix is small and page() is unchanged."""
+"""page_count rounds up; the fix is small and page() is unchanged.
+
+page_count runs in a child process (taskcheck.run_python), on fixed and random arguments.
+"""
 
 import difflib
-import importlib.util
-import sys
+import random
 from pathlib import Path
-from typing import NoReturn
 
-sys.dont_write_bytecode = True
+from taskcheck import fail, run_python, same
 
 ORIGINAL = '''"""Split a list of items into pages."""
 
@@ -26,9 +27,16 @@ def page(items: list, number: int, per_page: int) -> list:
 PAGE = ORIGINAL[ORIGINAL.index("def page(") :]
 
 
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
+CALL = '''
+def main(cases):
+    page_count = load("pager.py").page_count
+    results = [page_count(*args) for args in cases]
+    try:
+        page_count(3, 0)
+    except ValueError:
+        results.append("ValueError")
+    return results
+'''
 
 
 path = Path("pager.py")
@@ -42,20 +50,16 @@ new = [line for line in text.splitlines() if line.strip()]
 changed = [line for line in difflib.ndiff(old, new) if line[:1] in "+-"]
 if len(changed) > 5:
     fail(f"the change is not minimal: {len(changed)} lines added or removed")
-spec = importlib.util.spec_from_file_location("pager", path)
-module = importlib.util.module_from_spec(spec)
-try:
-    spec.loader.exec_module(module)
-except Exception as exc:
-    fail(f"importing pager.py raised {type(exc).__name__}: {exc}")
-for args, expected in [((11, 5), 3), ((10, 5), 2), ((0, 5), 0), ((1, 5), 1), ((6, 1), 6)]:
-    got = module.page_count(*args)
-    if got != expected:
-        fail(f"page_count{args} returned {got!r}, expected {expected}")
-try:
-    module.page_count(3, 0)
-except ValueError:
-    pass
-else:
+rng = random.SystemRandom()
+cases = [[11, 5], [10, 5], [0, 5], [1, 5], [6, 1]]
+cases += [[rng.randrange(0, 1000), rng.randrange(1, 50)] for _ in range(5)]
+got = run_python(CALL, cases, what="pager.page_count")
+if not isinstance(got, list) or len(got) not in (len(cases), len(cases) + 1):
+    fail(f"pager.page_count gave {got!r} instead of one result per call")
+for args, value in zip(cases, got, strict=False):  # a last "ValueError"
+    expected = -(-args[0] // args[1])
+    if not same(value, expected):
+        fail(f"page_count{tuple(args)} returned {value!r}, expected {expected}")
+if got[len(cases):] != ["ValueError"]:
     fail("page_count(3, 0) no longer raises ValueError")
 print("OK: page_count rounds up and the rest of pager.py is unchanged")

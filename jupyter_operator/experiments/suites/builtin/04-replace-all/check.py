@@ -1,9 +1,9 @@
 """Every staging host in scripts/deploy.sh is the new one; the production host is unchanged."""
 
 import hashlib
-import sys
 from pathlib import Path
-from typing import NoReturn
+
+from taskcheck import fail
 
 EXPECTED = """#!/bin/sh
 # Deploy the built site to the staging server.
@@ -16,11 +16,6 @@ echo "Deployed to staging.example.net"
 # Production (prod.old-example.org) is deployed by CI only, never from here.
 """
 README_SHA256 = "47bd2241f754d6cd020acbb8f5abf58e578c4a2bc481ec2984140b4dec6aef06"
-
-
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
 
 
 path = Path("scripts/deploy.sh")

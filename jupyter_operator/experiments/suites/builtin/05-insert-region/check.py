@@ -1,11 +1,12 @@
-"""Point has a __repr__ in the region point-repr, placed after __init__; nothing else changed."""
+"""Point has a __repr__ in the region point-repr, placed after __init__; nothing else changed.
 
-import importlib.util
-import sys
+Point runs in a child process (taskcheck.run_python), with coordinates drawn for this run.
+"""
+
+import random
 from pathlib import Path
-from typing import NoReturn
 
-sys.dont_write_bytecode = True
+from taskcheck import fail, run_python, same
 
 ORIGINAL = '''"""Plane geometry helpers."""
 
@@ -25,10 +26,13 @@ class Point:
 '''
 BEGIN, END = "# OPERATOR_BEGIN point-repr", "# OPERATOR_END point-repr"
 
-
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
+CALL = '''
+def main(points):
+    Point = load("geometry.py").Point
+    shown = [repr(Point(x, y)) for x, y in points]
+    return {"repr": shown,
+            "distance": Point(0, 0).distance_to(Point(3, 4))}
+'''
 
 
 path = Path("geometry.py")
@@ -51,17 +55,13 @@ init = stripped.index("self.y = y")
 distance = next(i for i, line in enumerate(stripped) if line.startswith("def distance_to"))
 if not init < begin < end < distance:
     fail("the region is not between __init__ and distance_to")
-spec = importlib.util.spec_from_file_location("geometry", path)
-module = importlib.util.module_from_spec(spec)
-try:
-    spec.loader.exec_module(module)
-    point = module.Point(1, 2.5)
-    shown = repr(point)
-    distance_ok = module.Point(0, 0).distance_to(module.Point(3, 4)) == 5.0
-except Exception as exc:
-    fail(f"using geometry.Point raised {type(exc).__name__}: {exc}")
-if shown != "Point(x=1, y=2.5)":
-    fail(f"repr(Point(1, 2.5)) is {shown!r}, expected 'Point(x=1, y=2.5)'")
-if not distance_ok:
-    fail("Point.distance_to no longer works")
+rng = random.SystemRandom()
+points = [[1, 2.5], [rng.randrange(-99, 99), rng.randrange(-400, 400) / 4]]
+got = run_python(CALL, points, what="geometry.Point")
+wanted = {"repr": [f"Point(x={x!r}, y={y!r})" for x, y in points], "distance": 5.0}
+if not isinstance(got, dict) or not same(got.get("repr"), wanted["repr"]):
+    shown = got.get("repr") if isinstance(got, dict) else got
+    fail(f"repr(Point(x, y)) of {points} gave {shown!r}, expected {wanted['repr']!r}")
+if not same(got.get("distance"), 5.0):
+    fail(f"Point(0, 0).distance_to(Point(3, 4)) is {got.get('distance')!r}, expected 5.0")
 print("OK: Point.__repr__ is in the region point-repr")

@@ -1,8 +1,12 @@
-"""The region feature-flags holds the new flags, sorted; nothing outside it changed."""
+"""The region feature-flags holds the new flags, sorted; nothing outside it changed.
 
-import sys
+The file is read, never run: the region must be the one assignment of a literal dict.
+"""
+
+import ast
 from pathlib import Path
-from typing import NoReturn
+
+from taskcheck import fail, same
 
 BEFORE = '''"""Feature flags of the web app, read once at start-up."""
 
@@ -18,11 +22,6 @@ def enabled(name: str) -> bool:
 WANTED = {"beta_export": False, "dark_mode": True, "new_checkout": True}
 
 
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
-
-
 path = Path("flags.py")
 if not path.is_file():
     fail("flags.py is missing")
@@ -32,13 +31,18 @@ if lines[: len(begin_lines)] != begin_lines:
     fail("flags.py changed before the region (or the begin marker moved)")
 if lines[-len(after_lines) :] != after_lines:
     fail("flags.py changed after the region (or the end marker moved)")
-namespace: dict = {}
+region = "\n".join(lines[len(begin_lines) : len(lines) - len(after_lines)])
 try:
-    exec("\n".join(lines), namespace)
-except Exception as exc:
-    fail(f"flags.py raised {type(exc).__name__}: {exc}")
-flags = namespace.get("FEATURE_FLAGS")
-if flags != WANTED:
+    (statement,) = ast.parse(region).body
+    if not isinstance(statement, (ast.Assign, ast.AnnAssign)) or statement.value is None:
+        raise ValueError
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    if [getattr(target, "id", None) for target in targets] != ["FEATURE_FLAGS"]:
+        raise ValueError
+    flags = ast.literal_eval(statement.value)
+except (SyntaxError, ValueError, TypeError):
+    fail("the region should hold one statement, FEATURE_FLAGS = {...} with literal values")
+if not isinstance(flags, dict) or not same(flags, WANTED):
     fail(f"FEATURE_FLAGS is {flags!r}, expected {WANTED!r}")
 if list(flags) != sorted(flags):
     fail(f"the flags are not in alphabetical order: {list(flags)}")

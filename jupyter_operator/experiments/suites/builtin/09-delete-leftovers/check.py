@@ -1,19 +1,14 @@
 """tmp_export/ and debug.log are gone; app.py and notes.txt are byte-for-byte unchanged."""
 
 import hashlib
-import sys
 from pathlib import Path
-from typing import NoReturn
+
+from taskcheck import fail
 
 KEPT = {
     "app.py": "ebc3126cd7b15fec971265db6006ea4aef4d5961adc1904387cbe2ecd0c01649",
     "notes.txt": "195782f53cb9493f7246daaaadc448f62b28f6a1bef2db7133605e43a34a803c",
 }
-
-
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
 
 
 for gone in ("tmp_export", "debug.log"):

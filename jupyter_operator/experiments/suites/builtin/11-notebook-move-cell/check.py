@@ -1,11 +1,13 @@
-"""convert.ipynb: the constants cell comes right after the introduction, all cells run."""
+"""convert.ipynb: the constants cell comes right after the introduction, all cells run.
 
-import contextlib
-import io
+The code cells run in a child process (taskcheck.run_python); the list they compute is judged
+here.
+"""
+
 import json
-import sys
 from pathlib import Path
-from typing import NoReturn
+
+from taskcheck import fail, run_python, same
 
 SOURCES = {
     "intro": "# Temperature conversion\n\nConverts a few Celsius readings to Fahrenheit.",
@@ -15,11 +17,11 @@ SOURCES = {
              "converted = [round(to_fahrenheit(c), 1) for c in readings]\n"
              "print(converted)",
 }  # fmt: skip
-
-
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
+CALL = '''
+def main(sources):
+    namespace, _ = run_cells(sources)
+    return namespace.get("converted")
+'''
 
 
 def source(cell: dict) -> str:
@@ -37,13 +39,8 @@ if ids != list(SOURCES):
 for cell in cells:
     if source(cell).strip() != SOURCES[cell["id"]]:
         fail(f"the source of cell {cell['id']} changed; only the order should")
-code = "\n".join(source(cell) for cell in cells if cell["cell_type"] == "code")
-namespace: dict = {"__name__": "__main__"}
-try:
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(code, namespace)
-except Exception as exc:
-    fail(f"running the code cells raised {type(exc).__name__}: {exc}")
-if namespace.get("converted") != [23.0, 32.0, 70.7, 98.6]:
-    fail(f"converted is {namespace.get('converted')!r}")
+sources = [source(cell) for cell in cells if cell["cell_type"] == "code"]
+converted = run_python(CALL, sources, what="the code cells of convert.ipynb, top to bottom")
+if not same(converted, [23.0, 32.0, 70.7, 98.6]):
+    fail(f"converted is {converted!r}, expected [23.0, 32.0, 70.7, 98.6]")
 print("OK: the constants cell moved and the notebook runs top to bottom")

@@ -1,9 +1,9 @@
 """docs/install.md names the package's version, 2.3.1, everywhere; nothing else changed."""
 
 import hashlib
-import sys
 from pathlib import Path
-from typing import NoReturn
+
+from taskcheck import fail
 
 EXPECTED = """# Installing mytool
 
@@ -21,11 +21,6 @@ UNCHANGED = {
     "mytool/_version.py": "9de67178c9847e385564ceb17ad46292b05d1d6b794f97a12fbd9961d3ed27e1",
     "mytool/__init__.py": "d2094b9aece569acdde3b03ff4e801dc62de63d94c8e10828173ed76587cf49e",
 }
-
-
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
 
 
 for name, digest in UNCHANGED.items():

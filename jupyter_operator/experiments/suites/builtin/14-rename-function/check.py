@@ -1,16 +1,31 @@
-"""total() is now sum_values() in stats.py and report.py; other "total" names and output stay."""
+"""total() is now sum_values() in stats.py and report.py; other "total" names and output stay.
+
+report.py and stats.py run in a child process (taskcheck.run_python): the report as it is and
+with expenses drawn for this run, and sum_values and mean on them; the results are judged here.
+"""
 
 import ast
-import os
-import subprocess
-import sys
+import random
 from pathlib import Path
-from typing import NoReturn
+
+from taskcheck import fail, run_python
+
+CALL = '''
+import contextlib
+import io
 
 
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
+def main(expenses):
+    as_is = run_script("report.py")
+    stats = load("stats.py")
+    report = load("report.py", "report")
+    report.EXPENSES = expenses
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        report.main()
+    return {"as_is": as_is, "drawn": out.getvalue(),
+            "sum_values": stats.sum_values(expenses), "mean": stats.mean(expenses)}
+'''
 
 
 trees = {}
@@ -32,10 +47,21 @@ names = {n.id for tree in trees.values() for n in ast.walk(tree) if isinstance(n
 for kept in ("running_total", "grand_total"):
     if kept not in names:
         fail(f"the variable {kept} was renamed; only the function total should be")
-env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-done = subprocess.run(
-    [sys.executable, "report.py"], capture_output=True, text=True, timeout=60, env=env
-)
-if done.returncode != 0 or done.stdout != "total: 78.75\nmean: 19.69\n":
-    fail(f"python3 report.py printed {done.stdout!r} {done.stderr.strip()[-200:]!r}")
+rng = random.SystemRandom()
+expenses = [rng.randrange(1, 20000) / 100 for _ in range(rng.randrange(2, 7))]
+got = run_python(CALL, expenses, what="report.py and stats.py")
+total = sum(expenses)
+wanted = {"as_is": "total: 78.75\nmean: 19.69\n",
+          "drawn": f"total: {total:.2f}\nmean: {total / len(expenses):.2f}\n"}  # fmt: skip
+if not isinstance(got, dict):
+    fail(f"report.py and stats.py gave {got!r}")
+if got.get("as_is") != wanted["as_is"]:
+    fail(f"python3 report.py printed {got.get('as_is')!r}, expected {wanted['as_is']!r}")
+if got.get("drawn") != wanted["drawn"]:
+    fail(f"with EXPENSES = {expenses}, report.main() printed {got.get('drawn')!r}, "
+         f"expected {wanted['drawn']!r}")  # fmt: skip
+for name, expected in [("sum_values", total), ("mean", total / len(expenses))]:
+    value = got.get(name)
+    if not isinstance(value, float) or abs(value - expected) > 1e-6:
+        fail(f"stats.{name}({expenses}) returned {value!r}, expected {expected!r}")
 print("OK: total is sum_values and the report is unchanged")

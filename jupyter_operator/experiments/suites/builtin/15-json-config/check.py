@@ -1,9 +1,9 @@
 """config/app.json has the three changes, is valid JSON, and keeps its 2-space layout."""
 
 import json
-import sys
 from pathlib import Path
-from typing import NoReturn
+
+from taskcheck import fail
 
 WANTED = {
     "name": "inventory",
@@ -11,11 +11,6 @@ WANTED = {
     "logging": {"level": "debug", "file": "logs/app.log"},
     "features": ["search", "export", "audit"],
 }
-
-
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
 
 
 path = Path("config/app.json")

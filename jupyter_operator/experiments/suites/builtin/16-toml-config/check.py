@@ -1,9 +1,9 @@
 """pyproject.toml: version 0.5.0, Python >= 3.10, requests added; the rest unchanged."""
 
 import ast
-import sys
 from pathlib import Path
-from typing import NoReturn
+
+from taskcheck import fail
 
 try:
     import tomllib
@@ -33,11 +33,6 @@ def parse_simple_toml(text: str) -> dict:
             value += next(lines).split("#")[0].strip()
         current[key.strip()] = ast.literal_eval(value)
     return data
-
-
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
 
 
 try:

@@ -1,9 +1,9 @@
 """web/static/css/theme.css has the new primary colour; nothing else changed, no stray copy."""
 
 import hashlib
-import sys
 from pathlib import Path
-from typing import NoReturn
+
+from taskcheck import fail
 
 EXPECTED = """/* Colours of the site theme. */
 :root {
@@ -22,11 +22,6 @@ a:hover {
 }
 """
 BASE_SHA256 = "436bfc0a753a3b9f7300fb1d9251008528231fe148c6e852cb2458809cf72684"
-
-
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
 
 
 path = Path("web/static/css/theme.css")

@@ -1,9 +1,9 @@
 """README.md has a Configuration section (a table of the three variables) before Usage."""
 
 import hashlib
-import sys
 from pathlib import Path
-from typing import NoReturn
+
+from taskcheck import fail
 
 CONFIG_SHA256 = "b6d10c695693c5e3d2dacaea835d531862ad9c996dafcfe18941a6273b094bc1"
 ORIGINAL = """# Ledger
@@ -29,11 +29,6 @@ VARIABLES = {
     "LEDGER_WORKERS": "4",
     "LEDGER_LOG_LEVEL": "info",
 }
-
-
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
 
 
 def cells(row: str) -> list[str]:

@@ -1,8 +1,8 @@
 """The test matrix in .gitlab-ci.yml is 3.10, 3.11 and 3.12; nothing else changed."""
 
-import sys
 from pathlib import Path
-from typing import NoReturn
+
+from taskcheck import fail
 
 EXPECTED = """stages:
   - lint
@@ -28,11 +28,6 @@ test:
     - pip install -e .[test]
     - pytest -q
 """
-
-
-def fail(reason: str) -> NoReturn:
-    print(f"FAIL: {reason}")
-    sys.exit(1)
 
 
 try:
