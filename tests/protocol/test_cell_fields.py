@@ -97,3 +97,22 @@ def test_off_they_are_unknown_actions_exactly_as_any_other(action: str) -> None:
 def test_an_unknown_extension_name_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown extension 'cells'"):
         scan("", extensions=("cells",))
+
+
+@pytest.mark.parametrize("action", ["nb.readCells", "nb.runCell", "nb.restartKernel",
+                                    "nb.rebuildState", "nb.deleteCell", "nb.moveCell"])  # fmt: skip
+def test_a_content_field_on_an_action_without_content_is_ignored(action: str) -> None:
+    """``content_b64`` is checked as base64, then ignored like any field the action does not
+    take (it never reaches a parameter model that has no ``content``)."""
+    item = scanned(action, notebook="nb.ipynb", cell_id="c1", to_index="0",
+                   content_b64=b64("x = 1"))  # fmt: skip
+    assert isinstance(item, Command) and not hasattr(item.params, "content")
+    assert fault(action, notebook="nb.ipynb", cell_id="c1", to_index="0",
+                 content_b64="not base64!")[0] == codes.ERR_INVALID_BASE64  # fmt: skip
+
+
+def test_every_field_on_every_action_scans_without_an_exception() -> None:
+    from cell_runs import every_action, every_field_reply, spec_fields
+
+    items = scan(every_field_reply(), extensions=ON).items
+    assert len(items) == len(every_action()) * (len(spec_fields()) + 1)
