@@ -136,7 +136,7 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
     cell_id = cell.get("id") if isinstance(cell.get("id"), str) else None
     request = RunRequest(cell_id=cell_id, index=position, source=source,
                          source_sha256=sha256_text(source), timeout_s=p.timeout_s,
-                         **common)  # fmt: skip
+                         timeout_asked=p.timeout_asked, **common)  # fmt: skip
     return Execution(request, kernel, nbcells.describe_cell(nb, position), level, ran_before)
 
 
@@ -165,9 +165,15 @@ def result_of(cmd_id: str, execution: Execution, outcome: Outcome) -> Result:
     """The model's result of a finished (or refused) run."""
     if outcome.status == "ok" and execution.request.restart and not execution.request.cells:
         return Result(cmd_id, True, "Restarted the kernel; its variables and imports are gone.")
-    names = [f"cell {cell_id}" for cell_id, _source, _sha in execution.request.cells]
-    return report(cmd_id, outcome, execution.what, timeout_s=execution.request.timeout_s,
-                  steps=names or None)  # fmt: skip
+    request = execution.request
+    names = [f"cell {cell_id}" for cell_id, _source, _sha in request.cells]
+    result = report(cmd_id, outcome, execution.what, timeout_s=request.timeout_s,
+                    steps=names or None)  # fmt: skip
+    if request.timeout_asked is not None and outcome.status not in ("stale", "unavailable"):
+        note = (f" (timeout_s {request.timeout_asked} is above the maximum: the run had "
+                f"{request.timeout_s:g} s)")  # fmt: skip
+        result = replace(result, summary=result.summary + note)
+    return result
 
 
 def record(journal: Journal, execution: Execution, outcome: Outcome, *, session: str,

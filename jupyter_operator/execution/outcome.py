@@ -51,6 +51,9 @@ class RunRequest:
     restart: bool = False
     #: For ``nb.rebuildState``: (cell_id, source, source_sha256) in order, run after a restart.
     cells: tuple[tuple[str | None, str, str], ...] = ()
+    #: The timeout the model asked for when it was above the maximum (``timeout_s`` is the
+    #: maximum then), for the result to say so.
+    timeout_asked: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -291,3 +291,13 @@ def test_a_saved_pending_run_comes_back_and_runs(op: Operator, ws: Path, tmp_pat
     again.approve("r1")
     assert _result(again, "r1").ok and "[stdout]\nset x" in details(again, "r1")
     fresh.close()
+
+
+def test_a_timeout_above_the_maximum_runs_with_the_maximum_and_says_so(op: Operator) -> None:
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c1", timeout_s="1000"))
+    assert run.items[0].status == "pending", run.items[0].summary
+    assert run.items[0].execution.request.timeout_s == 600
+    run.approve_all()
+    result = _result(run, "r1")
+    assert result.ok, result.summary
+    assert result.summary.endswith("(timeout_s 1000 is above the maximum: the run had 600 s)")

@@ -116,3 +116,25 @@ def test_every_field_on_every_action_scans_without_an_exception() -> None:
 
     items = scan(every_field_reply(), extensions=ON).items
     assert len(items) == len(every_action()) * (len(spec_fields()) + 1)
+
+
+@pytest.mark.parametrize(("text", "seconds", "asked"), [
+    ("30", 30.0, None), ("2.5", 2.5, None), ("600", 600.0, None), ("0600.0", 600.0, None),
+    ("601", 600.0, "601"), ("1000", 600.0, "1000"), ("86400.5", 600.0, "86400.5"),
+    ("9" * 60, 600.0, "9" * 40 + "..."),
+])  # fmt: skip
+def test_a_timeout_above_the_maximum_is_clamped_and_kept_as_asked(
+    text: str, seconds: float, asked: str | None
+) -> None:
+    item = scanned("nb.runCell", notebook="nb.ipynb", cell_id="c1", timeout_s=text)
+    assert isinstance(item, Command), item
+    assert (item.params.timeout_s, item.params.timeout_asked) == (seconds, asked)
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("0", "> 0"), ("0.0", "> 0"), ("-5", "such as 30 or 2.5, at most 600"),
+    ("1e5", "such as 30 or 2.5"), ("ten", "such as 30 or 2.5"),
+])  # fmt: skip
+def test_a_timeout_that_is_not_a_positive_number_says_what_is_wanted(text: str, says: str) -> None:
+    code, message = fault("nb.runCell", notebook="nb.ipynb", cell_id="c1", timeout_s=text)
+    assert code == codes.ERR_INVALID_CELL_PARAMS and says in message
