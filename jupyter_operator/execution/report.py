@@ -55,7 +55,19 @@ def head_tail(text: str, keep: int = TEXT_KEEP) -> str:
 
 
 def _joined(value: Any) -> str:
-    return "".join(value) if isinstance(value, list) else str(value or "")
+    """nbformat's multi-line text (a string or a list of strings) as one string; outputs come
+    from kernels and front ends, so any other shape is read as text, never raised on."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(part if isinstance(part, str) else str(part) for part in value)
+    return "" if value is None else str(value)
+
+
+def _traceback(value: Any) -> str:
+    if isinstance(value, list):
+        return "\n".join(part if isinstance(part, str) else str(part) for part in value)
+    return _joined(value)
 
 
 def _image_size(mime: str, data: bytes) -> str:
@@ -108,9 +120,11 @@ def outputs_text(outputs: list[dict[str, Any]]) -> tuple[str, str]:
     parts: list[str] = []
     streams: list[str] = []  # stderr and stdout: `!cmd` and %pip merge a program's stderr
     for output in outputs:
+        if not isinstance(output, dict):
+            continue
         kind = output.get("output_type")
         if kind == "stream":
-            name = output.get("name", "stdout")
+            name = _joined(output.get("name", "stdout"))
             text = strip_ansi(_joined(output.get("text")))
             streams.append(text)
             if parts and parts[-1].startswith(f"[{name}]\n"):
@@ -119,10 +133,13 @@ def outputs_text(outputs: list[dict[str, Any]]) -> tuple[str, str]:
                 parts.append(f"[{name}]\n{text}")
         elif kind in ("execute_result", "display_data"):
             label = "[result]" if kind == "execute_result" else "[display]"
-            parts.append(label + "\n" + "\n".join(_data_lines(output.get("data") or {})))
+            data = output.get("data")
+            parts.append(label + "\n" + "\n".join(_data_lines(data if isinstance(data, dict)
+                                                              else {})))  # fmt: skip
         elif kind == "error":
-            trace = strip_ansi("\n".join(output.get("traceback") or []))
-            head = f"[error] {output.get('ename', '')}: {strip_ansi(str(output.get('evalue', '')))}"
+            trace = strip_ansi(_traceback(output.get("traceback")))
+            value = strip_ansi(_joined(output.get("evalue")))
+            head = f"[error] {_joined(output.get('ename'))}: {value}"
             parts.append(head + ("\n" + head_tail(trace) if trace else ""))
     shown = [head_tail(part.rstrip("\n")) if not part.startswith("[error]") else part
              for part in parts]  # fmt: skip
@@ -135,9 +152,9 @@ def outputs_text(outputs: list[dict[str, Any]]) -> tuple[str, str]:
 
 def _error_of(outputs: list[dict[str, Any]]) -> str:
     for output in outputs:
-        if output.get("output_type") == "error":
-            value = strip_ansi(str(output.get("evalue", "")))
-            return f"{output.get('ename', 'Error')}: {value}"[:300]
+        if isinstance(output, dict) and output.get("output_type") == "error":
+            value = strip_ansi(_joined(output.get("evalue")))
+            return f"{_joined(output.get('ename')) or 'Error'}: {value}"[:300]
     return ""
 
 

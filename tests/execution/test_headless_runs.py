@@ -301,3 +301,21 @@ def test_a_timeout_above_the_maximum_runs_with_the_maximum_and_says_so(op: Opera
     result = _result(run, "r1")
     assert result.ok, result.summary
     assert result.summary.endswith("(timeout_s 1000 is above the maximum: the run had 600 s)")
+
+
+def test_a_run_whose_outcome_cannot_be_reported_still_ends(
+    ws: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Whatever goes wrong while its result is made, a finished run does not stay running."""
+    from jupyter_operator.engine import executions
+    from jupyter_operator.execution import DeferredRunner, Outcome
+
+    op = Operator(ws, extensions=("nb",), journal_dir=tmp_path / "j2", runner=DeferredRunner())
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c1"))
+    run.approve("r1")
+    assert run.items[0].status == "running"
+    monkeypatch.setattr(executions, "result_of", lambda *args: 1 / 0)
+    run.finish_execution("r1", Outcome("ok", 1, 5))
+    item = run.items[0]
+    assert (item.status, item.result.code) == ("failed", "ERR_IO")
+    assert "the run ended (ok), but its outputs could not be read" in item.result.summary
