@@ -141,23 +141,35 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
 
 
 def stale_outcome(ws: Workspace, execution: Execution) -> Outcome | None:
-    """A ``stale`` outcome when the cell on disk is no longer the one previewed, else None.
+    """A ``stale`` outcome when a cell on disk is no longer the one previewed, else None: the
+    cell of a run, or each cell of a rebuild (its old source would run, and its outputs be
+    saved under the edited cell).
 
     Only the source counts: outputs, execution counts and metadata are not edits.
     """
     request = execution.request
-    if request.cell_id is None and request.index is None:
+    if request.cells:
+        guarded = [(cell_id, None, digest) for cell_id, _source, digest in request.cells]
+    elif request.cell_id is not None or request.index is not None:
+        guarded = [(request.cell_id, request.index, request.source_sha256)]
+    else:
         return None
     try:
         nb = nbcells.load_notebook(ws.read_bytes(request.notebook, limit=MAX_PLANNED_BYTES),
                                    request.notebook)  # fmt: skip
-        position = nbcells.locate(nb, request.cell_id, None if request.cell_id else request.index)
     except OperatorError as exc:
-        why = f"the cell is no longer there ({exc.message}); nothing ran."
+        why = f"the notebook cannot be read ({exc.message}); nothing ran."
         return Outcome("stale", message=why)
-    if sha256_text(nbcells.source_of(nb.cells[position])) != request.source_sha256:
-        return Outcome("stale", message="the cell was edited since the preview; nothing ran. "
-                       "Read it again (nb.readCells) before running it.")  # fmt: skip
+    for cell_id, index, digest in guarded:
+        what = f"cell {cell_id}" if cell_id else f"the cell at index {index}"
+        try:
+            position = nbcells.locate(nb, cell_id, None if cell_id else index)
+        except OperatorError as exc:
+            return Outcome("stale", message=f"{what} is no longer there ({exc.message}); nothing "
+                           "ran.")  # fmt: skip
+        if sha256_text(nbcells.source_of(nb.cells[position])) != digest:
+            return Outcome("stale", message=f"{what} was edited since the preview; nothing ran. "
+                           "Read it again (nb.readCells) before running it.")  # fmt: skip
     return None
 
 

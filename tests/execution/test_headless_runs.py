@@ -319,3 +319,25 @@ def test_a_run_whose_outcome_cannot_be_reported_still_ends(
     item = run.items[0]
     assert (item.status, item.result.code) == ("failed", "ERR_IO")
     assert "the run ended (ok), but its outputs could not be read" in item.result.summary
+
+
+def test_a_rebuild_whose_cell_was_edited_since_the_preview_is_refused_naming_it(
+    op: Operator, ws: Path
+) -> None:
+    op.run(cmd("r1", "nb.runCell", cell_id="c1") + cmd("r2", "nb.runCell", cell_id="c2")
+           ).approve_all()  # fmt: skip
+    rebuild = op.run(cmd("b1", "nb.rebuildState"))
+    assert [cell[0] for cell in rebuild.items[0].execution.request.cells] == ["c1", "c2"]
+    op.run(cmd("e1", "nb.replaceCell", cell_id="c2", content="print('edited')")).approve_all()
+    before = (ws / "nb.ipynb").read_bytes()
+    identity = rebuild.items[0].execution.kernel.identity
+    rebuild.approve_all()
+    result = _result(rebuild, "b1")
+    assert (result.code, rebuild.items[0].status) == ("ERR_STALE_PREVIEW", "stale")
+    assert "cell c2 was edited since the preview; nothing ran" in result.summary
+    assert (ws / "nb.ipynb").read_bytes() == before  # no outputs saved under the edited cell
+    assert op.runner.kernel("nb.ipynb", "python3").identity == identity  # not restarted
+    deleted = op.run(cmd("b2", "nb.rebuildState"))
+    op.run(cmd("d1", "nb.deleteCell", cell_id="c1")).approve_all()
+    deleted.approve_all()
+    assert "cell c1 is no longer there" in _result(deleted, "b2").summary
