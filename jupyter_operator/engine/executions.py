@@ -101,7 +101,10 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
     refuse_by_level(level, "run")
     kernel = runner.kernel(p.path, _kernel_name(nb))
     ran_before = _ran_before(journal, p.path, kernel.identity)
-    common = {"notebook": p.path, "kernel_identity": kernel.identity, "kernel_name": kernel.name}
+    # A kernel already dead at the preview is shown so: approving starts a new one, which is
+    # what the person saw. One that dies after the preview makes the run stale (the runner).
+    alive = kernel.identity if kernel.state != "dead" else None
+    common = {"notebook": p.path, "kernel_identity": alive, "kernel_name": kernel.name}
     if cmd.action == "nb.restartKernel":
         request = RunRequest(cell_id=None, index=None, source="", source_sha256=sha256_text(""),
                              timeout_s=RUN_TIMEOUT_DEFAULT_S, restart=True,

@@ -36,7 +36,8 @@ class RunRequest:
     """One approved cell to run: exactly the source the person saw, and the guards of its preview.
 
     ``source_sha256`` is the sha256 of the cell's source when previewed; ``kernel_identity``
-    the kernel's identity then (None: no kernel was running, so a new one may start).
+    the kernel's identity then (None: no live kernel was there, so a new one may start; a
+    kernel that dies after the preview makes the run stale instead).
     ``restart`` asks for a restart first; ``cells`` is the whole list for a rebuild.
     """
 

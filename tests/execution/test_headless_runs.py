@@ -341,3 +341,22 @@ def test_a_rebuild_whose_cell_was_edited_since_the_preview_is_refused_naming_it(
     op.run(cmd("d1", "nb.deleteCell", cell_id="c1")).approve_all()
     deleted.approve_all()
     assert "cell c1 is no longer there" in _result(deleted, "b2").summary
+
+
+def test_a_kernel_that_died_after_the_preview_is_not_restarted_silently(op: Operator) -> None:
+    op.run(cmd("r1", "nb.runCell", cell_id="c1")).approve_all()
+    run = op.run(cmd("r2", "nb.runCell", cell_id="c2"))
+    assert run.items[0].execution.kernel.state == "idle"
+    kernel = op.runner._kernels["nb.ipynb"]
+    kernel.proc.kill()  # out of memory, say
+    kernel.proc.wait()
+    run.approve("r2")
+    result = _result(run, "r2")
+    assert (result.code, run.items[0].status) == ("ERR_STALE_PREVIEW", "stale")
+    assert "the kernel died since the preview" in result.summary
+    assert op.runner._kernels["nb.ipynb"] is kernel  # no new kernel was started for it
+    # Previewed on the dead kernel, a run says so on its card and starts a new one.
+    again = op.run(cmd("r3", "nb.runCell", cell_id="c2"))
+    assert again.items[0].execution.kernel.state == "dead"
+    again.approve_all()
+    assert "NameError" in _result(again, "r3").summary  # a new, empty kernel
