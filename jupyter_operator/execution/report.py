@@ -158,6 +158,39 @@ def _error_of(outputs: list[dict[str, Any]]) -> str:
     return ""
 
 
+#: What of a run's output its summary shows, so a model sees "42" without decoding details.
+SUMMARY_OUTPUT_CHARS = 200
+SUMMARY_OUTPUT_LINES = 3
+
+
+def output_preview(outputs: list[dict[str, Any]]) -> str:
+    """The first lines of a run's printed text and results, on one line (``\\n`` between
+    lines), at most ``SUMMARY_OUTPUT_LINES`` lines and ``SUMMARY_OUTPUT_CHARS`` characters,
+    ``...`` when cut; a rich output without text is described. ``""`` when nothing printed."""
+    texts: list[str] = []
+    for output in outputs:
+        if not isinstance(output, dict):
+            continue
+        kind = output.get("output_type")
+        if kind == "stream":
+            texts.append(_joined(output.get("text")))
+        elif kind in ("execute_result", "display_data"):
+            data = output.get("data")
+            data = data if isinstance(data, dict) else {}
+            if "text/plain" in data:
+                texts.append(_joined(data["text/plain"]) + "\n")
+            elif data:
+                texts.append(describe_rich(*next(iter(data.items()))) + "\n")
+        if sum(len(text) for text in texts) > SUMMARY_OUTPUT_CHARS * 2:
+            break  # enough to fill the preview
+    lines = strip_ansi("".join(texts)).strip("\n").split("\n")
+    if lines == [""]:
+        return ""
+    shown = "\\n".join(line.rstrip() for line in lines[:SUMMARY_OUTPUT_LINES])
+    cut = len(lines) > SUMMARY_OUTPUT_LINES or len(shown) > SUMMARY_OUTPUT_CHARS
+    return shown[:SUMMARY_OUTPUT_CHARS] + ("..." if cut else "")
+
+
 def _status_words(outcome: Outcome, timeout_s: float | None) -> str:
     if outcome.status == "ok":
         return "ok"
@@ -178,6 +211,9 @@ def one_run(outcome: Outcome, what: str, timeout_s: float | None = None) -> tupl
     count = f"In [{outcome.execution_count}], " if outcome.execution_count else ""
     summary = f"Ran {what} ({count}{outcome.duration_ms / 1000:.2f} s): "
     summary += _status_words(outcome, timeout_s)
+    if outcome.status != "error":  # an error's summary names the exception instead
+        preview = output_preview(outcome.outputs)
+        summary += f"; output: {preview}" if preview else ""
     text, note = outputs_text(outcome.outputs)
     lines = [f"status: {outcome.status}"]
     if outcome.execution_count:
@@ -205,7 +241,11 @@ def report(id: str, outcome: Outcome, what: str, *, timeout_s: float | None = No
         failed = next((step for step in outcome.steps if step.status != "ok"), None)
         ran = len(outcome.steps)
         summary = f"Rebuilt the kernel's state: restarted, then ran {ran} cell{'s' * (ran != 1)}"
-        summary += f"; stopped at {failed.status}" if failed else "; all ok"
+        if failed is not None:  # which cell, and why (an error names its exception)
+            name = names[outcome.steps.index(failed)] if len(names) == ran else "a cell"
+            summary += f"; stopped at {name}: {_status_words(failed, None)}"
+        else:
+            summary += "; all ok"
         details = "".join(f"== {s}\n{d}" for s, d in sections)
         status = failed.status if failed else "ok"
     else:

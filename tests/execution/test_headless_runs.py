@@ -360,3 +360,36 @@ def test_a_kernel_that_died_after_the_preview_is_not_restarted_silently(op: Oper
     assert again.items[0].execution.kernel.state == "dead"
     again.approve_all()
     assert "NameError" in _result(again, "r3").summary  # a new, empty kernel
+
+
+def test_the_summary_shows_the_first_lines_of_the_output(op: Operator, ws: Path) -> None:
+    """A small model sees what printed without decoding details_b64."""
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c1") + cmd("r2", "nb.runCell", cell_id="c2"))
+    run.approve_all()
+    assert _result(run, "r1").summary.endswith("s): ok; output: set x")
+    assert _result(run, "r2").summary.endswith("s): ok; output: 42")
+    cell_id = insert_cell(op, ws, "for i in range(50):\n    print(i)\n21.0", index=4)
+    many = op.run(cmd("r3", "nb.runCell", cell_id=cell_id))
+    many.approve_all()
+    assert _result(many, "r3").summary.endswith("s): ok; output: 0\\n1\\n2...")
+    wide = op.run(cmd("e1", "nb.replaceCell", cell_id=cell_id, content="print('w' * 5000)") +
+                  cmd("r4", "nb.runCell", cell_id=cell_id))  # fmt: skip
+    wide.approve_all()
+    summary = _result(wide, "r4").summary
+    assert summary.endswith("w" * 200 + "...") and len(summary) < 300
+    result = op.run(cmd("e2", "nb.replaceCell", cell_id=cell_id, content="x / 2") +
+                    cmd("r5", "nb.runCell", cell_id=cell_id))  # fmt: skip
+    result.approve_all()
+    assert _result(result, "r5").summary.endswith("s): ok; output: 20.5")
+    failed = op.run(cmd("r6", "nb.runCell", cell_id="c3"))
+    failed.approve_all()
+    assert _result(failed, "r6").summary.endswith("error ZeroDivisionError: division by zero")
+
+
+def test_a_rebuild_that_stops_says_where_and_why_in_its_summary(op: Operator) -> None:
+    op.run(cmd("r1", "nb.runCell", cell_id="c1") + cmd("r2", "nb.runCell", cell_id="c3")
+           ).approve_all()  # fmt: skip
+    rebuild = op.run(cmd("b1", "nb.rebuildState"))
+    rebuild.approve_all()
+    assert _result(rebuild, "b1").summary.endswith(
+        "ran 2 cells; stopped at cell c3: error ZeroDivisionError: division by zero")
