@@ -251,6 +251,10 @@ def saved_outputs(ws: Workspace, execution: Execution,
     new_bytes = nbcells.dump_notebook(nb)
     if new_bytes == before.data:
         return None
+    if len(new_bytes) > MAX_PLANNED_BYTES:  # every nb.* action would refuse the notebook after
+        raise OperatorError(codes.ERR_RESULT_TOO_LARGE, f"the outputs were not saved: the "
+                            f"notebook would be {len(new_bytes):,} bytes, more than the "
+                            f"{MAX_PLANNED_BYTES:,} a notebook action reads.")  # fmt: skip
     diff = unified_diff(before.data, new_bytes, request.notebook)
     return Proposal(new_bytes, before, "modify", diff, 0, 0, "outputs of the run"), request.notebook
 

@@ -393,3 +393,65 @@ def test_a_rebuild_that_stops_says_where_and_why_in_its_summary(op: Operator) ->
     rebuild.approve_all()
     assert _result(rebuild, "b1").summary.endswith(
         "ran 2 cells; stopped at cell c3: error ZeroDivisionError: division by zero")
+
+
+def test_huge_rich_outputs_are_capped_in_the_notebook_and_the_results(
+    op: Operator, ws: Path
+) -> None:
+    """One approved cell must not make a notebook no nb.* action can read again."""
+    from jupyter_operator.execution.streams import (
+        MAX_OUTPUTS,
+        OUTPUT_MAX_CHARS,
+        RUN_OUTPUT_MAX_CHARS,
+    )
+
+    source = ("from IPython.display import display\n"
+              "display({'image/png': 'A' * 12_000_000, 'text/plain': '<Figure>'}, raw=True)\n"
+              "for i in range(80):\n"
+              "    display({'text/html': 'h' * 200_000}, raw=True)\n"
+              "21.0")  # fmt: skip
+    cell_id = insert_cell(op, ws, source)
+    run = op.run(cmd("r1", "nb.runCell", cell_id=cell_id))
+    run.approve_all()
+    result = _result(run, "r1")
+    assert result.ok, result.summary
+    size = (ws / "nb.ipynb").stat().st_size
+    assert size < RUN_OUTPUT_MAX_CHARS + 500_000
+    outputs = saved_cell(ws / "nb.ipynb", cell_id)["outputs"]
+    first = joined(outputs[0]["data"]["text/plain"])
+    assert first.startswith("[output not kept: a display_data of 12,000,008 characters "
+                            "(image/png, text/plain); a cell run keeps at most 1,000,000")
+    assert first.endswith("\n<Figure>") and "image/png" not in outputs[0]["data"]
+    assert joined(outputs[-2]["data"]["text/plain"]) == "21.0"  # the value is always kept
+    dropped = joined(outputs[-1]["text"])
+    assert dropped.startswith("[") and "more outputs (" in dropped
+    assert f"at most {MAX_OUTPUTS} outputs and {RUN_OUTPUT_MAX_CHARS:,} characters" in dropped
+    assert all(len(json.dumps(output)) < OUTPUT_MAX_CHARS + 1000 for output in outputs)
+    text = details(run, "r1")  # the model is told what was cut, too
+    assert "[output not kept: a display_data of 12,000,008 characters" in text
+    assert "more outputs (" in text and "not kept" in text
+    assert "ok; output: [output not kept: a display_data of 12,000,008 " in result.summary
+    read = op.run(cmd("r2", "nb.readCells"))  # every nb.* action still works on it
+    assert _result(read, "r2").ok
+
+
+def test_outputs_that_would_make_the_notebook_too_large_to_read_are_not_saved(
+    op: Operator, ws: Path
+) -> None:
+    from jupyter_operator.workspace import MAX_PLANNED_BYTES
+
+    doc = json.loads((ws / "nb.ipynb").read_text())
+    filler = {"output_type": "stream", "name": "stdout", "text": "f" * (MAX_PLANNED_BYTES - 60_000)}
+    doc["cells"][2]["outputs"] = [filler]
+    (ws / "nb.ipynb").write_text(json.dumps(doc))
+    before = (ws / "nb.ipynb").read_bytes()
+    cell_id = insert_cell(op, ws, "print('p' * 150_000)")
+    after_insert = (ws / "nb.ipynb").read_bytes()
+    assert len(after_insert) < MAX_PLANNED_BYTES and after_insert != before
+    run = op.run(cmd("r1", "nb.runCell", cell_id=cell_id))
+    run.approve_all()
+    result = _result(run, "r1")
+    assert result.ok  # the run happened; only its outputs were not saved
+    assert "note: the outputs were not saved: the notebook would be " in details(run, "r1")
+    assert (ws / "nb.ipynb").read_bytes() == after_insert
+    assert _result(op.run(cmd("r2", "nb.readCells")), "r2").ok
