@@ -45,13 +45,18 @@ class _Stream:
         if room > 0:
             self.head += text[:room]
             text = text[room:]
-        if text:
-            self.tail += text
-            limit = max(keep - len(self.head), 0)
-            if len(self.tail) > limit:
-                cut = len(self.tail) - limit
-                self.dropped += cut
-                self.tail = self.tail[cut:]
+        if not text:
+            return
+        limit = max(keep - len(self.head), 0)
+        if len(text) >= limit:  # a huge chunk: keep its end without copying it whole
+            self.dropped += len(self.tail) + len(text) - limit
+            self.tail = text[len(text) - limit :] if limit else ""
+            return
+        self.tail += text
+        if len(self.tail) > limit:
+            cut = len(self.tail) - limit
+            self.dropped += cut
+            self.tail = self.tail[cut:]
 
     def text(self) -> str:
         if not self.dropped:
