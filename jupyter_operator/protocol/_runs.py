@@ -126,10 +126,11 @@ Behavior: runs the cell's source, as it is once the earlier changes of this repl
 in the notebook's kernel, after the person approves. A cell edited, or a kernel restarted,
 since the preview is refused with ERR_STALE_PREVIEW.
 Result: the summary gives the status (ok, error, timeout, interrupted, kernel_died), the
-execution count and the duration; details_b64 holds the outputs summarised: stream text and
-text/plain results (long ones keep their head and tail), images described (type, pixel size,
-bytes), errors as the exception and traceback. A cell that ran but printed an error (a failed
-pip install, a Traceback on stderr) is flagged with "note:".
+execution count, the duration and the first lines of the output; details_b64 holds the
+outputs summarised: stream text and text/plain results (long ones keep their head and tail),
+images described (type, pixel size, bytes), errors as the exception and traceback. A cell
+that ran but printed an error (a failed pip install, a Traceback on stderr) is flagged with
+"note:".
 
 nb.restartKernel
 Requires: notebook
