@@ -123,8 +123,8 @@ Requires: notebook, cell_id
 Optional: index (check), timeout_s (seconds, default 60, max 600: a larger value is clamped to
 600 and the result summary says so)
 Behavior: runs the cell's source, as it is once the earlier changes of this reply are decided,
-in the notebook's kernel, after the person approves. A cell edited, or a kernel restarted,
-since the preview is refused with ERR_STALE_PREVIEW.
+in the notebook's kernel, after the person approves. A cell edited, or a kernel restarted or
+dead, since the preview is refused with ERR_STALE_PREVIEW.
 Result: the summary gives the status (ok, error, timeout, interrupted, kernel_died), the
 execution count, the duration and the first lines of the output; details_b64 holds the
 outputs summarised: stream text and text/plain results (long ones keep their head and tail),
@@ -139,7 +139,8 @@ Behavior: restarts the notebook's kernel; every variable and import is lost.
 nb.rebuildState
 Requires: notebook
 Behavior: restarts the kernel, then runs again, in order, the cells this host recorded as run in
-it since its last restart (one approval for all).
+it since its last restart (one approval for all). A cell among them edited or deleted since
+the preview is refused with ERR_STALE_PREVIEW, naming it; nothing runs.
 
 nb.readCells also reports the kernel: {"kernel": {"name","state","execution_count","where"}};
 state is not_started, idle, busy or dead.
