@@ -101,7 +101,10 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
     refuse_by_level(level, "run")
     kernel = runner.kernel(p.path, _kernel_name(nb))
     ran_before = _ran_before(journal, p.path, kernel.identity)
-    common = {"notebook": p.path, "kernel_identity": kernel.identity, "kernel_name": kernel.name}
+    # A kernel already dead at the preview is shown so: approving starts a new one, which is
+    # what the person saw. One that dies after the preview makes the run stale (the runner).
+    alive = kernel.identity if kernel.state != "dead" else None
+    common = {"notebook": p.path, "kernel_identity": alive, "kernel_name": kernel.name}
     if cmd.action == "nb.restartKernel":
         request = RunRequest(cell_id=None, index=None, source="", source_sha256=sha256_text(""),
                              timeout_s=RUN_TIMEOUT_DEFAULT_S, restart=True,
@@ -136,28 +139,40 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
     cell_id = cell.get("id") if isinstance(cell.get("id"), str) else None
     request = RunRequest(cell_id=cell_id, index=position, source=source,
                          source_sha256=sha256_text(source), timeout_s=p.timeout_s,
-                         **common)  # fmt: skip
+                         timeout_asked=p.timeout_asked, **common)  # fmt: skip
     return Execution(request, kernel, nbcells.describe_cell(nb, position), level, ran_before)
 
 
 def stale_outcome(ws: Workspace, execution: Execution) -> Outcome | None:
-    """A ``stale`` outcome when the cell on disk is no longer the one previewed, else None.
+    """A ``stale`` outcome when a cell on disk is no longer the one previewed, else None: the
+    cell of a run, or each cell of a rebuild (its old source would run, and its outputs be
+    saved under the edited cell).
 
     Only the source counts: outputs, execution counts and metadata are not edits.
     """
     request = execution.request
-    if request.cell_id is None and request.index is None:
+    if request.cells:
+        guarded = [(cell_id, None, digest) for cell_id, _source, digest in request.cells]
+    elif request.cell_id is not None or request.index is not None:
+        guarded = [(request.cell_id, request.index, request.source_sha256)]
+    else:
         return None
     try:
         nb = nbcells.load_notebook(ws.read_bytes(request.notebook, limit=MAX_PLANNED_BYTES),
                                    request.notebook)  # fmt: skip
-        position = nbcells.locate(nb, request.cell_id, None if request.cell_id else request.index)
     except OperatorError as exc:
-        why = f"the cell is no longer there ({exc.message}); nothing ran."
+        why = f"the notebook cannot be read ({exc.message}); nothing ran."
         return Outcome("stale", message=why)
-    if sha256_text(nbcells.source_of(nb.cells[position])) != request.source_sha256:
-        return Outcome("stale", message="the cell was edited since the preview; nothing ran. "
-                       "Read it again (nb.readCells) before running it.")  # fmt: skip
+    for cell_id, index, digest in guarded:
+        what = f"cell {cell_id}" if cell_id else f"the cell at index {index}"
+        try:
+            position = nbcells.locate(nb, cell_id, None if cell_id else index)
+        except OperatorError as exc:
+            return Outcome("stale", message=f"{what} is no longer there ({exc.message}); nothing "
+                           "ran.")  # fmt: skip
+        if sha256_text(nbcells.source_of(nb.cells[position])) != digest:
+            return Outcome("stale", message=f"{what} was edited since the preview; nothing ran. "
+                           "Read it again (nb.readCells) before running it.")  # fmt: skip
     return None
 
 
@@ -165,9 +180,15 @@ def result_of(cmd_id: str, execution: Execution, outcome: Outcome) -> Result:
     """The model's result of a finished (or refused) run."""
     if outcome.status == "ok" and execution.request.restart and not execution.request.cells:
         return Result(cmd_id, True, "Restarted the kernel; its variables and imports are gone.")
-    names = [f"cell {cell_id}" for cell_id, _source, _sha in execution.request.cells]
-    return report(cmd_id, outcome, execution.what, timeout_s=execution.request.timeout_s,
-                  steps=names or None)  # fmt: skip
+    request = execution.request
+    names = [f"cell {cell_id}" for cell_id, _source, _sha in request.cells]
+    result = report(cmd_id, outcome, execution.what, timeout_s=request.timeout_s,
+                    steps=names or None)  # fmt: skip
+    if request.timeout_asked is not None and outcome.status not in ("stale", "unavailable"):
+        note = (f" (timeout_s {request.timeout_asked} is above the maximum: the run had "
+                f"{request.timeout_s:g} s)")  # fmt: skip
+        result = replace(result, summary=result.summary + note)
+    return result
 
 
 def record(journal: Journal, execution: Execution, outcome: Outcome, *, session: str,
@@ -230,6 +251,10 @@ def saved_outputs(ws: Workspace, execution: Execution,
     new_bytes = nbcells.dump_notebook(nb)
     if new_bytes == before.data:
         return None
+    if len(new_bytes) > MAX_PLANNED_BYTES:  # every nb.* action would refuse the notebook after
+        raise OperatorError(codes.ERR_RESULT_TOO_LARGE, f"the outputs were not saved: the "
+                            f"notebook would be {len(new_bytes):,} bytes, more than the "
+                            f"{MAX_PLANNED_BYTES:,} a notebook action reads.")  # fmt: skip
     diff = unified_diff(before.data, new_bytes, request.notebook)
     return Proposal(new_bytes, before, "modify", diff, 0, 0, "outputs of the run"), request.notebook
 

@@ -44,6 +44,26 @@ LARGE_READ_LIMIT = 2_000_000  # fs.readSlice, fs.search, regions (spec)
 MAX_LINE_CHARS = 2_000  # characters of one line shown by fs.readSlice and fs.search
 REPLY_OUTPUT_BUDGET = 8 * 1024 * 1024  # UTF-8 bytes of details all reads of one reply return
 
+#: What of a result's details a card shows (``DETAILS_SHOWN_LINES`` in carddetails.ts): the
+#: model's results hold the whole text, so a front sends a read's content once, not again in
+#: every item view.
+DETAILS_SHOWN_LINES = 200
+DETAILS_SHOWN_CHARS = 64_000
+
+
+def shown_details(details: str, action: str | None) -> tuple[str, int]:
+    """The part of ``details`` a card shows, and how many characters are left out.
+
+    At most ``DETAILS_SHOWN_LINES`` lines and ``DETAILS_SHOWN_CHARS`` characters; an
+    ``nb.readCells`` result is JSON the card parses whole (it is bounded by its cell count).
+    """
+    if action == "nb.readCells":
+        return details, 0
+    head = details.split("\n", DETAILS_SHOWN_LINES)
+    kept = len(details) - len(head[-1]) if len(head) > DETAILS_SHOWN_LINES else len(details)
+    kept = min(kept, DETAILS_SHOWN_CHARS)
+    return details[:kept], len(details) - kept
+
 
 class OutputBudget:
     """What the reads of one reply may still return, so a reply cannot amplify its size.

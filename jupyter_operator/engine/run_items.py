@@ -98,7 +98,12 @@ def finish(operator: Operator, run: Run | None, item: Item, outcome: Outcome) ->
     execution = item.execution
     assert execution is not None
     item.execution = executions.with_outcome(execution, outcome)
-    result = executions.result_of(item.id, execution, outcome)
+    try:
+        result = executions.result_of(item.id, execution, outcome)
+    except Exception:  # the run ended: it must end here too, not stay "running" for ever
+        log.exception("reporting the run of %s failed", item.id)
+        result = Result.failure(item.id, codes.ERR_IO, f"the run ended ({outcome.status}), but "
+                                "its outputs could not be read; read the cells (nb.readCells).")
     where = operator.runner.where
     try:
         if outcome.status not in ("stale", "unavailable"):

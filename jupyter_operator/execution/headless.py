@@ -108,6 +108,12 @@ class HeadlessKernels:
             if request.kernel_identity is not None and current != request.kernel_identity:
                 return Outcome("stale", message="the kernel restarted since the preview; nothing "
                                "ran. Read the cells again (nb.readCells) and run them again.")
+            if (request.kernel_identity is not None and not request.restart
+                    and kernel is not None and kernel.proc.poll() is not None):  # fmt: skip
+                # Starting a new one would run the cell on an empty state nobody approved.
+                return Outcome("stale", message="the kernel died since the preview (its variables "
+                               "and imports are lost); nothing ran. Restart it (nb.restartKernel "
+                               "or nb.rebuildState), then run the cell again.")  # fmt: skip
             try:
                 if request.restart or kernel is None or kernel.proc.poll() is not None:
                     kernel = self._restart(request.notebook, request.kernel_name, kernel)

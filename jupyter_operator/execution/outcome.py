@@ -36,7 +36,8 @@ class RunRequest:
     """One approved cell to run: exactly the source the person saw, and the guards of its preview.
 
     ``source_sha256`` is the sha256 of the cell's source when previewed; ``kernel_identity``
-    the kernel's identity then (None: no kernel was running, so a new one may start).
+    the kernel's identity then (None: no live kernel was there, so a new one may start; a
+    kernel that dies after the preview makes the run stale instead).
     ``restart`` asks for a restart first; ``cells`` is the whole list for a rebuild.
     """
 
@@ -51,6 +52,9 @@ class RunRequest:
     restart: bool = False
     #: For ``nb.rebuildState``: (cell_id, source, source_sha256) in order, run after a restart.
     cells: tuple[tuple[str | None, str, str], ...] = ()
+    #: The timeout the model asked for when it was above the maximum (``timeout_s`` is the
+    #: maximum then), for the result to say so.
+    timeout_asked: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

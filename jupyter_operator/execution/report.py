@@ -55,7 +55,19 @@ def head_tail(text: str, keep: int = TEXT_KEEP) -> str:
 
 
 def _joined(value: Any) -> str:
-    return "".join(value) if isinstance(value, list) else str(value or "")
+    """nbformat's multi-line text (a string or a list of strings) as one string; outputs come
+    from kernels and front ends, so any other shape is read as text, never raised on."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(part if isinstance(part, str) else str(part) for part in value)
+    return "" if value is None else str(value)
+
+
+def _traceback(value: Any) -> str:
+    if isinstance(value, list):
+        return "\n".join(part if isinstance(part, str) else str(part) for part in value)
+    return _joined(value)
 
 
 def _image_size(mime: str, data: bytes) -> str:
@@ -108,9 +120,11 @@ def outputs_text(outputs: list[dict[str, Any]]) -> tuple[str, str]:
     parts: list[str] = []
     streams: list[str] = []  # stderr and stdout: `!cmd` and %pip merge a program's stderr
     for output in outputs:
+        if not isinstance(output, dict):
+            continue
         kind = output.get("output_type")
         if kind == "stream":
-            name = output.get("name", "stdout")
+            name = _joined(output.get("name", "stdout"))
             text = strip_ansi(_joined(output.get("text")))
             streams.append(text)
             if parts and parts[-1].startswith(f"[{name}]\n"):
@@ -119,10 +133,13 @@ def outputs_text(outputs: list[dict[str, Any]]) -> tuple[str, str]:
                 parts.append(f"[{name}]\n{text}")
         elif kind in ("execute_result", "display_data"):
             label = "[result]" if kind == "execute_result" else "[display]"
-            parts.append(label + "\n" + "\n".join(_data_lines(output.get("data") or {})))
+            data = output.get("data")
+            parts.append(label + "\n" + "\n".join(_data_lines(data if isinstance(data, dict)
+                                                              else {})))  # fmt: skip
         elif kind == "error":
-            trace = strip_ansi("\n".join(output.get("traceback") or []))
-            head = f"[error] {output.get('ename', '')}: {strip_ansi(str(output.get('evalue', '')))}"
+            trace = strip_ansi(_traceback(output.get("traceback")))
+            value = strip_ansi(_joined(output.get("evalue")))
+            head = f"[error] {_joined(output.get('ename'))}: {value}"
             parts.append(head + ("\n" + head_tail(trace) if trace else ""))
     shown = [head_tail(part.rstrip("\n")) if not part.startswith("[error]") else part
              for part in parts]  # fmt: skip
@@ -135,10 +152,43 @@ def outputs_text(outputs: list[dict[str, Any]]) -> tuple[str, str]:
 
 def _error_of(outputs: list[dict[str, Any]]) -> str:
     for output in outputs:
-        if output.get("output_type") == "error":
-            value = strip_ansi(str(output.get("evalue", "")))
-            return f"{output.get('ename', 'Error')}: {value}"[:300]
+        if isinstance(output, dict) and output.get("output_type") == "error":
+            value = strip_ansi(_joined(output.get("evalue")))
+            return f"{_joined(output.get('ename')) or 'Error'}: {value}"[:300]
     return ""
+
+
+#: What of a run's output its summary shows, so a model sees "42" without decoding details.
+SUMMARY_OUTPUT_CHARS = 200
+SUMMARY_OUTPUT_LINES = 3
+
+
+def output_preview(outputs: list[dict[str, Any]]) -> str:
+    """The first lines of a run's printed text and results, on one line (``\\n`` between
+    lines), at most ``SUMMARY_OUTPUT_LINES`` lines and ``SUMMARY_OUTPUT_CHARS`` characters,
+    ``...`` when cut; a rich output without text is described. ``""`` when nothing printed."""
+    texts: list[str] = []
+    for output in outputs:
+        if not isinstance(output, dict):
+            continue
+        kind = output.get("output_type")
+        if kind == "stream":
+            texts.append(_joined(output.get("text")))
+        elif kind in ("execute_result", "display_data"):
+            data = output.get("data")
+            data = data if isinstance(data, dict) else {}
+            if "text/plain" in data:
+                texts.append(_joined(data["text/plain"]) + "\n")
+            elif data:
+                texts.append(describe_rich(*next(iter(data.items()))) + "\n")
+        if sum(len(text) for text in texts) > SUMMARY_OUTPUT_CHARS * 2:
+            break  # enough to fill the preview
+    lines = strip_ansi("".join(texts)).strip("\n").split("\n")
+    if lines == [""]:
+        return ""
+    shown = "\\n".join(line.rstrip() for line in lines[:SUMMARY_OUTPUT_LINES])
+    cut = len(lines) > SUMMARY_OUTPUT_LINES or len(shown) > SUMMARY_OUTPUT_CHARS
+    return shown[:SUMMARY_OUTPUT_CHARS] + ("..." if cut else "")
 
 
 def _status_words(outcome: Outcome, timeout_s: float | None) -> str:
@@ -161,6 +211,9 @@ def one_run(outcome: Outcome, what: str, timeout_s: float | None = None) -> tupl
     count = f"In [{outcome.execution_count}], " if outcome.execution_count else ""
     summary = f"Ran {what} ({count}{outcome.duration_ms / 1000:.2f} s): "
     summary += _status_words(outcome, timeout_s)
+    if outcome.status != "error":  # an error's summary names the exception instead
+        preview = output_preview(outcome.outputs)
+        summary += f"; output: {preview}" if preview else ""
     text, note = outputs_text(outcome.outputs)
     lines = [f"status: {outcome.status}"]
     if outcome.execution_count:
@@ -188,7 +241,11 @@ def report(id: str, outcome: Outcome, what: str, *, timeout_s: float | None = No
         failed = next((step for step in outcome.steps if step.status != "ok"), None)
         ran = len(outcome.steps)
         summary = f"Rebuilt the kernel's state: restarted, then ran {ran} cell{'s' * (ran != 1)}"
-        summary += f"; stopped at {failed.status}" if failed else "; all ok"
+        if failed is not None:  # which cell, and why (an error names its exception)
+            name = names[outcome.steps.index(failed)] if len(names) == ran else "a cell"
+            summary += f"; stopped at {name}: {_status_words(failed, None)}"
+        else:
+            summary += "; all ok"
         details = "".join(f"== {s}\n{d}" for s, d in sections)
         status = failed.status if failed else "ok"
     else:

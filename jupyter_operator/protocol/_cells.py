@@ -118,6 +118,13 @@ CELL_PARAMS: dict[str, type] = {
     **{cls.action: cls for cls in (ReadCells, InsertCell, ReplaceCell, DeleteCell, MoveCell)},
     **RUN_PARAMS,
 }
+#: action -> {parameter: the base64 field it is decoded from}, only for the actions whose model
+#: has that parameter: a ``content_b64`` sent to any other action is checked as base64 and then
+#: ignored, like any field the action does not use (never passed to a model that lacks it).
+CELL_PAYLOADS: dict[str, dict[str, str]] = {
+    action: {"content": "content_b64"} if "content" in model.__dataclass_fields__ else {}
+    for action, model in CELL_PARAMS.items()
+}
 
 
 # --- field checks ------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ RUN_TIMEOUT_MAX_S = 600.0  # a larger timeout_s is clamped
 
 _CELL_ID = re.compile(r"[a-zA-Z0-9_-]{1,64}")
 _DIGITS = re.compile(r"[0-9]{1,18}")
-_SECONDS = re.compile(r"[0-9]{1,4}(\.[0-9]{1,3})?")
+_SECONDS = re.compile(r"([0-9]+)(\.[0-9]+)?")
 
 _frozen = dataclass(frozen=True, slots=True, kw_only=True)
 
@@ -36,6 +36,9 @@ class RunCell:
     cell_id: str | None = None
     index: int | None = None
     timeout_s: float = RUN_TIMEOUT_DEFAULT_S
+    #: The ``timeout_s`` the model wrote when it was above the maximum (``timeout_s`` then
+    #: holds the maximum): the result says the run used less than was asked.
+    timeout_asked: str | None = None
 
 
 @_frozen
@@ -78,10 +81,25 @@ def check_run_fields(action: str, f: dict[str, str], notebook: str) -> dict[str,
     values.update(cell_id=cell_id, index=int(index) if index is not None else None)
     timeout = f.get("timeout_s") or None
     if timeout is not None:
-        if not _SECONDS.fullmatch(timeout) or float(timeout) <= 0:
-            raise _fail(f"timeout_s must be a number of seconds > 0 (got '{shown(timeout)}').")
-        values["timeout_s"] = min(float(timeout), RUN_TIMEOUT_MAX_S)
+        values.update(_timeout(timeout))
     return values
+
+
+def _timeout(text: str) -> dict[str, Any]:
+    """``timeout_s`` in seconds: a positive decimal number; above the maximum it is clamped,
+    and the text asked for is kept so the result can say so."""
+    found = _SECONDS.fullmatch(text)
+    if found is None:
+        raise _fail(f"timeout_s must be a number of seconds such as 30 or 2.5, at most "
+                    f"{RUN_TIMEOUT_MAX_S:g} (got '{shown(text)}').")  # fmt: skip
+    whole = found.group(1).lstrip("0")
+    # float() of a very long number is inf or slow to print: anything that long is clamped.
+    seconds = float((whole or "0") + (found.group(2) or "")) if len(whole) <= 6 else 10.0**7
+    if seconds <= 0:
+        raise _fail(f"timeout_s must be a number of seconds > 0 (got '{shown(text)}').")
+    if seconds > RUN_TIMEOUT_MAX_S:
+        return {"timeout_s": RUN_TIMEOUT_MAX_S, "timeout_asked": shown(text)}
+    return {"timeout_s": seconds}
 
 
 RUN_CODE_DOCS: dict[str, str] = {
@@ -102,15 +120,17 @@ RUN_CODE_DOCS: dict[str, str] = {
 RUN_ACTIONS_TEXT = """\
 nb.runCell
 Requires: notebook, cell_id
-Optional: index (check), timeout_s (seconds, default 60, max 600)
+Optional: index (check), timeout_s (seconds, default 60, max 600: a larger value is clamped to
+600 and the result summary says so)
 Behavior: runs the cell's source, as it is once the earlier changes of this reply are decided,
-in the notebook's kernel, after the person approves. A cell edited, or a kernel restarted,
-since the preview is refused with ERR_STALE_PREVIEW.
+in the notebook's kernel, after the person approves. A cell edited, or a kernel restarted or
+dead, since the preview is refused with ERR_STALE_PREVIEW.
 Result: the summary gives the status (ok, error, timeout, interrupted, kernel_died), the
-execution count and the duration; details_b64 holds the outputs summarised: stream text and
-text/plain results (long ones keep their head and tail), images described (type, pixel size,
-bytes), errors as the exception and traceback. A cell that ran but printed an error (a failed
-pip install, a Traceback on stderr) is flagged with "note:".
+execution count, the duration and the first lines of the output; details_b64 holds the
+outputs summarised: stream text and text/plain results (long ones keep their head and tail),
+images described (type, pixel size, bytes), errors as the exception and traceback. A cell
+that ran but printed an error (a failed pip install, a Traceback on stderr) is flagged with
+"note:".
 
 nb.restartKernel
 Requires: notebook
@@ -119,7 +139,8 @@ Behavior: restarts the notebook's kernel; every variable and import is lost.
 nb.rebuildState
 Requires: notebook
 Behavior: restarts the kernel, then runs again, in order, the cells this host recorded as run in
-it since its last restart (one approval for all).
+it since its last restart (one approval for all). A cell among them edited or deleted since
+the preview is refused with ERR_STALE_PREVIEW, naming it; nothing runs.
 
 nb.readCells also reports the kernel: {"kernel": {"name","state","execution_count","where"}};
 state is not_started, idle, busy or dead.

@@ -24,7 +24,7 @@ from typing import Any
 
 from . import codes
 from ._base64 import b64_problem, decode_b64_text
-from ._cells import CELL_ACTIONS, CELL_PARAMS, actions_of, check_cell_fields
+from ._cells import CELL_ACTIONS, CELL_PARAMS, CELL_PAYLOADS, actions_of, check_cell_fields
 from ._comments import StyleOverride, style_for_language, unknown_language
 from ._edits import parse_edits
 from ._errors import OperatorError, shown
@@ -252,7 +252,7 @@ def check_fields(
     entry = _ACTIONS.get(action)
     if host_actions and action in host_actions and action in CELL_ACTIONS:
         cell_check = lambda fields, _path: check_cell_fields(action, fields)  # noqa: E731
-        entry = (cell_check, {"content": "content_b64"})
+        entry = (cell_check, CELL_PAYLOADS[action])
     if entry is None:
         raise _fail(
             codes.ERR_UNKNOWN_ACTION,

@@ -37,9 +37,8 @@ class DecideBody(Body):
     and_run: bool = False  # Approve & Run: apply a cell change, then run the cell
 
 
-class OutcomeBody(Body):
-    """``POST sessions/{session}/items/{item}/execution``: what the open notebook's kernel did
-    with a run (``execution.Outcome``), posted by the panel."""
+class StepBody(Body):
+    """What the open notebook's kernel did with one cell (``execution.Outcome``)."""
 
     status: Literal["ok", "error", "timeout", "interrupted", "kernel_died", "stale",
                     "unavailable"]  # fmt: skip
@@ -48,7 +47,13 @@ class OutcomeBody(Body):
     outputs: list[dict[str, Any]] = Field(default_factory=list, max_length=500)
     kernel_identity: str | None = Field(default=None, max_length=200)
     message: str = Field(default="", max_length=2000)
-    steps: list[dict[str, Any]] = Field(default_factory=list, max_length=500)
+
+
+class OutcomeBody(StepBody):
+    """``POST sessions/{session}/items/{item}/execution``: what the open notebook's kernel did
+    with a run, posted by the panel; a rebuild's ``steps`` are checked like the run itself."""
+
+    steps: list[StepBody] = Field(default_factory=list, max_length=500)
 
 
 class DecideAllBody(Body):

@@ -40,7 +40,8 @@ def parse_body(raw: bytes, model: type[M]) -> M:
         return model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors(include_url=False, include_input=False)[0]
-        field = str(first["loc"][-1])[:64] if first["loc"] else "body"
+        # The whole place (steps.0.status), not its last part alone ("0", "status").
+        field = ".".join(str(part) for part in first["loc"])[:64] if first["loc"] else "body"
         raise ApiError(400, "bad_request", f"{field}: {first['msg']}") from None
 
 

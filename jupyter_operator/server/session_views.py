@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..engine.edits import EDITABLE_DIALECTS
+from ..engine.reads import shown_details
 from ..protocol import Result, codes
 from .errors import ApiError
 
@@ -26,10 +27,23 @@ def run_dialect(run: Any) -> str:
 
 
 def item_view(item: Item, run: Any) -> dict[str, Any]:
-    """``Item.to_dict()``, with ``editable`` false where the run takes no edited content."""
+    """``Item.to_dict()``, with ``editable`` false where the run takes no edited content.
+
+    A read's content goes out once, in ``results_text``: the item carries the first lines
+    its card shows (``details_more`` says how much is left out), and a JSON read's response
+    event leaves out the ``content`` the details already hold.
+    """
     view = item.to_dict()
     if run_dialect(run) not in EDITABLE_DIALECTS:
         view["editable"] = False
+    details = view.get("details")
+    if details:
+        view["details"], more = shown_details(details, view.get("action"))
+        if more:
+            view["details_more"] = more
+    event = view.get("event")
+    if isinstance(event, dict) and "content" in event:
+        view["event"] = {key: value for key, value in event.items() if key != "content"}
     return view
 
 

@@ -9,6 +9,8 @@ from pathlib import Path
 import nbformat
 import pytest
 from cell_notebooks import cells_of, code, markdown, notebook, standard
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from replies import b64, block
 
 from jupyter_operator.protocol import codes, interface_spec
@@ -384,3 +386,56 @@ def test_a_cell_change_counts_the_lines_a_person_sees(op, nb_path: Path) -> None
     assert (item.proposal.added, item.proposal.removed) == (1, 0)
     assert item.summary.endswith(", +1 -0 lines")
     assert "print(42)" in item.proposal.diff  # the raw JSON diff is still there
+
+
+# --- any field on any action: a coded result, never an exception -----------------------------
+def test_every_action_with_every_field_gets_a_coded_result(make_operator, nb_path: Path) -> None:
+    """A field an action does not take (``content_b64`` on ``nb.readCells``, ``nb.runCell`` or
+    ``nb.restartKernel``) is ignored like any other; no block ends the reply with an
+    exception. Every pending one is then approved and also ends with a code."""
+    from cell_runs import assert_coded, every_action, every_field_reply, spec_fields
+
+    from jupyter_operator.execution import NoRunner
+
+    op = make_operator(extensions=("nb",), runner=NoRunner())
+    read = one(op, "nb.readCells", notebook="nb.ipynb", content_b64=b64("x = 1"))
+    assert (read.status, read.result.summary) == ("done", "Read cells 0-2 of 3")
+    for action in ("nb.runCell", "nb.restartKernel", "nb.rebuildState"):
+        item = one(op, action, notebook="nb.ipynb", cell_id="load", content_b64="eA==")
+        assert item.status == "pending", item.result
+    run = op.run(every_field_reply())
+    assert len(run.items) == len(every_action()) * (len(spec_fields()) + 1)
+    assert_coded(run.items)
+    run.approve_all()
+    assert_coded(run.items)
+    assert not [item.id for item in run.items if item.status in ("pending", "running")]
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(data=st.data())
+def test_any_fields_with_any_values_get_a_coded_result(make_operator, nb_path: Path,
+                                                       data: st.DataObject) -> None:  # fmt: skip
+    """Every field of the spec on a random action, some left out, some malformed."""
+    from cell_runs import assert_coded, cmd, every_action, field_value, spec_fields
+
+    from jupyter_operator.execution import NoRunner
+
+    action = data.draw(st.sampled_from(every_action()))
+    where = "path" if action.startswith("fs.") else "notebook"  # the other is refused first
+    names = [name for name in spec_fields() if name != "path" or where == "path"]
+    # Every field, well formed; then some left out and some given other values.
+    fields: dict[str, str | None] = {name: field_value(name) for name in names}
+    for name in data.draw(st.sets(st.sampled_from(names))):
+        fields[name] = None
+    odd = st.sampled_from(["", "0", "601", "-1", "1.5", "eA==", "x y", "../x.ipynb", "nb.ipynb"])
+    text = st.text(alphabet=st.characters(blacklist_categories=["Cs", "Zl", "Zp"],
+                                          blacklist_characters="\r\n\x0b\x0c\x1c\x1d\x1e\x85"),
+                   max_size=12)  # fmt: skip
+    for name in data.draw(st.sets(st.sampled_from(names))):
+        fields[name] = data.draw(odd | text)
+    op = make_operator(extensions=("nb",), runner=NoRunner())
+    run = op.run(cmd("h1", action, **fields))
+    assert_coded(run.items)
+    run.approve_all()
+    assert_coded(run.items)

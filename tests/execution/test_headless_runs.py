@@ -331,3 +331,167 @@ def test_approve_and_run_in_a_no_run_notebook_applies_the_change_only(
     assert "Replaced cell c3; the cell did not run: " in result.summary
     assert "then ran it" not in result.summary
     assert executions(op.journal) == []
+
+
+def test_a_timeout_above_the_maximum_runs_with_the_maximum_and_says_so(op: Operator) -> None:
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c1", timeout_s="1000"))
+    assert run.items[0].status == "pending", run.items[0].summary
+    assert run.items[0].execution.request.timeout_s == 600
+    run.approve_all()
+    result = _result(run, "r1")
+    assert result.ok, result.summary
+    assert result.summary.endswith("(timeout_s 1000 is above the maximum: the run had 600 s)")
+
+
+def test_a_run_whose_outcome_cannot_be_reported_still_ends(
+    ws: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Whatever goes wrong while its result is made, a finished run does not stay running."""
+    from jupyter_operator.engine import executions
+    from jupyter_operator.execution import DeferredRunner, Outcome
+
+    op = Operator(ws, extensions=("nb",), journal_dir=tmp_path / "j2", runner=DeferredRunner())
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c1"))
+    run.approve("r1")
+    assert run.items[0].status == "running"
+    monkeypatch.setattr(executions, "result_of", lambda *args: 1 / 0)
+    run.finish_execution("r1", Outcome("ok", 1, 5))
+    item = run.items[0]
+    assert (item.status, item.result.code) == ("failed", "ERR_IO")
+    assert "the run ended (ok), but its outputs could not be read" in item.result.summary
+
+
+def test_a_rebuild_whose_cell_was_edited_since_the_preview_is_refused_naming_it(
+    op: Operator, ws: Path
+) -> None:
+    op.run(cmd("r1", "nb.runCell", cell_id="c1") + cmd("r2", "nb.runCell", cell_id="c2")
+           ).approve_all()  # fmt: skip
+    rebuild = op.run(cmd("b1", "nb.rebuildState"))
+    assert [cell[0] for cell in rebuild.items[0].execution.request.cells] == ["c1", "c2"]
+    op.run(cmd("e1", "nb.replaceCell", cell_id="c2", content="print('edited')")).approve_all()
+    before = (ws / "nb.ipynb").read_bytes()
+    identity = rebuild.items[0].execution.kernel.identity
+    rebuild.approve_all()
+    result = _result(rebuild, "b1")
+    assert (result.code, rebuild.items[0].status) == ("ERR_STALE_PREVIEW", "stale")
+    assert "cell c2 was edited since the preview; nothing ran" in result.summary
+    assert (ws / "nb.ipynb").read_bytes() == before  # no outputs saved under the edited cell
+    assert op.runner.kernel("nb.ipynb", "python3").identity == identity  # not restarted
+    deleted = op.run(cmd("b2", "nb.rebuildState"))
+    op.run(cmd("d1", "nb.deleteCell", cell_id="c1")).approve_all()
+    deleted.approve_all()
+    assert "cell c1 is no longer there" in _result(deleted, "b2").summary
+
+
+def test_a_kernel_that_died_after_the_preview_is_not_restarted_silently(op: Operator) -> None:
+    op.run(cmd("r1", "nb.runCell", cell_id="c1")).approve_all()
+    run = op.run(cmd("r2", "nb.runCell", cell_id="c2"))
+    assert run.items[0].execution.kernel.state == "idle"
+    kernel = op.runner._kernels["nb.ipynb"]
+    kernel.proc.kill()  # out of memory, say
+    kernel.proc.wait()
+    run.approve("r2")
+    result = _result(run, "r2")
+    assert (result.code, run.items[0].status) == ("ERR_STALE_PREVIEW", "stale")
+    assert "the kernel died since the preview" in result.summary
+    assert op.runner._kernels["nb.ipynb"] is kernel  # no new kernel was started for it
+    # Previewed on the dead kernel, a run says so on its card and starts a new one.
+    again = op.run(cmd("r3", "nb.runCell", cell_id="c2"))
+    assert again.items[0].execution.kernel.state == "dead"
+    again.approve_all()
+    assert "NameError" in _result(again, "r3").summary  # a new, empty kernel
+
+
+def test_the_summary_shows_the_first_lines_of_the_output(op: Operator, ws: Path) -> None:
+    """A small model sees what printed without decoding details_b64."""
+    run = op.run(cmd("r1", "nb.runCell", cell_id="c1") + cmd("r2", "nb.runCell", cell_id="c2"))
+    run.approve_all()
+    assert _result(run, "r1").summary.endswith("s): ok; output: set x")
+    assert _result(run, "r2").summary.endswith("s): ok; output: 42")
+    cell_id = insert_cell(op, ws, "for i in range(50):\n    print(i)\n21.0", index=4)
+    many = op.run(cmd("r3", "nb.runCell", cell_id=cell_id))
+    many.approve_all()
+    assert _result(many, "r3").summary.endswith("s): ok; output: 0\\n1\\n2...")
+    wide = op.run(cmd("e1", "nb.replaceCell", cell_id=cell_id, content="print('w' * 5000)") +
+                  cmd("r4", "nb.runCell", cell_id=cell_id))  # fmt: skip
+    wide.approve_all()
+    summary = _result(wide, "r4").summary
+    assert summary.endswith("w" * 200 + "...") and len(summary) < 300
+    result = op.run(cmd("e2", "nb.replaceCell", cell_id=cell_id, content="x / 2") +
+                    cmd("r5", "nb.runCell", cell_id=cell_id))  # fmt: skip
+    result.approve_all()
+    assert _result(result, "r5").summary.endswith("s): ok; output: 20.5")
+    failed = op.run(cmd("r6", "nb.runCell", cell_id="c3"))
+    failed.approve_all()
+    assert _result(failed, "r6").summary.endswith("error ZeroDivisionError: division by zero")
+
+
+def test_a_rebuild_that_stops_says_where_and_why_in_its_summary(op: Operator) -> None:
+    op.run(cmd("r1", "nb.runCell", cell_id="c1") + cmd("r2", "nb.runCell", cell_id="c3")
+           ).approve_all()  # fmt: skip
+    rebuild = op.run(cmd("b1", "nb.rebuildState"))
+    rebuild.approve_all()
+    assert _result(rebuild, "b1").summary.endswith(
+        "ran 2 cells; stopped at cell c3: error ZeroDivisionError: division by zero")
+
+
+def test_huge_rich_outputs_are_capped_in_the_notebook_and_the_results(
+    op: Operator, ws: Path
+) -> None:
+    """One approved cell must not make a notebook no nb.* action can read again."""
+    from jupyter_operator.execution.streams import (
+        MAX_OUTPUTS,
+        OUTPUT_MAX_CHARS,
+        RUN_OUTPUT_MAX_CHARS,
+    )
+
+    source = ("from IPython.display import display\n"
+              "display({'image/png': 'A' * 12_000_000, 'text/plain': '<Figure>'}, raw=True)\n"
+              "for i in range(80):\n"
+              "    display({'text/html': 'h' * 200_000}, raw=True)\n"
+              "21.0")  # fmt: skip
+    cell_id = insert_cell(op, ws, source)
+    run = op.run(cmd("r1", "nb.runCell", cell_id=cell_id))
+    run.approve_all()
+    result = _result(run, "r1")
+    assert result.ok, result.summary
+    size = (ws / "nb.ipynb").stat().st_size
+    assert size < RUN_OUTPUT_MAX_CHARS + 500_000
+    outputs = saved_cell(ws / "nb.ipynb", cell_id)["outputs"]
+    first = joined(outputs[0]["data"]["text/plain"])
+    assert first.startswith("[output not kept: a display_data of 12,000,008 characters "
+                            "(image/png, text/plain); a cell run keeps at most 1,000,000")
+    assert first.endswith("\n<Figure>") and "image/png" not in outputs[0]["data"]
+    assert joined(outputs[-2]["data"]["text/plain"]) == "21.0"  # the value is always kept
+    dropped = joined(outputs[-1]["text"])
+    assert dropped.startswith("[") and "more outputs (" in dropped
+    assert f"at most {MAX_OUTPUTS} outputs and {RUN_OUTPUT_MAX_CHARS:,} characters" in dropped
+    assert all(len(json.dumps(output)) < OUTPUT_MAX_CHARS + 1000 for output in outputs)
+    text = details(run, "r1")  # the model is told what was cut, too
+    assert "[output not kept: a display_data of 12,000,008 characters" in text
+    assert "more outputs (" in text and "not kept" in text
+    assert "ok; output: [output not kept: a display_data of 12,000,008 " in result.summary
+    read = op.run(cmd("r2", "nb.readCells"))  # every nb.* action still works on it
+    assert _result(read, "r2").ok
+
+
+def test_outputs_that_would_make_the_notebook_too_large_to_read_are_not_saved(
+    op: Operator, ws: Path
+) -> None:
+    from jupyter_operator.workspace import MAX_PLANNED_BYTES
+
+    doc = json.loads((ws / "nb.ipynb").read_text())
+    filler = {"output_type": "stream", "name": "stdout", "text": "f" * (MAX_PLANNED_BYTES - 60_000)}
+    doc["cells"][2]["outputs"] = [filler]
+    (ws / "nb.ipynb").write_text(json.dumps(doc))
+    before = (ws / "nb.ipynb").read_bytes()
+    cell_id = insert_cell(op, ws, "print('p' * 150_000)")
+    after_insert = (ws / "nb.ipynb").read_bytes()
+    assert len(after_insert) < MAX_PLANNED_BYTES and after_insert != before
+    run = op.run(cmd("r1", "nb.runCell", cell_id=cell_id))
+    run.approve_all()
+    result = _result(run, "r1")
+    assert result.ok  # the run happened; only its outputs were not saved
+    assert "note: the outputs were not saved: the notebook would be " in details(run, "r1")
+    assert (ws / "nb.ipynb").read_bytes() == after_insert
+    assert _result(op.run(cmd("r2", "nb.readCells")), "r2").ok

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import json
 import struct
 
 from jupyter_operator.execution import Outcome, report
@@ -79,3 +80,33 @@ def test_an_endless_stream_keeps_its_head_and_tail() -> None:
     assert "characters dropped" in output["text"]
     assert len(output["text"]) < STREAM_KEEP + 100
     assert collector.execution_count == 7
+
+
+def test_the_collector_keeps_nothing_over_its_caps_while_it_reads() -> None:
+    """What iopub brings past the caps is counted, never kept: memory stays bounded."""
+    from jupyter_operator.execution.streams import (
+        MAX_OUTPUTS,
+        OUTPUT_MAX_CHARS,
+        RUN_OUTPUT_MAX_CHARS,
+    )
+
+    collector = OutputCollector()
+    collector.add("display_data", {"data": {"image/png": "A" * (OUTPUT_MAX_CHARS + 1)}})
+    assert collector.used < 1_000  # the note, not the image
+    for _ in range(200):
+        collector.add("display_data", {"data": {"text/plain": "y" * 400_000}, "metadata": {}})
+        assert collector.used <= RUN_OUTPUT_MAX_CHARS
+    for n in range(20_000):  # stdout and stderr in turn: a progress bar between prints
+        collector.add("stream", {"name": "stderr" if n % 2 else "stdout", "text": f"{n}\n" * 20})
+        assert collector.used <= RUN_OUTPUT_MAX_CHARS
+    collector.add("error", {"ename": "RecursionError", "evalue": "deep",
+                            "traceback": [f"frame {n} " + "z" * 5_000 for n in range(3_000)]})
+    outputs = collector.outputs()
+    assert len(outputs) <= MAX_OUTPUTS + 4
+    assert len(json.dumps(outputs)) < RUN_OUTPUT_MAX_CHARS + OUTPUT_MAX_CHARS
+    error = next(output for output in outputs if output["output_type"] == "error")
+    assert error["traceback"][0].startswith("frame 0 ") and error["traceback"][-1].startswith(
+        "frame 2999 ") and "frames cut" in error["traceback"][10]
+    assert outputs[-1]["text"].startswith("[") and "not kept" in outputs[-1]["text"]
+    # The latest stream text is kept (its tail), not pushed out by the count.
+    assert "19999\n" in "".join(o.get("text", "") for o in outputs if o["output_type"] == "stream")

@@ -97,3 +97,44 @@ def test_off_they_are_unknown_actions_exactly_as_any_other(action: str) -> None:
 def test_an_unknown_extension_name_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown extension 'cells'"):
         scan("", extensions=("cells",))
+
+
+@pytest.mark.parametrize("action", ["nb.readCells", "nb.runCell", "nb.restartKernel",
+                                    "nb.rebuildState", "nb.deleteCell", "nb.moveCell"])  # fmt: skip
+def test_a_content_field_on_an_action_without_content_is_ignored(action: str) -> None:
+    """``content_b64`` is checked as base64, then ignored like any field the action does not
+    take (it never reaches a parameter model that has no ``content``)."""
+    item = scanned(action, notebook="nb.ipynb", cell_id="c1", to_index="0",
+                   content_b64=b64("x = 1"))  # fmt: skip
+    assert isinstance(item, Command) and not hasattr(item.params, "content")
+    assert fault(action, notebook="nb.ipynb", cell_id="c1", to_index="0",
+                 content_b64="not base64!")[0] == codes.ERR_INVALID_BASE64  # fmt: skip
+
+
+def test_every_field_on_every_action_scans_without_an_exception() -> None:
+    from cell_runs import every_action, every_field_reply, spec_fields
+
+    items = scan(every_field_reply(), extensions=ON).items
+    assert len(items) == len(every_action()) * (len(spec_fields()) + 1)
+
+
+@pytest.mark.parametrize(("text", "seconds", "asked"), [
+    ("30", 30.0, None), ("2.5", 2.5, None), ("600", 600.0, None), ("0600.0", 600.0, None),
+    ("601", 600.0, "601"), ("1000", 600.0, "1000"), ("86400.5", 600.0, "86400.5"),
+    ("9" * 60, 600.0, "9" * 40 + "..."),
+])  # fmt: skip
+def test_a_timeout_above_the_maximum_is_clamped_and_kept_as_asked(
+    text: str, seconds: float, asked: str | None
+) -> None:
+    item = scanned("nb.runCell", notebook="nb.ipynb", cell_id="c1", timeout_s=text)
+    assert isinstance(item, Command), item
+    assert (item.params.timeout_s, item.params.timeout_asked) == (seconds, asked)
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("0", "> 0"), ("0.0", "> 0"), ("-5", "such as 30 or 2.5, at most 600"),
+    ("1e5", "such as 30 or 2.5"), ("ten", "such as 30 or 2.5"),
+])  # fmt: skip
+def test_a_timeout_that_is_not_a_positive_number_says_what_is_wanted(text: str, says: str) -> None:
+    code, message = fault("nb.runCell", notebook="nb.ipynb", cell_id="c1", timeout_s=text)
+    assert code == codes.ERR_INVALID_CELL_PARAMS and says in message

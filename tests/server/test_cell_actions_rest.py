@@ -54,3 +54,25 @@ async def test_cell_actions_can_be_turned_off(api: Api, root: Path) -> None:
     assert item["status"] != "pending"
     assert "ERR_UNKNOWN_ACTION" in body["results_text"]
     assert (root / "nb.ipynb").read_bytes() == before
+
+
+async def test_every_action_with_every_field_gets_a_coded_result_never_a_500(
+    api: Api, root: Path
+) -> None:
+    """A field an action does not take (``content_b64`` on ``nb.readCells``) is ignored like
+    any other: the scan answers 200 with a result or a pending card for every block, and
+    approving them all answers 200 too."""
+    from cell_runs import every_action, every_field_reply, spec_fields
+
+    (root / "nb.ipynb").write_text(standard())
+    status, body = await api("scan", body={"text": every_field_reply()})
+    assert status == 200, body
+    items = body["items"]
+    assert len(items) == len(every_action()) * (len(spec_fields()) + 1)
+    for item in items:
+        assert item["status"] in ("pending", "waiting") or item["ok"] or item["error_code"], item
+    status, body = await api("sessions", body["session"], "decide-all",
+                             body={"decision": "approve"})  # fmt: skip
+    assert status == 200, body
+    codes = {result.id: result.ok or result.code for result in parse_results(body["results_text"])}
+    assert len(codes) == len(items) and all(codes.values())

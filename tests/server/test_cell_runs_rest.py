@@ -196,3 +196,52 @@ async def test_approve_and_run_under_a_rule_denying_runs_applies_the_change_only
     assert "".join(json.loads((root / "nb.ipynb").read_text())["cells"][1]["source"]) == (
         "print(sum(values))"
     )
+
+
+@pytest.mark.parametrize("bad", [
+    {"status": "ok", "steps": [{}]},
+    {"status": "ok", "steps": [{"status": "ok", "outputs": "x"}]},
+    {"status": "ok", "steps": [{"status": "ok", "steps": []}]},
+    {"status": "ok", "steps": ["ok"]},
+])  # fmt: skip
+async def test_a_malformed_step_is_a_400_and_the_run_still_waits_for_its_outcome(
+    api: Api, root: Path, bad: dict
+) -> None:
+    _notebook(root)
+    status, body = await api("scan", body={"text": cmd("k1", "nb.rebuildState",
+                                                       notebook="nb.ipynb")})  # fmt: skip
+    session = body["session"]
+    await api("sessions", session, "decide", body={"id": "k1", "decision": "approve"})
+    status, error = await api("sessions", session, "items", "k1", "execution", body=bad)
+    assert (status, error["error"]["code"]) == (400, "bad_request"), error
+    assert "steps" in error["error"]["message"]
+    _status, view = await api("sessions", session)
+    assert view["items"][0]["status"] == "running"  # untouched: a good outcome may still come
+    status, done = await api("sessions", session, "items", "k1", "execution",
+                             body={"status": "ok", "steps": []})  # fmt: skip
+    assert status == 200 and done["item"]["status"] == "done"
+
+
+@pytest.mark.parametrize("output", [
+    {"output_type": "error", "ename": 1, "evalue": None, "traceback": 5},
+    {"output_type": "execute_result", "data": ["x"], "execution_count": "x"},
+    {"output_type": "display_data", "data": {"text/plain": [1, None], "image/png": 7}},
+    {"output_type": "stream", "name": 3, "text": {"a": 1}},
+    {"output_type": 5},
+    {},
+])  # fmt: skip
+async def test_odd_outputs_from_the_front_end_end_the_run_with_a_result(
+    api: Api, root: Path, output: dict
+) -> None:
+    """Outputs are the front end's data: whatever their shape, the run ends with a result."""
+    _notebook(root)
+    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
+                                                       cell_id="load")})  # fmt: skip
+    session = body["session"]
+    await api("sessions", session, "decide", body={"id": "r1", "decision": "approve"})
+    status, done = await api("sessions", session, "items", "r1", "execution",
+                             body={"status": "error", "outputs": [output]})  # fmt: skip
+    assert status == 200, done
+    assert done["item"]["status"] == "failed"
+    (result,) = parse_results(done["results_text"])
+    assert result.code == "ERR_CELL_ERROR"
