@@ -128,8 +128,17 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     """Compute what a mutation would write; raises OperatorError for command faults.
 
     ``base`` is the state to build on instead of the disk: the outcome of an earlier change to
-    the same file that is still waiting for a decision in the same reply.
+    the same file that is still waiting for a decision in the same reply. A change the
+    notebook's own policy refuses (``ERR_NOTEBOOK_POLICY``) is refused here, before anyone is
+    asked; the workspace checks again when it is applied.
     """
+    proposal = _plan(ws, cmd, base)
+    if not proposal.snapshot.is_dir:  # a folder's notebooks: its listing checked each
+        ws.check_notebook_change(cmd.params.path, proposal.snapshot.data, proposal.new_bytes)
+    return proposal
+
+
+def _plan(ws: Workspace, cmd: Command, base: Snapshot | None) -> Proposal:
     if cmd.action in cells.CELL_ACTIONS:
         return cells.plan(ws, cmd, base)
     path = cmd.params.path

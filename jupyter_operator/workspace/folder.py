@@ -27,12 +27,14 @@ from pathlib import Path
 from jupyter_operator.protocol import OperatorError, codes
 
 from .atomic import write_replace
-from .errors import os_error
+from .budget import MAX_PLANNED_BYTES
+from .errors import FileTooLarge, os_error
 from .folder_checks import WorkspaceChecks, stale_preview
 from .jail import Jail, close_quietly, read_bounded, reserved_refused
 from .journal_paths import journal_base
 from .locks import FileLocks
 from .moves import PartialDelete, PartialMove, host_folder, move, restore_missing
+from .notebook_guard import check_change, check_read, is_notebook_name
 from .out_of_reach import host_secret_locations
 from .paths import (
     DEFAULT_PROTECTED,
@@ -61,6 +63,7 @@ class Workspace(WorkspaceChecks):
         limits: Limits = Limits(),  # noqa: B008  (frozen dataclass: a shared default is safe)
         journal_dir: str | os.PathLike[str] | None = None,
         reserved: Iterable[str | os.PathLike[str]] = (),
+        notebook_cap: str | None = None,
     ) -> None:
         base = journal_base(journal_dir)
         # Every journal this host may use, Jupyter's own folders and the home folder's
@@ -74,6 +77,8 @@ class Workspace(WorkspaceChecks):
         self._protected = ProtectedMatcher(protected)
         self._locks: dict[tuple[str, ...], threading.Lock] = {}
         self._locks_guard = threading.Lock()
+        #: The most any notebook's own policy may allow here (``notebook_guard``; None: no cap).
+        self.notebook_cap = notebook_cap
 
     def close(self) -> None:
         """Release the root descriptor."""
@@ -170,9 +175,11 @@ class Workspace(WorkspaceChecks):
         with self._jail.parent(comps) as pfd:
             fd, info = self._jail.open_regular(pfd, comps)
         try:
-            return read_bounded(fd, info.st_size, limit, rel)
+            data = read_bounded(fd, info.st_size, limit, rel)
         finally:
             close_quietly(fd)
+        check_read(comps, data, self.notebook_cap)  # a notebook set to off is never read
+        return data
 
     def search_tree(
         self,
@@ -197,6 +204,7 @@ class Workspace(WorkspaceChecks):
             max_file_size=max_file_size,
             max_depth=self.limits.max_search_depth,
             hidden=hidden,
+            notebook_cap=self.notebook_cap,
         )
 
     def sandbox_masks(self) -> SandboxMasks:
@@ -217,7 +225,30 @@ class Workspace(WorkspaceChecks):
             max_entries=self.limits.max_delete_entries,
             max_depth=self.limits.max_search_depth,
             shown=shown,
+            check_file=self._check_removal,
         )
+
+    def _check_removal(self, dir_fd: int, comps: tuple[str, ...]) -> None:
+        """Refuse moving away a notebook below a folder when its own policy forbids that
+        (it carries ``metadata.jupyter_operator``, or is ``off``)."""
+        if not is_notebook_name(comps[-1]):
+            return
+        fd, info = self._jail.open_regular(dir_fd, comps)
+        try:
+            data = read_bounded(fd, info.st_size, MAX_PLANNED_BYTES, display_path(comps))
+        except FileTooLarge:
+            # Its policy cannot be told without reading it all: it is not moved blindly.
+            raise OperatorError(codes.ERR_NOTEBOOK_POLICY, f"{display_path(comps)} is too "
+                                "large to check its own policy; nothing was changed.") from None
+        finally:
+            close_quietly(fd)
+        check_change(comps, data, None, self.notebook_cap)
+
+    def check_notebook_change(self, path: str, before: bytes | None, after: bytes | None) -> None:
+        """Raise ``ERR_NOTEBOOK_POLICY`` for a planned change of ``path`` from ``before`` to
+        ``after`` (None: absent) that the notebook's own policy refuses even as a preview
+        (``notebook_guard``); ``write`` and ``move_out`` check again when applying."""
+        check_change(self._parse(path), before, after, self.notebook_cap, applying=False)
 
     def snapshot(self, path: str, *, limit: int) -> Snapshot:
         """The current state of ``path``, the base a preview is computed from.
@@ -239,9 +270,11 @@ class Workspace(WorkspaceChecks):
                 return Snapshot(rel, False, False, None, None)
             raise
         try:
-            return self._snapshot_in(pfd, comps, limit)
+            found = self._snapshot_in(pfd, comps, limit)
         finally:
             close_quietly(pfd)
+        check_read(comps, found.data, self.notebook_cap)  # not even planned over when off
+        return found
 
     # -- mutations ------------------------------------------------------------------------
 
@@ -256,6 +289,8 @@ class Workspace(WorkspaceChecks):
         comps = self._parse_target(path)
         if expect.is_dir:
             raise OperatorError(codes.ERR_NOT_A_FILE, f"{display_path(comps)} is a directory")
+        # ``expect`` is what the compare-and-swap below finds on disk, or nothing is written.
+        check_change(comps, expect.data if expect.exists else None, data, self.notebook_cap)
         created: list[tuple[str, ...]] = []
         with self._lock(comps):
             try:
@@ -282,6 +317,10 @@ class Workspace(WorkspaceChecks):
         """
         comps = self._parse_target(path)
         rel = display_path(comps)
+        if expect.is_dir:
+            self.tree_listing(path, shown=0)  # every notebook below it, by its own policy
+        else:
+            check_change(comps, expect.data if expect.exists else None, None, self.notebook_cap)
         with self._lock(comps):
             try:
                 pfd = self._jail.open_dir(comps[:-1])
