@@ -18,6 +18,7 @@ from ..workspace import (
     FileTooLarge,
     Snapshot,
     Workspace,
+    canonical_path,
     check_size,
     diff_with_stats,
     is_notebook,
@@ -114,7 +115,7 @@ def read_cells(ws: Workspace, cmd: Command,
     nb = nbcells.load_notebook(data, p.path)  # (the workspace refused it if it is off)
     view = nbcells.cell_view(nb, p.path, p.start_index, p.count)
     if kernel is not None:
-        view["kernel"] = kernel(p.path, _kernel_name(nb))
+        view["kernel"] = kernel(canonical_path(p.path), _kernel_name(nb))
     shown = view["cells"]
     total = view["cell_count"]
     if shown:
