@@ -156,6 +156,26 @@ def test_a_dry_run_notebook_is_never_written_even_when_a_person_approves(
     assert (ws / "nb.ipynb").read_bytes() == before
 
 
+def test_a_leaked_tool_call_cannot_set_auto_run_nor_read_an_off_notebook(
+    auto_op: Operator, ws: Path
+) -> None:
+    """A tool call in the model's own format is translated to the block it meant, and that
+    block meets the notebook's policy like any other (nothing waits for a person)."""
+    before = set_policy(ws / "nb.ipynb", "no-run")
+    lifted = with_policy(before.decode(), "auto-run")
+    call = {"name": "write_file", "arguments": {"path": "nb.ipynb", "content": lifted}}
+    run = auto_op.run(f"<tool_call>{json.dumps(call)}</tool_call>")
+    (item,) = run.items
+    assert item.foreign is not None and item.error_code == "ERR_NOTEBOOK_POLICY"
+    assert not run.pending and (ws / "nb.ipynb").read_bytes() == before
+    set_policy(ws / "nb.ipynb", "off")
+    call = {"name": "read_file", "arguments": {"path": "nb.ipynb"}}
+    run = auto_op.run(f"<tool_call>{json.dumps(call)}</tool_call>")
+    run.approve(run.items[0].id)  # a translated read waits for a person, who approves it
+    assert run.items[0].error_code == "ERR_NOTEBOOK_POLICY"
+    assert "x = 41" not in (run.items[0].result.details or "")
+
+
 # --- JSON operations ----------------------------------------------------------------------
 
 
