@@ -209,8 +209,9 @@ class Workspace(WorkspaceChecks):
 
     def sandbox_masks(self) -> SandboxMasks:
         """What the shell sandbox binds read-only or hides inside this workspace (see
-        ``sandbox_masks``): existing protected paths, credential stores, reserved locations."""
-        return _sandbox_masks(self._jail, self._protected)
+        ``sandbox_masks``): existing protected paths, credential stores, reserved locations,
+        notebooks carrying their own policy (read-only) and those set to off (hidden)."""
+        return _sandbox_masks(self._jail, self._protected, notebook_cap=self.notebook_cap)
 
     def tree_listing(self, path: str, *, shown: int = 200) -> TreeListing:
         """Everything a delete of the folder ``path`` would move (see ``tree_walk``).

@@ -19,6 +19,7 @@ from cell_runs import b64, cmd
 
 from jupyter_operator.engine import Operator, Policy, run_json
 from jupyter_operator.engine.commands import CommandSession
+from jupyter_operator.shell import sandbox_available
 
 #: Rules that would approve every read, change and delete without asking.
 EVERYTHING = "auto reads **\nauto writes **\nauto fs.delete **"
@@ -298,3 +299,27 @@ def test_the_file_api_write_cannot_change_the_policy(op: Operator, ws: Path) -> 
         op.write_file("nb.ipynb", with_policy(before.decode(), "auto-run").encode())
     assert caught.value.code == "ERR_NOTEBOOK_POLICY"
     assert (ws / "nb.ipynb").read_bytes() == before
+
+
+# --- shell commands -----------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not sandbox_available(),
+                    reason="bubblewrap is missing or cannot create namespaces here")  # fmt: skip
+def test_a_shell_command_can_neither_lift_a_policy_nor_read_an_off_notebook(
+    op: Operator, ws: Path
+) -> None:
+    """An approved shell command runs in the sandbox, where a notebook carrying its own policy
+    is read-only (no edit, delete, or move onto it) and one set to off is hidden."""
+    before = set_policy(ws / "nb.ipynb", "no-run")
+    (ws / "off.ipynb").write_text(with_policy(notebook(code("secret = 7", id="s1")), "off"))
+    hidden = (ws / "off.ipynb").read_bytes()
+    (ws / "lifted.ipynb").write_text(with_policy(before.decode(), None))
+    script = ("sed -i s/no-run/auto-run/ nb.ipynb; rm -f nb.ipynb; mv lifted.ipynb nb.ipynb; "
+              "cat off.ipynb; echo '{}' > off.ipynb; echo done")  # fmt: skip
+    run = run_json(op, json.dumps({"type": "shell", "command": script}))
+    run.approve(run.items[0].id)  # the person approves the command itself
+    event = run.events[-1]
+    assert "done" in event["stdout"] and "secret" not in event["stdout"], event
+    assert (ws / "nb.ipynb").read_bytes() == before
+    assert (ws / "off.ipynb").read_bytes() == hidden
