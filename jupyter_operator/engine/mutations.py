@@ -242,6 +242,33 @@ def record_for(journal: Journal, entry_id: str, command_id: str, action: str, pa
     )  # fmt: skip
 
 
+#: Why a notebook a shell command gave its own policy was moved to the trash (its history entry).
+SET_ASIDE = ("a notebook's own policy (metadata.jupyter_operator) is set only by its author; "
+             "a shell command set it")  # fmt: skip
+
+
+def set_aside(ws: Workspace, journal: Journal, path: str, command_id: str, *,
+              session: str | None = None) -> str:  # fmt: skip
+    """Move to the trash a notebook that a shell command gave its own policy, journaled as a
+    delete a person can undo (a model cannot: writing it back would add the policy); returns
+    the history entry id. Only a notebook carrying a policy can be set aside."""
+    snapshot = ws.policy_snapshot(path)
+    diff, added, removed = diff_with_stats(snapshot.data, None, path)
+    proposal = Proposal(None, snapshot, "delete", diff, added, removed,
+                        _describe("delete", added, removed))  # fmt: skip
+    entry_id = journal.allocate_id()
+    entry = record_for(journal, entry_id, command_id, "fs.delete", path, proposal,
+                       session=session, decided_by="rule", rule=SET_ASIDE)  # fmt: skip
+    journal.record(entry)
+    try:
+        with journal.trash_slot(entry_id) as slot:
+            ws.move_out(path, slot, expect=snapshot, set_aside=True)
+    except BaseException:
+        journal.mark_void(entry_id)
+        raise
+    return entry_id
+
+
 def commit(ws: Workspace, journal: Journal, entry: HistoryEntry, proposal: Proposal) -> None:
     """Carry out ``proposal`` on the disk and record ``entry`` (see ``apply``)."""
     if proposal.change != "delete":

@@ -34,7 +34,7 @@ from .jail import Jail, close_quietly, read_bounded, reserved_refused
 from .journal_paths import journal_base
 from .locks import FileLocks
 from .moves import PartialDelete, PartialMove, host_folder, move, restore_missing
-from .notebook_guard import check_change, check_read, is_notebook_name
+from .notebook_guard import carries_policy, check_change, check_read, is_notebook_name
 from .out_of_reach import host_secret_locations
 from .paths import (
     DEFAULT_PROTECTED,
@@ -308,17 +308,37 @@ class Workspace(WorkspaceChecks):
                 close_quietly(pfd)
         return len(created)
 
-    def move_out(self, path: str, dest: int | Path, *, expect: Snapshot) -> None:
+    def policy_snapshot(self, path: str) -> Snapshot:
+        """The state of a notebook that carries its own policy, read even when that is ``off``:
+        only to set aside, with ``move_out(..., set_aside=True)``, a notebook that a shell
+        command gave a policy (its bytes go to the undo journal, never to a model).
+        ``ERR_NOTEBOOK_POLICY`` for anything else."""
+        comps = self._parse_target(path)
+        with self._jail.parent(comps) as pfd:
+            found = self._snapshot_in(pfd, comps, MAX_PLANNED_BYTES)
+        if not carries_policy(comps, found.data):
+            raise OperatorError(codes.ERR_NOTEBOOK_POLICY,
+                                f"{display_path(comps)} is no notebook carrying its own policy")
+        return found
+
+    def move_out(self, path: str, dest: int | Path, *, expect: Snapshot,
+                 set_aside: bool = False) -> None:  # fmt: skip
         """Move a file or directory out of the workspace into the folder ``dest`` (fd or path).
 
         The item keeps its name inside the destination (the trash the engine chose, outside the
         workspace). Never the root, nor a folder holding the journal; only if the path is still
         as ``expect`` describes. ``PartialDelete`` when a move across file systems removed part
         of the path and could not put it back (the trash then holds a complete copy).
+        ``set_aside`` moves only a notebook carrying its own policy, which the notebook's policy
+        otherwise forbids: one a shell command gave a policy (``policy_snapshot``).
         """
         comps = self._parse_target(path)
         rel = display_path(comps)
-        if expect.is_dir:
+        if set_aside:
+            if expect.is_dir or not carries_policy(comps, expect.data):
+                raise OperatorError(codes.ERR_NOTEBOOK_POLICY,
+                                    f"{rel} is no notebook carrying its own policy")
+        elif expect.is_dir:
             self.tree_listing(path, shown=0)  # every notebook below it, by its own policy
         else:
             check_change(comps, expect.data if expect.exists else None, None, self.notebook_cap)

@@ -30,6 +30,12 @@ def is_notebook_name(name: str) -> bool:
     return name.rstrip(". ").lower().endswith(".ipynb")
 
 
+def carries_policy(comps: tuple[str, ...], data: bytes | None) -> bool:
+    """True when ``data`` is a notebook at ``comps`` that carries ``metadata.jupyter_operator``."""
+    return bool(comps) and is_notebook_name(comps[-1]) and teacher.block_of(
+        teacher.parse(data)) is not None  # fmt: skip
+
+
 def _refused(comps: tuple[str, ...], why: str) -> OperatorError:
     return OperatorError(codes.ERR_NOTEBOOK_POLICY, f"{display_path(comps)}: {why}.")
 

@@ -46,6 +46,9 @@ class SandboxMasks:
 
     read_only: list[str] = field(default_factory=list)
     hidden: list[tuple[str, bool]] = field(default_factory=list)
+    #: Notebooks that carry their own policy (among the two above): a notebook in this list
+    #: after a command and not before is one the command gave a policy.
+    policy_notebooks: list[str] = field(default_factory=list)
 
 
 def sandbox_masks(jail: Jail, protected: ProtectedMatcher, *, max_dirs: int = MAX_DIRS,
@@ -114,6 +117,7 @@ def _cover_notebook(fd: int, name: str, rel: str, cap: str | None, out: SandboxM
     doc = teacher.parse(data)
     if teacher.block_of(doc) is None:
         return
+    out.policy_notebooks.append(rel)
     level = teacher.level_of_parsed(doc, cap)
     if level is not None and not teacher.allows(level, "read"):
         out.hidden.append((rel, False))

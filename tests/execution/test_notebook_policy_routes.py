@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from cell_notebooks import code, notebook
-from cell_runs import b64, cmd
+from cell_runs import b64, cmd, details
 
 from jupyter_operator.engine import Operator, Policy, run_json
 from jupyter_operator.engine.commands import CommandSession
@@ -323,3 +323,45 @@ def test_a_shell_command_can_neither_lift_a_policy_nor_read_an_off_notebook(
     assert "done" in event["stdout"] and "secret" not in event["stdout"], event
     assert (ws / "nb.ipynb").read_bytes() == before
     assert (ws / "off.ipynb").read_bytes() == hidden
+
+
+@pytest.mark.skipif(not sandbox_available(),
+                    reason="bubblewrap is missing or cannot create namespaces here")  # fmt: skip
+def test_a_policy_a_shell_command_adds_is_set_aside_for_the_person(
+    op: Operator, ws: Path
+) -> None:
+    """The sandbox cannot stop a command from writing a new notebook, or adding a policy to a
+    notebook that had none; seen after the command, such a notebook is moved to the trash,
+    journaled (the person can undo it, a model's /undo cannot write it back), and the command's
+    output says so."""
+    plain = (ws / "nb.ipynb").read_text()
+    script = ("printf '%s' \"$NB\" > new.ipynb; printf '%s' \"$NB\" > nb.ipynb; mkdir sub; "
+              "printf '%s' \"$NB\" > sub/deep.ipynb; echo done")  # fmt: skip
+    run = run_json(op, json.dumps({"type": "shell", "command": script,
+                                   "env": {"NB": with_policy(plain, "auto-run")}}))  # fmt: skip
+    run.approve(run.items[0].id)
+    event = run.events[-1]
+    assert "done" in event["stdout"], event
+    for path in ("nb.ipynb", "new.ipynb", "sub/deep.ipynb"):
+        assert f"jupyter-operator: {path} was given its own policy" in event["stderr"], event
+    assert not (ws / "nb.ipynb").exists() and not (ws / "new.ipynb").exists()
+    assert not (ws / "sub" / "deep.ipynb").exists()
+    entry = op.history()[-1]
+    assert (entry.action, entry.decided_by) == ("fs.delete", "rule")
+    op.undo(next(e.entry_id for e in op.history() if e.path == "nb.ipynb"))
+    assert (ws / "nb.ipynb").read_text() == with_policy(plain, "auto-run")
+
+
+@pytest.mark.skipif(not sandbox_available(),
+                    reason="bubblewrap is missing or cannot create namespaces here")  # fmt: skip
+def test_a_policy_a_cell_adds_is_set_aside_for_the_person(op: Operator, ws: Path) -> None:
+    """A cell of the session's own kernel runs in the sandbox like a shell command: a notebook
+    it gives a policy is set aside after the run, and the run's result says so."""
+    lifted = with_policy((ws / "nb.ipynb").read_text(), "auto-run")
+    (ws / "w.ipynb").write_text(notebook(code(
+        f"open('made.ipynb', 'w').write({lifted!r}); print('written')", id="w1")))  # fmt: skip
+    run = op.run(cmd("r1", "nb.runCell", notebook="w.ipynb", cell_id="w1"))
+    run.approve("r1")
+    text = details(run, "r1")
+    assert "written" in text and "jupyter-operator: made.ipynb was given its own policy" in text
+    assert not (ws / "made.ipynb").exists()
