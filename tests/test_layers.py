@@ -25,7 +25,8 @@ ALLOWED: dict[str, set[str]] = {
     "dialects": {"protocol", "dialects"},
     # Notebooks seen as cells (cell diffs): pure functions of notebook text.
     "notebooks": {"notebooks", "sequences"},
-    "workspace": {"protocol", "workspace", "sequences"},
+    # A notebook's own policy is held on every file access (workspace/notebook_guard.py).
+    "workspace": {"protocol", "workspace", "sequences", "notebooks"},
     # Pure sequence helpers (the longest run of pairs that did not move), a leaf.
     "sequences": set(),
     # The shell runner sits beside workspace/: it runs commands, the engine decides which.

@@ -7,7 +7,8 @@ import logging
 from typing import TYPE_CHECKING
 
 from ..protocol import CELL_WRITE_ACTIONS, OperatorError, Result, codes
-from . import cells, mutations, notebook_policy, run_items
+from ..workspace import canonical_path
+from . import cells, mutations, run_items
 from .reads import OutputBudget, run_read
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = 
                               kernel=lambda nb, name: run_items.kernel_view(op, nb, name))
             op._finish(item, result, "done" if result.ok else "failed")
             return
-        notebook_policy.check_apply(item.proposal)
         if cmd.action in CELL_WRITE_ACTIONS and not item.edited:
             item.proposal = cells.rebased(op.workspace, cmd, item.proposal)
         result, item.entry_id = mutations.apply(
@@ -48,7 +48,8 @@ def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = 
         changed = getattr(op._runner, "changed", None)
         if changed is not None and cmd.action in CELL_WRITE_ACTIONS:
             # A live runner keeps the open notebook's cells in line with the file.
-            changed(cmd.params.path, item.proposal.snapshot.data, item.proposal.new_bytes)
+            changed(canonical_path(cmd.params.path), item.proposal.snapshot.data,
+                    item.proposal.new_bytes)  # fmt: skip
     except Exception as exc:
         if not isinstance(exc, OperatorError):
             log.exception("%s %s failed", cmd.action, cmd.id)

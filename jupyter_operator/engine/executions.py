@@ -18,7 +18,14 @@ from typing import Any
 from ..execution import CellRunner, KernelInfo, Outcome, RunRequest, report
 from ..notebooks import teacher
 from ..protocol import RUN_TIMEOUT_DEFAULT_S, Command, OperatorError, Result, codes
-from ..workspace import MAX_PLANNED_BYTES, Journal, Snapshot, Workspace, unified_diff
+from ..workspace import (
+    MAX_PLANNED_BYTES,
+    Journal,
+    Snapshot,
+    Workspace,
+    canonical_path,
+    unified_diff,
+)
 from ..workspace import cells as nbcells
 from ..workspace.ledger import (
     ExecutionRecord,
@@ -99,12 +106,14 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
     _snapshot, nb = _load(ws, p.path, base)
     level = notebook_level(nb, cap)
     refuse_by_level(level, "run")
-    kernel = runner.kernel(p.path, _kernel_name(nb))
-    ran_before = _ran_before(journal, p.path, kernel.identity)
+    # One kernel and one ledger history per notebook, however the model spelled its path.
+    notebook = canonical_path(p.path)
+    kernel = runner.kernel(notebook, _kernel_name(nb))
+    ran_before = _ran_before(journal, notebook, kernel.identity)
     # A kernel already dead at the preview is shown so: approving starts a new one, which is
     # what the person saw. One that dies after the preview makes the run stale (the runner).
     alive = kernel.identity if kernel.state != "dead" else None
-    common = {"notebook": p.path, "kernel_identity": alive, "kernel_name": kernel.name}
+    common = {"notebook": notebook, "kernel_identity": alive, "kernel_name": kernel.name}
     if cmd.action == "nb.restartKernel":
         request = RunRequest(cell_id=None, index=None, source="", source_sha256=sha256_text(""),
                              timeout_s=RUN_TIMEOUT_DEFAULT_S, restart=True,
@@ -113,7 +122,7 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
     if cmd.action == "nb.rebuildState":
         # Each cell once, in the notebook's order: the kernel comes back in line with it.
         positions = set()
-        for record in to_rebuild(executions(journal), p.path, kernel.identity):
+        for record in to_rebuild(executions(journal), notebook, kernel.identity):
             try:
                 positions.add(nbcells.locate(nb, record.cell_id, None))
             except OperatorError:

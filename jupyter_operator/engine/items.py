@@ -33,9 +33,6 @@ class Proposal:
     added: int
     removed: int
     summary: str
-    #: The notebook's own policy (``notebooks.teacher``) when the change is to a notebook
-    #: that sets one: ``dry-run`` shows the change and refuses to apply it.
-    notebook_policy: str | None = None
 
     @cached_property
     def cells(self) -> dict[str, Any] | None:

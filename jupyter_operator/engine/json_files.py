@@ -86,6 +86,8 @@ def plan(ws: Workspace, op: Operation) -> Proposal:
         new_bytes = encode_text(TextFile(text=_edit(before.text, op.edits), bom=before.bom))
     if new_bytes is not None and path.lower().endswith(".ipynb"):
         validate_notebook(new_bytes)
+    # Refused before anyone is asked, as for every dialect (the workspace checks again).
+    ws.check_notebook_change(path, snapshot.data, new_bytes)
     change = "delete" if new_bytes is None else ("modify" if snapshot.exists else "create")
     diff, added, removed = diff_with_stats(snapshot.data, new_bytes, path)
     return Proposal(

@@ -207,7 +207,8 @@ class JsonRunSteps(DecidableRun[JsonItem]):
         try:
             if isinstance(op, Shell):
                 event = shell_ops.execute(
-                    ws, op, item.shell, shell_policy_of(self._operator), lambda: self._notify(item)
+                    ws, op, item.shell, shell_policy_of(self._operator), lambda: self._notify(item),
+                    self._operator.journal, self._operator.session,
                 )
                 self._record_shell(item, op)
                 status = "done" if event["success"] else "failed"

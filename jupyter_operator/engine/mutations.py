@@ -128,8 +128,17 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     """Compute what a mutation would write; raises OperatorError for command faults.
 
     ``base`` is the state to build on instead of the disk: the outcome of an earlier change to
-    the same file that is still waiting for a decision in the same reply.
+    the same file that is still waiting for a decision in the same reply. A change the
+    notebook's own policy refuses (``ERR_NOTEBOOK_POLICY``) is refused here, before anyone is
+    asked; the workspace checks again when it is applied.
     """
+    proposal = _plan(ws, cmd, base)
+    if not proposal.snapshot.is_dir:  # a folder's notebooks: its listing checked each
+        ws.check_notebook_change(cmd.params.path, proposal.snapshot.data, proposal.new_bytes)
+    return proposal
+
+
+def _plan(ws: Workspace, cmd: Command, base: Snapshot | None) -> Proposal:
     if cmd.action in cells.CELL_ACTIONS:
         return cells.plan(ws, cmd, base)
     path = cmd.params.path
@@ -231,6 +240,33 @@ def record_for(journal: Journal, entry_id: str, command_id: str, action: str, pa
         change=proposal.change, before_sha256=before_sha, after_sha256=after_sha,
         diff_sha256=journal.save_blob(_history_diff(proposal.diff), durable=False), **who,
     )  # fmt: skip
+
+
+#: Why a notebook a shell command gave its own policy was moved to the trash (its history entry).
+SET_ASIDE = ("a notebook's own policy (metadata.jupyter_operator) is set only by its author; "
+             "a shell command set it")  # fmt: skip
+
+
+def set_aside(ws: Workspace, journal: Journal, path: str, command_id: str, *,
+              session: str | None = None) -> str:  # fmt: skip
+    """Move to the trash a notebook that a shell command gave its own policy, journaled as a
+    delete a person can undo (a model cannot: writing it back would add the policy); returns
+    the history entry id. Only a notebook carrying a policy can be set aside."""
+    snapshot = ws.policy_snapshot(path)
+    diff, added, removed = diff_with_stats(snapshot.data, None, path)
+    proposal = Proposal(None, snapshot, "delete", diff, added, removed,
+                        _describe("delete", added, removed))  # fmt: skip
+    entry_id = journal.allocate_id()
+    entry = record_for(journal, entry_id, command_id, "fs.delete", path, proposal,
+                       session=session, decided_by="rule", rule=SET_ASIDE)  # fmt: skip
+    journal.record(entry)
+    try:
+        with journal.trash_slot(entry_id) as slot:
+            ws.move_out(path, slot, expect=snapshot, set_aside=True)
+    except BaseException:
+        journal.mark_void(entry_id)
+        raise
+    return entry_id
 
 
 def commit(ws: Workspace, journal: Journal, entry: HistoryEntry, proposal: Proposal) -> None:

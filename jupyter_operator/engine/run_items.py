@@ -17,7 +17,8 @@ from ..notebooks import teacher
 from ..protocol import OperatorError, Result, codes
 from ..workspace import Snapshot
 from ..workspace import cells as nbcells
-from . import executions, mutations
+from ..workspace.sandbox_masks import SandboxMasks
+from . import executions, mutations, shell_ops
 from .items import Item
 
 if TYPE_CHECKING:
@@ -81,10 +82,15 @@ def start(operator: Operator, run: Run | None, item: Item) -> None:
     item.status = "running"  # a change under Approve & Run too: the run waits for its output
     item.summary = f"running {execution.what}"
     once = threading.Lock()
+    # The notebooks carrying their own policy before a cell of the session's own sandboxed
+    # kernel runs: one that carries a policy after it and not before, the cell gave it.
+    before = None
+    if operator.runner.where == "headless" and getattr(operator.runner, "sandboxed", False):
+        before = operator.workspace.sandbox_masks()
 
     def done(outcome: Outcome) -> None:
         if once.acquire(blocking=False):  # a runner that answers twice is answered once
-            finish(operator, run, item, outcome)
+            finish(operator, run, item, outcome, before)
 
     try:
         operator.runner.start(execution.request, done)
@@ -93,8 +99,11 @@ def start(operator: Operator, run: Run | None, item: Item) -> None:
         done(Outcome("unavailable", message="the kernel could not be reached"))
 
 
-def finish(operator: Operator, run: Run | None, item: Item, outcome: Outcome) -> None:
-    """Record a finished run, tell the model, save the outputs (session's own kernels)."""
+def finish(operator: Operator, run: Run | None, item: Item, outcome: Outcome,
+           before: SandboxMasks | None = None) -> None:  # fmt: skip
+    """Record a finished run, tell the model, save the outputs (session's own kernels); with
+    ``before`` (the sandbox's masks when the cell started), set aside the notebooks it gave a
+    policy (``shell_ops.set_aside_new_policies``)."""
     execution = item.execution
     assert execution is not None
     item.execution = executions.with_outcome(execution, outcome)
@@ -115,6 +124,12 @@ def finish(operator: Operator, run: Run | None, item: Item, outcome: Outcome) ->
     except OperatorError as exc:  # the run happened; only its record or its outputs failed
         result = Result(result.id, result.ok, result.summary,
                         (result.details or "") + f"\nnote: {exc.message}\n", result.code)
+    if before is not None:
+        notes = shell_ops.set_aside_new_policies(operator.workspace, operator.journal, before,
+                                                 item.id, operator.session)  # fmt: skip
+        if notes:
+            result = Result(result.id, result.ok, result.summary,
+                            (result.details or "") + notes, result.code)
     if run is not None:
         result = _charged(run, result)
     status = "done" if result.ok else "stale" if outcome.status == "stale" else "failed"

@@ -41,7 +41,6 @@ from . import (
     foreign_calls,
     history,
     mutations,
-    notebook_policy,
     outcome_notes,
     run_items,
 )
@@ -104,11 +103,13 @@ class Operator:
         self.journal = Journal(self.root, Path(journal_dir) if journal_dir else None)
         protect = list(DEFAULT_PROTECTED if protected is None else protected)
         # The journal folder is out of reach by its real location (wherever it is), not by name.
-        self.workspace = Workspace(self.root, protected=protect, journal_dir=self.journal.base)
+        # ``notebook_cap`` limits every notebook's own policy, which the workspace holds on
+        # every read and change of a notebook (``workspace.notebook_guard``).
+        self.workspace = Workspace(self.root, protected=protect, journal_dir=self.journal.base,
+                                   notebook_cap=notebook_cap)  # fmt: skip
         #: What runs cells (``execution``); a headless kernel of this session by default,
-        #: started on the first run. ``notebook_cap`` limits every notebook's own policy.
+        #: started on the first run.
         self._runner = runner
-        self.notebook_cap = notebook_cap
         _sweep_once(self.workspace)
         self._policy = Policy()
         try:
@@ -119,6 +120,15 @@ class Operator:
         self._seen: dict[str, dict[str, str]] = {}
         self._taken: set[str] = set()
         self._lock = threading.RLock()
+
+    @property
+    def notebook_cap(self) -> str | None:
+        """The most any notebook's own policy may allow in this session (None: no cap)."""
+        return self.workspace.notebook_cap
+
+    @notebook_cap.setter
+    def notebook_cap(self, cap: str | None) -> None:
+        self.workspace.notebook_cap = cap
 
     @property
     def runner(self) -> CellRunner:
@@ -334,15 +344,14 @@ class Operator:
             try:
                 item.proposal = mutations.plan(self.workspace, cmd, base)
             except OperatorError as exc:
-                return self._finish(item, Result.of_error(cmd.id, exc), "failed")
+                # A notebook's own policy refuses the change whoever would approve it.
+                denied = exc.code == codes.ERR_NOTEBOOK_POLICY
+                return self._finish(item, Result.of_error(cmd.id, exc),
+                                    "denied" if denied else "failed")  # fmt: skip
             except Exception:  # never a traceback for the model; the log has it for us
                 log.exception("planning %s failed", cmd.id)
                 return self._finish(item, carry_out.unexpected(cmd.id), "failed")
             item.summary = item.proposal.summary
-            try:
-                notebook_policy.check_change(item.proposal, self.notebook_cap)
-            except OperatorError as exc:
-                return self._finish(item, Result.of_error(cmd.id, exc), "denied")
             if item.proposal.change == "delete" and item.proposal.snapshot.is_dir:
                 # A folder delete moves everything below it: every one of those paths is
                 # decided by the rules too (a denied child keeps its folder).

@@ -15,7 +15,10 @@ from typing import Any
 
 from .. import shell
 from ..dialects.json_ops import Shell, events
-from ..workspace import Workspace, working_dir
+from ..protocol import OperatorError
+from ..workspace import Journal, Workspace, working_dir
+from ..workspace.sandbox_masks import SandboxMasks
+from . import mutations
 from .shell_policy import ShellPolicy
 
 STREAM_INTERVAL_S = 0.2  # how often a running command's card is refreshed
@@ -98,9 +101,15 @@ def resolve(ws: Workspace, op: Shell) -> Path:
 
 
 def execute(
-    ws: Workspace, op: Shell, state: ShellState, policy: ShellPolicy, notify: Callable[[], None]
+    ws: Workspace, op: Shell, state: ShellState, policy: ShellPolicy, notify: Callable[[], None],
+    journal: Journal | None = None, session: str | None = None,
 ) -> dict[str, Any]:
-    """Run an approved (or allowed) command; fill ``state``; return its response event."""
+    """Run an approved (or allowed) command; fill ``state``; return its response event.
+
+    With a ``journal``, a notebook the command gave its own policy (the sandbox keeps the
+    policies there read-only, but a command can write a new notebook or add one to a notebook
+    that had none) is moved to the trash afterwards, journaled, and the output says so.
+    """
     cwd = resolve(ws, op)
     state.status = "running"
     notify()
@@ -117,6 +126,7 @@ def execute(
             notify()
 
     masks: tuple = ((), ())
+    found = None
     if policy.sandbox and shell.sandbox_available():
         found = ws.sandbox_masks()  # protected paths read-only, secrets hidden
         masks = (found.read_only, found.hidden)
@@ -137,8 +147,34 @@ def execute(
     state.exit_code, state.duration_ms = outcome.exit_code, outcome.duration_ms
     state.timed_out, state.truncated = outcome.timed_out, outcome.truncated
     state.sandboxed = outcome.sandboxed
+    notes = ""
+    if journal is not None and found is not None:
+        notes = set_aside_new_policies(ws, journal, found, op.id, session)
+        state.stderr += notes
     state.status = "finished"
     if outcome.timed_out:
         return events.timed_out(op, outcome.duration_ms)
-    return events.shell(op, outcome.exit_code, outcome.stdout, outcome.stderr,
+    return events.shell(op, outcome.exit_code, outcome.stdout, outcome.stderr + notes,
                         outcome.duration_ms, outcome.sandboxed)  # fmt: skip
+
+
+def set_aside_new_policies(ws: Workspace, journal: Journal, before: SandboxMasks,
+                           command_id: str, session: str | None) -> str:  # fmt: skip
+    """Set aside every notebook that carries its own policy now and did not ``before`` a
+    command or a cell ran in the sandbox (``mutations.set_aside``); a line for each."""
+    try:
+        now = ws.sandbox_masks()
+    except OperatorError as exc:
+        return f"\njupyter-operator: notebooks were not checked after the command ({exc.message})\n"
+    lines = []
+    for path in sorted(set(now.policy_notebooks) - set(before.policy_notebooks)):
+        try:
+            entry_id = mutations.set_aside(ws, journal, path, command_id, session=session)
+        except OperatorError as exc:
+            lines.append(f"jupyter-operator: {path} was given its own policy "
+                         f"(metadata.jupyter_operator) and could not be set aside: {exc.message}")
+            continue
+        lines.append(f"jupyter-operator: {path} was given its own policy (metadata."
+                     f"jupyter_operator), which only its author sets; it was moved to the trash "
+                     f"({entry_id}; the person can undo that)")  # fmt: skip
+    return "".join(f"\n{line}" for line in lines) + "\n" if lines else ""

@@ -53,28 +53,32 @@ def allows(level: str, what: str) -> bool:
     return LEVELS.index(level) >= LEVELS.index(need)
 
 
-def _doc(data: bytes | None) -> Any:
+def parse(data: bytes | None) -> Any:
     """The parsed notebook, or None for no bytes or bytes that are not JSON."""
     if data is None:
         return None
     try:
         return json.loads(data)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError):
         return None
 
 
 def level_in(data: bytes | None, cap: str | None) -> str | None:
     """The policy of a notebook's bytes, capped by the server; None when they are no JSON."""
-    doc = _doc(data)
+    return level_of_parsed(parse(data), cap)
+
+
+def level_of_parsed(doc: Any, cap: str | None) -> str | None:
+    """``level_in`` of a notebook already parsed (None: it was no JSON)."""
     return None if doc is None else capped(level_of(doc), cap)
 
 
-def _block(data: bytes | None) -> Any:
-    doc = _doc(data)
+def block_of(doc: Any) -> Any:
+    """``metadata.jupyter_operator`` of a parsed notebook (None when absent)."""
     metadata = doc.get("metadata") if isinstance(doc, dict) else None
     return metadata.get(KEY) if isinstance(metadata, dict) else None
 
 
 def key_changed(before: bytes | None, after: bytes | None) -> bool:
     """True when a change would add, alter or remove ``metadata.jupyter_operator``."""
-    return _block(before) != _block(after)
+    return block_of(parse(before)) != block_of(parse(after))

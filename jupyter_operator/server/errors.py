@@ -41,7 +41,8 @@ class FileApiError(Exception):
 
 
 # The file API's error codes: the seed's five plus the two for requests that never reach a file,
-# and ``forbidden`` for a write by a user whose authorizer allows reads only.
+# and ``forbidden`` for a write by a user whose authorizer allows reads only, or a read or write
+# a notebook's own policy refuses (its message says which).
 FILE_NOT_FOUND = "file_not_found"
 FILE_TOO_LARGE = "file_too_large"
 PATH_ESCAPE = "path_escape"
@@ -67,6 +68,7 @@ def file_api_codes() -> dict[str, str]:
         codes.ERR_PATH_ESCAPE: PATH_ESCAPE,
         codes.ERR_PROTECTED_PATH: PATH_ESCAPE,
         codes.ERR_NOT_UTF8: INVALID_UTF8,
+        codes.ERR_NOTEBOOK_POLICY: FORBIDDEN,
         codes.ERR_NOT_A_FILE: IO_ERROR,
         codes.ERR_NOT_A_DIRECTORY: IO_ERROR,
         codes.ERR_STALE_PREVIEW: IO_ERROR,

@@ -156,9 +156,11 @@ class WorkspaceRegistry:
         if found is None:
             from ..workspace import Workspace
 
-            # The journal folder is refused by its real location (Workspace's journal_dir).
+            # The journal folder is refused by its real location (Workspace's journal_dir);
+            # a notebook's own policy holds for the file API's reads as for every other.
             found = self._workspaces[name] = Workspace(
-                self._roots[name], protected=self._file_protected, journal_dir=self._journal_dir
+                self._roots[name], protected=self._file_protected, journal_dir=self._journal_dir,
+                notebook_cap=self.notebook_cap,
             )
         return found
 

@@ -22,7 +22,7 @@ from .folder import PartialDelete, Workspace
 from .journal import HistoryEntry, Journal
 from .notebook import ERR_INVALID_NOTEBOOK, is_notebook, validate_notebook
 from .patch import apply_patch
-from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, normalize_path, parse_path
+from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, canonical_path, normalize_path, parse_path
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
 from .regions import (
     Region,
@@ -55,6 +55,7 @@ __all__ = [
     "Workspace",
     "apply_edits",
     "apply_patch",
+    "canonical_path",
     "check_size",
     "decode_text",
     "delete_region",

@@ -27,12 +27,14 @@ from pathlib import Path
 from jupyter_operator.protocol import OperatorError, codes
 
 from .atomic import write_replace
-from .errors import os_error
+from .budget import MAX_PLANNED_BYTES
+from .errors import FileTooLarge, os_error
 from .folder_checks import WorkspaceChecks, stale_preview
 from .jail import Jail, close_quietly, read_bounded, reserved_refused
 from .journal_paths import journal_base
 from .locks import FileLocks
 from .moves import PartialDelete, PartialMove, host_folder, move, restore_missing
+from .notebook_guard import carries_policy, check_change, check_read, is_notebook_name
 from .out_of_reach import host_secret_locations
 from .paths import (
     DEFAULT_PROTECTED,
@@ -61,6 +63,7 @@ class Workspace(WorkspaceChecks):
         limits: Limits = Limits(),  # noqa: B008  (frozen dataclass: a shared default is safe)
         journal_dir: str | os.PathLike[str] | None = None,
         reserved: Iterable[str | os.PathLike[str]] = (),
+        notebook_cap: str | None = None,
     ) -> None:
         base = journal_base(journal_dir)
         # Every journal this host may use, Jupyter's own folders and the home folder's
@@ -74,6 +77,8 @@ class Workspace(WorkspaceChecks):
         self._protected = ProtectedMatcher(protected)
         self._locks: dict[tuple[str, ...], threading.Lock] = {}
         self._locks_guard = threading.Lock()
+        #: The most any notebook's own policy may allow here (``notebook_guard``; None: no cap).
+        self.notebook_cap = notebook_cap
 
     def close(self) -> None:
         """Release the root descriptor."""
@@ -170,9 +175,11 @@ class Workspace(WorkspaceChecks):
         with self._jail.parent(comps) as pfd:
             fd, info = self._jail.open_regular(pfd, comps)
         try:
-            return read_bounded(fd, info.st_size, limit, rel)
+            data = read_bounded(fd, info.st_size, limit, rel)
         finally:
             close_quietly(fd)
+        check_read(comps, data, self.notebook_cap)  # a notebook set to off is never read
+        return data
 
     def search_tree(
         self,
@@ -197,12 +204,14 @@ class Workspace(WorkspaceChecks):
             max_file_size=max_file_size,
             max_depth=self.limits.max_search_depth,
             hidden=hidden,
+            notebook_cap=self.notebook_cap,
         )
 
     def sandbox_masks(self) -> SandboxMasks:
         """What the shell sandbox binds read-only or hides inside this workspace (see
-        ``sandbox_masks``): existing protected paths, credential stores, reserved locations."""
-        return _sandbox_masks(self._jail, self._protected)
+        ``sandbox_masks``): existing protected paths, credential stores, reserved locations,
+        notebooks carrying their own policy (read-only) and those set to off (hidden)."""
+        return _sandbox_masks(self._jail, self._protected, notebook_cap=self.notebook_cap)
 
     def tree_listing(self, path: str, *, shown: int = 200) -> TreeListing:
         """Everything a delete of the folder ``path`` would move (see ``tree_walk``).
@@ -217,7 +226,30 @@ class Workspace(WorkspaceChecks):
             max_entries=self.limits.max_delete_entries,
             max_depth=self.limits.max_search_depth,
             shown=shown,
+            check_file=self._check_removal,
         )
+
+    def _check_removal(self, dir_fd: int, comps: tuple[str, ...]) -> None:
+        """Refuse moving away a notebook below a folder when its own policy forbids that
+        (it carries ``metadata.jupyter_operator``, or is ``off``)."""
+        if not is_notebook_name(comps[-1]):
+            return
+        fd, info = self._jail.open_regular(dir_fd, comps)
+        try:
+            data = read_bounded(fd, info.st_size, MAX_PLANNED_BYTES, display_path(comps))
+        except FileTooLarge:
+            # Its policy cannot be told without reading it all: it is not moved blindly.
+            raise OperatorError(codes.ERR_NOTEBOOK_POLICY, f"{display_path(comps)} is too "
+                                "large to check its own policy; nothing was changed.") from None
+        finally:
+            close_quietly(fd)
+        check_change(comps, data, None, self.notebook_cap)
+
+    def check_notebook_change(self, path: str, before: bytes | None, after: bytes | None) -> None:
+        """Raise ``ERR_NOTEBOOK_POLICY`` for a planned change of ``path`` from ``before`` to
+        ``after`` (None: absent) that the notebook's own policy refuses even as a preview
+        (``notebook_guard``); ``write`` and ``move_out`` check again when applying."""
+        check_change(self._parse(path), before, after, self.notebook_cap, applying=False)
 
     def snapshot(self, path: str, *, limit: int) -> Snapshot:
         """The current state of ``path``, the base a preview is computed from.
@@ -239,9 +271,11 @@ class Workspace(WorkspaceChecks):
                 return Snapshot(rel, False, False, None, None)
             raise
         try:
-            return self._snapshot_in(pfd, comps, limit)
+            found = self._snapshot_in(pfd, comps, limit)
         finally:
             close_quietly(pfd)
+        check_read(comps, found.data, self.notebook_cap)  # not even planned over when off
+        return found
 
     # -- mutations ------------------------------------------------------------------------
 
@@ -256,6 +290,8 @@ class Workspace(WorkspaceChecks):
         comps = self._parse_target(path)
         if expect.is_dir:
             raise OperatorError(codes.ERR_NOT_A_FILE, f"{display_path(comps)} is a directory")
+        # ``expect`` is what the compare-and-swap below finds on disk, or nothing is written.
+        check_change(comps, expect.data if expect.exists else None, data, self.notebook_cap)
         created: list[tuple[str, ...]] = []
         with self._lock(comps):
             try:
@@ -272,16 +308,40 @@ class Workspace(WorkspaceChecks):
                 close_quietly(pfd)
         return len(created)
 
-    def move_out(self, path: str, dest: int | Path, *, expect: Snapshot) -> None:
+    def policy_snapshot(self, path: str) -> Snapshot:
+        """The state of a notebook that carries its own policy, read even when that is ``off``:
+        only to set aside, with ``move_out(..., set_aside=True)``, a notebook that a shell
+        command gave a policy (its bytes go to the undo journal, never to a model).
+        ``ERR_NOTEBOOK_POLICY`` for anything else."""
+        comps = self._parse_target(path)
+        with self._jail.parent(comps) as pfd:
+            found = self._snapshot_in(pfd, comps, MAX_PLANNED_BYTES)
+        if not carries_policy(comps, found.data):
+            raise OperatorError(codes.ERR_NOTEBOOK_POLICY,
+                                f"{display_path(comps)} is no notebook carrying its own policy")
+        return found
+
+    def move_out(self, path: str, dest: int | Path, *, expect: Snapshot,
+                 set_aside: bool = False) -> None:  # fmt: skip
         """Move a file or directory out of the workspace into the folder ``dest`` (fd or path).
 
         The item keeps its name inside the destination (the trash the engine chose, outside the
         workspace). Never the root, nor a folder holding the journal; only if the path is still
         as ``expect`` describes. ``PartialDelete`` when a move across file systems removed part
         of the path and could not put it back (the trash then holds a complete copy).
+        ``set_aside`` moves only a notebook carrying its own policy, which the notebook's policy
+        otherwise forbids: one a shell command gave a policy (``policy_snapshot``).
         """
         comps = self._parse_target(path)
         rel = display_path(comps)
+        if set_aside:
+            if expect.is_dir or not carries_policy(comps, expect.data):
+                raise OperatorError(codes.ERR_NOTEBOOK_POLICY,
+                                    f"{rel} is no notebook carrying its own policy")
+        elif expect.is_dir:
+            self.tree_listing(path, shown=0)  # every notebook below it, by its own policy
+        else:
+            check_change(comps, expect.data if expect.exists else None, None, self.notebook_cap)
         with self._lock(comps):
             try:
                 pfd = self._jail.open_dir(comps[:-1])

@@ -16,8 +16,11 @@ import json
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from jupyter_operator.protocol import OperatorError
+
 from .history_records import DIGEST, corrupt
 from .journal import Journal
+from .paths import canonical_path
 
 LEDGER = "executions.jsonl"
 
@@ -86,12 +89,23 @@ def executions(journal: Journal) -> list[ExecutionRecord]:
     return found
 
 
+def same_notebook(recorded: str, notebook: str) -> bool:
+    """Whether a ledger entry's notebook is ``notebook``, however either was spelled
+    (``./n.ipynb`` is ``n.ipynb``); a recorded path the workspace refuses is no notebook."""
+    if recorded == notebook:
+        return True
+    try:
+        return canonical_path(recorded) == canonical_path(notebook)
+    except OperatorError:
+        return False
+
+
 def since_restart(records: list[ExecutionRecord], notebook: str,
                   identity: str | None) -> list[ExecutionRecord]:  # fmt: skip
     """The cells run in ``notebook``'s kernel ``identity`` (since its last start), in order."""
     return [
         record for record in records
-        if record.notebook == notebook and record.kernel_identity == identity
+        if same_notebook(record.notebook, notebook) and record.kernel_identity == identity
         and record.action == "nb.runCell" and record.cell_id is not None
     ]  # fmt: skip
 
@@ -101,7 +115,7 @@ def to_rebuild(records: list[ExecutionRecord], notebook: str,
     """The runs a rebuild repeats: those of the notebook's kernel ``identity`` when it ran
     cells, else (just restarted) those of the latest kernel that did: the state that was lost.
     """
-    runs = [r for r in records if r.notebook == notebook and r.action == "nb.runCell"
+    runs = [r for r in records if same_notebook(r.notebook, notebook) and r.action == "nb.runCell"
             and r.cell_id is not None]  # fmt: skip
     if identity is not None and any(r.kernel_identity == identity for r in runs):
         return [r for r in runs if r.kernel_identity == identity]

@@ -84,6 +84,16 @@ def parse_path(path: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+def canonical_path(path: str) -> str:
+    """The one spelling of a workspace path: its :func:`parse_path` components joined with
+    ``/`` (``.`` for the root), so ``./a//n.ipynb``, ``a\\n.ipynb`` and ``a/n.ipynb/`` are all
+    ``a/n.ipynb``. What is keyed by a path (a notebook's kernel, its runs in the ledger) is
+    keyed by this. Nothing else is folded: on Linux ``N.ipynb``, ``n.ipynb `` and the NFD
+    spelling of ``café.ipynb`` name other files, and the jail reaches them as such. Raises
+    like :func:`parse_path`."""
+    return display_path(parse_path(path))
+
+
 def _check_characters(path: str) -> None:
     for ch in path:
         if ch < " " or ch == "\x7f" or (ch > "~" and unicodedata.category(ch) in _BAD_CATEGORIES):

@@ -9,18 +9,28 @@ location, such as Jupyter's runtime folder: hidden behind an empty read-only fol
 file). The walk never follows a link and does not enter what it covers; above ``max_dirs``
 folders it refuses (``ERR_TOO_MANY_ENTRIES``) rather than run a command it could not check.
 
+A notebook's own policy (``notebook_guard``) holds in the sandbox too: a notebook that carries
+``metadata.jupyter_operator`` is bound read-only (a command can neither change, delete nor
+replace it, so it cannot lift its policy), and one set to ``off`` is hidden. A notebook too large
+to read for its policy is hidden (it is not exposed unchecked).
+
 Protected paths a command creates while it runs (a new ``.git`` in a new folder) are not
-covered: binds are set up before the command starts.
+covered: binds are set up before the command starts. Nor is a new notebook a command writes.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 
+from jupyter_operator.notebooks import teacher
 from jupyter_operator.protocol import OperatorError, codes
 
-from .jail import O_DIR, Jail, close_quietly
+from .budget import MAX_PLANNED_BYTES
+from .errors import FileTooLarge
+from .jail import O_DIR, O_READ, Jail, close_quietly, read_bounded
+from .notebook_guard import is_notebook_name
 from .out_of_reach import CREDENTIAL_NAMES
 from .paths import ProtectedMatcher
 
@@ -36,11 +46,16 @@ class SandboxMasks:
 
     read_only: list[str] = field(default_factory=list)
     hidden: list[tuple[str, bool]] = field(default_factory=list)
+    #: Notebooks that carry their own policy (among the two above): a notebook in this list
+    #: after a command and not before is one the command gave a policy.
+    policy_notebooks: list[str] = field(default_factory=list)
 
 
 def sandbox_masks(jail: Jail, protected: ProtectedMatcher, *, max_dirs: int = MAX_DIRS,
-                  max_depth: int = 64) -> SandboxMasks:  # fmt: skip
-    """Walk the whole workspace once and say what the sandbox must cover (see the module)."""
+                  max_depth: int = 64,
+                  notebook_cap: str | None = None) -> SandboxMasks:  # fmt: skip
+    """Walk the whole workspace once and say what the sandbox must cover (see the module);
+    ``notebook_cap`` caps every notebook's own policy, as the workspace's does."""
     out = SandboxMasks()
     stack: list[tuple[int, tuple[str, ...]]] = [(os.dup(jail.fd), ())]
     seen = 0
@@ -63,6 +78,8 @@ def sandbox_masks(jail: Jail, protected: ProtectedMatcher, *, max_dirs: int = MA
                     elif not is_dir:
                         if _reserved(jail, os.lstat(name, dir_fd=fd)):
                             out.hidden.append((rel, False))
+                        elif is_notebook_name(name):
+                            _cover_notebook(fd, name, rel, notebook_cap, out)
                     else:
                         seen += 1
                         if seen > max_dirs or len(child) > max_depth:
@@ -74,6 +91,38 @@ def sandbox_masks(jail: Jail, protected: ProtectedMatcher, *, max_dirs: int = MA
         for fd, _ in stack:
             close_quietly(fd)
     return out
+
+
+def _cover_notebook(fd: int, name: str, rel: str, cap: str | None, out: SandboxMasks) -> None:
+    """Bind a notebook read-only when it carries its own policy, hide it when that is off."""
+    try:
+        nfd = os.open(name, O_READ, dir_fd=fd)
+    except OSError:  # a link (O_NOFOLLOW), vanished or unreadable: no bytes to expose
+        return
+    try:
+        info = os.fstat(nfd)
+        if not stat.S_ISREG(info.st_mode):
+            return
+        data = read_bounded(nfd, info.st_size, MAX_PLANNED_BYTES, rel)
+    except FileTooLarge:
+        out.hidden.append((rel, False))
+        return
+    except OperatorError:
+        return
+    finally:
+        close_quietly(nfd)
+    # Only a file that names the key (plainly or through a JSON escape) can carry a policy.
+    if b"jupyter_operator" not in data and b"\\u" not in data:
+        return
+    doc = teacher.parse(data)
+    if teacher.block_of(doc) is None:
+        return
+    out.policy_notebooks.append(rel)
+    level = teacher.level_of_parsed(doc, cap)
+    if level is not None and not teacher.allows(level, "read"):
+        out.hidden.append((rel, False))
+    else:
+        out.read_only.append(rel)
 
 
 def _reserved(jail: Jail, info: os.stat_result) -> bool:

@@ -3,7 +3,9 @@
 The walk is iterative (no recursion limit), sorted by name (deterministic), never follows a
 symbolic link, never crosses into another file system, and skips version-control and cache
 directories, protected paths, our own temp files, binary files (a NUL in the first 8 KiB, as
-git decides), files over the size limit, special files and unreadable files.
+git decides), files over the size limit, special files and unreadable files. A notebook whose own
+policy is ``off`` (``notebook_guard``) is read only to learn that, never searched: it counts as
+hidden, and searching it by name is refused (``ERR_NOTEBOOK_POLICY``).
 
 Speed: a file is read whole and searched with ``bytes.find`` over the buffer; line numbers are
 computed only for hits, by counting newlines since the previous hit. Nothing is split into lines.
@@ -18,6 +20,7 @@ from collections.abc import Callable, Iterator
 from jupyter_operator.protocol import OperatorError, codes
 
 from .jail import O_DIR, O_READ, Jail, check_regular, close_quietly, read_bounded
+from .notebook_guard import check_read, is_notebook_name
 from .paths import TEMP_PREFIX, ProtectedMatcher, display_name, display_path
 from .records import TreeSearch
 
@@ -92,8 +95,12 @@ class _Walker:
         max_file_size: int,
         max_depth: int,
         hidden: Callable[[str], bool] | None = None,
+        notebook_cap: str | None = None,
     ) -> None:
         self.hidden = hidden
+        self.notebook_cap = notebook_cap
+        #: Why the last notebook was kept out by its own policy (for a search of that file).
+        self.refused: OperatorError | None = None
         self.jail = jail
         self.protected = protected
         self.needle = needle
@@ -145,6 +152,13 @@ class _Walker:
         if buf.find(b"\0", 0, BINARY_SNIFF) >= 0:  # no copy of the sniffed head
             out.files_skipped += 1
             return
+        if is_notebook_name(name):
+            try:
+                check_read((shown_dir + display_name(name),), buf, self.notebook_cap)
+            except OperatorError as exc:
+                out.files_hidden += 1
+                self.refused = exc
+                return
         out.files_scanned += 1
         first = buf.find(self.needle)  # searched once: the scan starts from this hit
         if first >= 0:
@@ -238,6 +252,7 @@ def search_tree(
     max_file_size: int,
     max_depth: int,
     hidden: Callable[[str], bool] | None = None,
+    notebook_cap: str | None = None,
 ) -> TreeSearch:
     """Search the file or directory at ``comps`` (already validated and not protected).
 
@@ -246,7 +261,7 @@ def search_tree(
     """
     walker = _Walker(
         jail, protected, query.encode("utf-8"), max_matches, max_files, max_file_size, max_depth,
-        hidden,
+        hidden, notebook_cap,
     )
     if not query:
         return walker.out
@@ -261,6 +276,8 @@ def search_tree(
                     check_regular(info, rel)
                     shown_dir = "".join(display_name(c) + "/" for c in comps[:-1])
                     walker.file(pfd, comps[-1], shown_dir)
+                    if walker.refused is not None:
+                        raise walker.refused
                     return walker.out
         with jail.directory(comps) as fd:
             walker.tree(fd, comps)

@@ -3,12 +3,15 @@
 Deleting a folder moves everything below it, so the preview must see everything below it: no
 listing cap, hidden names included. The walk stops with an error instead of quietly stopping
 early: ``ERR_PROTECTED_PATH`` for a protected path at any depth (a ``.git`` deep inside),
-``ERR_TOO_MANY_ENTRIES`` past ``max_entries`` entries or ``max_depth`` levels.
+``ERR_TOO_MANY_ENTRIES`` past ``max_entries`` entries or ``max_depth`` levels, and whatever
+``check_file`` raises for a regular file below it (a notebook whose own policy forbids moving
+it away).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from jupyter_operator.protocol import OperatorError, codes
@@ -40,8 +43,10 @@ def walk_tree(
     max_entries: int,
     max_depth: int,
     shown: int,
+    check_file: Callable[[int, tuple[str, ...]], None] | None = None,
 ) -> TreeListing:
-    """Walk the directory at ``comps`` (validated, not protected) without following links."""
+    """Walk the directory at ``comps`` (validated, not protected) without following links;
+    ``check_file(folder descriptor, components)`` is called for every regular file."""
     top = display_path(comps)
     count = 0
     entries: list[tuple[str, bool, int]] = []
@@ -82,6 +87,8 @@ def walk_tree(
                 except BaseException:
                     close_quietly(cfd)
                     raise
+            elif check_file is not None and entry.is_file(follow_symlinks=False):
+                check_file(fd, child)
     except OSError as exc:
         raise OperatorError(codes.ERR_IO, f"{top} could not be listed ({exc.strerror})") from None
     finally:

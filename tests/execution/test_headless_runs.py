@@ -495,3 +495,20 @@ def test_outputs_that_would_make_the_notebook_too_large_to_read_are_not_saved(
     assert "note: the outputs were not saved: the notebook would be " in details(run, "r1")
     assert (ws / "nb.ipynb").read_bytes() == after_insert
     assert _result(op.run(cmd("r2", "nb.readCells")), "r2").ok
+
+
+def test_two_spellings_of_a_notebook_share_one_kernel_and_one_history(op: Operator) -> None:
+    """``nb.ipynb``, ``./nb.ipynb`` and ``.//nb.ipynb/`` are one notebook: the second run sees
+    the first run's variable, and the ledger keeps one history under the canonical path."""
+    run = op.run(cmd("r1", "nb.runCell", notebook="nb.ipynb", cell_id="c1"))
+    run.approve("r1")
+    run = op.run(cmd("r2", "nb.runCell", notebook="./nb.ipynb", cell_id="c2"))
+    (item,) = run.items
+    assert [r["cell_id"] for r in item.execution.ran_before] == ["c1"]
+    run.approve("r2")
+    assert "[stdout]\n42" in details(run, "r2"), details(run, "r2")
+    run = op.run(cmd("k1", "nb.readCells", notebook=".//nb.ipynb/"))
+    assert '"kernel":{"name":"python3","state":"idle","execution_count":2' in details(run, "k1")
+    records = executions(op.journal)
+    assert [(r.notebook, r.cell_id) for r in records] == [("nb.ipynb", "c1"), ("nb.ipynb", "c2")]
+    assert len({r.kernel_identity for r in records}) == 1

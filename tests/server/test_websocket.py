@@ -266,3 +266,36 @@ async def test_client_closing_mid_request_does_not_break_server(files, root: Pat
         await client.connection.write_message("{}")
     again = await files()
     assert await again.read_text("a.txt") == "a"
+
+
+def _notebook_with_policy(level: str) -> str:
+    doc = {"cells": [{"cell_type": "code", "execution_count": None, "id": "c1", "metadata": {},
+                      "outputs": [], "source": "secret = 42"}],
+           "metadata": {"jupyter_operator": {"policy": level}}, "nbformat": 4,
+           "nbformat_minor": 5}  # fmt: skip
+    return json.dumps(doc, indent=1) + "\n"
+
+
+async def test_file_write_cannot_change_a_notebooks_own_policy(files, root: Path) -> None:
+    (root / "nb.ipynb").write_text(_notebook_with_policy("no-run"))
+    before = (root / "nb.ipynb").read_bytes()
+    client = await files()
+    for path in ("nb.ipynb", "./sub/../nb.ipynb"):
+        reply = await client.write_text(path, _notebook_with_policy("auto-run"))
+        assert reply["type"] == "error" and reply["code"] == "forbidden", reply
+        assert "only its author sets it" in reply["message"]
+    reply = await client.write_text("new.ipynb", _notebook_with_policy("auto-run"))
+    assert reply["type"] == "error" and reply["code"] == "forbidden", reply
+    assert (root / "nb.ipynb").read_bytes() == before and not (root / "new.ipynb").exists()
+
+
+async def test_file_read_and_write_of_an_off_notebook_are_refused(files, root: Path) -> None:
+    (root / "nb.ipynb").write_text(_notebook_with_policy("off"))
+    before = (root / "nb.ipynb").read_bytes()
+    client = await files()
+    reply = await client.request("file_read", path="nb.ipynb")
+    assert reply["type"] == "error" and reply["code"] == "forbidden", reply
+    assert "secret" not in json.dumps(reply)
+    reply = await client.write_text("nb.ipynb", before.decode())
+    assert reply["type"] == "error" and reply["code"] == "forbidden", reply
+    assert (root / "nb.ipynb").read_bytes() == before

@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from jupyter_operator.protocol import OperatorError, codes
-from jupyter_operator.workspace import parse_path
+from jupyter_operator.workspace import canonical_path, parse_path
 from jupyter_operator.workspace.paths import DEFAULT_PROTECTED, ProtectedMatcher, display_name
 
 REFUSED = {
@@ -140,3 +140,21 @@ def test_leading_characters_only_when_every_pattern_allows_it() -> None:
     assert ProtectedMatcher([".git", "*.pth"]).leading is None  # a wildcard may match any name
     assert ProtectedMatcher([".git", "secrets"]).leading is None  # "SECRETS", "ſecrets" fold to it
     assert ProtectedMatcher(["data/raw"]).leading == frozenset()  # anchored ones are not per-name
+
+
+@pytest.mark.parametrize("spelling", ["n.ipynb", "./n.ipynb", ".//n.ipynb/", "n.ipynb/.",
+                                      ".\\n.ipynb"])  # fmt: skip
+def test_canonical_path_gives_one_spelling(spelling: str) -> None:
+    assert canonical_path(spelling) == "n.ipynb"
+    assert canonical_path("./a//n.ipynb") == canonical_path("a\\n.ipynb") == "a/n.ipynb"
+
+
+def test_canonical_path_folds_nothing_that_names_another_file() -> None:
+    """On Linux these are other files, and the jail reaches them as such: kernels keyed by
+    them stay apart. ``..`` is refused, as by every path check of the protocol."""
+    nfc, nfd = "caf\u00e9.ipynb", "cafe\u0301.ipynb"
+    assert canonical_path(nfc) != canonical_path(nfd)
+    assert canonical_path("n.ipynb ") == "n.ipynb " and canonical_path("N.ipynb") == "N.ipynb"
+    with pytest.raises(OperatorError) as caught:
+        canonical_path("a/../n.ipynb")
+    assert caught.value.code == "ERR_PATH_ESCAPE"

@@ -187,7 +187,8 @@ class BashRun(DecidableRun[Item]):
                 op = _operation(item, state)
                 policy = shell_policy_of(self._operator)
                 shell_ops.execute(self._operator.workspace, op, state, policy,
-                                  lambda: self._notify(item))  # fmt: skip
+                                  lambda: self._notify(item), self._operator.journal,
+                                  self._operator.session)  # fmt: skip
                 self._record(item, state)
                 body = answer(state.exit_code or 0, state.cwd, state.stdout, state.stderr,
                               state.timed_out, state.duration_ms or 0)  # fmt: skip
