@@ -15,6 +15,9 @@ from .cli_options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, policy_from_args, pol
 from .terminal import ask as _ask
 from .terminal import visible_text
 
+#: The reason the model reads when its change was rejected because no one could be asked.
+NO_ONE_TO_ASK = "no one could be asked: the task runs without a terminal and without --approve"
+
 
 def add_agent_parser(sub: Any, common: Any) -> None:
     """The ``agent`` subcommand on ``sub``; ``common`` adds ``--root`` and ``--journal-dir``."""
@@ -67,16 +70,28 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
         if tty is None and mode == "ask":
             print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
             return EXIT_USAGE
-        mode = "ask" if tty is not None else "none"
+        mode = "ask" if tty is not None else "no-one-to-ask"
+    unasked = 0  # changes that waited for a person when there was no one to ask
 
-    def decide(run: object) -> None:
-        if mode == "all":
-            run.approve_all()  # type: ignore[attr-defined]
-        elif mode == "none":
-            run.reject_all("the person runs this task without applying changes")  # type: ignore[attr-defined]
-        else:
+    def decide(run: Any) -> None:
+        from .engine.labels import outcome_line
+
+        nonlocal unasked
+        if mode == "ask":  # each outcome is said on the terminal as it is decided
             assert tty is not None
             _ask(run, tty, sys.stderr if tty is sys.stdin else tty)
+            return
+        waiting = [item for item in run.pending if item.needs_approval]
+        if mode == "all":
+            run.approve_all()
+        elif mode == "none":
+            run.reject_all("the person runs this task without applying changes")
+        else:
+            unasked += len(waiting)
+            run.reject_all(NO_ONE_TO_ASK)
+        for item in waiting:  # what became of each change, as --approve ask would say it
+            print(f"jupyter-operator: {visible_text(item.id)} -> "
+                  f"{visible_text(outcome_line(item))}", file=sys.stderr)  # fmt: skip
 
     out = sys.stdout
     line_open = False  # the streamed reply left stdout in the middle of a line
@@ -127,4 +142,11 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
         write(f"\nStopped after {turns} ({result.tokens} tokens).{where}\n")
         return EXIT_FAILED
     write(f"\n{result.message} ({turns}, {result.tokens} tokens).{where}\n")
+    if unasked:  # a script must not take a task whose changes no one could approve as done
+        count = f"{unasked} change{'s' * (unasked != 1)}"
+        print(f"jupyter-operator: agent: no terminal to ask and no --approve, so {count} "
+              f"{'was' if unasked == 1 else 'were'} rejected; use --approve all to apply "
+              "changes, or --approve none to run without applying them.",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_FAILED
     return EXIT_OK

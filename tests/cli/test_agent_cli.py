@@ -219,3 +219,37 @@ def test_a_replay_file_that_is_not_json_is_named(
     err = capsys.readouterr().err
     assert err.startswith(f"jupyter-operator: agent: {name} is not valid JSON or JSONL: ")
     assert f"({where})" in err and len(err.splitlines()) == 1
+
+
+def test_without_a_terminal_or_approve_each_rejection_is_said_and_the_exit_is_not_0(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """No one could be asked: the change is rejected with that reason (to the model and on
+    stderr), and the exit status tells a script the task was not done as asked."""
+    monkeypatch.setattr("jupyter_operator.cli._terminal", lambda: None)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    argv = ["agent", "--root", str(root), "--journal-dir", str(tmp_path / "journal"),
+            "--replay", str(script(tmp_path)), "write a"]  # fmt: skip
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert not (root / "a.txt").exists()
+    assert "jupyter-operator: w1 -> Rejected: " in err, "the rejection is not said on stderr"
+    assert "no one could be asked" in err
+    assert "no terminal to ask and no --approve, so 1 change was rejected" in err
+    assert code == 1, "a run whose changes no one could decide exits 0"
+    [transcript] = (tmp_path / "runs").glob("*.jsonl")
+    assert "no one could be asked" in transcript.read_text(), "the model is not told why"
+
+
+@pytest.mark.parametrize(("approve", "outcome"), [("all", "Applied"), ("none", "Rejected")])
+def test_approve_all_or_none_says_each_outcome_on_stderr(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], approve: str, outcome: str
+) -> None:
+    argv = ["agent", "--root", str(root), "--journal-dir", str(tmp_path / "journal"),
+            "--replay", str(script(tmp_path)), "--approve", approve, "write a"]  # fmt: skip
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    said = f"jupyter-operator: w1 -> {outcome}: " in err
+    assert said, f"the outcome of --approve {approve} is not said"
+    assert "no one could be asked" not in err
