@@ -51,13 +51,16 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
 
     from .agent import Agent, ModelError, OpenAIChat, ReplayModel
     from .agent import events as ev
+    from .agent.openai_chat import SettingHints
 
     try:
         policy = policy_from_args(args)
         if args.replay:
             model = ReplayModel(args.replay)
         else:
-            model = OpenAIChat(args.model, base_url=args.base_url)
+            hints = SettingHints(model="pass --model NAME (or --replay FILE)",
+                                 api_key="in the environment")  # fmt: skip
+            model = OpenAIChat(args.model, base_url=args.base_url, hints=hints)
     except (ValueError, OSError) as exc:
         print(f"jupyter-operator: agent: {exc}", file=sys.stderr)
         return EXIT_USAGE

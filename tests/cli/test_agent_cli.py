@@ -253,3 +253,21 @@ def test_approve_all_or_none_says_each_outcome_on_stderr(
     said = f"jupyter-operator: w1 -> {outcome}: " in err
     assert said, f"the outcome of --approve {approve} is not said"
     assert "no one could be asked" not in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "said", "not_said"),
+    [
+        ([], "No model named: pass --model NAME (or --replay FILE) or set "
+             "$JUPYTER_OPERATOR_MODEL.", "model=..."),
+        (["--model", "gpt-x"], "No API key for api.openai.com: set $OPENAI_API_KEY in the "
+                               "environment.", "on the server"),
+    ],
+)  # fmt: skip
+def test_a_missing_model_or_key_is_said_in_the_command_line_s_words(
+    root: Path, capsys: pytest.CaptureFixture[str], extra: list[str], said: str, not_said: str
+) -> None:
+    assert main(["agent", "--root", str(root), *extra, "--approve", "none", "task"]) == 2
+    err = capsys.readouterr().err
+    assert said in err, "the sentence does not name the command line's own option"
+    assert not_said not in err
