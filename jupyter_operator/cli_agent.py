@@ -52,6 +52,7 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
     from .agent import Agent, ModelError, OpenAIChat, ReplayModel
     from .agent import events as ev
     from .agent.openai_chat import SettingHints
+    from .agent.stops import finished_after
 
     try:
         policy = policy_from_args(args)
@@ -140,11 +141,18 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
         if tty is not None and tty is not sys.stdin:
             tty.close()
     where = f" Transcript: {result.transcript_path}" if result.transcript_path else ""
-    turns = f"{result.turns} turn{'s' * (result.turns != 1)}"
+    turns = finished_after(result.turns, result.replies)
+    # An offline model reports no usage: its count is an estimate and says so.
+    tokens = (f"an estimated {result.tokens} tokens" if result.tokens_estimated
+              else f"{result.tokens} tokens")  # fmt: skip
     if result.reason == "model_error":  # its sentence is on stderr already (a notice)
-        write(f"\nStopped after {turns} ({result.tokens} tokens).{where}\n")
+        write(f"\nStopped after {turns} ({tokens}).{where}\n")
         return EXIT_FAILED
-    write(f"\n{result.message} ({turns}, {result.tokens} tokens).{where}\n")
+    message = result.message.removesuffix(".")
+    if result.reason in ("done", "max_turns"):  # their message says the turns already
+        write(f"\n{message}, using {tokens}.{where}\n")
+    else:
+        write(f"\n{message}; {turns}, {tokens}.{where}\n")
     if unasked:  # a script must not take a task whose changes no one could approve as done
         count = f"{unasked} change{'s' * (unasked != 1)}"
         print(f"jupyter-operator: agent: no terminal to ask and no --approve, so {count} "

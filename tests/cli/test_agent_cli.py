@@ -271,3 +271,22 @@ def test_a_missing_model_or_key_is_said_in_the_command_line_s_words(
     err = capsys.readouterr().err
     assert said in err, "the sentence does not name the command line's own option"
     assert not_said not in err
+
+
+def test_the_end_counts_every_reply_and_labels_estimated_tokens(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three replies in two turns (the first, cut off inside a block, was continued): the end
+    line says both counts, and a scripted model's token count is said to be an estimate."""
+    cut = "Writing.\nOPERATOR_CMD\nversion: 1\nid: w1\naction: fs.write\n"
+    whole = block("w1", "fs.write", path="a.txt", content="a")
+    path = tmp_path / "cut.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [cut, whole, "Done."]))
+    argv = ["agent", "--root", str(root), "--journal-dir", str(tmp_path / "journal"),
+            "--replay", str(path), "--approve", "all", "write a"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert (root / "a.txt").read_text() == "a"
+    assert ("The model finished after 2 turns (3 replies: 1 cut off inside a command block was "
+            "continued), using an estimated ") in out, "the end line miscounts the replies"
+    assert "turn. (" not in out and "turns, " not in out  # the turns are said once
