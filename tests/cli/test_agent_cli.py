@@ -290,3 +290,24 @@ def test_the_end_counts_every_reply_and_labels_estimated_tokens(
     assert ("The model finished after 2 turns (3 replies: 1 cut off inside a command block was "
             "continued), using an estimated ") in out, "the end line miscounts the replies"
     assert "turn. (" not in out and "turns, " not in out  # the turns are said once
+
+
+def test_in_a_session_with_no_terminal_at_all_the_exit_says_no_one_was_asked(
+    root: Path, tmp_path: Path
+) -> None:
+    """As a cron job or CI step runs it: a new session (no controlling terminal, so no
+    /dev/tty), stdin not a terminal, no --approve."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, JUPYTER_OPERATOR_TRANSCRIPT_DIR=str(tmp_path / "runs"),
+               JUPYTER_OPERATOR_JOURNAL_DIR=str(tmp_path / "journal"))  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "jupyter_operator", "agent", "--root", str(root), "--replay",
+         str(script(tmp_path)), "write a"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=120,
+        start_new_session=True,
+    )  # fmt: skip
+    assert not (root / "a.txt").exists()
+    assert "w1 -> Rejected: " in proc.stderr and "no one could be asked" in proc.stderr
+    assert proc.returncode == 1, "a run whose changes no one could decide exits 0"
