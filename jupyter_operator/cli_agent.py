@@ -45,7 +45,9 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
     """Run the agent loop in a terminal: the reply streams to stdout, changes are asked for.
 
     ``open_terminal`` gives the terminal for questions when stdin is not one (cli.py passes its
-    own ``_terminal``, so replacing that one reaches this command too).
+    own ``_terminal``, so replacing that one reaches this command too). Exit status: 0; 1 when
+    the endpoint failed, or when changes needed a decision and there was no terminal to ask and
+    no ``--approve``; 2 for usage errors.
     """
     import asyncio
 
