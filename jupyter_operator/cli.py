@@ -12,9 +12,11 @@
 ``run`` prints only the results on stdout: ``OPERATOR_RESULT`` blocks (block order), or for
 JSON operations the response events (a JSON list); notices, diffs and questions go to stderr
 and the terminal. Exit status: 0 whenever the reply was processed (even
-with ``ok: false`` results), 1 when undo, redo or history fails, 2 for usage errors, 3 when the
+with ``ok: false`` results), 1 when undo, redo or history fails, 2 for usage errors. When the
 reply was longer than the 200,000 characters scanned and the part cut off held ``OPERATOR_CMD``
-markers (their commands did not run; stdout starts with a note that tells the model so).
+markers, their commands did not run: a warning on stderr tells the person, and the results tell
+the model (the first result's summary carries the note, or, with no other result, a result of
+its own with ``ERR_REPLY_TOO_LONG``), so stdout still holds one result block per command read.
 """
 
 from __future__ import annotations
@@ -171,13 +173,13 @@ def _run_reply(args: argparse.Namespace, operator: object, text: str, dialect: s
                tty: IO[str] | None, shell_policy: object) -> int:  # fmt: skip
     from .engine import run_text
     from .engine.labels import NO_BLOCKS, cut_warning
-    from .protocol import format_results
+    from .protocol import format_results, with_unread_note
 
     operator.shell_policy = shell_policy  # type: ignore[attr-defined]
     run = run_text(operator, text, dialect)  # type: ignore[arg-type]
     unread = getattr(run, "unread_markers", 0)
-    # Commands cut off by the scan window: the person is warned on stderr. Stdout keeps the
-    # command-line contract (the result blocks, nothing else; exit 0 when results were made).
+    # Commands cut off by the scan window: the person is warned on stderr; the model is told in
+    # the result blocks (stdout keeps the contract: result blocks only, one per command read).
     if run.truncated_chars:
         warning = cut_warning(run.truncated_chars, unread)
         print(f"jupyter-operator: {'WARNING: ' if unread else ''}{warning}", file=sys.stderr)
@@ -200,8 +202,9 @@ def _run_reply(args: argparse.Namespace, operator: object, text: str, dialect: s
         return EXIT_OK
     _rule_notes(run)
     text = run.results_text
-    if unread:  # the model's note before the blocks: stdout holds result blocks only
-        text = format_results([i.result for i in run.items if i.result is not None])
+    if unread:  # stdout holds result blocks only: the note rides in them, not before them
+        results = [item.result for item in run.items if item.result is not None]
+        text = format_results(with_unread_note(results, run.truncated_chars, unread))
     sys.stdout.write(text + "\n")
     return EXIT_OK
 

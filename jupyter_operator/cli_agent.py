@@ -15,6 +15,9 @@ from .cli_options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, policy_from_args, pol
 from .terminal import ask as _ask
 from .terminal import visible_text
 
+#: The reason the model reads when its change was rejected because no one could be asked.
+NO_ONE_TO_ASK = "no one could be asked: the task runs without a terminal and without --approve"
+
 
 def add_agent_parser(sub: Any, common: Any) -> None:
     """The ``agent`` subcommand on ``sub``; ``common`` adds ``--root`` and ``--journal-dir``."""
@@ -42,19 +45,25 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
     """Run the agent loop in a terminal: the reply streams to stdout, changes are asked for.
 
     ``open_terminal`` gives the terminal for questions when stdin is not one (cli.py passes its
-    own ``_terminal``, so replacing that one reaches this command too).
+    own ``_terminal``, so replacing that one reaches this command too). Exit status: 0; 1 when
+    the endpoint failed, or when changes needed a decision and there was no terminal to ask and
+    no ``--approve``; 2 for usage errors.
     """
     import asyncio
 
     from .agent import Agent, ModelError, OpenAIChat, ReplayModel
     from .agent import events as ev
+    from .agent.openai_chat import SettingHints
+    from .agent.stops import finished_after
 
     try:
         policy = policy_from_args(args)
         if args.replay:
             model = ReplayModel(args.replay)
         else:
-            model = OpenAIChat(args.model, base_url=args.base_url)
+            hints = SettingHints(model="pass --model NAME (or --replay FILE)",
+                                 api_key="in the environment")  # fmt: skip
+            model = OpenAIChat(args.model, base_url=args.base_url, hints=hints)
     except (ValueError, OSError) as exc:
         print(f"jupyter-operator: agent: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -67,16 +76,28 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
         if tty is None and mode == "ask":
             print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
             return EXIT_USAGE
-        mode = "ask" if tty is not None else "none"
+        mode = "ask" if tty is not None else "no-one-to-ask"
+    unasked = 0  # changes that waited for a person when there was no one to ask
 
-    def decide(run: object) -> None:
-        if mode == "all":
-            run.approve_all()  # type: ignore[attr-defined]
-        elif mode == "none":
-            run.reject_all("the person runs this task without applying changes")  # type: ignore[attr-defined]
-        else:
+    def decide(run: Any) -> None:
+        from .engine.labels import outcome_line
+
+        nonlocal unasked
+        if mode == "ask":  # each outcome is said on the terminal as it is decided
             assert tty is not None
             _ask(run, tty, sys.stderr if tty is sys.stdin else tty)
+            return
+        waiting = [item for item in run.pending if item.needs_approval]
+        if mode == "all":
+            run.approve_all()
+        elif mode == "none":
+            run.reject_all("the person runs this task without applying changes")
+        else:
+            unasked += len(waiting)
+            run.reject_all(NO_ONE_TO_ASK)
+        for item in waiting:  # what became of each change, as --approve ask would say it
+            print(f"jupyter-operator: {visible_text(item.id)} -> "
+                  f"{visible_text(outcome_line(item))}", file=sys.stderr)  # fmt: skip
 
     out = sys.stdout
     line_open = False  # the streamed reply left stdout in the middle of a line
@@ -122,9 +143,23 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
         if tty is not None and tty is not sys.stdin:
             tty.close()
     where = f" Transcript: {result.transcript_path}" if result.transcript_path else ""
-    turns = f"{result.turns} turn{'s' * (result.turns != 1)}"
+    turns = finished_after(result.turns, result.replies)
+    # An offline model reports no usage: its count is an estimate and says so.
+    tokens = (f"an estimated {result.tokens} tokens" if result.tokens_estimated
+              else f"{result.tokens} tokens")  # fmt: skip
     if result.reason == "model_error":  # its sentence is on stderr already (a notice)
-        write(f"\nStopped after {turns} ({result.tokens} tokens).{where}\n")
+        write(f"\nStopped after {turns} ({tokens}).{where}\n")
         return EXIT_FAILED
-    write(f"\n{result.message} ({turns}, {result.tokens} tokens).{where}\n")
+    message = result.message.removesuffix(".")
+    if result.reason in ("done", "max_turns"):  # their message says the turns already
+        write(f"\n{message}, using {tokens}.{where}\n")
+    else:
+        write(f"\n{message}; {turns}, {tokens}.{where}\n")
+    if unasked:  # a script must not take a task whose changes no one could approve as done
+        count = f"{unasked} change{'s' * (unasked != 1)}"
+        print(f"jupyter-operator: agent: no terminal to ask and no --approve, so {count} "
+              f"{'was' if unasked == 1 else 'were'} rejected; use --approve all to apply "
+              "changes, or --approve none to run without applying them.",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_FAILED
     return EXIT_OK

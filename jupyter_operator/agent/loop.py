@@ -48,6 +48,10 @@ class AgentResult:
     turns: int
     tokens: int
     transcript_path: Path | None
+    #: Model replies: more than ``turns`` when a reply cut off inside a block was continued.
+    replies: int = 0
+    #: The tokens are estimates (an offline model reports no usage), not an endpoint's count.
+    tokens_estimated: bool = False
 
     def __repr__(self) -> str:
         return (
@@ -138,10 +142,13 @@ class Agent(Control, Streaming, Settling):
         self._transcript: Transcript | None = None
         self._messages: list[Message] = []  # the conversation (kept for an answer)
         self.operator: Operator | None = None
-        #: The engine run of the latest turn, the turn number and the tokens used so far.
+        #: The engine run of the latest turn, the turn number, the model's replies and the
+        #: tokens used so far (``tokens_estimated``: some were estimated, not reported).
         self.run_now: Run | None = None
         self.turn = 0
+        self.replies = 0
         self.tokens = 0
+        self.tokens_estimated = False
         self.result: AgentResult | None = None
 
     def __repr__(self) -> str:
@@ -193,7 +200,8 @@ class Agent(Control, Streaming, Settling):
         self._stop_requested = False
         first = 1 if messages is None else self.turn + 1
         if messages is None:
-            self.turn = self.tokens = 0
+            self.turn = self.tokens = self.replies = 0
+            self.tokens_estimated = False
         self.result = None
         started = time.monotonic()
         if messages is None or self._transcript is None:
@@ -248,11 +256,14 @@ class Agent(Control, Streaming, Settling):
             reason=reason,
             message=message,
             turns=self.turn,
+            replies=self.replies,
             tokens=self.tokens,
+            tokens_estimated=self.tokens_estimated,
             wall_seconds=wall,
         )
         transcript.close()
-        self.result = AgentResult(reason, message, self.turn, self.tokens, transcript.path)
+        self.result = AgentResult(reason, message, self.turn, self.tokens, transcript.path,
+                                  self.replies, self.tokens_estimated)  # fmt: skip
         self._emit(ev.Stopped(reason, message, self.turn, self.tokens))
         return self.result
 
@@ -284,7 +295,8 @@ class Agent(Control, Streaming, Settling):
                 if getattr(run, "unread_markers", 0):  # its commands were all in the cut part
                     user = run.results_text  # the note asking for them again
                     continue
-                answer = self._turn_end.without_blocks(turn, reply, self._last_finish, corrected)
+                answer = self._turn_end.without_blocks(turn, reply, self._last_finish, corrected,
+                                                       self.replies)  # fmt: skip
                 if isinstance(answer, tuple):
                     return answer
                 user, corrected = answer, True

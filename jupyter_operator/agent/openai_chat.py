@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,6 +27,18 @@ ENV_API_KEY = "OPENAI_API_KEY"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 #: Local servers (Ollama, llama.cpp, vLLM) take any key; the SDK insists on one.
 PLACEHOLDER_KEY = "not-needed"
+
+
+@dataclass(frozen=True)
+class SettingHints:
+    """How the person of one front gives a missing setting: the sentence for a missing model
+    or key names that front's own option (``--model`` on the command line,
+    ``c.OperatorAgent.model`` on the server), not the Python argument."""
+
+    #: completes "No model named: ... or set $JUPYTER_OPERATOR_MODEL."
+    model: str = "pass model=..."
+    #: completes "No API key for <endpoint>: set $OPENAI_API_KEY ..."
+    api_key: str = "or pass api_key=..."
 
 
 def endpoint_name(base_url: str) -> str:
@@ -157,7 +170,8 @@ class OpenAIChat:
     ``model`` (else ``$JUPYTER_OPERATOR_MODEL``), ``base_url`` (else ``$OPENAI_BASE_URL``, else
     OpenAI's), ``api_key`` (else ``$OPENAI_API_KEY``; a placeholder for local servers).
     ``timeout`` seconds per request and ``max_retries`` (the SDK retries 429 and 5xx with
-    backoff). Other keyword arguments (``temperature``, ``max_tokens``, ...) go to every request.
+    backoff); ``hints`` say how the caller's person gives a missing model or key. Other keyword
+    arguments (``temperature``, ``max_tokens``, ...) go to every request.
     """
 
     def __init__(
@@ -168,6 +182,7 @@ class OpenAIChat:
         api_key: str | None = None,
         timeout: float = 60.0,
         max_retries: int = 2,
+        hints: SettingHints = SettingHints(),
         **options: Any,
     ) -> None:
         try:
@@ -179,7 +194,7 @@ class OpenAIChat:
             ) from None
         name = model or os.environ.get(ENV_MODEL)
         if not name:
-            raise ModelError("config", f"No model named: pass model=... or set {ENV_MODEL}.")
+            raise ModelError("config", f"No model named: {hints.model} or set ${ENV_MODEL}.")
         self.name = name
         url = base_url or os.environ.get(ENV_BASE_URL) or DEFAULT_BASE_URL
         self.base_url = url
@@ -191,8 +206,7 @@ class OpenAIChat:
             if not _is_local(url):
                 raise ModelError(
                     "config",
-                    f"No API key for {self.endpoint}: set {ENV_API_KEY} "
-                    "(on the server, in its environment).",
+                    f"No API key for {self.endpoint}: set ${ENV_API_KEY} {hints.api_key}.",
                 )
             key = PLACEHOLDER_KEY
         # The key lives only in this closure and in the SDK's client: not an attribute here.

@@ -78,6 +78,17 @@ STOP_WORDS = {"empty": "empty", "promise": "a promise with no command",
               "cut_off": "cut off at the length limit"}  # fmt: skip
 
 
+def finished_after(turns: int, replies: int = 0) -> str:
+    """``2 turns``, or ``2 turns (3 replies: 1 cut off inside a command block was continued)``
+    when the model gave more replies than there were turns."""
+    text = f"{turns} turn{'s' * (turns != 1)}"
+    continued = replies - turns
+    if continued > 0:
+        text += (f" ({replies} replies: {continued} cut off inside a command block "
+                 f"{'was' if continued == 1 else 'were'} continued)")  # fmt: skip
+    return text
+
+
 class TurnEnd:
     """The loop's answer to a reply: corrective turns, leaked calls, and how a run ends.
 
@@ -90,10 +101,11 @@ class TurnEnd:
         self._notice = notice
         self._leaked_before = False
 
-    def without_blocks(self, turn: int, reply: str, finish: str | None,
-                       corrected: bool) -> str | tuple[str, str]:  # fmt: skip
+    def without_blocks(self, turn: int, reply: str, finish: str | None, corrected: bool,
+                       replies: int = 0) -> str | tuple[str, str]:  # fmt: skip
         """A reply without blocks (nor calls in the model's own format): the message of a
-        corrective turn, or ``(reason, message)`` to end the run with."""
+        corrective turn, or ``(reason, message)`` to end the run with (``replies``: the
+        model's replies so far, more than the turns when a cut-off reply was continued)."""
         self._leaked_before = False
         found = classify(reply, finish)
         self._record("stop_class", turn=turn, kind=found.kind)
@@ -106,7 +118,7 @@ class TurnEnd:
             return "refusal", f"The model declined: {found.text}"
         if found.kind in CORRECTED:
             return found.kind, f"Stopped: the model's reply was {STOP_WORDS[found.kind]} twice."
-        return "done", f"The model finished after {turn} turn{'s' * (turn != 1)}."
+        return "done", f"The model finished after {finished_after(turn, replies)}."
 
     def planned(self, turn: int, run: Run) -> None:
         """Record the calls in the model's own format (the engine's translated items)."""

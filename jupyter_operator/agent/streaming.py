@@ -129,8 +129,10 @@ class Streaming:
         text = "".join(parts)
         usage: Usage | None = reply.usage
         self._last_usage = usage.to_dict() if usage is not None else None
+        self.replies += 1
         if usage is not None:
             self.tokens += usage.total_tokens
+            self.tokens_estimated = self.tokens_estimated or usage.estimated
         self._transcript_add(
             "message",
             turn=turn,
@@ -145,3 +147,5 @@ class Streaming:
         return text, tracker, reply.finish_reason
 
     _last_usage: dict[str, Any] | None = None
+    replies = 0
+    tokens_estimated = False

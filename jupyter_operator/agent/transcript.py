@@ -91,6 +91,7 @@ def summarize(records: Iterable[dict[str, Any]], *, source: str | None = None) -
     stop: dict[str, Any] = {}
     commands = valid = approvals = rejections = denied = 0
     prompt = completion = turns = 0
+    estimated = False  # some token counts were estimated (an offline model), not reported
     codes: Counter[str] = Counter()
     for record in records:
         kind = record.get("type")
@@ -103,6 +104,7 @@ def summarize(records: Iterable[dict[str, Any]], *, source: str | None = None) -
             usage = record.get("usage") or {}
             prompt += int(usage.get("prompt_tokens", 0))
             completion += int(usage.get("completion_tokens", 0))
+            estimated = estimated or bool(usage.get("estimated"))
         elif kind == "command":
             commands += 1
             valid += record.get("status") != "error"
@@ -130,6 +132,7 @@ def summarize(records: Iterable[dict[str, Any]], *, source: str | None = None) -
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "tokens": prompt + completion,
+        "tokens_estimated": estimated,
         "wall_seconds": stop.get("wall_seconds"),
         "stop_reason": stop.get("reason"),
     }
@@ -156,7 +159,8 @@ def load_runs(
 
     Each record: run_id, task, model, endpoint, policy, turns, commands, valid_rate (share of
     commands that were valid), error_codes (code -> count), approvals, rejections, denied,
-    prompt/completion/total tokens, wall_seconds and stop_reason. Returns a pandas DataFrame
+    prompt/completion/total tokens, tokens_estimated (True when an offline model's counts were
+    estimated rather than reported), wall_seconds and stop_reason. Returns a pandas DataFrame
     when pandas is installed (``as_frame=None``) or asked for (``True``), else a list of dicts.
     """
     if isinstance(paths, (str, os.PathLike)):

@@ -31,9 +31,10 @@ def _pyplot() -> Any:
 
 
 def cost(row: Mapping[str, Any], prices: Mapping[str, Price]) -> float | None:
-    """The estimated cost of one run from its token counts, or None for an unpriced model."""
+    """The cost of one run from the token counts its endpoint reported; None for an unpriced
+    model, and for counts that were only estimated (a scripted model reports no usage)."""
     price = prices.get(row.get("model", ""))
-    if price is None:
+    if price is None or row.get("tokens_estimated"):
         return None
     prompt, completion = (price, price) if isinstance(price, (int, float)) else price
     return round((int(row.get("prompt_tokens") or 0) * prompt

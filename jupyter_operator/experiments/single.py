@@ -224,7 +224,8 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
         summary = summarize(records)
         row.update({key: summary[key] for key in (
             "turns", "commands", "valid_rate", "error_codes", "approvals", "rejections",
-            "denied", "prompt_tokens", "completion_tokens", "tokens")})  # fmt: skip
+            "denied", "prompt_tokens", "completion_tokens", "tokens",
+            "tokens_estimated")})  # fmt: skip
         path = agent.transcript_path if agent is not None else None
         row["transcript_text"] = path.read_text(encoding="utf-8") if path and path.exists() else ""
         check_clock = time.perf_counter()

@@ -98,6 +98,7 @@ def model_command(args: list[str]) -> None:
 def build_model(opts: dict[str, str]) -> Model:
     """The model for a cell: ``--replay FILE``, else an OpenAI-compatible endpoint."""
     from ..agent import ModelError, OpenAIChat, ReplayModel
+    from ..agent.openai_chat import SettingHints
 
     if "--replay" in opts:
         try:
@@ -111,7 +112,9 @@ def build_model(opts: dict[str, str]) -> Model:
             "%operator model NAME, or use --replay FILE"
         )
     try:
-        return OpenAIChat(name, base_url=SETTINGS.base())
+        # The kernel's environment is the Jupyter server's, where the key belongs.
+        hints = SettingHints(api_key="in the environment of the Jupyter server")
+        return OpenAIChat(name, base_url=SETTINGS.base(), hints=hints)
     except ModelError as exc:
         raise UsageError(f"operator_agent: {exc.message}") from None
 

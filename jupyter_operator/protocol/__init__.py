@@ -70,6 +70,7 @@ from ._results import (
     parse_results,
     read_too_large,
     unread_note,
+    with_unread_note,
 )
 from ._runs import (
     RUN_ACTIONS,
@@ -157,4 +158,5 @@ __all__ = [
     "style_for_language",
     "style_for_path",
     "unread_note",
+    "with_unread_note",
 ]

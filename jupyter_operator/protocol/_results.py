@@ -17,8 +17,8 @@ an empty value, so the model can tell the two apart and the round trip is exact.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, replace
 
 from . import codes
 from ._base64 import decode_b64_text, encode_b64_text
@@ -115,6 +115,25 @@ def unread_note(truncated_chars: int, unread_markers: int) -> str:
         f"{'those commands' if many else 'that command'} did not run. Send "
         f"{'them' if many else 'it'} again in a shorter reply."
     )
+
+
+def with_unread_note(results: Sequence[Result], truncated_chars: int,
+                     unread_markers: int) -> list[Result]:  # fmt: skip
+    """``results`` for a reader that takes result blocks and nothing else (the command line),
+    telling the model, as ``unread_note`` does elsewhere, of commands left in the cut part.
+
+    No result answers a command that was never read, so the note rides in the summary of the
+    first result; when there is none, it is a result of its own in the shape of a scan error
+    (``operator-error-1``, ``ERR_REPLY_TOO_LONG``), so the model is never left with nothing.
+    """
+    note = unread_note(truncated_chars, unread_markers)
+    if not note:
+        return list(results)
+    if not results:
+        err = ScanError(codes.ERR_REPLY_TOO_LONG, note.removeprefix("Note: "), None, 0)
+        return [error_result(err, 1)]
+    first = results[0]
+    return [replace(first, summary=f"{first.summary} -- {note}"), *results[1:]]
 
 
 def _value(line: str, key: str) -> str:

@@ -96,6 +96,9 @@ _EXTENSION_DOCS: dict[str, str] = {
     "later change to it must be undone first; nothing was changed.",
     codes.ERR_UNDONE: "the person undid this change after it was applied; the file is as it "
     "was before the command. Read it again before building on it.",
+    codes.ERR_REPLY_TOO_LONG: "the reply was longer than the 200,000 characters that are "
+    "scanned and OPERATOR_CMD markers were in the part cut off; those commands did not run. "
+    "Send them again in a shorter reply.",
 }
 
 _HOST_NOTES = """\

@@ -71,6 +71,7 @@ ERR_BASE_REJECTED = "ERR_BASE_REJECTED"
 ERR_JOURNAL_CORRUPT = "ERR_JOURNAL_CORRUPT"
 ERR_UNDO_CONFLICT = "ERR_UNDO_CONFLICT"
 ERR_UNDONE = "ERR_UNDONE"
+ERR_REPLY_TOO_LONG = "ERR_REPLY_TOO_LONG"
 
 # --- Notebook cell actions (the ``nb`` host extension; listed in the appendix when enabled) --
 ERR_INVALID_CELL_PARAMS = "ERR_INVALID_CELL_PARAMS"
@@ -163,6 +164,7 @@ EXTENSION_CODES: tuple[str, ...] = (
     ERR_JOURNAL_CORRUPT,
     ERR_UNDO_CONFLICT,
     ERR_UNDONE,
+    ERR_REPLY_TOO_LONG,
 )
 """Codes this host adds beyond the spec; each is explained in the spec appendix."""
 

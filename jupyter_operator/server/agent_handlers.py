@@ -86,6 +86,7 @@ class OperatorAgent(Configurable):
     def build_model(self) -> Model:
         """A new model client for one run; ApiError with one sentence when it cannot be made."""
         from ..agent import ModelError, OpenAIChat, ReplayModel
+        from ..agent.openai_chat import SettingHints
 
         if self.replay:
             try:
@@ -94,9 +95,12 @@ class OperatorAgent(Configurable):
                 message = "The replay file cannot be read"
                 raise ApiError(503, "agent_not_configured", message) from None
         try:
-            return OpenAIChat(
-                self.model or None, base_url=self.base_url or None, api_key=self.api_key or None
+            hints = SettingHints(
+                model="set c.OperatorAgent.model",
+                api_key="in the server's environment (or c.OperatorAgent.api_key)",
             )
+            return OpenAIChat(self.model or None, base_url=self.base_url or None,
+                              api_key=self.api_key or None, hints=hints)  # fmt: skip
         except ModelError as exc:
             raise ApiError(503, "agent_not_configured", exc.message) from None
 

@@ -55,6 +55,7 @@ def test_a_10_mb_reply_through_the_endpoint(fake: FakeOpenAI, workspace: Path) -
     agent = Agent(model, root=workspace, decide=rejecting(decided), max_turns=1)
     result = asyncio.run(agent.run("go"))
     assert result.reason == "max_turns"
+    assert len(fake.requests) == 1 and result.turns == 1, "max_turns=1 allowed another turn"
     assert decided == ["w1"]  # only the scan window's commands, and only with a decision
     assert not (workspace / "x.txt").exists()
 

@@ -135,10 +135,16 @@ def test_stop_while_waiting_rejects_the_pending_changes(workspace: Path) -> None
 
 
 def test_max_turns_and_token_budget(workspace: Path) -> None:
+    calls: list[int] = []
+
     def forever(last: str, turn: int) -> str:
+        calls.append(turn)
         return block(f"s{turn}", "fs.stat", path="notes.txt")
 
-    assert run(Agent(ReplayModel(forever), root=workspace, max_turns=3)).reason == "max_turns"
+    limited = run(Agent(ReplayModel(forever), root=workspace, max_turns=3))
+    assert limited.reason == "max_turns"
+    assert calls == [1, 2, 3], "the turn limit of 3 did not allow exactly 3 model calls"
+    assert limited.turns == 3 and limited.message == "Stopped after 3 turns (the turn limit)."
     result = run(Agent(ReplayModel(forever), root=workspace, max_tokens=1))
     assert result.reason == "token_budget" and result.turns == 1
 

@@ -164,3 +164,17 @@ def test_transcripts_are_private_to_their_owner(workspace: Path, tmp_path: Path)
     path = scripted_run(workspace, tmp_path / "private", reject=True)
     assert path.stat().st_mode & 0o077 == 0
     assert (tmp_path / "private").stat().st_mode & 0o077 == 0
+
+
+def test_a_scripted_model_s_tokens_are_estimates_and_are_not_priced(
+    workspace: Path, tmp_path: Path
+) -> None:
+    from jupyter_operator.experiments.analysis import Results, cost
+
+    [row] = load_runs(scripted_run(workspace, tmp_path / "runs", reject=False), as_frame=False)
+    assert row["tokens"] > 0 and row.get("tokens_estimated") is True, "estimates are not labelled"
+    prices = {"m-approve": 2.0}
+    assert cost(row, prices) is None, "a cost was computed from estimated token counts"
+    reported = dict(row, tokens_estimated=False, prompt_tokens=1_000_000, completion_tokens=0)
+    assert cost(reported, prices) == 2.0
+    assert Results([row], prices).rows[0]["cost"] is None

@@ -153,8 +153,7 @@ def test_edit_in_the_panel(lab_server: LabServer, page: Any) -> None:
         "+y = 5\n"
     )
     copied = copy_results(page)
-    if copied is not None:
-        assert "the person edited the change" in copied
+    assert "the person edited the change" in copied, "the copied results hide the person's edit"
     screenshot(page, "lab-panel-edited")
     assert not [e for e in page.console_errors if "operator" in e.lower()]
 

@@ -219,3 +219,95 @@ def test_a_replay_file_that_is_not_json_is_named(
     err = capsys.readouterr().err
     assert err.startswith(f"jupyter-operator: agent: {name} is not valid JSON or JSONL: ")
     assert f"({where})" in err and len(err.splitlines()) == 1
+
+
+def test_without_a_terminal_or_approve_each_rejection_is_said_and_the_exit_is_not_0(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """No one could be asked: the change is rejected with that reason (to the model and on
+    stderr), and the exit status tells a script the task was not done as asked."""
+    monkeypatch.setattr("jupyter_operator.cli._terminal", lambda: None)
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    argv = ["agent", "--root", str(root), "--journal-dir", str(tmp_path / "journal"),
+            "--replay", str(script(tmp_path)), "write a"]  # fmt: skip
+    code = main(argv)
+    err = capsys.readouterr().err
+    assert not (root / "a.txt").exists()
+    assert "jupyter-operator: w1 -> Rejected: " in err, "the rejection is not said on stderr"
+    assert "no one could be asked" in err
+    assert "no terminal to ask and no --approve, so 1 change was rejected" in err
+    assert code == 1, "a run whose changes no one could decide exits 0"
+    [transcript] = (tmp_path / "runs").glob("*.jsonl")
+    assert "no one could be asked" in transcript.read_text(), "the model is not told why"
+
+
+@pytest.mark.parametrize(("approve", "outcome"), [("all", "Applied"), ("none", "Rejected")])
+def test_approve_all_or_none_says_each_outcome_on_stderr(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], approve: str, outcome: str
+) -> None:
+    argv = ["agent", "--root", str(root), "--journal-dir", str(tmp_path / "journal"),
+            "--replay", str(script(tmp_path)), "--approve", approve, "write a"]  # fmt: skip
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    said = f"jupyter-operator: w1 -> {outcome}: " in err
+    assert said, f"the outcome of --approve {approve} is not said"
+    assert "no one could be asked" not in err
+
+
+@pytest.mark.parametrize(
+    ("extra", "said", "not_said"),
+    [
+        ([], "No model named: pass --model NAME (or --replay FILE) or set "
+             "$JUPYTER_OPERATOR_MODEL.", "model=..."),
+        (["--model", "gpt-x"], "No API key for api.openai.com: set $OPENAI_API_KEY in the "
+                               "environment.", "on the server"),
+    ],
+)  # fmt: skip
+def test_a_missing_model_or_key_is_said_in_the_command_line_s_words(
+    root: Path, capsys: pytest.CaptureFixture[str], extra: list[str], said: str, not_said: str
+) -> None:
+    assert main(["agent", "--root", str(root), *extra, "--approve", "none", "task"]) == 2
+    err = capsys.readouterr().err
+    assert said in err, "the sentence does not name the command line's own option"
+    assert not_said not in err
+
+
+def test_the_end_counts_every_reply_and_labels_estimated_tokens(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Three replies in two turns (the first, cut off inside a block, was continued): the end
+    line says both counts, and a scripted model's token count is said to be an estimate."""
+    cut = "Writing.\nOPERATOR_CMD\nversion: 1\nid: w1\naction: fs.write\n"
+    whole = block("w1", "fs.write", path="a.txt", content="a")
+    path = tmp_path / "cut.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in [cut, whole, "Done."]))
+    argv = ["agent", "--root", str(root), "--journal-dir", str(tmp_path / "journal"),
+            "--replay", str(path), "--approve", "all", "write a"]  # fmt: skip
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert (root / "a.txt").read_text() == "a"
+    assert ("The model finished after 2 turns (3 replies: 1 cut off inside a command block was "
+            "continued), using an estimated ") in out, "the end line miscounts the replies"
+    assert "turn. (" not in out and "turns, " not in out  # the turns are said once
+
+
+def test_in_a_session_with_no_terminal_at_all_the_exit_says_no_one_was_asked(
+    root: Path, tmp_path: Path
+) -> None:
+    """As a cron job or CI step runs it: a new session (no controlling terminal, so no
+    /dev/tty), stdin not a terminal, no --approve."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, JUPYTER_OPERATOR_TRANSCRIPT_DIR=str(tmp_path / "runs"),
+               JUPYTER_OPERATOR_JOURNAL_DIR=str(tmp_path / "journal"))  # fmt: skip
+    proc = subprocess.run(
+        [sys.executable, "-m", "jupyter_operator", "agent", "--root", str(root), "--replay",
+         str(script(tmp_path)), "write a"],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, env=env, timeout=120,
+        start_new_session=True,
+    )  # fmt: skip
+    assert not (root / "a.txt").exists()
+    assert "w1 -> Rejected: " in proc.stderr and "no one could be asked" in proc.stderr
+    assert proc.returncode == 1, "a run whose changes no one could decide exits 0"

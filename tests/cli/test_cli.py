@@ -14,6 +14,8 @@ import pytest
 from cli_process import cli
 from replies import b64, block
 
+from jupyter_operator.protocol import parse_results
+
 REPLY = "\n".join([
     "Here is my plan.",
     block("r1", "fs.read", path="a.txt"),
@@ -83,11 +85,12 @@ def test_redo_and_history_columns(root: Path, env: dict[str, str]) -> None:
     assert "Traceback" not in broken.stderr
 
 
-def test_commands_cut_off_by_the_scan_window_are_said_on_stderr(
+def test_commands_cut_off_by_the_scan_window_are_said_to_the_person_and_the_model(
     root: Path, env: dict[str, str]
 ) -> None:
-    """The person is warned how many commands did not run; stdout keeps the command-line
-    contract (result blocks only, exit 0), so scripts and the conformance cases still read it."""
+    """The person is warned on stderr how many commands did not run, and the model is told in
+    the result blocks it reads; stdout keeps the command-line contract (result blocks only, one
+    per command read, exit 0), so scripts and the conformance cases still read it."""
     early = "\n".join(block(f"e{n}", "fs.write", path=f"e{n}.txt", content="e") for n in range(2))
     late = block("r1", "fs.read", path="a.txt")
     reply = early + "\n" + "filler line\n" * 20_000 + late
@@ -100,7 +103,20 @@ def test_commands_cut_off_by_the_scan_window_are_said_on_stderr(
         "markers whose commands did not run."
     )
     assert proc.stdout.startswith("OPERATOR_RESULT\nid: r1\nok: true")
+    [told] = parse_results(proc.stdout)
+    assert told.summary.startswith("Read file -- Note: only the last 200,000"), (
+        "the model is not told that commands were left in the part of its reply not read"
+    )
+    assert "hold 2 OPERATOR_CMD markers that were not read" in told.summary
     assert not (root / "e0.txt").exists()
+    # With no command read at all, the note is a result of its own (not an empty stdout).
+    alone = cli("run", "--root", str(root), "--approve", "all", env=env,
+                stdin=early + "\n" + "filler line\n" * 20_000)  # fmt: skip
+    assert alone.returncode == 0 and "WARNING:" in alone.stderr
+    [own] = parse_results(alone.stdout)
+    assert (own.id, own.ok, own.code) == ("operator-error-1", False, "ERR_REPLY_TOO_LONG")
+    assert own.summary.startswith("Invalid OPERATOR_CMD (ERR_REPLY_TOO_LONG): only the last")
+    assert alone.stdout.startswith("OPERATOR_RESULT\n"), "stdout holds result blocks only"
     # Cut prose alone is only a note.
     prose = cli("run", "--root", str(root), "--approve", "all", env=env,
                 stdin="filler line\n" * 20_000 + late)  # fmt: skip

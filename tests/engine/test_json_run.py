@@ -73,6 +73,8 @@ def test_the_preview_is_what_gets_written(operator: Operator, root: Path) -> Non
             }
         ),
     )
+    waiting = [i.id for i in run.pending]
+    assert waiting == ["editFile-1"], "a JSON edit did not wait for the person's approval"
     item = run.pending[0]
     assert "-one" in item.diff and "+two" in item.diff and item.change == "modify"
     (root / "f.txt").write_text("changed meanwhile\n")

@@ -24,7 +24,9 @@ def run_cell(ip: Any, line: str, cell: str) -> Any:
 
 def test_json_is_detected_and_shown_with_json_cards(ip: Any, workspace: Path) -> None:
     run = run_cell(ip, f"--root {workspace}", "```json\n" + CREATE + "\n```")
-    assert run.dialect == "json" and run.pending[0].id == "createFile-1"
+    assert run.dialect == "json"
+    waiting = [i.id for i in run.pending]
+    assert waiting == ["createFile-1"], "a JSON file change did not wait for approval on its card"
     view = last_view()
     assert view.run["dialect"] == "json" and view.run["title"] == "Operator (JSON operations)"
     run.approve("createFile-1")

@@ -183,3 +183,18 @@ def test_describe_never_holds_the_key() -> None:
     config = OperatorAgent(model="m", base_url="http://h:1/v1", api_key="sk-abc")
     assert "sk-abc" not in json.dumps(config.describe())
     assert config.describe() == {"available": True, "model": "m", "endpoint": "h:1"}
+
+
+def test_a_missing_model_or_key_is_said_in_the_server_s_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from jupyter_operator.server.errors import ApiError
+
+    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "JUPYTER_OPERATOR_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(ApiError) as no_model:
+        OperatorAgent().build_model()
+    assert "set c.OperatorAgent.model or set $JUPYTER_OPERATOR_MODEL" in no_model.value.message
+    with pytest.raises(ApiError) as no_key:
+        OperatorAgent(model="gpt-x").build_model()
+    assert "set $OPENAI_API_KEY in the server's environment" in no_key.value.message
