@@ -7,13 +7,11 @@ from pathlib import Path
 
 import pytest
 from cell_runs import cmd, details, insert_cell
+from sandboxing import needs_sandbox
 
 from jupyter_operator.engine import Operator
-from jupyter_operator.shell import sandbox_available
 
-pytestmark = pytest.mark.skipif(
-    not sandbox_available(), reason="bubblewrap cannot create namespaces here (CI installs it)"
-)
+pytestmark = needs_sandbox
 
 
 def _run_source(op: Operator, ws: Path, source: str) -> str:

@@ -5,13 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sandboxing import needs_sandbox
 
 from jupyter_operator.shell import run, sandbox
 from jupyter_operator.shell.sandbox import wrap
-
-needs_sandbox = pytest.mark.skipif(
-    not sandbox.available(), reason="bubblewrap is missing or cannot create namespaces here"
-)
 
 
 @needs_sandbox
