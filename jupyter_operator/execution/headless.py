@@ -28,6 +28,7 @@ from jupyter_client.connect import write_connection_file
 
 from .. import shell
 from ..shell import kernel_process
+from ..shell.cgroup import PidsGroup
 from ..shell.env import child_env
 from ..workspace import Workspace
 from ..workspace.dirs import working_dir
@@ -48,6 +49,7 @@ class _Kernel:
     client: BlockingKernelClient
     folder: str  # the private folder of its connection file and sockets
     identity: str
+    group: PidsGroup | None = None  # its pids cgroup (the process limit), where there is one
     execution_count: int = 0
     busy: bool = False
     history: list[str] = field(default_factory=list)
@@ -202,9 +204,10 @@ class HeadlessKernels:
             env["HOME"] = "/tmp"
             found = self.workspace.sandbox_masks()  # protected paths read-only, secrets hidden
             masks = (found.read_only, found.hidden)
-        proc = kernel_process.start(argv, env=env, root=self.workspace.root, cwd=cwd,
-                                    sandboxed=self.sandboxed, folder=folder,
-                                    read_only=shell.python_homes(), masks=masks)  # fmt: skip
+        proc, group = kernel_process.start(argv, env=env, root=self.workspace.root, cwd=cwd,
+                                           sandboxed=self.sandboxed, folder=folder,
+                                           read_only=shell.python_homes(),
+                                           masks=masks)  # fmt: skip
         client = BlockingKernelClient(connection_file=connection_file)
         client.load_connection_file()
         client.start_channels()
@@ -213,15 +216,17 @@ class HeadlessKernels:
         except Exception:
             client.stop_channels()
             proc.kill()
+            kernel_process.stop_group(group)
             kernel_process.remove_private_folder(folder)
             raise KernelStartError(f"the kernel {name!r} did not start; nothing ran.") from None
         identity = reply["header"]["session"]
         if not _iopub_ready(client, time.monotonic() + START_TIMEOUT_S):
             client.stop_channels()
             proc.kill()
+            kernel_process.stop_group(group)
             kernel_process.remove_private_folder(folder)
             raise KernelStartError(f"the kernel {name!r} did not answer; nothing ran.")
-        return _Kernel(name, proc, client, folder, identity)
+        return _Kernel(name, proc, client, folder, identity, group=group)
 
     def close(self) -> None:
         """Stop every kernel of this session."""
@@ -250,6 +255,7 @@ def _stop(kernel: _Kernel) -> None:
             except subprocess.TimeoutExpired:
                 kernel.proc.kill()
                 kernel.proc.wait()
+        kernel_process.stop_group(kernel.group)  # what the kernel's cells left running
         kernel_process.remove_private_folder(kernel.folder)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from pathlib import Path
 
@@ -72,3 +73,37 @@ def test_it_cannot_reach_the_network(op: Operator, ws: Path) -> None:
     finally:
         server.close()
     assert "no network" in text and "connected" not in text.replace("no network", "")
+
+
+#: A cell that starts up to 300 ``sleep`` processes and reports how many it got, then ends
+#: them all (the kernel's own threads count towards the limit as well).
+MANY_SLEEPS = """\
+import subprocess
+started, refused = [], None
+try:
+    for _ in range(300):
+        started.append(subprocess.Popen(['sleep', '60']))
+except OSError as exc:
+    refused = type(exc).__name__
+finally:
+    for proc in started:
+        proc.kill()
+        proc.wait()
+print('started', len(started), 'refused', refused)
+"""
+
+
+def test_a_cell_cannot_start_more_processes_than_a_shell_command(op: Operator, ws: Path) -> None:
+    """A headless kernel has the process limit of a shell command (256 at once)."""
+    from jupyter_operator.shell import Limits
+    from jupyter_operator.shell.cgroup import make_group
+
+    probe = make_group(8)
+    if probe is not None:
+        probe.remove()
+    elif os.geteuid() == 0:  # ulimit -u does not hold root back
+        pytest.skip("running as root without a pids cgroup: no process limit can be set here")
+    text = _run_source(op, ws, MANY_SLEEPS)
+    counts = text.split("[stdout]\n", 1)[1].split()
+    assert counts[0] == "started" and counts[2] == "refused", text
+    assert int(counts[1]) < Limits.max_processes and counts[3] == "BlockingIOError", text
