@@ -2,12 +2,13 @@
 
 The sandbox binds the whole workspace root writable, so a command (say ``python3 -m unittest``
 running a test file a model wrote) could otherwise write ``.git/hooks/pre-commit``, which every
-file action refuses, or read ``.ssh`` in a home-folder workspace. Before a command runs, one
-walk finds the protected paths that exist (bound read-only over the writable bind: ``git status``
-still works) and the secrets (credential stores by name, and every location reserved by real
-location, such as Jupyter's runtime folder: hidden behind an empty read-only folder or an empty
-file). The walk never follows a link and does not enter what it covers; above ``max_dirs``
-folders it refuses (``ERR_TOO_MANY_ENTRIES``) rather than run a command it could not check.
+file action refuses, or read ``.ssh`` or ``.jupyter`` in a home-folder workspace. Before a
+command runs, one walk finds what a file action may not read: every protected path (``.git``,
+``.jupyter``, ``.ipython``, a host's own patterns), the credential stores by name and every
+location reserved by real location, such as Jupyter's runtime folder. Each is hidden behind an
+empty read-only folder or an empty file, as ``fs.read`` refuses it. The walk never follows a
+link and does not enter what it covers; above ``max_dirs`` folders it refuses
+(``ERR_TOO_MANY_ENTRIES``) rather than run a command it could not check.
 
 Protected paths a command creates while it runs (a new ``.git`` in a new folder) are not
 covered: binds are set up before the command starts.
@@ -59,7 +60,7 @@ def sandbox_masks(jail: Jail, protected: ProtectedMatcher, *, max_dirs: int = MA
                     if name.casefold() in _SECRET_NAMES:
                         out.hidden.append((rel, is_dir))
                     elif protected.child_matches(child):
-                        out.read_only.append(rel)
+                        out.hidden.append((rel, is_dir))  # as fs.read refuses it
                     elif not is_dir:
                         if _reserved(jail, os.lstat(name, dir_fd=fd)):
                             out.hidden.append((rel, False))

@@ -107,3 +107,25 @@ def test_a_cell_cannot_start_more_processes_than_a_shell_command(op: Operator, w
     counts = text.split("[stdout]\n", 1)[1].split()
     assert counts[0] == "started" and counts[2] == "refused", text
     assert int(counts[1]) < Limits.max_processes and counts[3] == "BlockingIOError", text
+
+
+def _home_operator(ws: Path, tmp_path: Path) -> Operator:
+    return Operator(ws, extensions=("nb",), journal_dir=tmp_path / "journal")
+
+
+def test_a_cell_in_a_home_folder_workspace_cannot_read_dot_jupyter(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The home folder as the workspace: ``~/.jupyter`` (the server's config, a token in it)
+    is hidden from a cell, as ``fs.read`` refuses it."""
+    (ws / ".jupyter").mkdir()
+    (ws / ".jupyter" / "jupyter_server_config.json").write_text('{"token": "secret-token"}')
+    monkeypatch.setenv("HOME", str(ws))
+    with _home_operator(ws, tmp_path) as op:
+        text = _run_source(op, ws, (
+            "import os\n"
+            "print(sorted(os.listdir('.jupyter')))\n"
+            "print(open('.jupyter/jupyter_server_config.json').read())\n"
+        ))  # fmt: skip
+    assert "secret-token" not in text
+    assert "[stdout]\n[]" in text and "FileNotFoundError" in text, text
