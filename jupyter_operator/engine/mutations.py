@@ -130,11 +130,13 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     ``base`` is the state to build on instead of the disk: the outcome of an earlier change to
     the same file that is still waiting for a decision in the same reply.
     """
+    if cmd.action == "fs.delete" and _is_root(cmd.params.path):
+        raise OperatorError(codes.ERR_PROTECTED_PATH, "the workspace root cannot be deleted.")
+    if cmd.path:  # refused before any preview: the host's Python environment, for one
+        ws.check_changeable(cmd.path)
     if cmd.action in cells.CELL_ACTIONS:
         return cells.plan(ws, cmd, base)
     path = cmd.params.path
-    if cmd.action == "fs.delete" and _is_root(path):
-        raise OperatorError(codes.ERR_PROTECTED_PATH, "the workspace root cannot be deleted.")
     snapshot = base if base is not None else ws.snapshot(path, limit=EDIT_LIMIT)
     if cmd.action == "fs.delete":
         if not snapshot.exists:

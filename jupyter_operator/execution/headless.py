@@ -22,6 +22,7 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from jupyter_client import BlockingKernelClient
 from jupyter_client.connect import write_connection_file
@@ -32,6 +33,7 @@ from ..shell.cgroup import PidsGroup
 from ..shell.env import child_env
 from ..workspace import Workspace
 from ..workspace.dirs import working_dir
+from ..workspace.host_python import installation
 from .outcome import KernelInfo, Outcome, RunRequest
 from .runner import Done
 from .streams import OutputCollector
@@ -199,6 +201,12 @@ class HeadlessKernels:
         write_connection_file(connection_file, transport="ipc", ip=os.path.join(folder, "k"))
         argv = [part.replace("{connection_file}", connection_file) for part in argv]
         env = child_env()
+        homes = shell.python_homes()
+        kernel_home = installation_of(argv[0])
+        if kernel_home is not None:  # a kernel of another environment: kept like the host's
+            homes.add(kernel_home)
+            for part in installation(kernel_home):
+                self.workspace.keep_host_python(part)
         masks: tuple = ((), ())
         if self.sandboxed:
             env["HOME"] = "/tmp"
@@ -206,7 +214,7 @@ class HeadlessKernels:
             masks = (found.read_only, found.hidden)
         proc, group = kernel_process.start(argv, env=env, root=self.workspace.root, cwd=cwd,
                                            sandboxed=self.sandboxed, folder=folder,
-                                           read_only=shell.python_homes(),
+                                           read_only=homes,
                                            masks=masks)  # fmt: skip
         client = BlockingKernelClient(connection_file=connection_file)
         client.load_connection_file()
@@ -278,6 +286,14 @@ def _iopub_ready(client: BlockingKernelClient, deadline: float) -> bool:
 
 class KernelStartError(RuntimeError):
     """The kernel could not be started (unknown kernel name, or it did not answer)."""
+
+
+def installation_of(program: str) -> Path | None:
+    """The installation a kernel's interpreter belongs to (``<prefix>/bin/python`` gives
+    ``<prefix>``), or None for a program not given by its absolute path."""
+    if not os.path.isabs(program):
+        return None
+    return Path(program).parent.parent
 
 
 def kernel_argv(name: str) -> list[str]:

@@ -131,7 +131,7 @@ def _wrap(program: str, argv: list[str], *, root: Path, cwd: Path, network: bool
         args += ["--bind", str(folder), str(folder)]
     args += ["--bind", str(root), MOUNT]
     protected, hidden = masks
-    for rel in protected:
+    for rel in sorted(protected):  # a folder before what lies below it: no bind hides another
         args += ["--ro-bind", str(root / rel), f"{MOUNT}/{rel}"]
     for rel, is_folder in hidden:
         inside = f"{MOUNT}/{rel}"

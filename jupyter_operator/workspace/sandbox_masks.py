@@ -6,9 +6,11 @@ file action refuses, or read ``.ssh`` or ``.jupyter`` in a home-folder workspace
 command runs, one walk finds what a file action may not read: every protected path (``.git``,
 ``.jupyter``, ``.ipython``, a host's own patterns), the credential stores by name and every
 location reserved by real location, such as Jupyter's runtime folder. Each is hidden behind an
-empty read-only folder or an empty file, as ``fs.read`` refuses it. The walk never follows a
-link and does not enter what it covers; above ``max_dirs`` folders it refuses
-(``ERR_TOO_MANY_ENTRIES``) rather than run a command it could not check.
+empty read-only folder or an empty file, as ``fs.read`` refuses it. The places the host's Python
+runs code from (``host_python.py``: a ``.venv`` in the workspace, the user's site-packages) are
+bound read-only, and where one does not exist yet, the nearest folder above it that does (below
+the root). The walk never follows a link and does not enter what it covers; above ``max_dirs``
+folders it refuses (``ERR_TOO_MANY_ENTRIES``) rather than run a command it could not check.
 
 Protected paths a command creates while it runs (a new ``.git`` in a new folder) are not
 covered: binds are set up before the command starts.
@@ -39,9 +41,11 @@ class SandboxMasks:
     hidden: list[tuple[str, bool]] = field(default_factory=list)
 
 
-def sandbox_masks(jail: Jail, protected: ProtectedMatcher, *, max_dirs: int = MAX_DIRS,
+def sandbox_masks(jail: Jail, protected: ProtectedMatcher,
+                  host_python: ProtectedMatcher | None = None, *, max_dirs: int = MAX_DIRS,
                   max_depth: int = 64) -> SandboxMasks:  # fmt: skip
     """Walk the whole workspace once and say what the sandbox must cover (see the module)."""
+    host_python = host_python or ProtectedMatcher(())
     out = SandboxMasks()
     stack: list[tuple[int, tuple[str, ...]]] = [(os.dup(jail.fd), ())]
     seen = 0
@@ -61,6 +65,8 @@ def sandbox_masks(jail: Jail, protected: ProtectedMatcher, *, max_dirs: int = MA
                         out.hidden.append((rel, is_dir))
                     elif protected.child_matches(child):
                         out.hidden.append((rel, is_dir))  # as fs.read refuses it
+                    elif host_python.child_matches(child):
+                        out.read_only.append(rel)
                     elif not is_dir:
                         if _reserved(jail, os.lstat(name, dir_fd=fd)):
                             out.hidden.append((rel, False))
@@ -101,3 +107,28 @@ def _too_big(max_dirs: int, max_depth: int) -> OperatorError:
         f"{max_depth}); a command runs only where the sandbox can check every folder for "
         f"protected paths. Use a smaller workspace (a project folder, not the home folder).",
     )
+
+
+def nearest_existing(jail: Jail, patterns: list[str]) -> list[str]:
+    """For each root-anchored pattern (``/a/b/c``, no wildcards) whose path does not exist, the
+    deepest folder above it that does, below the root (``a``); never following a link."""
+    out: list[str] = []
+    for pattern in patterns:
+        comps = [c for c in pattern.split("/") if c]
+        if not comps or any(ch in c for c in comps for ch in "*?["):
+            continue  # start-up files at the root: no folder to bind
+        fd = os.dup(jail.fd)
+        depth = 0
+        try:
+            for comp in comps:
+                try:
+                    nfd = os.open(comp, O_DIR, dir_fd=fd)
+                except OSError:
+                    break
+                close_quietly(fd)
+                fd, depth = nfd, depth + 1
+        finally:
+            close_quietly(fd)
+        if 0 < depth < len(comps):
+            out.append("/".join(comps[:depth]))
+    return list(dict.fromkeys(out))

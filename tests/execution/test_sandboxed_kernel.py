@@ -113,6 +113,22 @@ def _home_operator(ws: Path, tmp_path: Path) -> Operator:
     return Operator(ws, extensions=("nb",), journal_dir=tmp_path / "journal")
 
 
+def test_a_cell_cannot_plant_a_pth_in_the_hosts_venv(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host's Python runs from ``ws/.venv``: a cell cannot add a ``.pth`` to it."""
+    import sys
+
+    site = ws / ".venv" / f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages"
+    site.mkdir(parents=True)
+    monkeypatch.setattr(sys, "prefix", str(ws / ".venv"))
+    rel = site.relative_to(ws).as_posix()
+    with _home_operator(ws, tmp_path) as op:
+        text = _run_source(op, ws, f"open('{rel}/x.pth', 'w').write('import os')")
+    assert "Read-only file system" in text, text
+    assert not (site / "x.pth").exists()
+
+
 def test_a_cell_in_a_home_folder_workspace_cannot_read_dot_jupyter(
     ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
