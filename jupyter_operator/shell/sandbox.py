@@ -131,7 +131,14 @@ def _wrap(program: str, argv: list[str], *, root: Path, cwd: Path, network: bool
         args += ["--bind", str(folder), str(folder)]
     args += ["--bind", str(root), MOUNT]
     protected, hidden = masks
-    for rel in sorted(protected):  # a folder before what lies below it: no bind hides another
+    protected = sorted(protected)  # a folder before what lies below it: no bind hides another
+    # The folders above a read-only path are bound onto themselves: a mount point cannot be
+    # renamed or removed, so no command moves the path away and makes a writable one in its
+    # place (the host's Python runs from that place).
+    for folder in sorted({"/".join(rel.split("/")[:depth]) for rel in protected
+                          for depth in range(1, rel.count("/") + 1)}):  # fmt: skip
+        args += ["--bind", str(root / folder), f"{MOUNT}/{folder}"]
+    for rel in protected:
         args += ["--ro-bind", str(root / rel), f"{MOUNT}/{rel}"]
     for rel, is_folder in hidden:
         inside = f"{MOUNT}/{rel}"

@@ -144,3 +144,18 @@ def test_a_workspace_folder_on_sys_path_is_kept(
     monkeypatch.setattr(sys, "path", [*sys.path, str(ws / "src")])
     with _operator(ws, tmp_path) as op:
         assert _write(op, "src/sitecustomize.py")[0] == "ERR_PROTECTED_PATH"
+
+
+@needs_sandbox
+def test_a_command_cannot_move_the_venvs_folder_away_and_make_a_new_one(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folder above a read-only venv cannot be renamed inside the sandbox: else a new,
+    writable ``proj/.venv`` with a ``.pth`` would take the host's venv's place."""
+    venv = _venv(ws / "proj" / ".venv")
+    monkeypatch.setattr(sys, "prefix", str(venv))
+    with _operator(ws, tmp_path) as op:
+        event = _shell(op, f"mv proj moved; mkdir -p proj/.venv/{SITE}; "
+                           f"echo 'import os' > proj/.venv/{SITE}/x.pth")
+    assert "busy" in event["stderr"] and not (ws / "moved").exists(), event
+    assert not (venv / SITE / "x.pth").exists()
