@@ -201,20 +201,18 @@ class HeadlessKernels:
         write_connection_file(connection_file, transport="ipc", ip=os.path.join(folder, "k"))
         argv = [part.replace("{connection_file}", connection_file) for part in argv]
         env = child_env()
-        homes = shell.python_homes()
         kernel_home = installation_of(argv[0])
         if kernel_home is not None:  # a kernel of another environment: kept like the host's
-            homes.add(kernel_home)
             for part in installation(kernel_home):
                 self.workspace.keep_host_python(part)
         masks: tuple = ((), ())
         if self.sandboxed:
             env["HOME"] = "/tmp"
-            found = self.workspace.sandbox_masks()  # protected paths read-only, secrets hidden
+            found = self.workspace.sandbox_masks()  # protected paths hidden, host Python read-only
             masks = (found.read_only, found.hidden)
         proc, group = kernel_process.start(argv, env=env, root=self.workspace.root, cwd=cwd,
                                            sandboxed=self.sandboxed, folder=folder,
-                                           read_only=homes,
+                                           read_only=shell.python_homes(),
                                            masks=masks)  # fmt: skip
         client = BlockingKernelClient(connection_file=connection_file)
         client.load_connection_file()

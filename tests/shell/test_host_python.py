@@ -159,3 +159,19 @@ def test_a_command_cannot_move_the_venvs_folder_away_and_make_a_new_one(
                            f"echo 'import os' > proj/.venv/{SITE}/x.pth")
     assert "busy" in event["stderr"] and not (ws / "moved").exists(), event
     assert not (venv / SITE / "x.pth").exists()
+
+
+def test_a_kernels_own_environment_in_the_workspace_is_kept(ws: Path, tmp_path: Path) -> None:
+    """A headless kernel of another environment (its kernelspec's interpreter) keeps that
+    environment as it keeps the host's."""
+    from jupyter_operator.execution.headless import installation_of
+    from jupyter_operator.workspace.host_python import installation
+
+    env = _venv(ws / "envs" / "k")
+    with _operator(ws, tmp_path) as op:
+        assert _write(op, f"envs/k/{SITE}/x.pth")[0] is None  # not kept before the kernel starts
+        home = installation_of(str(env / "bin" / "python"))
+        assert home == env and installation_of("python3") is None
+        for part in installation(home):
+            op.workspace.keep_host_python(part)
+        assert _write(op, f"envs/k/{SITE}/y.pth")[0] == "ERR_PROTECTED_PATH"
