@@ -102,6 +102,9 @@ def test_a_file_action_cannot_plant_a_pth_in_the_hosts_venv(
         assert _write(op, "notes.txt")[0] is None  # a preview, waiting for approval
         read = op.run(block("r1", "fs.read", path=".venv/pyvenv.cfg"))
         assert parse_results(read.results_text)[0].ok  # reading it is fine
+        created = run_json(op, json.dumps({"type": "createFile", "path": f".venv/{SITE}/z.pth",
+                                           "content": "import os\n"}))  # the JSON dialect
+        assert created.events[-1]["code"] == "ERR_PROTECTED_PATH", created.events
     assert not (host_venv / SITE / "x.pth").exists()
 
 
