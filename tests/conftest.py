@@ -23,6 +23,9 @@ _RUN_DATA = pytest.StashKey[str]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "needs_sandbox: runs in the bubblewrap sandbox (skips without it; fails in CI)"
+    )
     folder = tempfile.mkdtemp(prefix="jupyter-operator-tests-")
     config.stash[_RUN_DATA] = folder
     # Servers and kernels the tests start inherit it; transcripts default to <journal>/runs.
@@ -34,3 +37,10 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     folder = config.stash.get(_RUN_DATA, None)
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("needs_sandbox") is not None:
+        from sandboxing import require_sandbox
+
+        require_sandbox()

@@ -64,6 +64,7 @@ def _edit(text: str, edits: tuple[tuple[str, str], ...]) -> str:
 def plan(ws: Workspace, op: Operation) -> Proposal:
     """The exact bytes (or the removal) a file operation would make. Raises OperatorError."""
     path = op.path  # type: ignore[attr-defined]
+    ws.check_changeable(path)  # refused before any preview: the host's Python environment
     snapshot = ws.snapshot(path, limit=mutations.EDIT_LIMIT)
     if snapshot.is_dir:
         raise OperatorError(codes.ERR_NOT_A_FILE, f"{path} is a directory.")

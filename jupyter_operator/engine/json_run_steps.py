@@ -29,7 +29,7 @@ from .decidable import DecidableRun
 from .globs import normalise_path
 from .items import Item
 from .reads import OutputBudget
-from .shell_policy import ShellPolicy
+from .shell_policy import ShellPolicy, outside_sandbox
 
 if TYPE_CHECKING:
     from .session import Operator
@@ -176,6 +176,8 @@ class JsonRunSteps(DecidableRun[JsonItem]):
         except OperatorError as exc:
             self._answer(item, events.failure(op, exc.code, exc.message), "failed")
             return
+        # After the rules: no rule runs a command outside the sandbox (sandbox=off).
+        decision = outside_sandbox(decision, item.shell is not None and item.shell.sandboxed)
         if decision.verdict == "run":
             item.decided_by, item.rule = "rule", decision.rule
             self._carry_out(item)

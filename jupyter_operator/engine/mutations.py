@@ -132,6 +132,10 @@ def plan(ws: Workspace, cmd: Command, base: Snapshot | None = None) -> Proposal:
     notebook's own policy refuses (``ERR_NOTEBOOK_POLICY``) is refused here, before anyone is
     asked; the workspace checks again when it is applied.
     """
+    if cmd.action == "fs.delete" and _is_root(cmd.params.path):
+        raise OperatorError(codes.ERR_PROTECTED_PATH, "the workspace root cannot be deleted.")
+    if cmd.path:  # refused before any preview: the host's Python environment, for one
+        ws.check_changeable(cmd.path)
     proposal = _plan(ws, cmd, base)
     if not proposal.snapshot.is_dir:  # a folder's notebooks: its listing checked each
         ws.check_notebook_change(cmd.params.path, proposal.snapshot.data, proposal.new_bytes)
@@ -142,8 +146,6 @@ def _plan(ws: Workspace, cmd: Command, base: Snapshot | None) -> Proposal:
     if cmd.action in cells.CELL_ACTIONS:
         return cells.plan(ws, cmd, base)
     path = cmd.params.path
-    if cmd.action == "fs.delete" and _is_root(path):
-        raise OperatorError(codes.ERR_PROTECTED_PATH, "the workspace root cannot be deleted.")
     snapshot = base if base is not None else ws.snapshot(path, limit=EDIT_LIMIT)
     if cmd.action == "fs.delete":
         if not snapshot.exists:

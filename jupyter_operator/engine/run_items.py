@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 LIVE_ASKS = ("runs in a live notebook's kernel ask unless the server or the notebook allows "
              "rules to run them")  # fmt: skip
+UNSANDBOXED_ASKS = ("runs ask where the session's kernel is not sandboxed (bubblewrap is missing "
+                    "or cannot start here): the code would run with your permissions")  # fmt: skip
 
 
 def plan(operator: Operator, item: Item, base: Snapshot | None) -> None:
@@ -47,6 +49,15 @@ def may_auto(operator: Operator, item: Item) -> bool:
     if operator.runner.allows_auto:
         return True
     return teacher.allows(item.execution.policy, "auto-run")
+
+
+def runs_unsandboxed(operator: Operator) -> bool:
+    """Whether the session's own kernel would run code outside the sandbox (bubblewrap missing
+    or not starting): then no rule runs code, a person decides each run. A live kernel is the
+    person's own and never sandboxed; rules reach it only where the person opened it to them
+    (:func:`may_auto`)."""
+    runner = operator.runner
+    return runner.where == "headless" and not runner.sandboxed
 
 
 def replan(operator: Operator, item: Item, refused: str | None, edited: str | None) -> None:
@@ -274,8 +285,10 @@ def plan_item(operator: Operator, item: Item, verdict: Verdict, earlier: Item | 
         return operator._finish(item, Result.failure(item.id, codes.ERR_IO, message), "failed")
     item.rule = verdict.text
     if verdict.verdict == "auto" and not item.builds_on:
-        if may_auto(operator, item):
-            item.decided_by = "rule"
-        else:
+        if not may_auto(operator, item):
             item.rule = f"{verdict.text}; {LIVE_ASKS}"
+        elif runs_unsandboxed(operator):  # after the rules: no rule runs code unsandboxed
+            item.rule = f"{verdict.text}; {UNSANDBOXED_ASKS}"
+        else:
+            item.decided_by = "rule"
     return item

@@ -50,6 +50,20 @@ class ShellDecision:
     reason: str
 
 
+#: Why a command a rule allows asks all the same (``ShellDecision.rule``, after the rule).
+UNSANDBOXED_ASKS = "a command that would run outside the sandbox asks, whatever the rules say"
+
+
+def outside_sandbox(decision: ShellDecision, sandboxed: bool) -> ShellDecision:
+    """``decision``, or ``ask`` for a command a rule runs where it would not be sandboxed
+    (``sandbox=off``, a host's own runner): code runs outside the sandbox only after a
+    person's approval."""
+    if decision.verdict != "run" or sandboxed:
+        return decision
+    return ShellDecision("ask", f"{decision.rule}; {UNSANDBOXED_ASKS}",
+                         "A command outside the sandbox requires approval")  # fmt: skip
+
+
 def _words(command: str) -> list[str] | None:
     """The command's words when it is plain (no shell syntax), else None."""
     return command.split() if _PLAIN.fullmatch(command) else None

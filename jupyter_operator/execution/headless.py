@@ -22,15 +22,18 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from jupyter_client import BlockingKernelClient
 from jupyter_client.connect import write_connection_file
 
 from .. import shell
 from ..shell import kernel_process
+from ..shell.cgroup import PidsGroup
 from ..shell.env import child_env
 from ..workspace import Workspace
 from ..workspace.dirs import working_dir
+from ..workspace.host_python import installation
 from .outcome import KernelInfo, Outcome, RunRequest
 from .runner import Done
 from .streams import OutputCollector
@@ -48,6 +51,7 @@ class _Kernel:
     client: BlockingKernelClient
     folder: str  # the private folder of its connection file and sockets
     identity: str
+    group: PidsGroup | None = None  # its pids cgroup (the process limit), where there is one
     execution_count: int = 0
     busy: bool = False
     history: list[str] = field(default_factory=list)
@@ -203,14 +207,19 @@ class HeadlessKernels:
         write_connection_file(connection_file, transport="ipc", ip=os.path.join(folder, "k"))
         argv = [part.replace("{connection_file}", connection_file) for part in argv]
         env = child_env()
+        kernel_home = installation_of(argv[0])
+        if kernel_home is not None:  # a kernel of another environment: kept like the host's
+            for part in installation(kernel_home):
+                self.workspace.keep_host_python(part)
         masks: tuple = ((), ())
         if self.sandboxed:
             env["HOME"] = "/tmp"
-            found = self.workspace.sandbox_masks()  # protected paths read-only, secrets hidden
+            found = self.workspace.sandbox_masks()  # protected paths hidden, host Python read-only
             masks = (found.read_only, found.hidden)
-        proc = kernel_process.start(argv, env=env, root=self.workspace.root, cwd=cwd,
-                                    sandboxed=self.sandboxed, folder=folder,
-                                    read_only=shell.python_homes(), masks=masks)  # fmt: skip
+        proc, group = kernel_process.start(argv, env=env, root=self.workspace.root, cwd=cwd,
+                                           sandboxed=self.sandboxed, folder=folder,
+                                           read_only=shell.python_homes(),
+                                           masks=masks)  # fmt: skip
         client = BlockingKernelClient(connection_file=connection_file)
         client.load_connection_file()
         client.start_channels()
@@ -219,15 +228,17 @@ class HeadlessKernels:
         except Exception:
             client.stop_channels()
             proc.kill()
+            kernel_process.stop_group(group)
             kernel_process.remove_private_folder(folder)
             raise KernelStartError(f"the kernel {name!r} did not start; nothing ran.") from None
         identity = reply["header"]["session"]
         if not _iopub_ready(client, time.monotonic() + START_TIMEOUT_S):
             client.stop_channels()
             proc.kill()
+            kernel_process.stop_group(group)
             kernel_process.remove_private_folder(folder)
             raise KernelStartError(f"the kernel {name!r} did not answer; nothing ran.")
-        return _Kernel(name, proc, client, folder, identity)
+        return _Kernel(name, proc, client, folder, identity, group=group)
 
     def close(self) -> None:
         """Stop every kernel of this session."""
@@ -256,6 +267,7 @@ def _stop(kernel: _Kernel) -> None:
             except subprocess.TimeoutExpired:
                 kernel.proc.kill()
                 kernel.proc.wait()
+        kernel_process.stop_group(kernel.group)  # what the kernel's cells left running
         kernel_process.remove_private_folder(kernel.folder)
 
 
@@ -278,6 +290,14 @@ def _iopub_ready(client: BlockingKernelClient, deadline: float) -> bool:
 
 class KernelStartError(RuntimeError):
     """The kernel could not be started (unknown kernel name, or it did not answer)."""
+
+
+def installation_of(program: str) -> Path | None:
+    """The installation a kernel's interpreter belongs to (``<prefix>/bin/python`` gives
+    ``<prefix>``), or None for a program not given by its absolute path."""
+    if not os.path.isabs(program):
+        return None
+    return Path(program).parent.parent
 
 
 def kernel_argv(name: str) -> list[str]:

@@ -24,6 +24,9 @@ class CellRunner(Protocol):
     #: Whether rules may approve runs without a person (a live kernel is the person's own:
     #: only when the server or the notebook allows it explicitly).
     allows_auto: bool
+    #: Whether its code runs in the bubblewrap sandbox. A session's own kernel where the
+    #: sandbox is missing or cannot start is not: then every run asks, whatever the rules say.
+    sandboxed: bool
 
     def kernel(self, notebook: str, kernel_name: str) -> KernelInfo: ...
 
@@ -37,6 +40,7 @@ class NoRunner:
 
     where = "none"
     allows_auto = False
+    sandboxed = False
 
     def __init__(self, why: str = "no front end or kernel can run cells here") -> None:
         self.why = why
@@ -56,6 +60,7 @@ class DeferredRunner:
     (``Run.finish_execution``), posted by the panel or sent back through a comm."""
 
     where = "live"
+    sandboxed = False  # the person's own kernel: rules run cells there only when opened to them
 
     def __init__(self, *, allows_auto: bool = False) -> None:
         self.allows_auto = allows_auto

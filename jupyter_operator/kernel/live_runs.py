@@ -53,6 +53,7 @@ class CommRunner:
     """The ``CellRunner`` of a kernel's magics (see the module docstring)."""
 
     where = "live"
+    sandboxed = False  # the person's own kernel: rules run cells there only when opened to them
 
     def __init__(self, root: Path, *, allows_auto: bool = False) -> None:
         self.notebook = own_notebook(root)

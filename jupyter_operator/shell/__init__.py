@@ -8,7 +8,8 @@ Public API (small on purpose):
   workspace jail). Never decides whether a command may run: the engine does that first.
 - ``Limits(timeout_s, model_chars, keep_bytes, max_processes)``; ``Outcome(exit_code, timed_out,
   duration_ms, stdout, stderr, stdout_full, stderr_full, stdout_bytes, stderr_bytes, sandboxed)``.
-- ``sandbox_available()``: bubblewrap works on this machine.
+- ``sandbox_available()``: code runs sandboxed here (bubblewrap is installed and the sandbox
+  starts); ``sandbox_unavailable_reason()`` says why not.
 - ``child_env(extra, allow=...)``, ``is_secret(name)``: the environment rules.
 
 This package may import ``protocol`` only; it never reads or writes workspace files itself.
@@ -20,6 +21,7 @@ from .env import NON_INTERACTIVE, PASSED_ON, SECRET_PATTERNS, child_env, is_secr
 from .runner import TIMEOUT_EXIT, Limits, Outcome, cap_for_model, run
 from .sandbox import available as sandbox_available
 from .sandbox import python_homes
+from .sandbox import unavailable_reason as sandbox_unavailable_reason
 
 __all__ = [
     "NON_INTERACTIVE",
@@ -34,4 +36,5 @@ __all__ = [
     "python_homes",
     "run",
     "sandbox_available",
+    "sandbox_unavailable_reason",
 ]

@@ -44,6 +44,16 @@ class PidsGroup:
             time.sleep(pause)
             pause = min(pause * 2, 0.02)
 
+    def remove(self) -> None:
+        """Kill every process left in the group, then remove the group (bounded waits)."""
+        self.kill_all()
+        for _ in range(50):
+            try:
+                self.path.rmdir()
+                return
+            except OSError:
+                time.sleep(0.02)
+
 
 def _make(base: Path, max_pids: int) -> PidsGroup | None:
     if not (base / "cgroup.procs").exists():
@@ -63,25 +73,25 @@ def _make(base: Path, max_pids: int) -> PidsGroup | None:
     return PidsGroup(path)
 
 
+def make_group(max_pids: int) -> PidsGroup | None:
+    """A fresh pids cgroup capped at ``max_pids`` (None where the host allows none); the caller
+    removes it (:meth:`PidsGroup.remove`) once its processes are done."""
+    for base in BASES:
+        group = _make(base, max_pids)
+        if group is not None:
+            return group
+    return None
+
+
 @contextlib.contextmanager
 def pids_group(max_pids: int) -> Iterator[PidsGroup | None]:
     """A fresh pids cgroup capped at ``max_pids`` (None where the host allows none).
 
     On exit every process left in it is killed and the cgroup removed.
     """
-    group = None
-    for base in BASES:
-        group = _make(base, max_pids)
-        if group:
-            break
+    group = make_group(max_pids)
     try:
         yield group
     finally:
         if group is not None:
-            group.kill_all()
-            for _ in range(50):
-                try:
-                    group.path.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.02)
+            group.remove()

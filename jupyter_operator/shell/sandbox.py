@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -36,22 +37,46 @@ def python_homes() -> set[Path]:
 
 
 @functools.lru_cache(maxsize=1)
-def bwrap() -> str | None:
-    """The ``bwrap`` program when it exists and can create namespaces here, else None."""
+def _probe() -> tuple[str | None, str | None]:
+    """``(program, None)`` when a command starts in the sandbox as :func:`wrap` builds it (a
+    scratch folder as the workspace), else ``(None, why not)``."""
     found = shutil.which("bwrap")
     if not found:
-        return None
-    probe = [found, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"]
-    try:
-        ok = subprocess.run(probe, capture_output=True, timeout=10, check=False).returncode == 0
-    except (OSError, subprocess.SubprocessError):
-        ok = False
-    return found if ok else None
+        return None, "bubblewrap (bwrap) is not installed"
+    with tempfile.TemporaryDirectory(prefix="jupyter-operator-probe-") as scratch:
+        folder = Path(scratch)
+        argv = _wrap(found, ["true"], root=folder, cwd=folder, network=False,
+                     read_only=python_homes(), masks=((), ()), private=())  # fmt: skip
+        try:
+            done = subprocess.run(argv, capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.SubprocessError) as exc:
+            return None, f"bwrap did not start: {exc}"
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip()[:300] or f"exit {done.returncode}"
+        return None, f"bwrap cannot start the sandbox here: {said}"
+    return found, None
+
+
+def bwrap() -> str | None:
+    """The ``bwrap`` program when the sandbox starts on this machine, else None."""
+    return _probe()[0]
 
 
 def available() -> bool:
-    """True when commands can run inside the bubblewrap sandbox on this machine."""
+    """True when code runs sandboxed here: shell commands and headless kernels start inside
+    the bubblewrap sandbox (bubblewrap is installed and the sandbox really starts).
+
+    The engine asks a person for every run of code where this is False, whatever the rules
+    say; a harness can refuse to run unattended.
+    """
     return bwrap() is not None
+
+
+def unavailable_reason() -> str | None:
+    """Why code cannot run sandboxed here (None when :func:`available`)."""
+    if available():
+        return None
+    return _probe()[1] or "the bubblewrap sandbox is not available"
 
 
 def _mount(path: str) -> list[str]:
@@ -84,6 +109,13 @@ def wrap(
     """
     program = bwrap()
     assert program is not None, "bubblewrap is not available"
+    return _wrap(program, argv, root=root, cwd=cwd, network=network, read_only=read_only,
+                 masks=masks, private=private)
+
+
+def _wrap(program: str, argv: list[str], *, root: Path, cwd: Path, network: bool,
+          read_only: Iterable[Path], masks: Masks,
+          private: Iterable[Path]) -> list[str]:  # fmt: skip
     args = [program, "--die-with-parent", "--new-session", "--unshare-all"]
     if network:
         args.append("--share-net")
@@ -99,6 +131,13 @@ def wrap(
         args += ["--bind", str(folder), str(folder)]
     args += ["--bind", str(root), MOUNT]
     protected, hidden = masks
+    protected = sorted(protected)  # a folder before what lies below it: no bind hides another
+    # The folders above a read-only path are bound onto themselves: a mount point cannot be
+    # renamed or removed, so no command moves the path away and makes a writable one in its
+    # place (the host's Python runs from that place).
+    for folder in sorted({"/".join(rel.split("/")[:depth]) for rel in protected
+                          for depth in range(1, rel.count("/") + 1)}):  # fmt: skip
+        args += ["--bind", str(root / folder), f"{MOUNT}/{folder}"]
     for rel in protected:
         args += ["--ro-bind", str(root / rel), f"{MOUNT}/{rel}"]
     for rel, is_folder in hidden:

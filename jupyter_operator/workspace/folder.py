@@ -30,6 +30,7 @@ from .atomic import write_replace
 from .budget import MAX_PLANNED_BYTES
 from .errors import FileTooLarge, os_error
 from .folder_checks import WorkspaceChecks, stale_preview
+from .host_python import host_python_locations, kept_patterns
 from .jail import Jail, close_quietly, read_bounded, reserved_refused
 from .journal_paths import journal_base
 from .locks import FileLocks
@@ -45,7 +46,7 @@ from .paths import (
     parse_path,
 )
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
-from .sandbox_masks import SandboxMasks
+from .sandbox_masks import SandboxMasks, nearest_existing
 from .sandbox_masks import sandbox_masks as _sandbox_masks
 from .sweep import sweep_temps
 from .tree_search import search_tree as _search_tree
@@ -64,6 +65,7 @@ class Workspace(WorkspaceChecks):
         journal_dir: str | os.PathLike[str] | None = None,
         reserved: Iterable[str | os.PathLike[str]] = (),
         notebook_cap: str | None = None,
+        host_python: Iterable[str | os.PathLike[str]] | None = None,
     ) -> None:
         base = journal_base(journal_dir)
         # Every journal this host may use, Jupyter's own folders and the home folder's
@@ -75,6 +77,10 @@ class Workspace(WorkspaceChecks):
         self.root = Path(self._jail.path)
         self.limits = limits
         self._protected = ProtectedMatcher(protected)
+        # Where the host's Python runs code from (host_python.py): read, never changed.
+        self._host_locations = (host_python_locations() if host_python is None
+                                else [Path(p) for p in host_python])  # fmt: skip
+        self._host_python = ProtectedMatcher(kept_patterns(self.root, self._host_locations))
         self._locks: dict[tuple[str, ...], threading.Lock] = {}
         self._locks_guard = threading.Lock()
         #: The most any notebook's own policy may allow here (``notebook_guard``; None: no cap).
@@ -104,6 +110,19 @@ class Workspace(WorkspaceChecks):
     def reserve(self, item: str | os.PathLike[str]) -> None:
         """Refuse every change to a host file or folder (the active rules file) from now on."""
         self._jail.reserve(item)
+
+    def keep_host_python(self, location: str | os.PathLike[str]) -> None:
+        """Keep one more place a host's Python runs code from (a kernel's own environment)
+        from every change, here and in the sandbox (see ``host_python``)."""
+        if Path(location) in self._host_locations:
+            return
+        self._host_locations.append(Path(location))
+        self._host_python = ProtectedMatcher(kept_patterns(self.root, self._host_locations))
+
+    def check_changeable(self, path: str) -> None:
+        """Raise ``ERR_PROTECTED_PATH`` (or the parse's error) unless a change may be planned
+        at ``path``: not the root, not protected, not the host's Python environment."""
+        self._parse_target(path)
 
     def is_protected(self, path: str) -> bool:
         """True when ``path`` (or a folder above it) is protected. Invalid paths raise."""
@@ -209,9 +228,17 @@ class Workspace(WorkspaceChecks):
 
     def sandbox_masks(self) -> SandboxMasks:
         """What the shell sandbox binds read-only or hides inside this workspace (see
-        ``sandbox_masks``): existing protected paths, credential stores, reserved locations,
-        notebooks carrying their own policy (read-only) and those set to off (hidden)."""
-        return _sandbox_masks(self._jail, self._protected, notebook_cap=self.notebook_cap)
+        ``sandbox_masks``): protected paths, credential stores and reserved locations hidden,
+        the host's Python environment read-only, notebooks carrying their own policy read-only
+        and those set to off hidden."""
+        masks = _sandbox_masks(self._jail, self._protected, self._host_python,
+                               notebook_cap=self.notebook_cap)
+        patterns = kept_patterns(self.root, self._host_locations)
+        for folder in nearest_existing(self._jail, patterns):
+            comps = tuple(folder.split("/"))
+            if not (self._protected.matches(comps) or self._host_python.matches(comps)):
+                masks.read_only.append(folder)  # a kept place not made yet: its parent
+        return masks
 
     def tree_listing(self, path: str, *, shown: int = 200) -> TreeListing:
         """Everything a delete of the folder ``path`` would move (see ``tree_walk``).

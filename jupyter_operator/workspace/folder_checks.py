@@ -36,6 +36,7 @@ class WorkspaceChecks:
 
     _jail: Jail
     _protected: ProtectedMatcher
+    _host_python: ProtectedMatcher
     _locks: dict[tuple[str, ...], threading.Lock]
     _locks_guard: threading.Lock
 
@@ -51,7 +52,19 @@ class WorkspaceChecks:
         comps = self._parse(path)
         if not comps:
             raise OperatorError(codes.ERR_PROTECTED_PATH, "the workspace root cannot be changed")
+        self._check_not_host_python(comps)
         return comps
+
+    def _check_not_host_python(self, comps: tuple[str, ...]) -> None:
+        """Refuse a change in (or of a folder holding) a place the host's Python runs code
+        from: a ``.pth`` planted there would run unsandboxed at its next start."""
+        if comps and (self._host_python.matches(comps) or self._host_python.holds(comps)):
+            raise OperatorError(
+                codes.ERR_PROTECTED_PATH,
+                f"{display_path(comps)} is (or holds) part of the Python environment the host "
+                f"runs (its site-packages, interpreter or start-up files); it is never changed "
+                f"from here: reading it is fine",
+            )
 
     @contextmanager
     def _lock(self, comps: tuple[str, ...]) -> Iterator[None]:

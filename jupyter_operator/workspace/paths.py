@@ -225,6 +225,14 @@ class ProtectedMatcher:
             components
         )
 
+    def holds(self, components: tuple[str, ...]) -> bool:
+        """True when a root-anchored pattern lies below the path (a folder holding it)."""
+        return any(
+            len(components) < len(pat)
+            and all(p.match(c.casefold()) for c, p in zip(components, pat, strict=False))
+            for pat in self._anchored
+        )
+
     def child_matches(self, components: tuple[str, ...]) -> bool:
         """``matches`` for a path whose parent is already known not to be protected."""
         if self.component_matches(components[-1]):

@@ -2,11 +2,14 @@
 
 The sandbox binds the whole workspace root writable, so a command (say ``python3 -m unittest``
 running a test file a model wrote) could otherwise write ``.git/hooks/pre-commit``, which every
-file action refuses, or read ``.ssh`` in a home-folder workspace. Before a command runs, one
-walk finds the protected paths that exist (bound read-only over the writable bind: ``git status``
-still works) and the secrets (credential stores by name, and every location reserved by real
-location, such as Jupyter's runtime folder: hidden behind an empty read-only folder or an empty
-file). The walk never follows a link and does not enter what it covers; above ``max_dirs``
+file action refuses, or read ``.ssh`` or ``.jupyter`` in a home-folder workspace. Before a
+command runs, one walk finds what a file action may not read: every protected path (``.git``,
+``.jupyter``, ``.ipython``, a host's own patterns), the credential stores by name and every
+location reserved by real location, such as Jupyter's runtime folder. Each is hidden behind an
+empty read-only folder or an empty file, as ``fs.read`` refuses it. The places the host's Python
+runs code from (``host_python.py``: a ``.venv`` in the workspace, the user's site-packages) are
+bound read-only, and where one does not exist yet, the nearest folder above it that does (below
+the root). The walk never follows a link and does not enter what it covers; above ``max_dirs``
 folders it refuses (``ERR_TOO_MANY_ENTRIES``) rather than run a command it could not check.
 
 A notebook's own policy (``notebook_guard``) holds in the sandbox too: a notebook that carries
@@ -51,11 +54,13 @@ class SandboxMasks:
     policy_notebooks: list[str] = field(default_factory=list)
 
 
-def sandbox_masks(jail: Jail, protected: ProtectedMatcher, *, max_dirs: int = MAX_DIRS,
+def sandbox_masks(jail: Jail, protected: ProtectedMatcher,
+                  host_python: ProtectedMatcher | None = None, *, max_dirs: int = MAX_DIRS,
                   max_depth: int = 64,
                   notebook_cap: str | None = None) -> SandboxMasks:  # fmt: skip
     """Walk the whole workspace once and say what the sandbox must cover (see the module);
     ``notebook_cap`` caps every notebook's own policy, as the workspace's does."""
+    host_python = host_python or ProtectedMatcher(())
     out = SandboxMasks()
     stack: list[tuple[int, tuple[str, ...]]] = [(os.dup(jail.fd), ())]
     seen = 0
@@ -74,6 +79,8 @@ def sandbox_masks(jail: Jail, protected: ProtectedMatcher, *, max_dirs: int = MA
                     if name.casefold() in _SECRET_NAMES:
                         out.hidden.append((rel, is_dir))
                     elif protected.child_matches(child):
+                        out.hidden.append((rel, is_dir))  # as fs.read refuses it
+                    elif host_python.child_matches(child):
                         out.read_only.append(rel)
                     elif not is_dir:
                         if _reserved(jail, os.lstat(name, dir_fd=fd)):
@@ -149,3 +156,28 @@ def _too_big(max_dirs: int, max_depth: int) -> OperatorError:
         f"{max_depth}); a command runs only where the sandbox can check every folder for "
         f"protected paths. Use a smaller workspace (a project folder, not the home folder).",
     )
+
+
+def nearest_existing(jail: Jail, patterns: list[str]) -> list[str]:
+    """For each root-anchored pattern (``/a/b/c``, no wildcards) whose path does not exist, the
+    deepest folder above it that does, below the root (``a``); never following a link."""
+    out: list[str] = []
+    for pattern in patterns:
+        comps = [c for c in pattern.split("/") if c]
+        if not comps or any(ch in c for c in comps for ch in "*?["):
+            continue  # start-up files at the root: no folder to bind
+        fd = os.dup(jail.fd)
+        depth = 0
+        try:
+            for comp in comps:
+                try:
+                    nfd = os.open(comp, O_DIR, dir_fd=fd)
+                except OSError:
+                    break
+                close_quietly(fd)
+                fd, depth = nfd, depth + 1
+        finally:
+            close_quietly(fd)
+        if 0 < depth < len(comps):
+            out.append("/".join(comps[:depth]))
+    return list(dict.fromkeys(out))

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from sandboxing import needs_sandbox
 
 from jupyter_operator import cli
-from jupyter_operator.shell import sandbox_available
 
 SCRIPT = """\
 /write notes.md
@@ -112,12 +112,6 @@ def test_ask_shows_each_diff(tmp_path: Path, root: Path, monkeypatch: pytest.Mon
 def test_a_bad_dialect_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["run", "--dialect", "klingon"]) == 2
     assert "invalid choice" in capsys.readouterr().err
-
-
-needs_sandbox = pytest.mark.skipif(
-    not sandbox_available(),
-    reason="bubblewrap is missing or cannot create namespaces here",
-)
 
 
 @needs_sandbox

@@ -8,16 +8,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from sandboxing import needs_sandbox
 
 from jupyter_operator.engine import Operator, ShellPolicy
 from jupyter_operator.engine.commands import BashItem, CommandSession
 from jupyter_operator.engine.commands import bash as bash_module
-from jupyter_operator.shell import sandbox
-
-# The sandbox is part of the product: CI installs bubblewrap (scripts/setup.sh).
-needs_sandbox = pytest.mark.skipif(
-    not sandbox.available(), reason="bubblewrap is missing or cannot create namespaces here"
-)
 
 
 @pytest.fixture

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from pathlib import Path
 
 import pytest
 from cell_runs import cmd, details, insert_cell
+from sandboxing import needs_sandbox
 
 from jupyter_operator.engine import Operator
-from jupyter_operator.shell import sandbox_available
 
-pytestmark = pytest.mark.skipif(
-    not sandbox_available(), reason="bubblewrap cannot create namespaces here (CI installs it)"
-)
+pytestmark = needs_sandbox
 
 
 def _run_source(op: Operator, ws: Path, source: str) -> str:
@@ -74,3 +73,75 @@ def test_it_cannot_reach_the_network(op: Operator, ws: Path) -> None:
     finally:
         server.close()
     assert "no network" in text and "connected" not in text.replace("no network", "")
+
+
+#: A cell that starts up to 300 ``sleep`` processes and reports how many it got, then ends
+#: them all (the kernel's own threads count towards the limit as well).
+MANY_SLEEPS = """\
+import subprocess
+started, refused = [], None
+try:
+    for _ in range(300):
+        started.append(subprocess.Popen(['sleep', '60']))
+except OSError as exc:
+    refused = type(exc).__name__
+finally:
+    for proc in started:
+        proc.kill()
+        proc.wait()
+print('started', len(started), 'refused', refused)
+"""
+
+
+def test_a_cell_cannot_start_more_processes_than_a_shell_command(op: Operator, ws: Path) -> None:
+    """A headless kernel has the process limit of a shell command (256 at once)."""
+    from jupyter_operator.shell import Limits
+    from jupyter_operator.shell.cgroup import make_group
+
+    probe = make_group(8)
+    if probe is not None:
+        probe.remove()
+    elif os.geteuid() == 0:  # ulimit -u does not hold root back
+        pytest.skip("running as root without a pids cgroup: no process limit can be set here")
+    text = _run_source(op, ws, MANY_SLEEPS)
+    counts = text.split("[stdout]\n", 1)[1].split()
+    assert counts[0] == "started" and counts[2] == "refused", text
+    assert int(counts[1]) < Limits.max_processes and counts[3] == "BlockingIOError", text
+
+
+def _home_operator(ws: Path, tmp_path: Path) -> Operator:
+    return Operator(ws, extensions=("nb",), journal_dir=tmp_path / "journal")
+
+
+def test_a_cell_cannot_plant_a_pth_in_the_hosts_venv(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host's Python runs from ``ws/.venv``: a cell cannot add a ``.pth`` to it."""
+    import sys
+
+    site = ws / ".venv" / f"lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages"
+    site.mkdir(parents=True)
+    monkeypatch.setattr(sys, "prefix", str(ws / ".venv"))
+    rel = site.relative_to(ws).as_posix()
+    with _home_operator(ws, tmp_path) as op:
+        text = _run_source(op, ws, f"open('{rel}/x.pth', 'w').write('import os')")
+    assert "Read-only file system" in text, text
+    assert not (site / "x.pth").exists()
+
+
+def test_a_cell_in_a_home_folder_workspace_cannot_read_dot_jupyter(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The home folder as the workspace: ``~/.jupyter`` (the server's config, a token in it)
+    is hidden from a cell, as ``fs.read`` refuses it."""
+    (ws / ".jupyter").mkdir()
+    (ws / ".jupyter" / "jupyter_server_config.json").write_text('{"token": "secret-token"}')
+    monkeypatch.setenv("HOME", str(ws))
+    with _home_operator(ws, tmp_path) as op:
+        text = _run_source(op, ws, (
+            "import os\n"
+            "print(sorted(os.listdir('.jupyter')))\n"
+            "print(open('.jupyter/jupyter_server_config.json').read())\n"
+        ))  # fmt: skip
+    assert "secret-token" not in text
+    assert "[stdout]\n[]" in text and "FileNotFoundError" in text, text

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from fake_openai import FakeOpenAI, Script
 from replies import b64, block
+from sandboxing import require_sandbox
 
 from jupyter_operator.experiments import Experiment, ModelSpec, load_results, load_suite
 from jupyter_operator.experiments.tasks import Task
@@ -142,10 +143,7 @@ def test_a_crashing_check_fails_its_run_only(tmp_path: Path) -> None:
 
 
 def test_the_check_runs_sandboxed_and_cannot_write_the_task(tmp_path: Path) -> None:
-    from jupyter_operator.shell import sandbox_available
-
-    if not sandbox_available():
-        pytest.skip("bubblewrap cannot run here (CI installs it); checks then run unsandboxed")
+    require_sandbox()
     base = load_suite(SUITE)[1]
     sneaky = Task(**{**base.__dict__, "name": "sneaky",
                      "check": 'echo x > "$TASK_DIR/check.py"'})  # fmt: skip

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
+from sandboxing import needs_sandbox
 from widget_front import Front
 
 from jupyter_operator.kernel.commands import command_session
 from jupyter_operator.kernel.magics import last_view
-from jupyter_operator.shell import sandbox_available
 from jupyter_operator.widgets.run_widget import RunWidget
 
 
@@ -122,10 +122,7 @@ def test_dialect_operator_is_the_default(ip: Any, workspace: Path) -> None:
     assert jupyter_operator.last_run() is not None and jupyter_operator.last_run().items == []
 
 
-@pytest.mark.skipif(
-    not sandbox_available(),
-    reason="bubblewrap is missing or cannot create namespaces here",
-)
+@needs_sandbox
 def test_a_bash_line_shows_the_command_card(ip: Any, workspace: Path) -> None:
     (workspace / "docs").mkdir()
     front = cell(ip, f"--dialect commands --root {workspace}", "cd docs\ntouch made.txt\n/ls docs")
@@ -140,7 +137,7 @@ def test_a_bash_line_shows_the_command_card(ip: Any, workspace: Path) -> None:
     assert batch.replies[2].body.startswith("Listing docs/\n---\nmade.txt")
 
 
-@pytest.mark.skipif(not sandbox_available(), reason="bubblewrap is missing here")
+@needs_sandbox
 def test_op_line_magic_shows_the_card_for_a_bash_line(
     ip: Any, workspace: Path, monkeypatch: Any
 ) -> None:
@@ -154,7 +151,7 @@ def test_op_line_magic_shows_the_card_for_a_bash_line(
     assert not (workspace / "op.txt").exists()
 
 
-@pytest.mark.skipif(not sandbox_available(), reason="bubblewrap is missing here")
+@needs_sandbox
 def test_the_kernels_shell_rules_apply_to_bash_lines(
     ip: Any, workspace: Path, monkeypatch: Any
 ) -> None:

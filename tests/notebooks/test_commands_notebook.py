@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from notebook_runs import execute, text
+from sandboxing import sandbox_here
 
 
 def test_commands_notebook(tmp_path: Path) -> None:
@@ -29,13 +30,11 @@ def test_commands_notebook(tmp_path: Path) -> None:
 
 
 def test_bash_section(tmp_path: Path) -> None:
-    from jupyter_operator.shell import sandbox_available
-
     _nb, out = execute("05-commands.ipynb", tmp_path)
     proposed = text(out["cell-11"])
     assert "ERROR(PATH_ESCAPE)" in proposed and "exit: 0 | cwd: ." in proposed
     answered = text(out["cell-12"])
-    if sandbox_available():
+    if sandbox_here():
         # Approved in the next cell: the saved output of the cards shows the command's answer.
         assert "grep -c Multiply lesson.md\nexit: 0 | cwd: .\n---\n1" in proposed
         assert answered.rstrip().endswith("grep -c Multiply lesson.md\nexit: 0 | cwd: .\n---\n1")

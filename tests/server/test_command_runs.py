@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from sandboxing import needs_sandbox, sandbox_here
 from server_helpers import Api
 
 from jupyter_operator.server.command_runs import ENDED
 from jupyter_operator.server.errors import ApiError
 from jupyter_operator.server.sessions import SessionService
 from jupyter_operator.server.workspaces import WorkspaceRegistry
-from jupyter_operator.shell import sandbox
 from jupyter_operator.workspace.sessionstore import SessionStore
 
 SCRIPT = "/ls\n/write notes.md\n# Notes\n/end\n/open notes.md\n/nope"
@@ -53,7 +53,7 @@ async def test_the_dialect_can_be_chosen_and_rejection_goes_on(api: Api, root: P
     status, body = await api("scan", body={"text": text, "dialect": "commands"})
     assert status == 200 and body["dialect"] == "commands"
     bash, listing = body["items"]
-    if not sandbox.available():
+    if not sandbox_here():
         assert bash["error_code"] == "BASH_UNAVAILABLE" and listing["status"] == "done"
         return
     assert bash["kind"] == "shell" and bash["status"] == "pending"
@@ -65,7 +65,7 @@ async def test_the_dialect_can_be_chosen_and_rejection_goes_on(api: Api, root: P
     assert "ERROR(REJECTED): the command was not run. Reason: no" in body["results_text"]
 
 
-@pytest.mark.skipif(not sandbox.available(), reason="bubblewrap is missing here")
+@needs_sandbox
 async def test_an_approved_bash_line_runs_in_the_sandbox(api: Api, root: Path) -> None:
     (root / "docs").mkdir()
     (root / "docs" / "a.md").write_text("A\n")

@@ -2,48 +2,80 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import select
 import socket
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from sandboxing import needs_sandbox
 
 from jupyter_operator.shell import Limits, run, sandbox_available
 from jupyter_operator.shell.cgroup import pids_group
 
-needs_sandbox = pytest.mark.skipif(
-    not sandbox_available(), reason="bubblewrap is missing or cannot create namespaces here"
-)
-
 MODES = [pytest.param(True, marks=needs_sandbox, id="sandboxed"), pytest.param(False, id="direct")]
+
+
+#: A background job that would write ``late.txt`` in 5 s, holding the write end of the FIFO
+#: ``alive`` until it exits (``ready`` says it holds it). The test reads the FIFO to its end,
+#: which comes only once every process holding it has exited, so "late.txt is absent" is
+#: checked after the last process that could write it is gone, on a machine of any speed.
+LATE_JOB = "exec 3>alive; echo started; : >ready; sleep 5; touch late.txt"
+#: The command goes on once the job holds the FIFO.
+UNTIL_READY = "until [ -e ready ]; do sleep 0.05; done"
+
+
+@contextlib.contextmanager
+def watched(root: Path) -> Iterator[Callable[[], None]]:
+    """The FIFO ``alive`` in ``root``, open for reading; yields a wait for every writer to end
+    (failing when one is still alive after 30 s)."""
+    os.mkfifo(root / "alive")
+    fd = os.open(root / "alive", os.O_RDONLY | os.O_NONBLOCK)  # writers open without waiting
+
+    def wait_for_writers() -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], deadline - time.monotonic())
+            if ready and os.read(fd, 4096) == b"":
+                return  # end of file: no process holds the write end any more
+        pytest.fail("a process of the command is still alive 30 s after it ended")
+
+    try:
+        yield wait_for_writers
+    finally:
+        os.close(fd)
 
 
 @pytest.mark.parametrize("use_sandbox", MODES)
 def test_timeout_kills_the_whole_group(root: Path, use_sandbox: bool) -> None:
-    command = "(sleep 1; touch late.txt) & echo started; sleep 1000"
-    outcome = run(
-        command, root=root, cwd=root, limits=Limits(timeout_s=0.5), use_sandbox=use_sandbox
-    )
-    assert (outcome.exit_code, outcome.timed_out) == (124, True)
-    assert outcome.stdout == "started\n" and outcome.sandboxed is use_sandbox
-    assert outcome.duration_ms >= 500
-    time.sleep(1.5)  # the background job would have written by now if it were alive
+    with watched(root) as wait_for_writers:
+        outcome = run(f"({LATE_JOB}) & {UNTIL_READY}; sleep 1000", root=root, cwd=root,
+                      limits=Limits(timeout_s=2), use_sandbox=use_sandbox)  # fmt: skip
+        assert (outcome.exit_code, outcome.timed_out) == (124, True)
+        assert outcome.stdout == "started\n" and outcome.sandboxed is use_sandbox
+        assert outcome.duration_ms >= 2000
+        wait_for_writers()
     assert not (root / "late.txt").exists()
 
 
 @needs_sandbox
 def test_a_process_that_leaves_the_group_dies_with_the_sandbox(root: Path) -> None:
-    command = "setsid sh -c 'sleep 1; touch late.txt' & sleep 1000"
-    outcome = run(command, root=root, cwd=root, limits=Limits(timeout_s=0.5))
-    assert outcome.timed_out
-    time.sleep(1.5)
+    with watched(root) as wait_for_writers:
+        command = f"setsid sh -c '{LATE_JOB}' & {UNTIL_READY}; sleep 1000"
+        outcome = run(command, root=root, cwd=root, limits=Limits(timeout_s=2))
+        assert outcome.timed_out and outcome.stdout == "started\n"
+        wait_for_writers()
     assert not (root / "late.txt").exists()
 
 
 def test_background_jobs_end_with_the_command(root: Path) -> None:
-    outcome = run("(sleep 1; touch late.txt) & echo done", root=root, cwd=root, use_sandbox=False)
-    assert (outcome.exit_code, outcome.stdout, outcome.timed_out) == (0, "done\n", False)
-    time.sleep(1.5)
+    with watched(root) as wait_for_writers:
+        outcome = run(f"({LATE_JOB}) & {UNTIL_READY}", root=root, cwd=root, use_sandbox=False)
+        assert (outcome.exit_code, outcome.stdout, outcome.timed_out) == (0, "started\n", False)
+        wait_for_writers()
     assert not (root / "late.txt").exists()
 
 

@@ -33,7 +33,7 @@ from .. import shell_ops
 from ..decidable import DecidableRun
 from ..decisions import Decision, reason_note
 from ..items import Item
-from ..shell_policy import ShellPolicy
+from ..shell_policy import ShellPolicy, outside_sandbox
 
 if TYPE_CHECKING:
     from ..session import Operator
@@ -248,6 +248,8 @@ def propose(operator: Operator, runner: ShellRunner | str | None, request_id: st
         command=command, cwd=cwd or ".", env={}, timeout_ms=policy.timeout_ms,
         sandboxed=runner == SANDBOX, network=policy.network,
     )  # fmt: skip
+    # After the rules: a host's own runner is not the sandbox, so its commands always ask.
+    verdict = outside_sandbox(verdict, state.sandboxed)
     item = BashItem(0, request_id, ACTION, None, line, "shell", "pending", verdict.reason,  # type: ignore[arg-type]
                     shell=state)  # fmt: skip
     run = BashRun(operator, item, runner)

@@ -1,0 +1,84 @@
+"""Where the sandbox is missing (or cannot start), no code runs without a person's approval,
+whatever the rules say: cell runs, kernel restarts, state rebuilds and shell commands ask."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from cell_runs import cmd
+from sandboxing import needs_sandbox
+
+from jupyter_operator.engine import Operator, Policy, ShellPolicy, run_json
+from jupyter_operator.engine.commands import CommandSession
+from jupyter_operator.engine.run_items import UNSANDBOXED_ASKS
+from jupyter_operator.engine.shell_policy import UNSANDBOXED_ASKS as SHELL_UNSANDBOXED_ASKS
+from jupyter_operator.shell import sandbox
+
+RUNS = [
+    ("nb.runCell", {"cell_id": "c1"}),
+    ("nb.restartKernel", {}),
+    ("nb.rebuildState", {}),
+]
+
+
+@pytest.fixture
+def no_sandbox(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A host where bubblewrap is missing (the check every runner asks)."""
+    monkeypatch.setattr(sandbox, "bwrap", lambda: None)
+
+
+@pytest.mark.parametrize(("action", "fields"), RUNS, ids=[a for a, _ in RUNS])
+def test_without_the_sandbox_auto_all_still_asks_for_every_run(
+    no_sandbox: None, ws: Path, tmp_path: Path, action: str, fields: dict
+) -> None:
+    before = (ws / "nb.ipynb").read_bytes()
+    with Operator(ws, extensions=("nb",), journal_dir=tmp_path / "journal",
+                  policy=Policy("auto all")) as op:  # fmt: skip
+        run = op.run(cmd("r1", action, **fields))
+        (item,) = run.items
+        assert not op.runner.sandboxed
+        assert item.status == "pending" and item.decided_by is None, (item.status, item.rule)
+        assert item.rule == f"rule 1: auto all; {UNSANDBOXED_ASKS}"
+        assert op.runner.kernel("nb.ipynb", "python3").state == "not_started"  # nothing ran
+    assert (ws / "nb.ipynb").read_bytes() == before
+
+
+@needs_sandbox
+def test_with_the_sandbox_auto_all_runs_the_cell(ws: Path, tmp_path: Path) -> None:
+    """The same rule where the kernel is sandboxed: the rule decides, the cell runs."""
+    with Operator(ws, extensions=("nb",), journal_dir=tmp_path / "journal",
+                  policy=Policy("auto all")) as op:  # fmt: skip
+        run = op.run(cmd("r1", "nb.runCell", cell_id="c1"))
+        (item,) = run.items
+        assert item.decided_by == "rule" and item.status == "done", (item.status, item.rule)
+
+
+def test_a_shell_rule_does_not_run_a_command_outside_the_sandbox(
+    ws: Path, tmp_path: Path
+) -> None:
+    """``sandbox=off``: an allowed command asks all the same, and runs once approved."""
+    with Operator(ws, journal_dir=tmp_path / "journal") as op:
+        op.shell_policy = ShellPolicy.parse("allow=touch sandbox=off")
+        run = run_json(op, json.dumps({"type": "shell", "command": "touch ran.txt"}))
+        (item,) = run.items
+        assert item.status == "pending" and item.decided_by is None
+        assert item.rule == f"shell allow: touch; {SHELL_UNSANDBOXED_ASKS}"
+        assert not (ws / "ran.txt").exists()
+        run.approve(item.id)
+        assert (ws / "ran.txt").exists()
+
+
+def test_a_shell_rule_does_not_run_a_bash_line_through_a_host_runner(
+    ws: Path, tmp_path: Path
+) -> None:
+    calls: list[str] = []
+    with Operator(ws, journal_dir=tmp_path / "journal") as op:
+        op.shell_policy = ShellPolicy.parse("allow=echo")
+        session = CommandSession(op, tag="qm",
+                                 shell=lambda command, cwd: (calls.append(command) or 0, ""))
+        batch = session.execute("echo hi")
+        assert batch.pending is batch.replies[0] and calls == []
+        batch.approve()
+        assert calls == ["echo hi"]
