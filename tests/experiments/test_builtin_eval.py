@@ -66,6 +66,7 @@ def test_eval_fails_replies_that_exit_early_and_says_why(
         shutil.copytree(BUILTIN / name, suite / name)
     with FakeOpenAI() as fake:
         monkeypatch.setenv("OPENAI_API_KEY", fake.key)
+        fake.add("OK")  # the one request that checks the key, the endpoint and the model
         for reply, _ in CHEATS.values():  # one worker, tasks in name order
             fake.add(reply, "Done.")
         code = main(["eval", str(suite), "--model", "fake-model", "--base-url", fake.url,
