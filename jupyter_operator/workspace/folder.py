@@ -30,7 +30,7 @@ from .atomic import write_replace
 from .budget import MAX_PLANNED_BYTES
 from .errors import FileTooLarge, os_error
 from .folder_checks import WorkspaceChecks, stale_preview
-from .host_python import host_python_locations, kept_patterns
+from .host_python import host_python_locations, kept_patterns, startup_folders
 from .jail import Jail, close_quietly, read_bounded, reserved_refused
 from .journal_paths import journal_base
 from .locks import FileLocks
@@ -80,7 +80,8 @@ class Workspace(WorkspaceChecks):
         # Where the host's Python runs code from (host_python.py): read, never changed.
         self._host_locations = (host_python_locations() if host_python is None
                                 else [Path(p) for p in host_python])  # fmt: skip
-        self._host_python = ProtectedMatcher(kept_patterns(self.root, self._host_locations))
+        self._startup_folders = startup_folders() if host_python is None else []
+        self._host_python = ProtectedMatcher(self._kept_patterns())
         self._locks: dict[tuple[str, ...], threading.Lock] = {}
         self._locks_guard = threading.Lock()
         #: The most any notebook's own policy may allow here (``notebook_guard``; None: no cap).
@@ -117,7 +118,10 @@ class Workspace(WorkspaceChecks):
         if Path(location) in self._host_locations:
             return
         self._host_locations.append(Path(location))
-        self._host_python = ProtectedMatcher(kept_patterns(self.root, self._host_locations))
+        self._host_python = ProtectedMatcher(self._kept_patterns())
+
+    def _kept_patterns(self) -> list[str]:
+        return kept_patterns(self.root, self._host_locations, self._startup_folders)
 
     def check_changeable(self, path: str) -> None:
         """Raise ``ERR_PROTECTED_PATH`` (or the parse's error) unless a change may be planned
@@ -233,7 +237,7 @@ class Workspace(WorkspaceChecks):
         and those set to off hidden."""
         masks = _sandbox_masks(self._jail, self._protected, self._host_python,
                                notebook_cap=self.notebook_cap)
-        patterns = kept_patterns(self.root, self._host_locations)
+        patterns = self._kept_patterns()
         for folder in nearest_existing(self._jail, patterns):
             comps = tuple(folder.split("/"))
             if not (self._protected.matches(comps) or self._host_python.matches(comps)):

@@ -11,11 +11,15 @@ inside the workspace is kept from changes: file actions refuse to write, move or
 The locations are this interpreter's installations (``sys.prefix``, ``sys.base_prefix``,
 ``sys.exec_prefix``: the whole folder, and its ``bin``, ``lib``, ``pyvenv.cfg`` ... parts for
 an installation that is the workspace itself), the folder of the interpreter, the site-packages
-folders (the user's one included, existing or not), every folder on ``sys.path``, and any a
-host adds (a kernel's own environment). Each is taken both as named and at its real location,
-so a link in front of a virtual environment changes nothing. Where a location is the workspace
-root itself, the files Python runs from such a folder at start-up are kept instead
-(``sitecustomize.py``, ``usercustomize.py``, ``*.pth``).
+folders (the user's one included, existing or not), and any a host adds (a kernel's own
+environment). Each is taken both as named and at its real location, so a link in front of a
+virtual environment changes nothing. Where a location is the workspace root itself, the files
+Python runs from such a folder at start-up are kept instead (``sitecustomize``,
+``usercustomize``, ``*.pth``).
+
+Other folders on ``sys.path`` (an editable install's ``src/``, the project itself) are the
+person's own code, which a model is there to change with their approval: only their start-up
+files are kept, since Python imports those at every start without anyone running them.
 """
 
 from __future__ import annotations
@@ -31,8 +35,9 @@ from pathlib import Path
 #: Parts of an installation the interpreter runs or reads its configuration from.
 INSTALLATION_PARTS = ("bin", "lib", "lib64", "Lib", "Scripts", "include", "etc", "share",
                       "pyvenv.cfg", "conda-meta")  # fmt: skip
-#: What Python runs from a folder on ``sys.path`` (or a site folder) at start-up.
-STARTUP_FILES = ("sitecustomize.py", "usercustomize.py", "*.pth")
+#: What Python runs from a folder on ``sys.path`` (or a site folder) at start-up: the two
+#: customize modules in any form (``.py``, a package folder, a compiled module) and ``.pth`` files.
+STARTUP_FILES = ("sitecustomize*", "usercustomize*", "*.pth")
 
 
 def installation(prefix: str | os.PathLike[str]) -> list[Path]:
@@ -52,29 +57,44 @@ def host_python_locations() -> list[Path]:
         found += [Path(p) for p in site.getsitepackages()]
     found.append(Path(site.getusersitepackages()))  # used by the base interpreter outside a venv
     found.append(Path(site.getuserbase()) / "bin")
-    found += [Path(p) for p in sys.path if p and os.path.isabs(p)]
     return list(dict.fromkeys(found))
 
 
-def kept_patterns(root: str | os.PathLike[str], locations: Iterable[str | os.PathLike[str]]
-                  ) -> list[str]:  # fmt: skip
+def startup_folders() -> list[Path]:
+    """The folders on ``sys.path``: only their start-up files are kept (see the module)."""
+    return list(dict.fromkeys(Path(p) for p in sys.path if p and os.path.isabs(p)))
+
+
+def kept_patterns(root: str | os.PathLike[str], locations: Iterable[str | os.PathLike[str]],
+                  startup: Iterable[str | os.PathLike[str]] = ()) -> list[str]:  # fmt: skip
     """Root-anchored protected-path patterns (``/.venv``) for the ``locations`` inside ``root``
-    (a real path), each as named and at its real location; the start-up files where a location
-    is the root itself. Locations outside the root, or above it, give none."""
+    (a real path), each as named and at its real location; the start-up files of the
+    ``startup`` folders, and of a location that is the root itself. Locations outside the
+    root, or above it, give none."""
     real_root = os.path.realpath(os.fspath(root))
     patterns: list[str] = []
-    for location in locations:
-        named = os.path.abspath(os.fspath(location))
-        for path in dict.fromkeys((named, os.path.realpath(named))):
-            if path == real_root:
-                patterns += [f"/{name}" for name in STARTUP_FILES]
-                continue
-            try:
-                rel = os.path.relpath(path, real_root)
-            except ValueError:
-                continue
-            if rel == os.pardir or rel.startswith(os.pardir + os.sep):
-                continue
-            parts = [glob.escape(part) for part in Path(rel).parts]
-            patterns.append("/" + "/".join(parts))
+    for whole, folders in ((True, locations), (False, startup)):
+        for location in folders:
+            named = os.path.abspath(os.fspath(location))
+            for path in dict.fromkeys((named, os.path.realpath(named))):
+                rel = _inside(path, real_root)
+                if rel is None:
+                    continue
+                if whole and rel:
+                    patterns.append(rel)
+                else:
+                    patterns += [f"{rel}/{name}" for name in STARTUP_FILES]
     return list(dict.fromkeys(patterns))
+
+
+def _inside(path: str, real_root: str) -> str | None:
+    """``path`` as a root-anchored pattern (``""`` for the root itself), or None outside it."""
+    if path == real_root:
+        return ""
+    try:
+        rel = os.path.relpath(path, real_root)
+    except ValueError:
+        return None
+    if rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return None
+    return "/" + "/".join(glob.escape(part) for part in Path(rel).parts)

@@ -147,6 +147,9 @@ def test_a_workspace_folder_on_sys_path_is_kept(
     monkeypatch.setattr(sys, "path", [*sys.path, str(ws / "src")])
     with _operator(ws, tmp_path) as op:
         assert _write(op, "src/sitecustomize.py")[0] == "ERR_PROTECTED_PATH"
+        assert _write(op, "src/usercustomize/__init__.py")[0] == "ERR_PROTECTED_PATH"
+        # The project's own code stays the person's to change (with their approval).
+        assert _write(op, "src/app.py")[0] is None
 
 
 @needs_sandbox
