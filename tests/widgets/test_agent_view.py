@@ -181,3 +181,27 @@ def test_a_question_is_shown_and_the_answer_continues_the_run(root: Path) -> Non
     assert "finished after 3 turns" in view.status.value
     answers = [r for r in agent.transcript if r["type"] == "answer"]
     assert answers == [dict(answers[0], turn=2, text="plan-b.txt, please")]
+
+
+def test_a_views_cards_undo_and_redo_after_the_run_ended(root: Path) -> None:
+    # display(AgentView(agent)) from Python: the agent's own engine session closed when the
+    # run ended; the turn's card still lists, undoes and redoes what the run applied.
+    agent = Agent(ReplayModel([REPLY, "All done."]), root=root)
+    view = AgentView(agent, task="plan")
+
+    async def main():  # type: ignore[no-untyped-def]
+        agent.start("plan")
+        run = await agent.waiting()
+        run.approve("w1")
+        return await agent.wait()
+
+    assert asyncio.run(main()).reason == "done"
+    card = view.turns[0].run_view
+    [entry] = card.handle({"kind": "history"})["history"]
+    assert entry["path"] == "plan.txt" and entry["undone"] is False
+    answer = card.handle({"kind": "undo", "entry_id": entry["entry_id"]})
+    assert answer == {"note": f"Undone: fs.write plan.txt (entry {entry['entry_id']})"}
+    assert not (root / "plan.txt").exists()
+    assert card.state()["items"][0]["status"] == "undone"
+    assert "Redone" in card.handle({"kind": "redo", "entry_id": None})["note"]
+    assert (root / "plan.txt").read_text() == "x"
