@@ -339,7 +339,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
         return bundle
 
     def saved_metadata(self) -> dict[str, Any]:
-        """Output metadata for the saved notebook (kernel/saved_output.py sends it): once
+        """Output metadata for the saved notebook (widgets/saved_output.py sends it): once
         nothing waits for a decision the static view is the whole truth, and the server's
         pre-save hook (server/savehook.py) saves the card without its widget view."""
         return {SAVED_OUTPUT_KEY: {"final": self._run.done}}

@@ -1,6 +1,6 @@
 """What a saved notebook shows of a run where no widget can draw (no kernel, nbconvert,
 GitHub): a small, plain HTML copy made from the widget's own state (the items' JSON), kept
-up to date in the saved output as decisions arrive (kernel/saved_output.py).
+up to date in the saved output as decisions arrive (widgets/saved_output.py).
 
 Every string from a model or a file goes through :func:`escape` (viewers may not sanitise)."""
 
@@ -70,8 +70,10 @@ def _card(item: dict[str, Any]) -> str:
     return f'<div class="jpo-card jpo-kind-{kind}">{"".join(body)}</div>'
 
 
-def static_html(state: dict[str, Any]) -> str:
-    """The run of a ``RunWidget.run`` state as plain HTML: heading, notes, cards, results."""
+def static_html(state: dict[str, Any], *, style: bool = True) -> str:
+    """The run of a ``RunWidget.run`` state as plain HTML: heading, notes, cards, results.
+
+    ``style=False`` leaves out the stylesheet (a view that holds several runs has it once)."""
     items = state.get("items") or []
     count = f"{len(items)} command{'s' * (len(items) != 1)}"
     parts = [f'<div><b>{escape(state.get("title", "Operator"))}</b> '
@@ -88,4 +90,4 @@ def static_html(state: dict[str, Any]) -> str:
         parts.append('<details class="jpo-static-results"><summary>'
                      f'{escape(state.get("results_title", "Results"))}'
                      f"</summary><pre>{escape(text)}</pre></details>")  # fmt: skip
-    return f'{STYLE}<div class="jpo-static">{"".join(parts)}</div>'
+    return f'{STYLE if style else ""}<div class="jpo-static">{"".join(parts)}</div>'

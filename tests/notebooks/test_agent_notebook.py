@@ -40,3 +40,40 @@ def test_the_decision_cells_only_report_when_nobody_clicked(
     assert text(out["cell-05"]) == "2 [('write-1', 'pending'), ('edit-1', 'pending')]\n"
     assert "Traceback" not in text(out["cell-06"])
     assert text(out["cell-07"]).startswith("The run still waits for your decision")
+
+
+def test_an_ended_operator_agent_run_is_saved_as_a_static_card(tmp_path: Path) -> None:
+    """A ``%%operator_agent`` run that ended is saved as its static copy: reopened without its
+    kernel it shows the run as it ended, never "model not found" or "turn 0, starting"."""
+    import json
+
+    import nbformat
+    from nbclient import NotebookClient
+    from nbformat.v4 import new_code_cell, new_notebook
+    from replies import b64, block
+
+    from jupyter_operator.server.savehook import strip_final_widgets
+
+    script = tmp_path / "script.jsonl"
+    lines = [block("w1", "fs.write", path="a.txt", content_b64=b64("a\n")), "All done."]
+    script.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    (tmp_path / "ws").mkdir()
+    nb = new_notebook(cells=[
+        new_code_cell("%load_ext jupyter_operator"),
+        new_code_cell(f'%%operator_agent --replay "{script}" --root ws\nwrite a.txt'),
+        # Decided in a later cell (nbclient takes a display update while a cell runs).
+        new_code_cell("from jupyter_operator.kernel.agent_magics import last_agent\n"
+                      "(await last_agent().waiting()).approve('w1')\n"
+                      "print((await last_agent().wait()).reason)"),
+    ])  # fmt: skip
+    NotebookClient(nb, timeout=120, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()  # fmt: skip
+    assert text(nb.cells[2].outputs) == "done\n"
+    [shown] = [o for o in nb.cells[1].outputs if WIDGET_MIME in o.get("data", {})]
+    assert shown["metadata"]["jupyter_operator"] == {"final": True}, shown["data"]
+    html = shown["data"]["text/html"]
+    assert "ended: done" in html and "[Applied]" in html and "a.txt" in html
+    assert "starting" not in html and "turn 0" not in html
+    strip_final_widgets(nb)  # what the server's pre-save hook does
+    assert WIDGET_MIME not in nb.cells[1].outputs[0]["data"]
+    nbformat.validate(nb)
