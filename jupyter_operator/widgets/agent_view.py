@@ -212,7 +212,7 @@ class AgentView(w.VBox):
             self._current().add_received(event.fields())
         elif isinstance(event, ev.TurnPlanned):
             self._flush()
-            self.tokens = self.agent.tokens  # the reply's usage is known once it has ended
+            self.tokens = event.tokens  # the reply's usage is known once it has ended
             turn = self._current()
             if event.run.items or event.run.skipped_duplicates:  # a closing reply has no cards
                 turn.show_run(self._cards(event.run, title=f"Turn {event.turn}"))

@@ -128,9 +128,10 @@ def _cells(cells: dict[str, Any]) -> str:
 
 def _card(item: dict[str, Any]) -> str:
     status = str(item.get("status", ""))
+    action = item.get("action")
     head = [f"<b>[{escape(badge(status))}]</b>",
-            f'<span class="jpo-action">{escape(item.get("action") or "invalid command")}</span>']
-    if item.get("path") is not None:
+            f'<span class="jpo-action">{escape(action or "block")}</span>']  # fmt: skip
+    if item.get("path"):
         head.append(f'<span class="jpo-path">{escape(item["path"])}</span>')
     cells = item.get("cells") if item.get("kind") == "mutation" else None
     if isinstance(cells, dict):

@@ -67,12 +67,16 @@ async def test_ask_runs_turns_and_decisions_use_the_decide_api(
     )
     status, info = await api("agent")
     assert status == 200 and info["model"] == "fake-model" and info["available"] is True
+    assert info["label"] == f"fake-model at {info['endpoint']}"
     assert fake.key not in json.dumps(info)
     status, started = await api("agent", "runs", body={"task": "make a plan"})
     assert status == 200, started
     stream = Stream(jp_fetch, started["run"])
     planned = await stream.until("planned", 2)
     assert [i["status"] for i in planned["items"]] == ["pending"]
+    # The endpoint reported usage with each reply: a turn waiting for a decision shows it.
+    finished = await stream.until("turn_finished")
+    assert planned["tokens"] > finished["tokens"] > 0
     status, decided = await api("sessions", planned["session"], "decide",
                                 body={"id": "w1", "decision": "approve"})  # fmt: skip
     assert status == 200 and decided["done"] is True
@@ -182,7 +186,10 @@ async def test_events_need_authentication(jp_fetch: Any, root: Path) -> None:
 def test_describe_never_holds_the_key() -> None:
     config = OperatorAgent(model="m", base_url="http://h:1/v1", api_key="sk-abc")
     assert "sk-abc" not in json.dumps(config.describe())
-    assert config.describe() == {"available": True, "model": "m", "endpoint": "h:1"}
+    assert config.describe() == {"available": True, "model": "m", "endpoint": "h:1",
+                                 "label": "m at h:1"}  # fmt: skip
+    replay = OperatorAgent(replay="script.jsonl").describe()
+    assert replay["label"] == "scripted replies"  # never "replay at offline"
 
 
 async def _finished_run_that_wrote(api: Api, jp_fetch: Any, root: Path,

@@ -249,3 +249,9 @@ def test_a_displayed_view_keeps_its_saved_output_up_to_date(
     # The update is made from the view's state now (no shell here: only its key is kept).
     assert saved._key(view)[2] == repr([("jupyter_operator", {"final": True})])
     assert "ended: done" in saved._key(view)[1]
+
+
+def test_the_heading_names_scripted_replies_as_such(root: Path) -> None:
+    view = AgentView(Agent(ReplayModel(["Done."], name="replay:fix-the-error"), root=root))
+    assert "scripted replies (fix-the-error)" in view.heading.value
+    assert "at offline" not in view.heading.value and "replay:" not in view.heading.value

@@ -125,3 +125,16 @@ def test_the_static_view_keeps_the_start_of_a_long_diff_and_the_results() -> Non
     # A dry run's results are never offered as if for the model.
     state["dry_run"] = True
     assert "id: w1" not in static_html(state)
+
+
+def test_an_invalid_block_is_named_as_a_block_with_its_line(tmp_path: Path) -> None:
+    from jupyter_operator.engine import Operator
+    from jupyter_operator.widgets.run_state import text_listing
+
+    with Operator(tmp_path) as op:
+        run = op.run("Writing.\n" + block("w1", "fs.write", path="a.txt"))
+    listing = text_listing(run)
+    assert "  [Invalid] block w1 (line 2): fs.write requires content or content_b64." in listing
+    assert "invalid (" not in listing and "invalid  (" not in listing
+    html = static_html({"title": "Operator", "items": [run.items[0].to_dict()]})
+    assert '<b>[Invalid]</b> <span class="jpo-action">block</span>' in html
