@@ -31,7 +31,7 @@ def demo_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> Iterator[LabServer]:
     """A server (JupyterLab, or Notebook 7 when parametrized so) over a copy of the notebooks;
-    the kernels keep their undo journal in the test's folder, and nothing decides for them."""
+    the kernels keep their undo journal in the test's folder."""
     require_chromium()
     root, settings = tmp_path / "root", tmp_path / "settings"
     root.mkdir()
@@ -39,7 +39,6 @@ def demo_server(
     for notebook in sorted((REPO / "notebooks").glob("*.ipynb")):
         shutil.copy(notebook, root / notebook.name)
     monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
-    monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
     server = start_server(root, settings, app=getattr(request, "param", "lab"))
     yield server
     stop_server(server)
