@@ -160,3 +160,11 @@ def test_an_ended_runs_change_is_undone_from_magics_and_from_its_card(
     assert card.state()["items"][0]["status"] == "undone"
     assert "Redone" in card.handle({"kind": "redo", "entry_id": None})["note"]
     assert (root / "a.txt").read_text() == "after"
+    # The history widget (%operator history) undoes it too.
+    from jupyter_operator.kernel.session import session
+
+    ip.run_line_magic("operator", "history")
+    [history] = session().history_views
+    assert history.act(None, redo=False).startswith("Undone: fs.write a.txt")
+    assert (root / "a.txt").read_text() == "before"
+    assert card.state()["items"][0]["status"] == "undone"
