@@ -302,7 +302,8 @@ class AgentView(w.VBox):
             if turn.prose_text.strip():
                 parts.append(f'<pre style="white-space:pre-wrap">{escape(turn.prose_text)}</pre>')
             if isinstance(turn.run_view, RunWidget):
-                parts.append(static_html(turn.run_view.state(), style=False))
+                # Under the turn's own heading: the cards without their title.
+                parts.append(static_html({**turn.run_view.state(), "title": ""}, style=False))
             parts.append("</div>")
         if self.status.value:
             parts.append(self.status.value)

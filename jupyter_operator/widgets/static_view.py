@@ -6,6 +6,7 @@ Every string from a model or a file goes through :func:`escape` (viewers may not
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from ..engine.labels import badge, person_text
@@ -126,6 +127,32 @@ def _cells(cells: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _read_cells(details: str) -> str | None:
+    """The cells an ``nb.readCells`` read, as cells (its result is JSON for the model), or None
+    when the details are not that JSON."""
+    try:
+        view = json.loads(details)
+    except ValueError:
+        return None
+    cells = view.get("cells") if isinstance(view, dict) else None
+    if not isinstance(cells, list) or not all(isinstance(c, dict) for c in cells):
+        return None
+    parts = []
+    for cell in cells[:CELL_ENTRIES]:
+        head = [f"index {cell.get('index')}", str(cell.get("type") or "")]
+        if cell.get("id"):
+            head.append(f"id {cell['id']}")
+        if cell.get("outputs"):
+            head.append(_plural(len(cell["outputs"]), "output"))
+        source = _lines(str(cell.get("source") or ""), CELL_DIFF_LINES)
+        parts.append(f'<div class="jpo-cell"><div>{escape(" · ".join(head))}</div>'
+                     f"<pre>{escape(source)}</pre></div>")  # fmt: skip
+    if len(cells) > CELL_ENTRIES:
+        parts.append(f'<div class="jpo-muted">... {_plural(len(cells) - CELL_ENTRIES, "more cell")}'
+                     " not shown</div>")  # fmt: skip
+    return "".join(parts)
+
+
 def _card(item: dict[str, Any]) -> str:
     status = str(item.get("status", ""))
     action = item.get("action")
@@ -152,7 +179,10 @@ def _card(item: dict[str, Any]) -> str:
     code = item.get("error_code") if item.get("ok") is False else None
     tail = f' <span class="jpo-muted">({escape(code)})</span>' if code else ""
     body.append(f"<div>{escape(summary)}{tail}</div>")
-    if item.get("details"):
+    read = _read_cells(str(item["details"])) if item.get("action") == "nb.readCells" else None
+    if read is not None:
+        body.append(read)
+    elif item.get("details"):
         body.append(f"<pre>{escape(_lines(str(item['details']), DETAILS_LINES))}</pre>")
     if isinstance(cells, dict):
         body.append(_cells(cells))
@@ -168,7 +198,8 @@ def static_html(state: dict[str, Any], *, style: bool = True) -> str:
     ``style=False`` leaves out the stylesheet (a view that holds several runs has it once)."""
     items = state.get("items") or []
     count = f"{len(items)} command{'s' * (len(items) != 1)}"
-    parts = [f'<div><b>{escape(state.get("title", "Operator"))}</b> '
+    title = state.get("title", "Operator")
+    parts = [f'<div>{f"<b>{escape(title)}</b> " if title else ""}'
              f'<span class="jpo-muted">{count}</span></div>']  # fmt: skip
     if state.get("warning"):
         parts.append(f'<div class="jpo-warn">{escape(state["warning"])}</div>')

@@ -138,3 +138,20 @@ def test_an_invalid_block_is_named_as_a_block_with_its_line(tmp_path: Path) -> N
     assert "invalid (" not in listing and "invalid  (" not in listing
     html = static_html({"title": "Operator", "items": [run.items[0].to_dict()]})
     assert '<b>[Invalid]</b> <span class="jpo-action">block</span>' in html
+
+
+def test_the_static_card_of_a_cell_read_shows_the_cells(tmp_path: Path) -> None:
+    from jupyter_operator.engine import Operator
+    from jupyter_operator.widgets.run_widget import RunWidget
+
+    cells = [new_markdown_cell("# <b>Analysis</b>", id="title"),
+             new_code_cell("data = [3, 1, 2]", id="load")]  # fmt: skip
+    (tmp_path / "nb.ipynb").write_text(nbformat.writes(new_notebook(cells=cells)))
+    with Operator(tmp_path, extensions=("nb",)) as op:
+        run = op.run(block("r1", "nb.readCells", notebook="nb.ipynb"))
+        html = RunWidget(run)._repr_mimebundle_()[0]["text/html"]
+    assert "index 0 · markdown · id title" in html and "# &lt;b&gt;Analysis&lt;/b&gt;" in html
+    assert "index 1 · code · id load" in html and "data = [3, 1, 2]" in html
+    assert "cell_count" not in html  # the model's JSON is not what a reader is shown
+    assert tags(html) <= {"style", "div", "b", "span", "pre", "details", "summary"}
+
