@@ -2,7 +2,25 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
+
+import pytest
+
+
+def require_built_cards() -> None:
+    """Skip, saying why, when the cards' front end (``static/widget.js``) was not built in this
+    clone (``jlpm build`` in labextension/); under CI a missing build is an error."""
+    from jupyter_operator.widgets import module
+
+    bundle = module.STATIC / "widget.js"
+    if bundle.is_file():
+        return
+    message = (f"the cards' front end is not built ({bundle.name} missing: jlpm build in "
+               "labextension/)")
+    if os.environ.get("CI"):
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 class Front:

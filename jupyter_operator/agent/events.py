@@ -65,6 +65,9 @@ class TurnPlanned:
     turn: int
     run: Run = field(repr=False)
     session_id: str | None = None  # set by hosts that register the run (the server)
+    #: The run's tokens so far, this reply's included (its usage is known once it ended): a
+    #: turn waiting for decisions shows what it cost already.
+    tokens: int = 0
     kind: str = "planned"
 
     def to_json(self) -> dict[str, Any]:
@@ -73,6 +76,7 @@ class TurnPlanned:
             "turn": self.turn,
             "session": self.session_id,
             "items": [item.to_dict() for item in self.run.items],
+            "tokens": self.tokens,
         }
 
 

@@ -287,7 +287,7 @@ class Agent(Control, Streaming, Settling):
                 raise _Stop("repeated_failure", repeated)
             run = await self._engine(functools.partial(self._plan, turn, reply))
             self._turn_end.planned(turn, run)
-            self._emit(ev.TurnPlanned(turn, run))
+            self._emit(ev.TurnPlanned(turn, run, tokens=self.tokens))
             if not run.items:
                 if run.skipped_duplicates:
                     user = DUPLICATES_NOTE

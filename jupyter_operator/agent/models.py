@@ -156,6 +156,15 @@ def _load_script(path: Path) -> list[str]:
     return replies
 
 
+def model_label(name: str, endpoint: str) -> str:
+    """How a person is told which model answers: ``gpt-4o at api.openai.com``, or for scripted
+    replies (the offline endpoint) ``scripted replies (fix-the-error)``."""
+    if endpoint == ReplayModel.endpoint:
+        script = name.removeprefix("replay").removeprefix(":")
+        return f"scripted replies ({script})" if script else "scripted replies"
+    return f"{name} at {endpoint}"
+
+
 #: The finish reason of a scripted model whose script ran out.
 SCRIPT_END = "script_end"
 

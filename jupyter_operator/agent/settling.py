@@ -4,6 +4,7 @@ wake the loop, Stop rejects what still waits, and every decision goes into the t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import time
 from typing import TYPE_CHECKING
@@ -34,7 +35,9 @@ class Settling:
         def changed(item: Item) -> None:  # hosts may decide from a worker thread
             if item.kind == "mutation" and item.status not in ("pending",):
                 decided_at.setdefault(item.id, time.monotonic())
-            loop.call_soon_threadsafe(on_loop, item)
+            # An undo from the turn's card may come after the run ended and its loop closed.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(on_loop, item)
 
         run.subscribe(changed)
         waited = time.monotonic()

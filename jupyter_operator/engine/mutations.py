@@ -173,8 +173,15 @@ def _plan(ws: Workspace, cmd: Command, base: Snapshot | None) -> Proposal:
         validate_notebook(new_bytes)
     change = "modify" if snapshot.exists else "create"
     diff, added, removed = diff_with_stats(snapshot.data, new_bytes, path)
-    return Proposal(new_bytes, snapshot, change, diff, added, removed,
-                    _describe(change, added, removed))  # fmt: skip
+    proposal = Proposal(new_bytes, snapshot, change, diff, added, removed, "")
+    cell_diff = proposal.cells if is_notebook(path) else None
+    if cell_diff is not None:
+        # Count what the person sees: the cells' source lines (the card draws the change as
+        # cells), not the lines of notebook JSON behind them (as nb.* changes do).
+        proposal.added = sum(entry["added"] for entry in cell_diff["cells"])
+        proposal.removed = sum(entry["removed"] for entry in cell_diff["cells"])
+    proposal.summary = _describe(change, proposal.added, proposal.removed)
+    return proposal
 
 
 SUCCESS = {

@@ -7,11 +7,12 @@ returns a ``Run``. Nothing in a run ever waits for a person: decisions arrive la
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import secrets
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -107,6 +108,9 @@ class Operator:
         # every read and change of a notebook (``workspace.notebook_guard``).
         self.workspace = Workspace(self.root, protected=protect, journal_dir=self.journal.base,
                                    notebook_cap=notebook_cap)  # fmt: skip
+        # What a fresh session over the same files needs (undo after this one closed).
+        self._journal_dir, self._protected = journal_dir, protected
+        self.closed = False
         #: What runs cells (``execution``); a headless kernel of this session by default,
         #: started on the first run.
         self._runner = runner
@@ -157,11 +161,35 @@ class Operator:
         self._policy = policy
 
     def close(self) -> None:
-        """Release the workspace's open root descriptor (long-running hosts hold many sessions)."""
+        """Release the workspace's open root descriptor (long-running hosts hold many sessions).
+
+        Undo, redo and the history still work afterwards (see :meth:`_in_use`): a card outlives
+        the run that made it.
+        """
+        self.closed = True
         if self._runner is not None:
             self._runner.close()
         self.workspace.close()
         self.journal.close()
+
+    @contextlib.contextmanager
+    def _in_use(self) -> Iterator[Operator]:
+        """This session, or after :meth:`close` a fresh one over the same root, journal and
+        protected paths for one call (closed again after it).
+
+        A run's engine session ends with the run (an agent run closes its own), but undo and
+        history are offered long after, from its cards, the panel and the magics.
+        """
+        if not self.closed:
+            yield self
+            return
+        fresh = Operator(self.root, policy=self.policy, journal_dir=self._journal_dir,
+                         protected=self._protected, session=self.session,
+                         notebook_cap=self.notebook_cap)  # fmt: skip
+        try:
+            yield fresh
+        finally:
+            fresh.close()
 
     def __enter__(self) -> Operator:
         return self
@@ -220,8 +248,8 @@ class Operator:
         changed since: then ``OperatorError(ERR_UNDO_CONFLICT)`` names what is in the way. The
         item that applied the entry (in any run of this process) becomes ``"undone"``.
         """
-        with self._lock:
-            entry = _undo(self.workspace, self.journal, entry_id)
+        with self._lock, self._in_use() as op:
+            entry = _undo(op.workspace, op.journal, entry_id)
         history.settle(self.journal, entry)
         return entry
 
@@ -231,8 +259,8 @@ class Operator:
         Refused with ``ERR_UNDO_CONFLICT`` when the path is no longer as the entry found it or
         a later live change touched it; the item that applied it becomes ``"applied"`` again.
         """
-        with self._lock:
-            entry = _redo(self.workspace, self.journal, entry_id)
+        with self._lock, self._in_use() as op:
+            entry = _redo(op.workspace, op.journal, entry_id)
         history.settle(self.journal, entry)
         return entry
 
@@ -241,11 +269,13 @@ class Operator:
         sha256, kernel and its identity, execution count, status, who decided)."""
         from ..workspace.ledger import executions
 
-        return executions(self.journal)
+        with self._in_use() as op:
+            return executions(op.journal)
 
     def history(self) -> list[HistoryEntry]:
         """Applied changes in this workspace, oldest first (from every session), with diffs."""
-        return self.journal.entries(diffs=True)
+        with self._in_use() as op:
+            return op.journal.entries(diffs=True)
 
     def write_file(self, path: str, data: bytes, *, command_id: str = "file-api",
                    action: str = "file_write") -> HistoryEntry:  # fmt: skip

@@ -46,8 +46,8 @@ def show(batch: Batch, commands: CommandSession) -> Batch:
     """Display a batch as a run's cards (each response, the change or bash line to decide,
     what waits behind it) and remember it."""
     from ..engine.commands.run import CommandRun
+    from ..widgets.saved_output import SavedOutput
     from .run_display import widget_for
-    from .saved_output import SavedOutput
 
     run = CommandRun(commands, batch)
     view = widget_for(run)

@@ -79,8 +79,8 @@ class OperatorMagics(Magics):
     def _show_run(
         self, text: str, *, root: str | None, dry_run: bool, dialect: str = "auto"
     ) -> Run:
+        from ..widgets.saved_output import SavedOutput
         from .run_display import widget_for
-        from .saved_output import SavedOutput
 
         state = session()
         try:

@@ -5,9 +5,10 @@ environment or ``c.OperatorAgent.api_key``): it is never sent to the browser, lo
 Each turn's run is registered as a REST session, so decisions use the existing decide API.
 
 ==============================================  ===============================================
-``GET agent``                                   ``{"available", "model", "endpoint",
+``GET agent``                                   ``{"available", "model", "endpoint", "label",
                                                 "max_turns"}`` (never the key)
-``POST agent/runs`` ``{"task", "workspace"?}``  ``{"run", "model", "endpoint", "max_turns"}``
+``POST agent/runs`` ``{"task", "workspace"?}``  ``{"run", "model", "endpoint", "label",
+                                                "max_turns"}``
 ``GET agent/runs/{run}/events?from=N``          ``text/event-stream``: one ``data: {...}`` per
                                                 event (``id:`` its number), until ``stopped``
 ``POST agent/runs/{run}/stop``                  ``{"run", "stopping": true}``
@@ -17,7 +18,8 @@ Each turn's run is registered as a REST session, so decisions use the existing d
 ==============================================  ===============================================
 
 Events are the agent's (``agent.events``) as JSON: ``turn_started``, ``delta``, ``block``,
-``planned`` (with ``session`` for the decide API and ``items``), ``item``, ``turn_finished``,
+``planned`` (with ``session`` for the decide API, ``items`` and the ``tokens`` reported so far),
+``item``, ``turn_finished``,
 ``notice`` and ``stopped``. A panel that reconnects passes ``from`` to get what it missed.
 """
 
@@ -75,13 +77,17 @@ class OperatorAgent(Configurable):
         """What the panel may know: model and endpoint names, never the key."""
         import os
 
+        from ..agent.models import model_label
         from ..agent.openai_chat import DEFAULT_BASE_URL, ENV_MODEL, endpoint_name
 
         if self.replay:
-            return {"available": True, "model": "replay", "endpoint": "offline"}
+            return {"available": True, "model": "replay", "endpoint": "offline",
+                    "label": model_label("replay", "offline")}  # fmt: skip
         name = self.model or os.environ.get(ENV_MODEL, "")
         base = self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        return {"available": bool(name), "model": name or None, "endpoint": endpoint_name(base)}
+        endpoint = endpoint_name(base)
+        return {"available": bool(name), "model": name or None, "endpoint": endpoint,
+                "label": model_label(name, endpoint) if name else None}  # fmt: skip
 
     def build_model(self) -> Model:
         """A new model client for one run; ApiError with one sentence when it cannot be made."""
@@ -239,8 +245,11 @@ class AgentRunsHandler(OperatorPostHandler, _AgentHandler):
             if not body.task.strip():
                 raise ApiError(400, "bad_request", "task: the task is empty")
             run = self.agents.start(body.task, body.workspace)
+            from ..agent.models import model_label
+
             model = run.agent.model
             return {"run": run.id, "model": model.name, "endpoint": model.endpoint,
+                    "label": model_label(model.name, model.endpoint),
                     "max_turns": run.agent.max_turns}  # fmt: skip
 
         await self.respond(work())

@@ -2,7 +2,7 @@
 
 A card in a notebook is an ipywidget: its saved output holds the widget's view bundle
 (``application/vnd.jupyter.widget-view+json``) beside a ``text/html`` and ``text/plain``
-fallback that the kernel keeps truthful as decisions arrive (kernel/saved_output.py). A
+fallback that the kernel keeps truthful as decisions arrive (widgets/saved_output.py). A
 reopened notebook has no widget models (they lived in the kernel), yet JupyterLab's widget
 renderer outranks the fallback in a trusted notebook and shows "Error displaying widget: model
 not found" instead of the final state.

@@ -1,9 +1,11 @@
 """The workspace history requests of the REST sessions: undo, redo and the history listing.
 
 A mixin of :class:`~.sessions.SessionService` (which provides the lock, the lookups and the
-saving). A change made by a session this server still knows is undone through that session's
-engine, so its item turns ``undone`` and its results say what is true now; any other change
-goes through the workspace's long-lived history session.
+saving). Every undo and redo goes through the workspace's long-lived history session (one per
+workspace folder, owned by the registry): never through the engine session of the run that made
+the change, which may have ended and closed its jail (an agent run closes its own). The item
+that applied the change, in whichever session of this server holds it, turns ``undone`` (or
+``applied`` again) and its results say what is true now.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import ApiError
-from .session_views import Session, clean_folder, mark_undone
+from .session_views import Session, clean_folder, mark_redone, mark_undone
 
 if TYPE_CHECKING:
     from ..engine import Operator
@@ -51,15 +53,14 @@ class HistoryRequests:
     ) -> dict[str, Any]:
         """Undo one applied change (the latest one not yet undone when ``entry_id`` is None).
 
-        When the change came from a session this server still knows, the undo goes through
-        that session's engine, so its item turns ``undone`` and its results say what is true now.
+        When the change came from a session this server still knows (a run that ended, or
+        one saved before a restart), its item turns ``undone`` and its results say so.
         """
         self._check_workspace(workspace)
         owner = await self._owner(workspace, entry_id, session, folder)
 
         def work() -> dict[str, Any]:
-            operator = owner.operator if owner else self._history_of(workspace, folder)
-            entry = operator.undo(entry_id)
+            entry = self._history_of(workspace, owner.folder if owner else folder).undo(entry_id)
             if owner is not None:
                 mark_undone(owner, entry)
                 self._save(owner)
@@ -80,9 +81,9 @@ class HistoryRequests:
         owner = await self._owner(workspace, entry_id, session, folder)
 
         def work() -> dict[str, Any]:
-            operator = owner.operator if owner else self._history_of(workspace, folder)
-            entry = operator.redo(entry_id)
+            entry = self._history_of(workspace, owner.folder if owner else folder).redo(entry_id)
             if owner is not None:
+                mark_redone(owner, entry)
                 self._save(owner)
             return {"workspace": workspace, "entry": self._entry_view(entry),
                     "session": owner.to_dict() if owner else None}  # fmt: skip

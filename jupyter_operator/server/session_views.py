@@ -148,6 +148,21 @@ def mark_undone(session: Session, entry: HistoryEntry) -> None:
     item.summary = item.result.summary
 
 
+def mark_redone(session: Session, entry: HistoryEntry) -> None:
+    """Show a change applied again as applied on its item (a session restored from disk,
+    whose item the engine did not turn back itself); its result says the person redid it."""
+    item_id = session.entries.get(entry.entry_id)
+    item: Item | None = next((i for i in session.run.items if i.id == item_id
+                              and i.kind == "mutation"), None)  # fmt: skip
+    if item is None or item.status != "undone":
+        return
+    item.status = "applied"  # type: ignore[assignment]
+    item.error_code = None
+    item.result = Result(item.id, True, f"OK: the person applied this change to {entry.path} "
+                                        "again.")  # fmt: skip
+    item.summary = item.result.summary
+
+
 def check_decision(decision: str) -> None:
     """ApiError(400) unless ``decision`` is ``approve`` or ``reject``."""
     if decision not in DECISIONS:

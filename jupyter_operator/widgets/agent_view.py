@@ -5,6 +5,11 @@ each command block appears as a small "received" card the moment its block is co
 the turn's real cards (a ``RunWidget``: diffs, Approve / Reject) replace them once
 the reply has gone through the engine. The run itself is an asyncio task on the kernel's
 loop, so the kernel stays free for clicks and other cells while it waits for decisions.
+
+Displayed, the view keeps its saved output truthful (``saved_output.py``): a static HTML copy
+of the run (prose, each turn's cards as decided, how it ended) that a notebook reopened without
+its kernel shows, and once the run has ended the mark that makes the server save that copy
+alone (``server/savehook.py``), never a widget whose model is gone.
 """
 
 from __future__ import annotations
@@ -19,9 +24,12 @@ import ipywidgets as w
 
 from ..agent import events as ev
 from ..agent.blocks import ProseFilter
+from ..agent.models import model_label
 from .layout import Shared
 from .render import STYLESHEET, escape
-from .run_widget import RunWidget
+from .run_widget import SAVED_OUTPUT_KEY, RunWidget
+from .saved_output import SavedOutput
+from .static_view import STYLE, static_html
 
 if TYPE_CHECKING:
     from ..agent import Agent
@@ -30,6 +38,8 @@ if TYPE_CHECKING:
 PROSE_LIMIT = 20_000
 #: Streamed text is redrawn at most this often (the first delta is drawn at once).
 REDRAW_SECONDS = 0.04
+#: Events after which the saved copy of the view is refreshed (not every streamed delta).
+SAVED_EVENTS = (ev.TurnPlanned, ev.ItemChanged, ev.TurnFinished, ev.Notice, ev.Stopped)
 
 
 def _received_html(fields: dict[str, str]) -> str:
@@ -124,6 +134,7 @@ class AgentView(w.VBox):
         self._last_draw = 0.0
         self._timer: Any = None
         self.first_draw: float | None = None  # monotonic time the first prose was drawn
+        self._saved: list[SavedOutput] = []  # each place this view is displayed
         self._draw_heading()
         super().__init__([self.bar], layout=shared.layout, _dom_classes=("jpo-agent",))
         agent.subscribe(self.on_event)
@@ -139,8 +150,7 @@ class AgentView(w.VBox):
             )
         parts = [
             '<span class="jpo-action">Agent</span>',
-            f'<span class="jpo-path">{escape(model.name)}</span>',
-            f'<span class="jpo-muted">at {escape(model.endpoint)}</span>',
+            f'<span class="jpo-path">{escape(model_label(model.name, model.endpoint))}</span>',
             f'<span class="jpo-muted">turn {self.turn}/{self.agent.max_turns}</span>',
             f'<span class="jpo-muted">{self.tokens:,} tokens</span>',
             f'<span class="jpo-badge jpo-s-{badge}">{escape(self.state)}</span>',
@@ -179,6 +189,12 @@ class AgentView(w.VBox):
     # -- events --------------------------------------------------------------------------------
     def on_event(self, event: ev.Event) -> None:
         """Follow the agent (called by ``Agent`` for every event)."""
+        self._follow(event)
+        if isinstance(event, SAVED_EVENTS):
+            for saved in self._saved:
+                saved.update(self)
+
+    def _follow(self, event: ev.Event) -> None:
         if isinstance(event, ev.TurnStarted):
             self._flush()
             if not self.turns or self.turns[-1].number != event.turn:
@@ -196,7 +212,7 @@ class AgentView(w.VBox):
             self._current().add_received(event.fields())
         elif isinstance(event, ev.TurnPlanned):
             self._flush()
-            self.tokens = self.agent.tokens  # the reply's usage is known once it has ended
+            self.tokens = event.tokens  # the reply's usage is known once it has ended
             turn = self._current()
             if event.run.items or event.run.skipped_duplicates:  # a closing reply has no cards
                 turn.show_run(self._cards(event.run, title=f"Turn {event.turn}"))
@@ -265,8 +281,47 @@ class AgentView(w.VBox):
         self.state = "model replying"
         self._draw_heading()
 
+    # -- what a saved notebook shows -----------------------------------------------------------
+    @property
+    def ended(self) -> bool:
+        """Whether the run has ended (and waits for no answer): the view then changes no more."""
+        return self.state.startswith("ended")
+
+    def static_html(self) -> str:
+        """The run as plain HTML (every model and file text escaped): the heading, the task,
+        each turn's prose and cards as decided, and how it ended."""
+        model = self.agent.model
+        head = (f"<b>Agent</b> {escape(model_label(model.name, model.endpoint))} "
+                f'<span class="jpo-muted">{self.turn} turn{"s" * (self.turn != 1)}, '
+                f"{self.tokens:,} tokens, {escape(self.state)}</span>")  # fmt: skip
+        parts = [f"<div>{head}</div>"]
+        if self.task:
+            parts.append(f'<div class="jpo-muted">Task: {escape(self.task)}</div>')
+        for turn in self.turns:
+            parts.append(f'<div class="jpo-card"><b>Turn {turn.number}</b>')
+            if turn.prose_text.strip():
+                parts.append(f'<pre style="white-space:pre-wrap">{escape(turn.prose_text)}</pre>')
+            if isinstance(turn.run_view, RunWidget):
+                # Under the turn's own heading: the cards without their title.
+                parts.append(static_html({**turn.run_view.state(), "title": ""}, style=False))
+            parts.append("</div>")
+        if self.status.value:
+            parts.append(self.status.value)
+        return f'{STYLE}<div class="jpo-static">{"".join(parts)}</div>'
+
+    def saved_metadata(self) -> dict[str, Any]:
+        """Output metadata for the saved notebook: final once the run has ended, so the
+        server's pre-save hook saves the static copy without the widget view."""
+        return {SAVED_OUTPUT_KEY: {"final": self.ended}}
+
+    def _ipython_display_(self) -> None:
+        """Displayed with a display id whose saved copy follows the run (``SavedOutput``)."""
+        self._saved.append(SavedOutput(self))
+
     def __repr__(self) -> str:
-        return f"Agent run: {self.agent.model.name}, turn {self.turn}, {self.state}"
+        model = self.agent.model
+        return (f"Agent run: {model_label(model.name, model.endpoint)}, turn {self.turn}, "
+                f"{self.state}")  # fmt: skip
 
     def _repr_keys(self) -> Any:
         return iter(())
@@ -275,4 +330,5 @@ class AgentView(w.VBox):
         bundle = super()._repr_mimebundle_(**kwargs)
         if isinstance(bundle, dict):  # saved notebooks and terminals get a short text
             bundle["text/plain"] = repr(self)
+            bundle["text/html"] = self.static_html()
         return bundle

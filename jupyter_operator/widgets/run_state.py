@@ -35,8 +35,10 @@ def text_listing(run: Any) -> str:
     """A short plain-text view of a run: one line per item, no file content."""
     lines = [f"Operator run: {run_summary(run)}"]
     for item in run.items:
-        where = f" {item.path}" if item.path is not None else ""
         summary = person_text(item.result.summary if item.result is not None else item.summary)
-        lines.append(f"  [{badge(item.status)}] {item.action or 'invalid'}{where} ({item.id}): "
-                     f"{summary}")  # fmt: skip
+        if item.action is None:  # a block that is not a command: no action or path to name
+            lines.append(f"  [{badge(item.status)}] block {item.id} (line {item.line}): {summary}")
+            continue
+        where = f" {item.path}" if item.path else ""
+        lines.append(f"  [{badge(item.status)}] {item.action}{where} ({item.id}): {summary}")
     return visible("\n".join(lines))

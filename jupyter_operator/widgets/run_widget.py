@@ -50,6 +50,44 @@ Undo = Callable[[str | None], str]
 History = Callable[[], dict[str, Any]]
 
 
+def engine_operator(run: Any) -> Any:
+    """The engine session that planned ``run`` (``Run``, ``JsonRun``; a ``CommandRun``'s
+    command session's), or None."""
+    operator = getattr(run, "_operator", None)
+    if operator is None:
+        operator = getattr(getattr(run, "session", None), "operator", None)
+    return operator
+
+
+def workspace_history(
+    operator: Any, after: Callable[[], None] | None = None
+) -> tuple[Undo, Undo, History]:
+    """Undo, redo and the history of ``operator``'s workspace, as a card offers them.
+
+    They work after the run's engine session closed (an agent run closes its own when it
+    ends): the engine opens the workspace again for the call. ``after`` is called once an
+    entry was undone or redone (to redraw other history views).
+    """
+
+    def undo(entry_id: str | None) -> str:
+        entry = operator.undo(entry_id)
+        if after is not None:
+            after()
+        return f"Undone: {entry.action} {entry.path} (entry {entry.entry_id})"
+
+    def redo(entry_id: str | None) -> str:
+        entry = operator.redo(entry_id)
+        if after is not None:
+            after()
+        return f"Redone: {entry.action} {entry.path} (entry {entry.entry_id})"
+
+    def history() -> dict[str, Any]:
+        return {"history": [entry.to_dict() for entry in operator.history()],
+                "executions": [r.to_dict() for r in operator.executions()]}  # fmt: skip
+
+    return undo, redo, history
+
+
 #: Lines of a result sent to the view (``DETAILS_SHOWN_LINES`` in carddetails.ts, which shows
 #: as many): a read of a whole file would otherwise cross the comm on every update.
 DETAILS_SHOWN_LINES = 200
@@ -99,6 +137,8 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
         redo: Undo | None = None,
         history: History | None = None,
     ) -> None:
+        """``undo``, ``redo`` and ``history`` default to those of the run's own workspace
+        (:func:`workspace_history`) when none is given."""
         self._run = run
         self._words = DIALECT_WORDS.get(str(getattr(run, "dialect", "operator")),
                                         DIALECT_WORDS["operator"])  # fmt: skip
@@ -107,6 +147,10 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
         self.dry_run = dry_run
         self._note = note
         self._session = uuid.uuid4().hex
+        operator = engine_operator(run)
+        if undo is None and redo is None and history is None and operator is not None:
+            # By default a card undoes in the workspace its run changed.
+            undo, redo, history = workspace_history(operator)
         self._undo, self._redo, self._history = undo, redo, history
         self._handling = False  # inside a request: one state update at its end
         self._state: dict[str, Any] = self.state()
@@ -295,7 +339,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
         return bundle
 
     def saved_metadata(self) -> dict[str, Any]:
-        """Output metadata for the saved notebook (kernel/saved_output.py sends it): once
+        """Output metadata for the saved notebook (widgets/saved_output.py sends it): once
         nothing waits for a decision the static view is the whole truth, and the server's
         pre-save hook (server/savehook.py) saves the card without its widget view."""
         return {SAVED_OUTPUT_KEY: {"final": self._run.done}}

@@ -88,7 +88,7 @@ export class AskView {
       this._info = info;
       if (!this._run) {
         this._status.textContent = info.available
-          ? `${info.model} at ${info.endpoint}`
+          ? (info.label ?? `${info.model} at ${info.endpoint}`)
           : 'No model configured on the server (c.OperatorAgent.model).';
       }
       this._askButton.disabled = !info.available;
@@ -120,7 +120,7 @@ export class AskView {
       this._run = started.run;
       this._maxTurns = started.max_turns;
       this._stopButton.disabled = false;
-      this._state = `${started.model} at ${started.endpoint}`;
+      this._state = started.label ?? `${started.model} at ${started.endpoint}`;
       this._renderStatus();
       await this._follow(started.run);
     } catch (reason) {
@@ -190,6 +190,8 @@ export class AskView {
         break;
       }
       case 'planned':
+        // The reply's usage is known once it ended: shown while its turn waits for decisions.
+        this._tokens = event.tokens ?? this._tokens;
         this._showCards(event);
         break;
       case 'item': {

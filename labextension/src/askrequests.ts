@@ -13,6 +13,8 @@ export interface IAskInfo {
   available: boolean;
   model: string | null;
   endpoint: string;
+  /** The model as a person reads it ("gpt-4o at api.openai.com", "scripted replies"). */
+  label?: string | null;
   max_turns: number;
 }
 
@@ -21,6 +23,7 @@ export interface IAskStarted {
   run: string;
   model: string;
   endpoint: string;
+  label?: string;
   max_turns: number;
 }
 

@@ -14,7 +14,7 @@ import { EditPane } from './editor';
 import { foreignNode } from './foreign';
 import { shellBlock } from './jsonops';
 import { kernelNode, SourceView, sourcesOf } from './runcard';
-import { isPending, personText, STATUS_LABELS } from './state';
+import { dependencyNote, isPending, personText, STATUS_LABELS } from './state';
 import { Decision, IEditContent, IOperatorItem } from './types';
 
 /** What a card asks its panel to do; `content` approves the person's edit instead. */
@@ -361,10 +361,7 @@ export class ItemCard {
     this._dependency.hidden = !waitsForBase;
     this._dependency.textContent = !waitsForBase
       ? ''
-      : item.kind === 'read'
-        ? `Runs after ${base} is decided (it reads what ${base} changes).`
-        : `Builds on ${base}: this preview assumes ${base} is applied. Decide ${base} first ` +
-          `(if ${base} is rejected, this change is computed again from the file, or not applied).`;
+      : dependencyNote(item.kind, base!);
     this._rule.textContent = item.rule_note ? visibleText(item.rule_note) : '';
     this._rule.hidden = !item.rule_note;
     this._status.className = `jp-Operator-status jp-Operator-status-${item.status}`;

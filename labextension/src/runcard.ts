@@ -15,6 +15,7 @@ import {
 
 import { visibleText } from './diff';
 import { el } from './dom';
+import { kernelLine } from './state';
 import { IOperatorItem } from './types';
 
 /** A read-only, coloured view of a cell's source. */
@@ -62,11 +63,7 @@ export function kernelNode(item: IOperatorItem): HTMLElement {
   const execution = item.execution!;
   const { kernel, request } = execution;
   const node = el('div', 'jp-Operator-run-kernel');
-  const state = kernel.where === 'live' ? 'the open notebook\u2019s kernel' : kernel.state.replace('_', ' ');
-  const count = kernel.execution_count ? `, execution count ${kernel.execution_count}` : '';
-  node.append(
-    el('p', 'jp-Operator-run-where', `Kernel ${visibleText(kernel.name)} (${state}${count}) of ${visibleText(request.notebook)}`)
-  );
+  node.append(el('p', 'jp-Operator-run-where', visibleText(kernelLine(execution))));
   const unsafe = kernel.where === 'live' || !kernel.sandboxed;
   const reach = el('p', `jp-Operator-run-reach${unsafe ? ' jp-Operator-warning' : ''}`, `Runs in ${visibleText(kernel.reach)}.`);
   reach.setAttribute('role', 'note');

@@ -2,7 +2,7 @@
  * The panel's view of one scanned reply: its items and results, updated from
  * server answers. Pure (no DOM, no Lab imports) so it can be unit tested.
  */
-import { IAnsweredItem, IDecideResponse, IOperatorItem, IScanResponse, ItemStatus } from './types';
+import { IAnsweredItem, IDecideResponse, IExecution, IOperatorItem, IScanResponse, ItemStatus } from './types';
 
 /** Statuses after which an item never changes again. */
 const FINAL: ReadonlySet<ItemStatus> = new Set([
@@ -265,4 +265,61 @@ export function statusLine(state: RunState): string {
     );
   }
   return parts.join(', ') + '.';
+}
+
+/**
+ * What a card waiting for an earlier change says: a read, a cell run and a change each wait
+ * for it in their own way.
+ */
+export function dependencyNote(kind: string, base: string): string {
+  if (kind === 'read') {
+    return `Runs after ${base} is decided (it reads what ${base} changes).`;
+  }
+  if (kind === 'run') {
+    return (
+      `Runs after ${base} is decided: this preview shows the cell as ${base} leaves it ` +
+      `(if ${base} is rejected, the run is previewed again from the notebook as it is).`
+    );
+  }
+  return (
+    `Builds on ${base}: this preview assumes ${base} is applied. Decide ${base} first ` +
+    `(if ${base} is rejected, this change is previewed again from the file, or not applied).`
+  );
+}
+
+/** Outcomes of a run request in which nothing ran (the card still shows the kernel it saw). */
+const NOT_RUN = ['stale', 'unavailable'];
+/** How a run that happened ended, in words (`Outcome.status`; nothing to say of `ok`). */
+const RAN_WORDS: Record<string, string> = {
+  ok: '',
+  error: 'the cell raised an error',
+  timeout: 'timed out',
+  interrupted: 'interrupted',
+  kernel_died: 'the kernel died'
+};
+
+/**
+ * Where a run card's cell runs: the kernel as previewed ("not started": it starts for this
+ * run), or once the cell ran, the kernel it ran in with the count it got.
+ */
+export function kernelLine(execution: IExecution): string {
+  const { kernel, request, outcome } = execution;
+  const where = ` of ${request.notebook}`;
+  if (outcome && !NOT_RUN.includes(outcome.status)) {
+    const parts = kernel.where === 'live' ? ['the open notebook\u2019s kernel'] : [];
+    const how = RAN_WORDS[outcome.status] ?? outcome.status;
+    if (how) {
+      parts.push(how);
+    }
+    if (outcome.execution_count) {
+      parts.push(`execution count ${outcome.execution_count}`);
+    }
+    return `Ran in kernel ${kernel.name}${parts.length ? ` (${parts.join(', ')})` : ''}${where}`;
+  }
+  if (kernel.where === 'live') {
+    return `Kernel ${kernel.name} (the open notebook\u2019s kernel)${where}`;
+  }
+  const state = kernel.state === 'not_started' ? 'not started yet: it starts for this run' : kernel.state;
+  const count = kernel.execution_count ? `, execution count ${kernel.execution_count}` : '';
+  return `Kernel ${kernel.name} (${state}${count})${where}`;
 }

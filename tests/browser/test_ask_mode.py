@@ -7,6 +7,7 @@ streamed reply, the cards of each turn and the Stop button, never the key.
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -91,6 +92,26 @@ def test_a_multi_turn_task_with_an_approval(ask_server: LabServer, page, fake: F
     assert fake.key not in page.content()
     assert fake.requests[-1]["messages"][-1]["content"].startswith("OPERATOR_RESULT")
     assert page.console_errors == []
+
+
+def test_the_first_turn_waiting_for_a_decision_shows_its_tokens(
+    ask_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    """The endpoint reports usage with the reply: the panel shows it while the turn waits for
+    a decision (it said "0 tokens" until the turn was decided)."""
+    fake.add(block("w1", "fs.write", path="first.txt", content_b64=b64("x\n")), "Done.")
+    open_ask(page, ask_server)
+    page.locator(f"{ASK} .jp-Operator-ask-task").fill("Write first.txt")
+    page.locator(f"{ASK} .jp-Operator-ask-button").click()
+    write = page.locator(f'{ASK} .jp-Operator-card[data-id="w1"][data-status="pending"]')
+    write.wait_for(timeout=30_000)
+    status = page.locator(f"{ASK} .jp-Operator-ask-status").text_content() or ""
+    assert "Turn 1/10" in status and "waiting for you" in status
+    assert re.search(r"· [1-9][\d,]* tokens ·", status), status
+    write.locator(".jp-Operator-approve").click()
+    page.locator(f"{ASK} .jp-Operator-ask-status").filter(has_text="ended").wait_for(
+        timeout=30_000
+    )
 
 
 def test_the_model_asks_and_the_persons_answer_continues_the_run(

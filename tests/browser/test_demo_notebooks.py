@@ -31,7 +31,7 @@ def demo_server(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
 ) -> Iterator[LabServer]:
     """A server (JupyterLab, or Notebook 7 when parametrized so) over a copy of the notebooks;
-    the kernels keep their undo journal in the test's folder, and nothing decides for them."""
+    the kernels keep their undo journal in the test's folder."""
     require_chromium()
     root, settings = tmp_path / "root", tmp_path / "settings"
     root.mkdir()
@@ -39,7 +39,6 @@ def demo_server(
     for notebook in sorted((REPO / "notebooks").glob("*.ipynb")):
         shutil.copy(notebook, root / notebook.name)
     monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
-    monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
     server = start_server(root, settings, app=getattr(request, "param", "lab"))
     yield server
     stop_server(server)
@@ -112,6 +111,21 @@ def save(page: Any, path: Path) -> None:
     time.sleep(0.5)  # the write may still be in progress
 
 
+def reopen_without_kernel(page: Any, server: LabServer, path: Path) -> None:
+    """Open a copy of the saved notebook ``path`` in JupyterLab with no kernel at all (as
+    nbviewer, GitHub or a colleague without the kernel sees it)."""
+    nb = json.loads(path.read_text())
+    nb["metadata"]["kernelspec"] = {"name": "none", "display_name": "none", "language": "python"}
+    (server.root / "shared.ipynb").write_text(json.dumps(nb))
+    page.goto(server.page_url("lab/workspaces/shared/tree/shared.ipynb"))
+    no_kernel = page.locator(".jp-Dialog button", has_text="No Kernel")
+    try:
+        no_kernel.wait_for(timeout=20_000)
+        no_kernel.click()
+    except Exception:  # no dialog: JupyterLab chose "No Kernel" itself
+        pass
+
+
 def saved_listing(path: Path, cell_index: int) -> str:
     """The saved text/plain of the panel displayed by code cell ``cell_index`` (a decided
     panel is saved as its static view only, so it is found by its output metadata)."""
@@ -159,6 +173,17 @@ def test_quickstart_clicked_through(demo_server: LabServer, page: Any, request: 
     screenshot(page, f"demo-quickstart-{app}-history")
     row.locator(".jp-Operator-history-undo").click()  # Undo from the history
     history.get_by_text("Undone: fs.write plan.md").wait_for(timeout=30_000)
+    # What was done is said as a note, never in the error colour.
+    done = history.locator(".jp-Operator-message", has_text="Undone")
+    assert "jp-Operator-message-note" in (done.get_attribute("class") or "")
+    assert done.evaluate("""e => {
+        const probe = document.createElement('span');
+        probe.style.color = 'var(--jp-error-color1)';
+        e.parentElement.append(probe);
+        const error = getComputedStyle(probe).color;
+        probe.remove();
+        return getComputedStyle(e).color !== error;
+    }""")
     # The card of the undone change says so.
     status_is(write, "undone")
     undo = run_code_cell(page, 7).locator(".jp-OutputArea").inner_text()
@@ -210,16 +235,7 @@ def test_teaching_demo_clicked_through_and_reopened_without_kernel(
     assert "[Rejected] fs.write stats.py (write-1)" in saved_listing(path, 8)
 
     # Opened again with no kernel at all: the saved cards show the final state.
-    nb = json.loads(path.read_text())
-    nb["metadata"]["kernelspec"] = {"name": "none", "display_name": "none", "language": "python"}
-    (demo_server.root / "shared.ipynb").write_text(json.dumps(nb))
-    page.goto(demo_server.page_url("lab/workspaces/shared/tree/shared.ipynb"))
-    no_kernel = page.locator(".jp-Dialog button", has_text="No Kernel")
-    try:
-        no_kernel.wait_for(timeout=20_000)
-        no_kernel.click()
-    except Exception:  # no dialog: JupyterLab chose "No Kernel" itself
-        pass
+    reopen_without_kernel(page, demo_server, path)
     real = page.locator(".jp-Notebook .jp-CodeCell").nth(8)
     real.scroll_into_view_if_needed()
     static = real.locator(".jpo-static .jpo-card.jpo-kind-mutation", has_text="stats.py")
@@ -266,6 +282,22 @@ def test_agent_loop_clicked_through(demo_server: LabServer, page: Any) -> None:
     assert_no_error_output(page)
     assert page.locator(".jp-OutputArea-output", has_text="Traceback").count() == 0
     screenshot(page, "demo-agent-lab-done")
+
+    # Saved and opened again without a kernel: the ended run reads as it ended, never
+    # "model not found" or a stale "turn 0, starting".
+    path = demo_server.root / "03-agent-loop.ipynb"
+    save(page, path)
+    reopen_without_kernel(page, demo_server, path)
+    ended = page.locator(".jp-Notebook .jp-CodeCell").nth(3)
+    ended.scroll_into_view_if_needed()
+    static = ended.locator(".jpo-static").first  # each turn's cards hold one of their own
+    static.wait_for(timeout=60_000)
+    text = static.text_content() or ""
+    assert "ended: done" in text and "Turn 3" in text and "[Applied]" in text
+    assert "starting" not in text and "turn 0" not in text
+    assert page.get_by_text("Error displaying widget").count() == 0
+    static.evaluate("e => e.scrollIntoView({block: 'start'})")
+    screenshot(page, "demo-agent-reopened-without-kernel")
 
 
 def run_all_code_cells(page: Any, start: int, stop: int) -> None:
@@ -348,6 +380,21 @@ def test_notebook_cells_clicked_through(demo_server: LabServer, page: Any) -> No
     assert_no_error_output(page)
     screenshot(page, "demo-cells-lab-done")
 
+    # Saved and opened without a kernel: the static card shows the change as cells, not as
+    # the notebook's JSON.
+    path = demo_server.root / "06-notebook-cells.ipynb"
+    save(page, path)
+    reopen_without_kernel(page, demo_server, path)
+    saved = page.locator(".jp-Notebook .jp-CodeCell").nth(3)
+    saved.scroll_into_view_if_needed()
+    static = saved.locator(".jpo-static .jpo-card.jpo-kind-mutation", has_text="more-data")
+    static.wait_for(timeout=60_000)
+    text = static.text_content() or ""
+    assert "1 changed" in text and "id load" in text and "+data = [3, 1, 2, 5, 4]" in text
+    assert '"cell_type"' not in text and '"source"' not in text
+    static.evaluate("e => e.scrollIntoView({block: 'start'})")
+    screenshot(page, "demo-cells-reopened-without-kernel")
+
 
 def test_fix_the_error_clicked_through(demo_server: LabServer, page: Any) -> None:
     """Notebook 07: click Run on the two run cards (the second fails: its traceback is on the
@@ -362,6 +409,9 @@ def test_fix_the_error_clicked_through(demo_server: LabServer, page: Any) -> Non
         button(run, "Run").click()
     status_is(card_by_id(agent, "run-mean"), "failed", timeout=60_000)
     assert "NameError" in card_by_id(agent, "run-mean").inner_text()
+    for cmd_id in ("run-load", "run-mean"):  # both ran: the card says in which kernel
+        where = card_by_id(agent, cmd_id).locator(".jp-Operator-run-where").inner_text()
+        assert where.startswith("Ran in kernel python3") and "not started" not in where
     fix = card_by_id(agent, "fix-mean")
     status_is(fix, "pending", timeout=60_000)
     screenshot(page, "demo-fix-the-error-lab-failed")
@@ -400,3 +450,25 @@ def test_experiments_clicked_through(demo_server: LabServer, page: Any) -> None:
     assert resumed.startswith("0 runs left to do; 16 rows")
     assert_no_error_output(page)
     screenshot(page, "demo-experiments-done")
+
+
+def test_every_shipped_notebook_opens_without_unsaved_changes(
+    demo_server: LabServer, page: Any
+) -> None:
+    """Opened in JupyterLab (its kernel started), no shipped notebook is marked unsaved: each
+    already holds what Lab writes on load. The copies carry this Python's version, as a
+    reader's kernel reports its own."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    names = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
+    for name in names:
+        nb = json.loads((demo_server.root / name).read_text())
+        nb["metadata"]["language_info"]["version"] = IPythonKernel.language_info["version"]
+        (demo_server.root / name).write_text(json.dumps(nb, indent=1))
+    dirty = []
+    for name in names:
+        open_notebook(page, demo_server, name, "lab")
+        page.wait_for_timeout(2_000)  # the kernel's info has arrived and been applied
+        if page.locator(".lm-TabBar-tab.jp-mod-current.jp-mod-dirty").count():
+            dirty.append(name)
+    assert dirty == []

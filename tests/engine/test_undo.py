@@ -122,6 +122,23 @@ def test_history_is_shared_by_sessions_on_the_same_root(root: Path, make_operato
     assert not (root / "a.txt").exists()
 
 
+def test_undo_and_redo_work_after_the_session_that_applied_closed(
+    root: Path, make_operator
+) -> None:
+    # A run's engine session ends with the run; its cards still undo and redo what it applied.
+    (root / "a.txt").write_text("before\n")
+    op = make_operator()
+    run = op.run(block("w1", "fs.write", path="a.txt", content_b64=b64("after\n")))
+    run.approve("w1")
+    op.close()
+    [entry] = op.history()
+    assert op.undo(entry.entry_id).undone and (root / "a.txt").read_text() == "before\n"
+    assert run.item("w1").status == "undone"
+    assert not op.redo().undone and (root / "a.txt").read_text() == "after\n"
+    assert run.item("w1").status == "applied"
+    assert op.executions() == []
+
+
 # -- a delete across file systems that fails halfway -------------------------------------------
 
 

@@ -132,3 +132,39 @@ def test_a_task_against_an_endpoint_set_with_operator_model(
     assert agent.result.reason == "done" and agent.model.name == "fake-model"
     assert (root / "a.txt").read_text() == "a"
     assert fake.key not in capsys.readouterr().out
+
+
+def test_an_ended_runs_change_is_undone_from_magics_and_from_its_card(
+    ip: Any, root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jupyter_operator.kernel.agent_magics import SETTINGS
+
+    script = tmp_path / "script.jsonl"
+    (root / "a.txt").write_text("before")
+    lines = [block("w1", "fs.write", path="a.txt", content_b64=b64("after")), "Done."]
+    script.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    ip.run_cell_magic(
+        "operator_agent", f'--replay "{script}" --root "{root}" --policy auto=all', "change a"
+    )
+    assert SETTINGS.last_agent.result.reason == "done"
+    ip.run_line_magic("operator", f'root "{root}"')
+    ip.run_line_magic("operator", "undo")
+    assert (root / "a.txt").read_text() == "before"
+    ip.run_line_magic("operator", "redo")
+    assert (root / "a.txt").read_text() == "after"
+    assert "Undone: fs.write a.txt" in capsys.readouterr().out
+    # The card of the run's turn, after the run ended (its engine session is done with).
+    card = SETTINGS.last_view.turns[0].run_view
+    assert "Undone: fs.write a.txt" in card.handle({"kind": "undo", "entry_id": None})["note"]
+    assert (root / "a.txt").read_text() == "before"
+    assert card.state()["items"][0]["status"] == "undone"
+    assert "Redone" in card.handle({"kind": "redo", "entry_id": None})["note"]
+    assert (root / "a.txt").read_text() == "after"
+    # The history widget (%operator history) undoes it too.
+    from jupyter_operator.kernel.session import session
+
+    ip.run_line_magic("operator", "history")
+    [history] = session().history_views
+    assert history.act(None, redo=False).startswith("Undone: fs.write a.txt")
+    assert (root / "a.txt").read_text() == "before"
+    assert card.state()["items"][0]["status"] == "undone"

@@ -259,6 +259,23 @@ def test_redo_brings_the_card_back_to_applied(ip: Any, workspace: Path, capsys: 
     assert result.ok
 
 
+def test_a_card_undoes_and_redoes_after_a_reset_closed_its_session(
+    ip: Any, workspace: Path
+) -> None:
+    # %operator reset (a notebook run again from the top) closes the engine sessions; the
+    # cards of earlier runs still undo and redo their changes.
+    ip.run_line_magic("operator", f"root {workspace}")
+    run = run_cell(ip, "", write_block("w1", "a.txt", "A\n"))
+    run.approve("w1")
+    cards = Front(last_view())
+    ip.run_line_magic("operator", "reset")
+    assert cards.request(kind="undo", entry_id=None)["note"].startswith("Undone: fs.write a.txt")
+    assert cards.card("w1")["status"] == "undone" and not (workspace / "a.txt").exists()
+    assert cards.request(kind="redo", entry_id=None)["note"].startswith("Redone: fs.write a.txt")
+    assert (workspace / "a.txt").read_text() == "A\n"
+    assert [e["command_id"] for e in cards.request(kind="history")["history"]] == ["w1"]
+
+
 def test_reset_starts_a_new_session(ip: Any, workspace: Path, capsys: Any) -> None:
     ip.run_line_magic("operator", f"root {workspace}")
     run_cell(ip, "", write_block("w1", "a.txt", "A")).approve("w1")

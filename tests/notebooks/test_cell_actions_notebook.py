@@ -1,11 +1,10 @@
-"""notebooks/06-notebook-cells.ipynb runs unattended: cell actions read, change, undo a notebook."""
+"""notebooks/06-notebook-cells.ipynb clicked through: cell actions read, change, undo a notebook."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
 
-import pytest
 from notebook_runs import execute as run_notebook
 from notebook_runs import text
 
@@ -16,17 +15,19 @@ def printed(outputs: list[dict[str, Any]]) -> str:
     return text(outputs)
 
 
-def execute(cwd: Path) -> dict[str, list[Any]]:
+#: A person approving every card before the cell that reports the decisions.
+CLICKS = {"cell-07": "jupyter_operator.last_run().approve_all()"}
+
+
+def execute(cwd: Path, clicks: dict[str, str] | None = None) -> dict[str, list[Any]]:
     """Run the notebook in ``cwd``; the outputs of each code cell by id (none an error)."""
-    _nb, out = run_notebook("06-notebook-cells.ipynb", cwd)
+    _nb, out = run_notebook("06-notebook-cells.ipynb", cwd, clicks)
     for outputs in out.values():
         printed(outputs)  # no errors, nothing on stderr
     return out
 
 
-def test_run_all_by_a_person_changes_nothing(tmp_path: Path,
-                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
+def test_run_all_by_a_person_changes_nothing(tmp_path: Path) -> None:
     out = execute(tmp_path)
     decided = printed(out["cell-07"])
     assert "read-cells: done: Read cells 0-2 of 3" in decided
@@ -36,10 +37,8 @@ def test_run_all_by_a_person_changes_nothing(tmp_path: Path,
     assert "data = [3, 1, 2]\n" in decided and "Sort the data" not in decided
 
 
-def test_cells_changed_and_undone_unattended(tmp_path: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    monkeypatch.setenv("OPERATOR_DEMO_UNATTENDED", "1")
-    out = execute(tmp_path)
+def test_cells_changed_and_undone_when_clicked_through(tmp_path: Path) -> None:
+    out = execute(tmp_path, CLICKS)
     assert printed(out["cell-02"]).split() == [
         "title", "markdown", "#", "Analysis", "load", "code", "data", "=", "[3,", "1,", "2]",
         "show", "code", "print(sorted(data))",

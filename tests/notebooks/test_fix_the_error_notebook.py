@@ -1,4 +1,4 @@
-"""notebooks/07-fix-the-error.ipynb runs unattended: a model runs cells, reads the traceback,
+"""notebooks/07-fix-the-error.ipynb clicked through: a model runs cells, reads the traceback,
 fixes the cell with Approve & Run; the ledger records each run; a teacher's no-run holds."""
 
 from __future__ import annotations
@@ -8,11 +8,22 @@ from pathlib import Path
 import pytest
 from notebook_runs import execute, text
 
+#: A person's clicks: Run on run-load and run-mean, then Approve & Run on fix-mean.
+CLICKS = {"cell-08": """
+for id, and_run in [("run-load", False), ("run-mean", False), ("fix-mean", True)]:
+    run = await agent.waiting()
+    if and_run:
+        run.approve(id, and_run=True)
+    else:
+        run.approve(id)
+"""}
 
-def test_the_fix_the_error_loop_unattended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPERATOR_DEMO_UNATTENDED", "1")
+
+def test_the_fix_the_error_loop_clicked_through(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
-    _nb, out = execute("07-fix-the-error.ipynb", tmp_path)
+    _nb, out = execute("07-fix-the-error.ipynb", tmp_path, CLICKS)
     decided = text(out["cell-08"], streams=("stdout",))
     assert decided.startswith("done after 3 turns")
     fixed = "mean [3] \"total = sum(values)\\nprint('mean', total / len(values))\" -> 'mean 4.0'"
@@ -29,7 +40,6 @@ def test_the_fix_the_error_loop_unattended(tmp_path: Path, monkeypatch: pytest.M
 
 def test_run_all_by_a_person_runs_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Run all without clicking: nothing runs, the decide cell says the run waits."""
-    monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
     monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
     import nbformat
     from nbclient import NotebookClient

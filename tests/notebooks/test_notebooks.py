@@ -10,17 +10,16 @@ import pytest
 from nbclient import NotebookClient
 from notebook_runs import NOTEBOOKS, WIDGET_MIME, code_cells, execute, text
 
-
-@pytest.fixture
-def unattended(monkeypatch: pytest.MonkeyPatch) -> None:
-    """What the test suite sets so the notebooks decide what nobody clicked."""
-    monkeypatch.setenv("OPERATOR_DEMO_UNATTENDED", "1")
-
-
-@pytest.fixture
-def attended(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Restart & Run All by a person: nothing decides for them."""
-    monkeypatch.delenv("OPERATOR_DEMO_UNATTENDED", raising=False)
+#: A person's clicks on the cards, run just before the cell that reports them.
+QUICKSTART_CLICKS = {
+    "cell-08": "import jupyter_operator\njupyter_operator.last_run().approve_all()"
+}
+TEACHING_CLICKS = {"cell-13": (
+    "import jupyter_operator\n"
+    "jupyter_operator.last_run().reject(\n"
+    '    "write-1", reason="median is wrong for even-length lists; average the two middle values"\n'
+    ")"
+)}  # fmt: skip
 
 
 def panel(outputs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -50,8 +49,33 @@ def test_notebooks_are_stored_without_outputs(name: str) -> None:
     assert all(cell.outputs == [] and cell.execution_count is None for cell in code_cells(nb))
 
 
-def test_quickstart_unattended(tmp_path: Path, unattended: None) -> None:
-    nb, out = execute("01-quickstart.ipynb", tmp_path)
+@pytest.mark.parametrize("name", sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")))
+def test_notebooks_hold_what_jupyterlab_writes_on_load(name: str) -> None:
+    """Opened in JupyterLab, a shipped notebook is not marked unsaved: it already holds what Lab
+    writes once the kernel is there (the kernelspec, the kernel's language_info, cell ids)."""
+    from ipykernel.ipkernel import IPythonKernel
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    assert (nb.nbformat, nb.nbformat_minor) == (4, 5)
+    assert all(cell.get("id") for cell in nb.cells)
+    spec = KernelSpecManager().get_kernel_spec("python3")
+    assert nb.metadata.kernelspec == {"display_name": spec.display_name,
+                                      "language": spec.language, "name": "python3"}  # fmt: skip
+    reported = dict(IPythonKernel.language_info)
+    # Only the Python version is the reader's own (Lab writes theirs, once, on a first save).
+    assert {**nb.metadata.language_info, "version": reported["version"]} == reported
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")))
+def test_notebooks_hold_the_lesson_not_test_plumbing(name: str) -> None:
+    # A test drives a notebook from outside (notebook_runs.execute's clicks): no switch for it.
+    text = (NOTEBOOKS / name).read_text()
+    assert "UNATTENDED" not in text and "test suite" not in text
+
+
+def test_quickstart_clicked_through(tmp_path: Path) -> None:
+    nb, out = execute("01-quickstart.ipynb", tmp_path, QUICKSTART_CLICKS)
     no_errors(nb)
     assert "['notes.txt']" in text(out["cell-02"])
     decided = text(out["cell-08"])
@@ -78,11 +102,11 @@ def test_quickstart_unattended(tmp_path: Path, unattended: None) -> None:
     # One fixed folder beside the notebook, reset by the notebook itself: a second Run All
     # leaves no new folder.
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quickstart-workspace"]
-    execute("01-quickstart.ipynb", tmp_path)
+    execute("01-quickstart.ipynb", tmp_path, QUICKSTART_CLICKS)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quickstart-workspace"]
 
 
-def test_quickstart_run_all_by_a_person_decides_nothing(tmp_path: Path, attended: None) -> None:
+def test_quickstart_run_all_by_a_person_decides_nothing(tmp_path: Path) -> None:
     nb, out = execute("01-quickstart.ipynb", tmp_path)
     no_errors(nb)
     status = text(out["cell-08"])
@@ -95,8 +119,8 @@ def test_quickstart_run_all_by_a_person_decides_nothing(tmp_path: Path, attended
     assert not (tmp_path / "quickstart-workspace" / "plan.md").exists()
 
 
-def test_teaching_demo_unattended(tmp_path: Path, unattended: None) -> None:
-    nb, out = execute("02-teaching-demo.ipynb", tmp_path)
+def test_teaching_demo_clicked_through(tmp_path: Path) -> None:
+    nb, out = execute("02-teaching-demo.ipynb", tmp_path, TEACHING_CLICKS)
     no_errors(nb)
     assert text(out["cell-02"]) == "['draft.txt', 'stats.py']\n"
     assert "default: auto reads, ask for every change" in text(out["cell-05"])
@@ -115,17 +139,20 @@ def test_teaching_demo_unattended(tmp_path: Path, unattended: None) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["teaching-workspace"]
 
 
-def test_teaching_demo_run_all_by_a_person_decides_nothing(tmp_path: Path, attended: None) -> None:
+def test_teaching_demo_run_all_by_a_person_decides_nothing(tmp_path: Path) -> None:
     nb, out = execute("02-teaching-demo.ipynb", tmp_path)
     no_errors(nb)
     assert "write-1 (fs.write stats.py): waiting for you" in text(out["cell-13"])
     assert "Still waiting for your decision: write-1" in text(out["cell-15"])
 
 
-def test_quickstart_run_all_twice_in_one_kernel(tmp_path: Path, unattended: None) -> None:
+def test_quickstart_run_all_twice_in_one_kernel(tmp_path: Path) -> None:
     # Run All again without restarting: the notebook resets its folder and its session, so the
     # second pass asks (and here decides) again instead of showing stale cards.
     nb = nbformat.read(NOTEBOOKS / "01-quickstart.ipynb", as_version=4)
+    clicks = nbformat.v4.new_code_cell(QUICKSTART_CLICKS["cell-08"], id="clicks")
+    index = next(i for i, cell in enumerate(nb.cells) if cell.id == "cell-08")
+    nb.cells.insert(index, clicks)
     again = [nbformat.from_dict({**cell, "id": f"again-{cell['id']}"}) for cell in nb.cells]
     nb.cells = nb.cells + again
     NotebookClient(

@@ -67,12 +67,16 @@ async def test_ask_runs_turns_and_decisions_use_the_decide_api(
     )
     status, info = await api("agent")
     assert status == 200 and info["model"] == "fake-model" and info["available"] is True
+    assert info["label"] == f"fake-model at {info['endpoint']}"
     assert fake.key not in json.dumps(info)
     status, started = await api("agent", "runs", body={"task": "make a plan"})
     assert status == 200, started
     stream = Stream(jp_fetch, started["run"])
     planned = await stream.until("planned", 2)
     assert [i["status"] for i in planned["items"]] == ["pending"]
+    # The endpoint reported usage with each reply: a turn waiting for a decision shows it.
+    finished = await stream.until("turn_finished")
+    assert planned["tokens"] > finished["tokens"] > 0
     status, decided = await api("sessions", planned["session"], "decide",
                                 body={"id": "w1", "decision": "approve"})  # fmt: skip
     assert status == 200 and decided["done"] is True
@@ -182,7 +186,10 @@ async def test_events_need_authentication(jp_fetch: Any, root: Path) -> None:
 def test_describe_never_holds_the_key() -> None:
     config = OperatorAgent(model="m", base_url="http://h:1/v1", api_key="sk-abc")
     assert "sk-abc" not in json.dumps(config.describe())
-    assert config.describe() == {"available": True, "model": "m", "endpoint": "h:1"}
+    assert config.describe() == {"available": True, "model": "m", "endpoint": "h:1",
+                                 "label": "m at h:1"}  # fmt: skip
+    replay = OperatorAgent(replay="script.jsonl").describe()
+    assert replay["label"] == "scripted replies"  # never "replay at offline"
 
 
 def test_a_missing_model_or_key_is_said_in_the_server_s_words(
@@ -198,3 +205,63 @@ def test_a_missing_model_or_key_is_said_in_the_server_s_words(
     with pytest.raises(ApiError) as no_key:
         OperatorAgent(model="gpt-x").build_model()
     assert "set $OPENAI_API_KEY in the server's environment" in no_key.value.message
+
+
+async def _finished_run_that_wrote(api: Api, jp_fetch: Any, root: Path,
+                                   fake: FakeOpenAI) -> tuple[str, str]:  # fmt: skip
+    """An Ask-a-model run that changed ``notes.txt`` and ended: (its session, the entry id)."""
+    (root / "notes.txt").write_text("before\n")
+    fake.add(block("w1", "fs.write", path="notes.txt", content_b64=b64("after\n")), "Done.")
+    _, started = await api("agent", "runs", body={"task": "change the notes"})
+    stream = Stream(jp_fetch, started["run"])
+    planned = await stream.until("planned")
+    await api("sessions", planned["session"], "decide", body={"id": "w1", "decision": "approve"})
+    await stream.until("stopped")
+    await stream.task
+    assert (root / "notes.txt").read_text() == "after\n"
+    _, history = await api("history")
+    [entry] = history["history"]
+    return planned["session"], entry["entry_id"]
+
+
+@pytest.mark.parametrize("hint", [True, False], ids=["from-its-card", "from-the-history"])
+async def test_undo_and_redo_of_a_change_an_ended_run_made(
+    api: Api, jp_fetch: Any, root: Path, fake: FakeOpenAI, hint: bool
+) -> None:
+    # The run closed its own engine session when it ended; the panel's History still undoes
+    # (and redoes) what it applied, and the run's card shows it.
+    session, entry_id = await _finished_run_that_wrote(api, jp_fetch, root, fake)
+    body = {"workspace": "default", "id": entry_id, **({"session": session} if hint else {})}
+    status, undone = await api("undo", body=body)
+    assert status == 200, undone
+    assert undone["entry"]["undone"] is True and (root / "notes.txt").read_text() == "before\n"
+    assert undone["session"]["session"] == session
+    assert undone["session"]["items"][0]["status"] == "undone"
+    status, redone = await api("redo", body=body)
+    assert status == 200, redone
+    assert redone["entry"]["undone"] is False and (root / "notes.txt").read_text() == "after\n"
+    _, state = await api("sessions", session)
+    assert state["items"][0]["status"] == "applied"
+
+
+async def test_undo_and_redo_of_an_ended_runs_change_after_a_restart(
+    api: Api, jp_fetch: Any, root: Path, fake: FakeOpenAI, journal_dir: Path
+) -> None:
+    from jupyter_operator.server.sessions import SessionService
+    from jupyter_operator.server.workspaces import WorkspaceRegistry
+
+    session, entry_id = await _finished_run_that_wrote(api, jp_fetch, root, fake)
+    # A freshly started server: its own registry over the same root and journal folder.
+    registry = WorkspaceRegistry({"default": root}, journal_dir=journal_dir)
+    restarted = SessionService(registry)
+    try:
+        undone = await restarted.undo("default", entry_id, session)
+        assert undone["entry"]["undone"] is True
+        assert (root / "notes.txt").read_text() == "before\n"
+        redone = await restarted.redo("default", entry_id, session)
+        assert redone["entry"]["undone"] is False
+        assert (root / "notes.txt").read_text() == "after\n"
+    finally:
+        restarted.close()
+        await restarted.drain()
+        registry.close()

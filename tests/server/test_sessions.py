@@ -283,6 +283,12 @@ async def test_undo_after_a_restart_updates_the_saved_session(
     try:
         state = await third.get(scanned["session"])
         assert state["items"][0]["status"] == "undone"
+        # Redo after another restart: the saved card shows the change applied again.
+        answer = await third.redo("default", entry["entry_id"], scanned["session"])
+        assert (ws_root / "f.txt").read_text() == "new\n"
+        [item] = answer["session"]["items"]
+        assert item["status"] == "applied" and item["ok"] is True
+        assert "applied this change" in answer["session"]["results_text"]
     finally:
         await _stop(third)
 

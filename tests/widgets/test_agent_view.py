@@ -87,7 +87,7 @@ def test_prose_cards_and_the_end(root: Path) -> None:
     # Once the run ends the button no longer looks like a live red Stop.
     assert view.stop_button.button_style == "" and view.stop_button.description == "Ended"
     assert "finished after 2 turns" in view.status.value
-    assert repr(view).startswith("Agent run: replay")
+    assert repr(view).startswith("Agent run: scripted replies")
 
 
 def test_stop_button_stops_the_run(root: Path) -> None:
@@ -181,3 +181,77 @@ def test_a_question_is_shown_and_the_answer_continues_the_run(root: Path) -> Non
     assert "finished after 3 turns" in view.status.value
     answers = [r for r in agent.transcript if r["type"] == "answer"]
     assert answers == [dict(answers[0], turn=2, text="plan-b.txt, please")]
+
+
+def test_a_views_cards_undo_and_redo_after_the_run_ended(root: Path) -> None:
+    # display(AgentView(agent)) from Python: the agent's own engine session closed when the
+    # run ended; the turn's card still lists, undoes and redoes what the run applied.
+    agent = Agent(ReplayModel([REPLY, "All done."]), root=root)
+    view = AgentView(agent, task="plan")
+
+    async def main():  # type: ignore[no-untyped-def]
+        agent.start("plan")
+        run = await agent.waiting()
+        run.approve("w1")
+        return await agent.wait()
+
+    assert asyncio.run(main()).reason == "done"
+    card = view.turns[0].run_view
+    [entry] = card.handle({"kind": "history"})["history"]
+    assert entry["path"] == "plan.txt" and entry["undone"] is False
+    answer = card.handle({"kind": "undo", "entry_id": entry["entry_id"]})
+    assert answer == {"note": f"Undone: fs.write plan.txt (entry {entry['entry_id']})"}
+    assert not (root / "plan.txt").exists()
+    assert card.state()["items"][0]["status"] == "undone"
+    assert "Redone" in card.handle({"kind": "redo", "entry_id": None})["note"]
+    assert (root / "plan.txt").read_text() == "x"
+
+
+def test_an_ended_run_is_saved_as_its_static_copy(root: Path) -> None:
+    # A notebook reopened without its kernel shows the saved text/html; the server's pre-save
+    # hook keeps only that once the output is marked final (never "model not found").
+    agent = Agent(ReplayModel([REPLY, "All done."]), root=root)
+    view = AgentView(agent, task="plan <it>")
+    assert view.saved_metadata() == {"jupyter_operator": {"final": False}}
+
+    async def main():  # type: ignore[no-untyped-def]
+        agent.start("plan")
+        run = await agent.waiting()
+        run.approve("w1")
+        return await agent.wait()
+
+    asyncio.run(main())
+    assert view.saved_metadata() == {"jupyter_operator": {"final": True}}
+    html = view._repr_mimebundle_()["text/html"]
+    assert "Task: plan &lt;it&gt;" in html and "I will write &lt;b&gt;the plan&lt;/b&gt;" in html
+    assert "<b>Turn 1</b>" in html and "[Applied]" in html and "plan.txt" in html
+    assert "ended: done" in html and "2 turns" in html and "starting" not in html
+    assert "finished after 2 turns" in html
+    assert "OPERATOR_CMD" not in html
+
+
+def test_a_displayed_view_keeps_its_saved_output_up_to_date(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jupyter_operator.widgets import saved_output
+
+    shown: list[tuple[str, dict[str, Any], dict[str, Any]]] = []
+    monkeypatch.setattr(saved_output, "_shell", lambda: None)  # no kernel: record displays
+    monkeypatch.setattr("IPython.display.display", lambda data, **kw: shown.append(
+        ("display", data, kw["metadata"])))  # fmt: skip
+    agent = Agent(ReplayModel(["All done."]), root=root)
+    view = AgentView(agent, task="nothing")
+    view._ipython_display_()
+    assert shown[0][2] == {"jupyter_operator": {"final": False}}
+    assert "application/vnd.jupyter.widget-view+json" in shown[0][1]
+    saved = view._saved[0]
+    asyncio.run(agent.run("nothing"))
+    # The update is made from the view's state now (no shell here: only its key is kept).
+    assert saved._key(view)[2] == repr([("jupyter_operator", {"final": True})])
+    assert "ended: done" in saved._key(view)[1]
+
+
+def test_the_heading_names_scripted_replies_as_such(root: Path) -> None:
+    view = AgentView(Agent(ReplayModel(["Done."], name="replay:fix-the-error"), root=root))
+    assert "scripted replies (fix-the-error)" in view.heading.value
+    assert "at offline" not in view.heading.value and "replay:" not in view.heading.value

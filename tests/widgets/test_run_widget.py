@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from operator_replies import block, reply, write_block
-from widget_front import Front
+from widget_front import Front, require_built_cards
 
 from jupyter_operator.engine import Operator
 from jupyter_operator.protocol import parse_results
@@ -223,8 +223,30 @@ def test_the_module_is_sent_once_on_request_not_with_every_widget(workspace: Pat
     assert "__jupyterOperatorCards_" in state["_esm"] and "kind: 'module'" in state["_esm"]
     widget._on_message(widget, {"kind": "module"}, None)
     assert front.replies[-1] == {"kind": "module", "source": module.source()}
-    assert "jp-Operator-card" in module.source()  # the bundled cards (built by jlpm build)
     assert not (workspace / "a.txt").exists()  # asking for the module decides nothing
+
+
+def test_the_module_sent_is_the_bundled_cards() -> None:
+    from jupyter_operator.widgets import module
+
+    require_built_cards()
+    assert "jp-Operator-card" in module.source()  # the bundled cards (built by jlpm build)
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [(None, pytest.skip.Exception),
+                                             ("true", pytest.fail.Exception)])  # fmt: skip
+def test_a_clone_without_the_built_cards_skips_with_its_reason_or_fails_under_ci(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ci: str | None, outcome: type
+) -> None:
+    from jupyter_operator.widgets import module
+
+    monkeypatch.setattr(module, "STATIC", tmp_path)  # a clone where jlpm build never ran
+    if ci is None:
+        monkeypatch.delenv("CI", raising=False)
+    else:
+        monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match=r"widget\.js missing: jlpm build in labextension/"):
+        require_built_cards()
 
 
 def test_a_long_read_sends_its_first_lines_and_how_many_more(workspace: Path) -> None:

@@ -1,15 +1,17 @@
 import {
   cutWarning,
   decidedAndChanged,
+  dependencyNote,
   differs,
   isFinal,
+  kernelLine,
   mergeItem,
   personText,
   RunState,
   statusLine,
   STATUS_LABELS
 } from '../state';
-import { IOperatorItem, IScanResponse } from '../types';
+import { IExecution, IOperatorItem, IScanResponse } from '../types';
 
 function item(index: number, patch: Partial<IOperatorItem> = {}): IOperatorItem {
   return {
@@ -240,5 +242,63 @@ describe('the status line and the cut warning', () => {
     const prose = new RunState({ ...scan([item(0)]), truncated_chars: 10, unread_markers: 0 });
     expect(cutWarning(prose)).toBeNull();
     expect(statusLine(prose)).toContain('the first 10 characters were not scanned');
+  });
+});
+
+describe('dependencyNote', () => {
+  it('speaks of the run on a run card and of the change on a change card', () => {
+    const run = dependencyNote('run', 'fix-mean');
+    expect(run).toContain('Runs after fix-mean is decided');
+    expect(run).not.toContain('this change');
+    expect(dependencyNote('mutation', 'w1')).toContain('this change is previewed again');
+    expect(dependencyNote('read', 'w1')).toBe('Runs after w1 is decided (it reads what w1 changes).');
+  });
+});
+
+describe('kernelLine', () => {
+  function execution(patch: Partial<IExecution> = {}): IExecution {
+    return {
+      request: {
+        notebook: 'analysis.ipynb',
+        cell_id: 'mean',
+        index: 1,
+        source: 'print(1)',
+        source_sha256: 'x',
+        kernel_identity: null,
+        timeout_s: 60,
+        kernel_name: 'python3',
+        restart: false,
+        cells: []
+      },
+      kernel: {
+        name: 'python3',
+        state: 'not_started',
+        execution_count: 0,
+        identity: null,
+        where: 'headless',
+        sandboxed: true,
+        reach: 'the workspace'
+      },
+      what: 'run',
+      policy: 'run',
+      ran_before: [],
+      outcome: null,
+      ...patch
+    } as IExecution;
+  }
+
+  it('says the kernel starts for the run before it ran', () => {
+    expect(kernelLine(execution())).toBe(
+      'Kernel python3 (not started yet: it starts for this run) of analysis.ipynb'
+    );
+  });
+
+  it('says where the cell ran once it ran, never "not started"', () => {
+    const ran = execution({ outcome: { status: 'ok', execution_count: 2, duration_ms: 5, outputs: [] } });
+    expect(kernelLine(ran)).toBe('Ran in kernel python3 (execution count 2) of analysis.ipynb');
+    const failed = execution({ outcome: { status: 'error', execution_count: 3, duration_ms: 5, outputs: [] } });
+    expect(kernelLine(failed)).toContain('the cell raised an error, execution count 3');
+    const stale = execution({ outcome: { status: 'stale', execution_count: null, duration_ms: 0, outputs: [] } });
+    expect(kernelLine(stale)).toContain('not started yet');
   });
 });

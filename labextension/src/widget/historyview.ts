@@ -43,6 +43,9 @@ export class HistoryPanel {
     this._view.render(state.history ?? [], state.executions ?? []);
     this._message.textContent = state.message ?? '';
     this._message.hidden = !state.message;
-    this._message.classList.toggle('jp-Operator-warning', (state.message ?? '').startsWith('Cannot'));
+    const refused = (state.message ?? '').startsWith('Cannot');
+    this._message.classList.toggle('jp-Operator-warning', refused);
+    // A done undo or redo is not drawn as an error.
+    this._message.classList.toggle('jp-Operator-message-note', !refused);
   }
 }

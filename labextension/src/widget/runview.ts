@@ -156,9 +156,11 @@ export class RunView {
   }
 
   /** Say something in the view's message line (an empty text hides it). */
-  showMessage(text: string): void {
+  showMessage(text: string, kind: 'error' | 'note' = 'error'): void {
     this._message.textContent = text;
     this._message.hidden = !text;
+    // What was done (an undo, an already-decided item) is not an error: not drawn in red.
+    this._message.classList.toggle('jp-Operator-message-note', kind === 'note');
   }
 
   /** Free the editors. */
@@ -186,7 +188,7 @@ export class RunView {
     if (reply.error) {
       this.showMessage(reply.error);
     } else if (reply.note) {
-      this.showMessage(reply.note);
+      this.showMessage(reply.note, 'note');
     }
     return reply;
   }

@@ -1,16 +1,18 @@
 """Keep a displayed panel's saved text truthful as decisions arrive, so a notebook reopened
 without a kernel (or shown by nbconvert, GitHub, VS Code) reads the final state.
 
-A notebook saves each output's whole MIME bundle. The panel is a widget that needs a live
-kernel, so its bundle also carries ``text/plain`` and ``text/html`` describing the run; when a
-decision changes the run, the output is replaced by display id with a fresh bundle.
+A notebook saves each output's whole MIME bundle. The panel (a run's cards, an agent run) is a
+widget that needs a live kernel, so its bundle also carries ``text/plain`` and ``text/html``
+describing the run; when a decision changes the run, the output is replaced by display id with
+a fresh bundle.
 
 Who receives the update: JupyterLab and Notebook 7 hand an output message to the cell whose
 execute request is its parent (a finished cell's output area keeps listening until it runs
 again); nbclient applies updates by display id while it runs the current cell. A click handler
 runs under the parent of a widget message, which no cell owns, so the update is sent with the
 parent of the cell that displayed the panel, and again with the current one when that is
-another cell's execute request (a decision made from Python in a later cell).
+another cell's execute request (a decision made from Python in a later cell, or an agent run
+going on while a later cell runs).
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ class SavedOutput:
         self._parent = _parent(shell.display_pub) if shell is not None else None
         self._last: tuple[str, str, str] | None = None
         self.updates = 0  # how many updates were sent (for tests and debugging)
-        display(obj, display_id=self.display_id, metadata=self._metadata(obj))
+        # The bundle itself (raw): an object may display itself through this class from its
+        # ``_ipython_display_``, which displaying the object would call again.
+        data, metadata = self.bundle(obj)
+        display(data, raw=True, display_id=self.display_id, metadata=metadata)
         self._last = self._key(obj)
 
     @staticmethod
@@ -59,13 +64,19 @@ class SavedOutput:
         return dict(extra()) if callable(extra) else {}
 
     @classmethod
+    def bundle(cls, obj: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The object's MIME bundle and output metadata (its own and ``saved_metadata()``)."""
+        bundle = obj._repr_mimebundle_()
+        data, metadata = bundle if isinstance(bundle, tuple) else (bundle, {})
+        return dict(data or {}), {**(metadata or {}), **cls._metadata(obj)}
+
+    @classmethod
     def _key(cls, obj: Any) -> tuple[str, str, str]:
-        bundle = obj._repr_mimebundle_() if hasattr(obj, "_repr_mimebundle_") else {}
-        data = bundle[0] if isinstance(bundle, tuple) else bundle
+        data, metadata = cls.bundle(obj)
         return (
             str(data.get("text/plain", "")),
             str(data.get("text/html", "")),
-            repr(sorted(cls._metadata(obj).items())),
+            repr(sorted(metadata.items())),
         )
 
     def update(self, obj: Any) -> None:
@@ -78,13 +89,12 @@ class SavedOutput:
         if shell is None:
             return
         pub = shell.display_pub
-        data, metadata = shell.display_formatter.format(obj)
-        metadata = {**(metadata or {}), **self._metadata(obj)}
+        data, metadata = self.bundle(obj)
         session, socket = getattr(pub, "session", None), getattr(pub, "pub_socket", None)
         if session is None or socket is None:  # not a kernel (a terminal or a test shell)
             from IPython.display import update_display
 
-            update_display(obj, display_id=self.display_id, metadata=self._metadata(obj))
+            update_display(data, raw=True, display_id=self.display_id, metadata=metadata)
             self.updates += 1
             return
         content = {
@@ -92,11 +102,16 @@ class SavedOutput:
             "metadata": metadata,
             "transient": {"display_id": self.display_id},
         }
-        current = _parent(pub)
         parents = [self._parent]
-        is_cell = _header(current).get("msg_type") == "execute_request"
-        if is_cell and _header(current).get("msg_id") != _header(self._parent).get("msg_id"):
-            parents.append(current)
+        # The current cell: this context's parent, and the request the kernel took last (a
+        # task started by an earlier cell, such as an agent run, keeps that cell's context).
+        latest = getattr(pub, "_parent_header_global", None)
+        for other in (_parent(pub), copy.deepcopy(latest) if isinstance(latest, dict) else None):
+            header = _header(other)
+            if header.get("msg_type") == "execute_request" and header.get("msg_id") not in {
+                _header(p).get("msg_id") for p in parents
+            }:
+                parents.append(other)
         for parent in parents:
             if parent is not None:
                 session.send(socket, "update_display_data", content, parent=parent,
