@@ -22,8 +22,8 @@ from traitlets import Bool, Dict, Float, Integer, List, TraitError, Unicode, val
 from .. import __version__
 from .agent_handlers import agent_handlers
 from .handlers import rest_handlers
-from .mcp_handler import mcp_handlers
 from .limits import DEFAULT_MESSAGE_LIMIT, MAX_B64_CHARS
+from .mcp_handler import mcp_handlers
 from .websocket import FileSocketHandler
 from .workspaces import resolve_roots
 

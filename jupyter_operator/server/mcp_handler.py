@@ -36,7 +36,16 @@ class McpHandler(OperatorPostHandler):
         self._closed = asyncio.Event()
         if not self.origin_allowed():
             raise web.HTTPError(403, "Origin not allowed")
-        await super().prepare()
+        if not self.check_host():  # Jupyter's DNS-rebinding check of the Host header
+            raise web.HTTPError(403, "Host not allowed")
+        try:
+            await super().prepare()
+        except web.HTTPError as exc:
+            if exc.status_code != 403 or self.current_user is not None:
+                raise
+        if self.current_user is None:
+            # MCP clients read 401 as "credentials needed" (Jupyter's API says 403).
+            raise web.HTTPError(401, "Authentication required: send Authorization: token <token>")
 
     def origin_allowed(self) -> bool:
         """True without an Origin, for the server's own origin, or one Jupyter allows
@@ -50,6 +59,12 @@ class McpHandler(OperatorPostHandler):
         if self.allow_origin:
             return bool(self.allow_origin == origin)
         return bool(self.allow_origin_pat and origin_matches_pat(self.allow_origin_pat, origin))
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Errors in the REST API's JSON shape; a 401 says which scheme it takes."""
+        if status_code == 401:
+            self.set_header("WWW-Authenticate", 'token realm="jupyter-operator"')
+        super().write_error(status_code, **kwargs)
 
     def on_connection_close(self) -> None:
         """Tell the SDK the client went away (a waiting call keeps its session)."""
@@ -103,8 +118,10 @@ class McpHandler(OperatorPostHandler):
             "raw_path": request.path.encode("latin-1"),
             "query_string": request.query.encode("latin-1"),
             "root_path": "",
-            "headers": [(k.lower().encode("latin-1"), v.encode("latin-1"))
-                        for k, v in request.headers.get_all()],  # fmt: skip
+            "headers": [
+                (k.lower().encode("latin-1"), v.encode("latin-1"))
+                for k, v in request.headers.get_all()
+            ],
             "client": (request.remote_ip, 0),
             "server": (host or request.host, int(port) if port.isdigit() else None),
         }

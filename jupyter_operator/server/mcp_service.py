@@ -230,9 +230,11 @@ def _final(view: dict[str, Any]) -> Any:
     import mcp_types as types
 
     text, failed = _text(view)
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                is_error=failed,
-                                structured_content={"status": "done", "id": view["session"]})
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        is_error=failed,
+        structured_content={"status": "done", "id": view["session"]},
+    )
 
 
 def _pending(view: dict[str, Any]) -> Any:
@@ -250,8 +252,7 @@ def _pending(view: dict[str, Any]) -> Any:
 def _error(text: str) -> Any:
     import mcp_types as types
 
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                is_error=True)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
 
 
 INSTRUCTIONS = (

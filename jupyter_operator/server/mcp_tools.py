@@ -56,55 +56,118 @@ _ASKS = (" A person approves or rejects it in JupyterLab (or a rule decides); wh
 _PATHS = "Paths are relative to the workspace root ('/' separators); nothing outside it is reached."
 
 TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec("list_directory", "fs.list",
-             "List a folder of the workspace, one entry a line ('.' is the root). " + _PATHS,
-             read_only=True, idempotent=True),
-    ToolSpec("read_file", "fs.read",
-             "Read a whole text file. Large files are refused: use read_lines. " + _PATHS,
-             read_only=True, idempotent=True),
-    ToolSpec("read_lines", "fs.readSlice",
-             "Read numbered lines of a text file: 'lines' lines from line 'start' (1-based).",
-             read_only=True, idempotent=True),
-    ToolSpec("search_file", "fs.search",
-             "Find the lines of one file that contain 'query' (plain text), with line numbers.",
-             read_only=True, idempotent=True),
-    ToolSpec("search_files", "fs.searchTree",
-             "Find 'query' (plain text) in every text file under a folder: 'path:line: text'.",
-             read_only=True, idempotent=True),
-    ToolSpec("write_file", "fs.write",
-             "Create a file or replace its whole content with 'content' (text)." + _ASKS,
-             destructive=True, idempotent=True),
-    ToolSpec("edit_file", "fs.applyEdits",
-             "Change parts of a text file: 'edits' apply in order (insertAfter/insertBefore an "
-             "anchor, replaceFirst/replaceAll a found text, replaceRange of lines "
-             "startLine..endLine); the first that fails aborts them all." + _ASKS,
-             destructive=True),
-    ToolSpec("patch_file", "fs.patch",
-             "Apply a unified diff for one file (exact context)." + _ASKS, destructive=True),
-    ToolSpec("delete_file", "fs.delete",
-             "Delete a file (it goes to the undo trash)." + _ASKS,
-             destructive=True, idempotent=True),
-    ToolSpec("read_cells", "nb.readCells",
-             "Read the cells of a notebook (.ipynb): ids, types, sources and outputs, from "
-             "'start_index' (0-based), 'count' cells.", read_only=True, idempotent=True),
-    ToolSpec("insert_cell", "nb.insertCell",
-             "Insert a cell into a notebook at 'index' (0-based)." + _ASKS),
-    ToolSpec("replace_cell", "nb.replaceCell",
-             "Replace the source of one notebook cell, addressed by 'cell_id' (from read_cells; "
-             "'index' checks it)." + _ASKS, destructive=True, idempotent=True),
-    ToolSpec("delete_cell", "nb.deleteCell",
-             "Delete one notebook cell, addressed by 'cell_id'." + _ASKS, destructive=True),
-    ToolSpec("move_cell", "nb.moveCell",
-             "Move one notebook cell to 'to_index'." + _ASKS, idempotent=True),
-    ToolSpec("run_cell", "nb.runCell",
-             "Run one code cell in the notebook's kernel and answer its outputs." + _ASKS,
-             destructive=True),
-    ToolSpec("restart_kernel", "nb.restartKernel",
-             "Restart the notebook's kernel; its variables are lost." + _ASKS, destructive=True),
-    ToolSpec("shell", "shell",
-             "Run one shell command in the workspace (sandboxed where the server can; no "
-             "network unless its rules allow it) and answer its exit code and output." + _ASKS,
-             destructive=True),
+    ToolSpec(
+        "list_directory",
+        "fs.list",
+        "List a folder of the workspace, one entry a line ('.' is the root). " + _PATHS,
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "read_file",
+        "fs.read",
+        "Read a whole text file. Large files are refused: use read_lines. " + _PATHS,
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "read_lines",
+        "fs.readSlice",
+        "Read numbered lines of a text file: 'lines' lines from line 'start' (1-based).",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "search_file",
+        "fs.search",
+        "Find the lines of one file that contain 'query' (plain text), with line numbers.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "search_files",
+        "fs.searchTree",
+        "Find 'query' (plain text) in every text file under a folder: 'path:line: text'.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "write_file",
+        "fs.write",
+        "Create a file or replace its whole content with 'content' (text)." + _ASKS,
+        destructive=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "edit_file",
+        "fs.applyEdits",
+        "Change parts of a text file: 'edits' apply in order (insertAfter/insertBefore an "
+        "anchor, replaceFirst/replaceAll a found text, replaceRange of lines "
+        "startLine..endLine); the first that fails aborts them all." + _ASKS,
+        destructive=True,
+    ),
+    ToolSpec(
+        "patch_file",
+        "fs.patch",
+        "Apply a unified diff for one file (exact context)." + _ASKS,
+        destructive=True,
+    ),
+    ToolSpec(
+        "delete_file",
+        "fs.delete",
+        "Delete a file (it goes to the undo trash)." + _ASKS,
+        destructive=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "read_cells",
+        "nb.readCells",
+        "Read the cells of a notebook (.ipynb): ids, types, sources and outputs, from "
+        "'start_index' (0-based), 'count' cells.",
+        read_only=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "insert_cell",
+        "nb.insertCell",
+        "Insert a cell into a notebook at 'index' (0-based)." + _ASKS,
+    ),
+    ToolSpec(
+        "replace_cell",
+        "nb.replaceCell",
+        "Replace the source of one notebook cell, addressed by 'cell_id' (from read_cells; "
+        "'index' checks it)." + _ASKS,
+        destructive=True,
+        idempotent=True,
+    ),
+    ToolSpec(
+        "delete_cell",
+        "nb.deleteCell",
+        "Delete one notebook cell, addressed by 'cell_id'." + _ASKS,
+        destructive=True,
+    ),
+    ToolSpec(
+        "move_cell", "nb.moveCell", "Move one notebook cell to 'to_index'." + _ASKS, idempotent=True
+    ),
+    ToolSpec(
+        "run_cell",
+        "nb.runCell",
+        "Run one code cell in the notebook's kernel and answer its outputs." + _ASKS,
+        destructive=True,
+    ),
+    ToolSpec(
+        "restart_kernel",
+        "nb.restartKernel",
+        "Restart the notebook's kernel; its variables are lost." + _ASKS,
+        destructive=True,
+    ),
+    ToolSpec(
+        "shell",
+        "shell",
+        "Run one shell command in the workspace (sandboxed where the server can; no "
+        "network unless its rules allow it) and answer its exit code and output." + _ASKS,
+        destructive=True,
+    ),
 )
 BY_NAME = {tool.name: tool for tool in TOOLS}
 
@@ -163,8 +226,9 @@ def _line(name: str, value: Any) -> str:
                                                   else str(value))  # fmt: skip
     if "\n" in text or "\r" in text:
         # A line break would end the field and start another: the block's shape is ours.
-        raise ToolArgumentError(codes.ERR_CONTENT_HAS_NEWLINES,
-                                f"{name} must be one line (no line breaks)")
+        raise ToolArgumentError(
+            codes.ERR_CONTENT_HAS_NEWLINES, f"{name} must be one line (no line breaks)"
+        )
     return text
 
 
