@@ -35,7 +35,9 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"protocol", "dialects", "workspace", "shell", "notebooks", "execution", "engine"},
     "agent": {"protocol", "dialects", "workspace", "engine", "agent"},
     "cli": {"protocol", "dialects", "engine", "agent", "terminal", "experiments", "cli_agent",
-            "cli_options"},
+            "cli_options", "mcp_config"},
+    # The MCP clients' configuration snippets (``jupyter-operator mcp config``), a leaf.
+    "mcp_config": set(),
     # Beside cli.py: the agent command, and what the commands share (rules options, Operator).
     "cli_agent": {"protocol", "engine", "agent", "terminal", "cli_options"},
     "cli_options": {"engine"},
