@@ -20,6 +20,7 @@ import asyncio
 import itertools
 import logging
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 #: How often a waiting call looks at its session again, in seconds.
 POLL_SECONDS = 0.25
+#: Calls remembered for operator_wait and operator_status (the oldest are forgotten first;
+#: their sessions stay in the REST API).
+MAX_CALLS = 500
 #: The label of a client that did not say who it is.
 UNNAMED = "MCP client"
 
@@ -83,7 +87,7 @@ class McpService:
         self.config = config
         self.sessions = sessions
         self.version = version
-        self.calls: dict[str, McpCall] = {}  # session id -> the call that made it
+        self.calls: OrderedDict[str, McpCall] = OrderedDict()  # session id -> its call
         self._ids = itertools.count(1)
         self._manager: Any = None
         self._task: asyncio.Task[None] | None = None
@@ -166,16 +170,23 @@ class McpService:
         except ApiError as exc:
             return _error(f"Refused ({exc.code}): {exc.message}")
         self.calls[view["session"]] = McpCall(view["session"], name, client)
+        while len(self.calls) > MAX_CALLS:
+            self.calls.popitem(last=False)
         return await self._outcome(ctx, view)
 
     async def _wait_again(self, ctx: Any, arguments: dict[str, Any]) -> Any:
         session_id = arguments.get("id")
-        if not isinstance(session_id, str) or session_id not in self.calls:
-            return _error("No pending call has this id (see operator_status).")
+        unknown = _error("No call of an MCP client has this id (see operator_status).")
+        if not isinstance(session_id, str) or not session_id:
+            return unknown
         try:
             view = await self.sessions.get(session_id)
         except ApiError as exc:
+            if session_id not in self.calls:
+                return unknown
             return _error(f"Gone ({exc.code}): {exc.message}")
+        if session_id not in self.calls and view.get("label") is None:
+            return unknown  # a reply's session, not a tool call's (after a restart: labelled)
         return await self._outcome(ctx, view)
 
     async def _outcome(self, ctx: Any, view: dict[str, Any]) -> Any:

@@ -318,3 +318,32 @@ async def test_a_wrong_token_is_401_and_a_cookie_post_still_needs_xsrf(
     assert wrong.status_code == 401
     # A login cookie is an ambient credential: Jupyter's XSRF check still guards it.
     assert logged_in.status_code == 403
+
+
+@pytest.mark.parametrize("operator_config", [{"max_body_size": 20_000}], indirect=True)
+async def test_a_body_over_the_servers_limit_is_413_before_the_sdk_reads_it(
+    mcp_url: str, token: str, root: Path
+) -> None:
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "write_file",
+                       "arguments": {"path": "huge.txt", "content": "x" * 30_000}}}  # fmt: skip
+    headers = {"Authorization": f"token {token}", "MCP-Protocol-Version": MODERN,
+               "Accept": "application/json, text/event-stream"}  # fmt: skip
+    async with httpx2.AsyncClient() as http:
+        response = await http.post(mcp_url, json=call, headers=headers)
+    assert response.status_code == 413
+    assert response.json()["error"]["code"] == "too_large"
+    assert not (root / "huge.txt").exists()
+
+
+async def test_operator_wait_answers_only_for_calls_of_mcp_clients(
+    mcp_url: str, token: str, api: Any, root: Path
+) -> None:
+    reply = "OPERATOR_CMD\nversion: 1\nid: w\naction: fs.write\npath: r.txt\ncontent: r\n"
+    status, scanned = await api("scan", body={"text": reply + "END_OPERATOR_CMD\n"})
+    assert status == 200, scanned
+    async with connect(mcp_url, token) as client:
+        unknown = await client.call_tool("operator_wait", {"id": "no-such-call"})
+        a_reply = await client.call_tool("operator_wait", {"id": scanned["session"]})
+    assert unknown.is_error and "No call of an MCP client" in text_of(unknown)
+    assert a_reply.is_error and "No call of an MCP client" in text_of(a_reply)
