@@ -77,7 +77,9 @@ def client_label(ctx: Any) -> str:
     info = getattr(params, "client_info", None)
     if info is None or not getattr(info, "name", ""):
         return UNNAMED
-    return f"{info.name} {info.version or ''}".strip()[:120]
+    text = f"{info.name} {info.version or ''}"
+    # The client names itself: shown to people, so one line of printable text, bounded.
+    return "".join(ch if ch.isprintable() else " " for ch in text).strip()[:120] or UNNAMED
 
 
 class McpService:

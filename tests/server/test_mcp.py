@@ -347,3 +347,70 @@ async def test_operator_wait_answers_only_for_calls_of_mcp_clients(
         a_reply = await client.call_tool("operator_wait", {"id": scanned["session"]})
     assert unknown.is_error and "No call of an MCP client" in text_of(unknown)
     assert a_reply.is_error and "No call of an MCP client" in text_of(a_reply)
+
+
+async def test_a_client_that_disconnects_while_waiting_collects_the_decision_later(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    async with connect(mcp_url, token) as client:
+        call = asyncio.create_task(
+            client.call_tool("write_file", {"path": "kept.txt", "content": "kept\n"})
+        )
+        (session,) = await wait_for_pending(api)
+        call.cancel()  # the client gives up and goes away mid-call
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await call
+    await decide(api, session["session"], "approve")
+    async with connect(mcp_url, token, mode=MODERN) as client:
+        done = await client.call_tool("operator_wait", {"id": session["session"]})
+    assert not done.is_error, text_of(done)
+    assert (root / "kept.txt").read_text() == "kept\n"
+
+
+async def test_edits_listing_cells_and_shell_go_through_the_engine(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    import nbformat
+
+    (root / "code.py").write_text("a = 1\nb = 2\n")
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 41", id="c1")])
+    nbformat.write(nb, root / "nb.ipynb")
+    async with connect(mcp_url, token) as client:
+        listing = await client.call_tool("list_directory", {"path": "."})
+        cells = await client.call_tool("read_cells", {"path": "nb.ipynb"})
+        edit = asyncio.create_task(
+            client.call_tool(
+                "edit_file",
+                {
+                    "path": "code.py",
+                    "edits": [{"op": "replaceFirst", "find": "b = 2", "text": "b = 3"}],
+                },
+            )
+        )
+        (session,) = await wait_for_pending(api)
+        await decide(api, session["session"], "approve")
+        edited = await edit
+        shell = asyncio.create_task(client.call_tool("shell", {"command": "echo hi"}))
+        (session,) = await wait_for_pending(api)
+        await decide(api, session["session"], "reject", "no shell today")
+        refused = await shell
+    assert "code.py" in text_of(listing) and "nb.ipynb" in text_of(listing)
+    assert "x = 41" in text_of(cells) and "c1" in text_of(cells)
+    assert not edited.is_error, text_of(edited)
+    assert (root / "code.py").read_text() == "a = 1\nb = 3\n"
+    assert refused.is_error and "no shell today" in text_of(refused)
+
+
+async def test_a_clients_name_is_shown_as_one_printable_line(
+    mcp_url: str, token: str, api: Any
+) -> None:
+    async with connect(mcp_url, token, name="evil\nclient\x1b[31m" + "x" * 300) as client:
+        call = asyncio.create_task(
+            client.call_tool("write_file", {"path": "n.txt", "content": "n"})
+        )
+        (session,) = await wait_for_pending(api)
+        await decide(api, session["session"], "reject")
+        await call
+    label = session["label"]
+    assert label.startswith("evil client [31m") and len(label) <= 120
+    assert all(ch.isprintable() for ch in label)
