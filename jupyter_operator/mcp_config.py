@@ -19,8 +19,14 @@ NAME = "jupyter-operator"
 
 def add_parser(sub: Any) -> None:
     """The ``mcp`` subcommand (``mcp config``)."""
-    mcp = sub.add_parser("mcp", help="connect MCP clients to the MCP server in Jupyter")
-    actions = mcp.add_subparsers(dest="mcp_command", required=True, metavar="ACTION")
+    mcp = sub.add_parser(
+        "mcp",
+        help="connect MCP clients to the MCP server in Jupyter",
+        description="Without an action: relay the Jupyter server's MCP server over stdio "
+        "(the token from $JUPYTER_TOKEN).",
+    )
+    mcp.add_argument("--url", default=None, help="the Jupyter server's URL (relay)")
+    actions = mcp.add_subparsers(dest="mcp_command", required=False, metavar="ACTION")
     config = actions.add_parser(
         "config",
         help="print an MCP client's configuration for this server",
@@ -86,8 +92,16 @@ def snippet(client: str, url: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the snippet for ``args.client``; how to set the token goes to stderr."""
+    """``mcp config``: print the snippet for ``args.client`` (how to set the token goes to
+    stderr); ``mcp`` alone: relay the server over stdio."""
     import sys
+
+    if args.mcp_command is None:
+        import asyncio
+
+        from .mcp_relay import relay
+
+        return asyncio.run(relay(server_url(args.url)))
 
     url = server_url(args.url)
     sys.stdout.write(snippet(args.client, url))

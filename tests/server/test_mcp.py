@@ -414,3 +414,33 @@ async def test_a_clients_name_is_shown_as_one_printable_line(
     label = session["label"]
     assert label.startswith("evil client [31m") and len(label) <= 120
     assert all(ch.isprintable() for ch in label)
+
+
+async def test_the_stdio_relay_forwards_tools_and_calls(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    import os
+    import sys
+
+    from mcp import StdioServerParameters
+
+    (root / "relayed.txt").write_text("through the relay\n")
+    base = mcp_url.removesuffix("jupyter-operator/mcp")
+    env = {**os.environ, "JUPYTER_TOKEN": token}
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "jupyter_operator", "mcp", "--url", base], env=env
+    )
+    info = Implementation(name="stdio-agent", version="3")
+    async with Client(params, client_info=info, mode="legacy") as client:
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        read = await client.call_tool("read_file", {"path": "relayed.txt"})
+        call = asyncio.create_task(
+            client.call_tool("write_file", {"path": "r.txt", "content": "r"})
+        )
+        (session,) = await wait_for_pending(api)
+        await decide(api, session["session"], "approve")
+        written = await call
+    assert {"read_file", "operator_wait"} <= tools
+    assert "through the relay" in text_of(read)
+    assert session["label"] == "stdio-agent 3"
+    assert not written.is_error and (root / "r.txt").read_text() == "r"
