@@ -271,9 +271,13 @@ async def test_an_oversized_argument_is_a_clear_error_and_nothing_is_written(
         result = await client.call_tool("write_file", {"path": "big.txt", "content": "x" * 60_000})
         wrong = await client.call_tool("read_lines", {"path": "big.txt", "start": "three"})
         unknown = await client.call_tool("read_file", {"path": "a", "mode": "raw"})
+        accented = await client.call_tool("write_file", {"path": "café.txt", "content": "x"})
     assert result.is_error and "ERR_BLOCK_TOO_LARGE" in text_of(result)
     assert wrong.is_error and "ERR_INVALID_ARGUMENTS" in text_of(wrong)
     assert unknown.is_error and "unknown argument 'mode'" in text_of(unknown)
+    # OPERATOR_CMD fields are ASCII (their payloads travel base64): a clear error, not a guess.
+    assert accented.is_error and "ERR_NON_ASCII_IN_CMD" in text_of(accented)
+    assert not (root / "café.txt").exists()
     assert not (root / "big.txt").exists()
     assert await pending_sessions(api) == []
 
