@@ -69,6 +69,8 @@ class McpCall:
     tool: str
     client: str
     created: float = field(default_factory=time.time)
+    #: Set once everything in its session was decided (operator_status skips it).
+    decided: bool = False
 
 
 def client_label(ctx: Any) -> str:
@@ -207,18 +209,27 @@ class McpService:
                     round(now - start, 3), None, "waiting for a person's decision in JupyterLab"
                 )
             await asyncio.sleep(min(POLL_SECONDS, deadline - now))
-            view = await self.sessions.get(view["session"])
+            try:
+                view = await self.sessions.get(view["session"])
+            except ApiError as exc:  # forgotten meanwhile (a memory-only session went idle)
+                return _error(f"Gone ({exc.code}): {exc.message}")
+        made = self.calls.get(view["session"])
+        if made is not None:
+            made.decided = True
         return _final(view)
 
     async def _status(self) -> Any:
         lines = []
         for session_id, made in list(self.calls.items()):
+            if made.decided:
+                continue
             try:
                 view = await self.sessions.get(session_id)
             except ApiError:
                 self.calls.pop(session_id, None)
                 continue
             if view["done"]:
+                made.decided = True
                 continue
             item = view["items"][0] if view["items"] else {}
             lines.append(f"{session_id}: {made.tool} ({made.client}) {item.get('summary', '')}")

@@ -204,6 +204,8 @@ async def test_a_call_that_outlives_the_wait_is_collected_with_operator_wait(
     await decide(api, pending_id, "approve")
     async with connect(mcp_url, token) as client:
         done = await client.call_tool("operator_wait", {"id": pending_id})
+        after = await client.call_tool("operator_status", {})
+    assert text_of(after) == "Nothing is pending."
     assert not done.is_error, text_of(done)
     assert done.structured_content["status"] == "done"
     assert (root / "late.txt").read_text() == "late\n"
