@@ -109,6 +109,9 @@ def _parser() -> argparse.ArgumentParser:
     from .experiments.command import add_parser as add_eval_parser
 
     add_eval_parser(sub)
+    from .mcp_config import add_parser as add_mcp_parser
+
+    add_mcp_parser(sub)
     return parser
 
 
@@ -303,6 +306,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .experiments.command import run as run_eval
 
             return run_eval(args)
+        if args.command == "mcp":
+            from .mcp_config import run as run_mcp
+
+            return run_mcp(args)
         return _cmd_history(args)
     except (NotADirectoryError, FileNotFoundError) as exc:
         print(f"jupyter-operator: {exc}", file=sys.stderr)

@@ -36,7 +36,11 @@ ALLOWED: dict[str, set[str]] = {
     "engine": {"protocol", "dialects", "workspace", "shell", "notebooks", "execution", "engine"},
     "agent": {"protocol", "dialects", "workspace", "engine", "agent"},
     "cli": {"protocol", "dialects", "engine", "agent", "terminal", "experiments", "cli_agent",
-            "cli_options"},
+            "cli_options", "mcp_config"},
+    # The MCP clients' configuration snippets (``jupyter-operator mcp config``), a leaf.
+    "mcp_config": {"mcp_relay"},
+    # ``jupyter-operator mcp``: the Jupyter server's MCP server relayed over stdio.
+    "mcp_relay": {"mcp_config"},
     # Beside cli.py: the agent command, and what the commands share (rules options, Operator).
     "cli_agent": {"protocol", "engine", "agent", "terminal", "cli_options"},
     "cli_options": {"engine"},

@@ -23,6 +23,7 @@ from .. import __version__
 from .agent_handlers import agent_handlers
 from .handlers import rest_handlers
 from .limits import DEFAULT_MESSAGE_LIMIT, MAX_B64_CHARS
+from .mcp_handler import mcp_handlers
 from .websocket import FileSocketHandler
 from .workspaces import resolve_roots
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from ..engine import Policy, ShellPolicy
     from .agent_handlers import AgentService
     from .fileapi import FileApi
+    from .mcp_service import McpService
     from .sessions import SessionService
     from .workspaces import WorkspaceRegistry
 
@@ -249,6 +251,26 @@ class OperatorExtension(ExtensionApp):
         """The panel's Ask mode."""
         return self.services.agents
 
+    @property
+    def mcp(self) -> McpService:
+        """The MCP server (``c.OperatorMCP``), built by the first MCP request.
+
+        ApiError(501) when the ``mcp`` SDK is not installed (``jupyter-operator[mcp]``).
+        """
+        if getattr(self, "_mcp", None) is None:
+            import importlib.util
+
+            from .errors import ApiError
+
+            if importlib.util.find_spec("mcp") is None:
+                raise ApiError(501, "mcp_not_installed",
+                               "The MCP server needs the mcp package: pip install "
+                               "'jupyter-operator[mcp]'")  # fmt: skip
+            from .mcp_service import McpService, OperatorMCP
+
+            self._mcp = McpService(OperatorMCP(parent=self), self.sessions, __version__)
+        return self._mcp
+
     def _build_services(self) -> Services:
         from ..engine.shell_policy import ShellPolicy
         from ..workspace.journal import default_directory
@@ -287,6 +309,7 @@ class OperatorExtension(ExtensionApp):
         """Register the REST routes and the file API socket (base_url is prefixed for us)."""
         self.handlers.extend(rest_handlers())
         self.handlers.extend(agent_handlers())
+        self.handlers.extend(mcp_handlers())
         self.handlers.append((r"/jupyter-operator/files", FileSocketHandler))
 
     async def _start_jupyter_server_extension(self, serverapp: Any) -> None:
@@ -308,6 +331,9 @@ class OperatorExtension(ExtensionApp):
         sweeper = getattr(self, "_sweeper", None)
         if sweeper is not None:
             sweeper.stop()
+        mcp = getattr(self, "_mcp", None)
+        if mcp is not None:
+            await mcp.close()
         services = getattr(self, "_services", None)
         if services is not None:  # never built: nothing to close
             services.agents.close()

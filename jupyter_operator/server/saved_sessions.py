@@ -39,7 +39,7 @@ def save_session(store: SessionStore | None, session: Session) -> None:
     else:
         data = dump_run(session.run, session.text, workspace=session.workspace,
                         folder=session.folder, created=session.created,
-                        entries=session.entries)  # fmt: skip
+                        entries=session.entries, label=session.label)  # fmt: skip
     try:
         store.save(session.id, data)
     except OSError:
@@ -78,6 +78,8 @@ def rebuild(registry: WorkspaceRegistry, session_id: str, data: dict[str, Any]) 
         close_operator(operator)
         raise
     entries = data.get("entries") or {}
+    label = data.get("label")
     return Session(session_id, workspace, operator, run, data["text"],
                    float(data.get("created") or time.time()), folder,
-                   {str(k): str(v) for k, v in dict(entries).items()})  # fmt: skip
+                   {str(k): str(v) for k, v in dict(entries).items()},
+                   label=label[:120] if isinstance(label, str) else None)  # fmt: skip

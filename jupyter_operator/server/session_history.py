@@ -159,6 +159,7 @@ class HistoryRequests:
         view.setdefault("decided_by", getattr(item, "decided_by", None) or
                         ("person" if item is not None else None))  # fmt: skip
         view.setdefault("rule", getattr(item, "rule", None))
+        view.setdefault("label", owner.label if owner is not None else None)
         if "diff" not in view:
             diff = getattr(entry, "diff", None)
             view["diff"] = diff() if callable(diff) else (diff or (item.diff if item else None))

@@ -64,6 +64,8 @@ class Session:
     #: A turn of the agent loop: its engine session is the loop's (not closed here) and it is
     #: not saved (an agent run does not resume after a restart).
     adopted: bool = False
+    #: Where the text came from, for people (an MCP client's ``name version``); None: a reply.
+    label: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The session as the REST API shows it."""
@@ -80,6 +82,7 @@ class Session:
             "skipped_duplicates": list(run.skipped_duplicates),
             "done": run.done,
             "dialect": getattr(run, "dialect", "operator"),
+            "label": self.label,
         }
 
 

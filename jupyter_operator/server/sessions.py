@@ -79,12 +79,13 @@ class SessionService(HistoryRequests):
 
     async def scan(
         self, text: str, workspace: str = "default", folder: str | None = None,
-        dialect: str = "auto",
+        dialect: str = "auto", label: str | None = None,
     ) -> dict[str, Any]:
         """Create a session for one reply; reads (and whatever the policy allows) have run.
 
         ``folder`` takes the reply's paths from a subfolder of the workspace (a notebook's own).
-        ``dialect`` is ``auto`` (detected), ``operator``, ``json`` or ``commands``.
+        ``dialect`` is ``auto`` (detected), ``operator``, ``json`` or ``commands``. ``label``
+        names where the text came from (an MCP client's name and version) for people.
         """
         from .command_runs import plan_reply
 
@@ -99,6 +100,7 @@ class SessionService(HistoryRequests):
                 raise
             session = Session(secrets.token_urlsafe(16), workspace, operator, run, text)
             session.folder = clean_folder(folder)
+            session.label = label
             self._save(session)
             return session
 
@@ -149,7 +151,8 @@ class SessionService(HistoryRequests):
             pending = sum(1 for item in session.run.items if item.needs_approval)
             if pending:
                 found.append({"session": session.id, "workspace": session.workspace,
-                              "created": session.created, "pending": pending})  # fmt: skip
+                              "created": session.created, "pending": pending,
+                              "label": session.label})  # fmt: skip
         return {"sessions": found}
 
     async def decide(

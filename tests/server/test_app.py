@@ -15,7 +15,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 #: What a server start must not load: the first request does.
-HEAVY = ["pydantic", "jupyter_operator.protocol", "jupyter_operator.engine"]
+HEAVY = ["pydantic", "jupyter_operator.protocol", "jupyter_operator.engine", "mcp", "mcp_types"]
 
 _LOAD = textwrap.dedent(
     """
