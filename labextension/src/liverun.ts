@@ -24,7 +24,8 @@ export interface IRunOutcome {
   outputs: Record<string, unknown>[];
   kernel_identity: string | null;
   message: string;
-  steps: IRunOutcome[];
+  /** A rebuild's outcome per cell; a step itself has none (the server refuses nested steps). */
+  steps?: IRunOutcome[];
 }
 
 /** How the runner finds a notebook (open, or opened for the run). */
@@ -196,7 +197,7 @@ export async function runInNotebook(
       execution_count: steps.length ? steps[steps.length - 1].execution_count : null,
       duration_ms: steps.reduce((sum, step) => sum + step.duration_ms, 0),
       kernel_identity: identity,
-      steps: steps.map(step => ({ ...step, kernel_identity: identity }))
+      steps: steps.map(({ steps: _none, ...step }) => ({ ...step, kernel_identity: identity }))
     };
   }
   if (!steps.length) {
