@@ -365,3 +365,27 @@ def test_a_policy_a_cell_adds_is_set_aside_for_the_person(op: Operator, ws: Path
     text = details(run, "r1")
     assert "written" in text and "jupyter-operator: made.ipynb was given its own policy" in text
     assert not (ws / "made.ipynb").exists()
+
+
+@pytest.mark.skipif(not sandbox_available(),
+                    reason="bubblewrap is missing or cannot create namespaces here")  # fmt: skip
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_a_policy_in_another_unicode_encoding_is_held_in_the_sandbox_too(
+    op: Operator, ws: Path, encoding: str
+) -> None:
+    """JSON read from bytes may be UTF-16 or UTF-32, where the key's letters are not the bytes
+    ``jupyter_operator``: such a notebook is hidden when off, like any other, and one a command
+    writes with a policy is set aside."""
+    off = with_policy(notebook(code("secret = 7", id="s1")), "off")
+    (ws / "off.ipynb").write_bytes(off.encode(encoding))
+    run = run_json(op, ops({"type": "readFile", "path": "off.ipynb"}))
+    assert run.items[0].status == "failed", "the workspace reads it as off"
+    lifted = with_policy((ws / "nb.ipynb").read_text(), "auto-run")
+    script = (f"cat off.ipynb | iconv -f {encoding} -t utf-8; printf '%s' \"$NB\" | "
+              f"iconv -f utf-8 -t {encoding} > new.ipynb; echo done")  # fmt: skip
+    run = run_json(op, json.dumps({"type": "shell", "command": script, "env": {"NB": lifted}}))
+    run.approve(run.items[0].id)
+    event = run.events[-1]
+    assert "done" in event["stdout"] and "secret" not in event["stdout"], event
+    assert "jupyter-operator: new.ipynb was given its own policy" in event["stderr"], event
+    assert not (ws / "new.ipynb").exists()
