@@ -389,3 +389,22 @@ def test_a_policy_in_another_unicode_encoding_is_held_in_the_sandbox_too(
     assert "done" in event["stdout"] and "secret" not in event["stdout"], event
     assert "jupyter-operator: new.ipynb was given its own policy" in event["stderr"], event
     assert not (ws / "new.ipynb").exists()
+
+
+@pytest.mark.skipif(not sandbox_available(),
+                    reason="bubblewrap is missing or cannot create namespaces here")  # fmt: skip
+def test_a_shell_command_cannot_move_away_the_folder_of_an_off_notebook(
+    op: Operator, ws: Path
+) -> None:
+    """The folder holding a hidden notebook is a mount point in the sandbox: renamed, the
+    author's notebook would leave its path (and, found at a new one, be set aside as new)."""
+    (ws / "d").mkdir()
+    (ws / "d" / "off.ipynb").write_text(with_policy(notebook(code("secret = 7", id="s1")), "off"))
+    hidden = (ws / "d" / "off.ipynb").read_bytes()
+    for script in ("mv d e", "python3 -c \"import os; os.rename('d', 'e')\""):
+        run = run_json(op, json.dumps({"type": "shell", "command": script}))
+        run.approve(run.items[0].id)
+        event = run.events[-1]
+        assert event["success"] is False and "busy" in event["stderr"], event
+    assert (ws / "d" / "off.ipynb").read_bytes() == hidden and not (ws / "e").exists()
+    assert op.history() == [], "nothing was set aside"
