@@ -408,3 +408,33 @@ def test_a_shell_command_cannot_move_away_the_folder_of_an_off_notebook(
         assert event["success"] is False and "busy" in event["stderr"], event
     assert (ws / "d" / "off.ipynb").read_bytes() == hidden and not (ws / "e").exists()
     assert op.history() == [], "nothing was set aside"
+
+
+@pytest.mark.skipif(not sandbox_available(),
+                    reason="bubblewrap is missing or cannot create namespaces here")  # fmt: skip
+def test_a_running_kernel_reaches_nothing_that_became_covered_after_it_started(
+    op: Operator, ws: Path
+) -> None:
+    """A kernel's sandbox is set up when it starts. A ``.git`` made since (the person's
+    ``git init``) or a notebook set to off since is not covered by it: the next cell is stale
+    until the kernel restarts, and the restarted kernel hides both."""
+    (ws / "w.ipynb").write_text(notebook(
+        code("print('started')", id="w1"),
+        code("open('.git/hooks/pre-commit', 'w').write('evil'); print(open('off.ipynb').read())",
+             id="w2")))  # fmt: skip
+    run = op.run(cmd("r1", "nb.runCell", notebook="w.ipynb", cell_id="w1"))
+    run.approve("r1")
+    assert "started" in details(run, "r1")
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / "off.ipynb").write_text(with_policy(notebook(code("secret = 7", id="s1")), "off"))
+    run = op.run(cmd("r2", "nb.runCell", notebook="w.ipynb", cell_id="w2"))
+    run.approve("r2")
+    assert run.items[0].status == "stale", (run.items[0].status, run.items[0].summary)
+    assert ".git appeared in the workspace after the kernel started" in run.items[0].summary
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
+    restart = op.run(cmd("r3", "nb.restartKernel", notebook="w.ipynb")
+                     + cmd("r4", "nb.runCell", notebook="w.ipynb", cell_id="w2"))
+    restart.approve("r3")
+    restart.approve("r4")
+    assert "secret" not in details(restart, "r4")
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
