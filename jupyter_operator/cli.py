@@ -27,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-from .cli_agent import add_agent_parser, agent_command
+from .cli_agent import add_agent_parser, agent_command, approve_all_unattended
 from .cli_options import (
     EXIT_FAILED,
     EXIT_OK,
@@ -189,7 +189,7 @@ def _run_reply(args: argparse.Namespace, operator: object, text: str, dialect: s
     for skipped in run.skipped_duplicates:
         print(f"jupyter-operator: {skipped} already ran; identical copy skipped.", file=sys.stderr)
     if mode == "all":
-        run.approve_all()
+        approve_all_unattended(run)
     elif mode == "none":
         run.reject_all()
     elif mode == "default-none":

@@ -89,7 +89,7 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
             return
         waiting = [item for item in run.pending if item.needs_approval]
         if mode == "all":
-            run.approve_all()
+            approve_all_unattended(run)
         elif mode == "none":
             run.reject_all("the person runs this task without applying changes")
         else:
@@ -163,3 +163,14 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
               file=sys.stderr)  # fmt: skip
         return EXIT_FAILED
     return EXIT_OK
+
+
+def approve_all_unattended(run: object) -> None:
+    """``--approve all``: every pending item, but a cell run that would not be sandboxed
+    (``Run.approve_all(unattended=True)``; the other dialects run no cells)."""
+    from .engine import Run
+
+    if isinstance(run, Run):
+        run.approve_all(unattended=True)
+    else:
+        run.approve_all()  # type: ignore[attr-defined]

@@ -66,6 +66,7 @@ FILE_ACTIONS: frozenset[str] = frozenset(
     a for a in KNOWN_ACTIONS - RUN_ACTIONS if a.startswith(("fs.", "nb."))
 )
 _GLOB_CHARS = set("/*?[")
+_SPACES = " \t\r\n"
 
 
 class RulesError(ValueError):
@@ -149,11 +150,36 @@ def _quote(word: str) -> str:
 
 
 def _words(line: str) -> list[str]:
-    lexer = shlex.shlex(line, posix=True)
-    lexer.whitespace_split = True
-    lexer.commenters = "#"
-    lexer.escape = ""  # a backslash separates names in a glob; it escapes nothing
-    return list(lexer)
+    """The words of a rule line: split on spaces and tabs, ``'...'`` and ``"..."`` group, a
+    ``#`` starts a comment only at the start of a word (``secrets#old/**`` is one glob, not
+    ``secrets`` and a comment: a rule is never cut short silently). No escape character: a
+    backslash separates names in a glob. ValueError for an unclosed quote."""
+    words: list[str] = []
+    word: list[str] | None = None  # None: between words
+    quote: str | None = None
+    for ch in line:
+        if quote is not None:
+            if ch == quote:
+                quote = None
+            else:
+                word.append(ch)  # type: ignore[union-attr]
+        elif ch in _SPACES:
+            if word is not None:
+                words.append("".join(word))
+                word = None
+        elif ch == "#" and word is None:
+            break
+        else:
+            word = [] if word is None else word
+            if ch in "'\"":
+                quote = ch
+            else:
+                word.append(ch)
+    if quote is not None:
+        raise ValueError("No closing quotation")
+    if word is not None:
+        words.append("".join(word))
+    return words
 
 
 def _is_action(word: str) -> bool:

@@ -142,10 +142,25 @@ class Run(DecidableRun[Item]):
             self._notify(changed)
         return decision
 
-    def approve_all(self) -> list[Decision]:
-        """Apply every pending item, in block order."""
+    def approve_all(self, *, unattended: bool = False) -> list[Decision]:
+        """Apply every pending item, in block order.
+
+        ``unattended`` (a command line's ``--approve all``, decided before anyone saw the
+        items): a run of code that would not be sandboxed is rejected instead, the model told
+        why; as with the rules, only a person's decision on that run itself runs code outside
+        the sandbox (``run_items.runs_unsandboxed``).
+        """
+        unsandboxed = unattended and run_items.runs_unsandboxed(self._operator)
+        decisions = []
         # A decision can settle later items (a dependent change that no longer applies).
-        return [self.approve(item.id) for item in list(self.pending) if item.needs_approval]
+        for item in list(self.pending):
+            if not item.needs_approval:
+                continue
+            if unsandboxed and item.kind == "run":
+                decisions.append(self.reject(item.id, run_items.UNATTENDED_UNSANDBOXED))
+            else:
+                decisions.append(self.approve(item.id))
+        return decisions
 
     def reject_all(self, reason: str | None = None) -> list[Decision]:
         """Refuse every pending item."""

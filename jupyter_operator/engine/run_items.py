@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 
 LIVE_ASKS = ("runs in a live notebook's kernel ask unless the server or the notebook allows "
              "rules to run them")  # fmt: skip
+UNATTENDED_UNSANDBOXED = ("--approve all runs no code outside the sandbox (bubblewrap is missing "
+                          "or cannot start here); run it with a person's approval of this run")
 UNSANDBOXED_ASKS = ("runs ask where the session's kernel is not sandboxed (bubblewrap is missing "
                     "or cannot start here): the code would run with your permissions")  # fmt: skip
 

@@ -55,6 +55,8 @@ class _Kernel:
     execution_count: int = 0
     busy: bool = False
     history: list[str] = field(default_factory=list)
+    #: What its sandbox covers (read-only and hidden paths), fixed when it started.
+    covered: frozenset[str] = frozenset()
 
 
 class HeadlessKernels:
@@ -118,6 +120,14 @@ class HeadlessKernels:
                 return Outcome("stale", message="the kernel died since the preview (its variables "
                                "and imports are lost); nothing ran. Restart it (nb.restartKernel "
                                "or nb.rebuildState), then run the cell again.")  # fmt: skip
+            if not request.restart and kernel is not None and kernel.proc.poll() is None:
+                uncovered = self._uncovered(kernel)
+                if uncovered:
+                    return Outcome("stale", message=f"{uncovered} appeared in the workspace "
+                                   "after the kernel started, and its sandbox does not cover "
+                                   "it (a protected path, or a notebook with its own policy); "
+                                   "nothing ran. Restart the kernel (nb.restartKernel or "
+                                   "nb.rebuildState), then run the cell again.")  # fmt: skip
             try:
                 if request.restart or kernel is None or kernel.proc.poll() is not None:
                     kernel = self._restart(request.notebook, request.kernel_name, kernel)
@@ -138,6 +148,21 @@ class HeadlessKernels:
                 return Outcome("ok", kernel.execution_count, 0, kernel_identity=kernel.identity,
                                message="restarted")  # fmt: skip
             return self._execute(kernel, request.source, request.timeout_s)
+
+    def _uncovered(self, kernel: _Kernel) -> str | None:
+        """A path the sandbox would cover now but did not when ``kernel`` started (a ``.git``
+        made since, a notebook given ``off``), or None. A kernel's binds are set up once, at
+        its start: only a new kernel covers what appeared since."""
+        if not self.sandboxed:
+            return None
+        found = self.workspace.sandbox_masks()
+        now = [*found.read_only, *(rel for rel, _is_folder in found.hidden)]
+        for rel in sorted(now):
+            parts = rel.split("/")
+            if not any("/".join(parts[:depth]) in kernel.covered
+                       for depth in range(1, len(parts) + 1)):  # fmt: skip
+                return rel
+        return None
 
     def _execute(self, kernel: _Kernel, source: str, timeout_s: float) -> Outcome:
         client = kernel.client
@@ -216,6 +241,7 @@ class HeadlessKernels:
             env["HOME"] = "/tmp"
             found = self.workspace.sandbox_masks()  # protected paths hidden, host Python read-only
             masks = (found.read_only, found.hidden)
+        covered = frozenset([*masks[0], *(rel for rel, _is_folder in masks[1])])
         proc, group = kernel_process.start(argv, env=env, root=self.workspace.root, cwd=cwd,
                                            sandboxed=self.sandboxed, folder=folder,
                                            read_only=shell.python_homes(),
@@ -238,7 +264,7 @@ class HeadlessKernels:
             kernel_process.stop_group(group)
             kernel_process.remove_private_folder(folder)
             raise KernelStartError(f"the kernel {name!r} did not answer; nothing ran.")
-        return _Kernel(name, proc, client, folder, identity, group=group)
+        return _Kernel(name, proc, client, folder, identity, group=group, covered=covered)
 
     def close(self) -> None:
         """Stop every kernel of this session."""

@@ -58,6 +58,14 @@ def _key(row: dict[str, Any]) -> tuple[Any, Any, Any]:
     return (row.get("task"), row.get("model"), row.get("repeat"))
 
 
+def _started(row: dict[str, Any]) -> float:
+    """When the row's run started (``started_at``), or -inf for a row without one."""
+    value = row.get("started_at")
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
+        return float(value)
+    return float("-inf")
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "_"
 
@@ -201,7 +209,13 @@ class ResultsFile:
                     refused.append(Refused(number, CHANGED))
                     continue
             found.append(row)
-        latest = {_key(row): row for row in found}  # a run done again: its newest row
+        # A run done again: its newest row by the signed start time, not by its place in the
+        # file, so an older signed row copied to the end does not undo the newer run.
+        latest: dict[tuple[Any, Any, Any], dict[str, Any]] = {}
+        for row in found:
+            held = latest.get(_key(row))
+            if held is None or _started(row) >= _started(held):
+                latest[_key(row)] = row
         return list(latest.values()), refused
 
     def rows(self) -> list[dict[str, Any]]:

@@ -132,10 +132,12 @@ def _wrap(program: str, argv: list[str], *, root: Path, cwd: Path, network: bool
     args += ["--bind", str(root), MOUNT]
     protected, hidden = masks
     protected = sorted(protected)  # a folder before what lies below it: no bind hides another
-    # The folders above a read-only path are bound onto themselves: a mount point cannot be
-    # renamed or removed, so no command moves the path away and makes a writable one in its
-    # place (the host's Python runs from that place).
-    for folder in sorted({"/".join(rel.split("/")[:depth]) for rel in protected
+    # The folders above a read-only or hidden path are bound onto themselves: a mount point
+    # cannot be renamed or removed, so no command moves the path away and makes a writable one
+    # in its place (the host's Python runs from that place, git from a .git), nor carries a
+    # notebook of its author's away.
+    covered = [*protected, *(rel for rel, _is_folder in hidden)]
+    for folder in sorted({"/".join(rel.split("/")[:depth]) for rel in covered
                           for depth in range(1, rel.count("/") + 1)}):  # fmt: skip
         args += ["--bind", str(root / folder), f"{MOUNT}/{folder}"]
     for rel in protected:

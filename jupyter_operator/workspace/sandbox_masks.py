@@ -118,8 +118,9 @@ def _cover_notebook(fd: int, name: str, rel: str, cap: str | None, out: SandboxM
         return
     finally:
         close_quietly(nfd)
-    # Only a file that names the key (plainly or through a JSON escape) can carry a policy.
-    if b"jupyter_operator" not in data and b"\\u" not in data:
+    # Only a file that names the key (plainly or through a JSON escape) can carry a policy, in
+    # UTF-8; JSON in UTF-16 or UTF-32 (json.loads reads those too) always holds NUL bytes.
+    if b"jupyter_operator" not in data and b"\\u" not in data and b"\0" not in data:
         return
     doc = teacher.parse(data)
     if teacher.block_of(doc) is None:

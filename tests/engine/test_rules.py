@@ -295,3 +295,23 @@ def test_a_deny_rule_on_runs_only_leaves_other_runs_approved() -> None:
     assert policy.verdict("nb.runCell", "secret/x.ipynb").verdict == "deny"
     assert policy.verdict("nb.restartKernel", "notes/x.ipynb").verdict == "deny"
     assert policy.unbound_by_code() is None
+
+
+@pytest.mark.parametrize("glob", ["secrets#old/**", "'secrets#old/**'"])
+def test_a_hash_inside_a_glob_is_part_of_it_not_a_comment(tmp_path: Path, glob: str) -> None:
+    """``#`` starts a comment only at the start of a word: ``secrets#old/**`` is not cut to
+    ``secrets`` (a deny rule silently narrowed to one name would let the read run)."""
+    from jupyter_operator.engine import Operator
+
+    policy = Policy.parse(f"deny reads {glob}   # the old keys")
+    assert policy.texts == ("deny reads 'secrets#old/**'",)
+    root = tmp_path / "ws"
+    (root / "secrets#old").mkdir(parents=True)
+    (root / "secrets#old" / "key.txt").write_text("KEY-123\n")
+    block = ("OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: secrets#old/key.txt\n"
+             "END_OPERATOR_CMD\n")  # fmt: skip
+    with Operator(root, journal_dir=tmp_path / "journal", policy=policy) as op:
+        run = op.run(block)
+    (item,) = run.items
+    assert item.status == "denied", (item.status, item.rule)
+    assert "KEY-123" not in run.results_text

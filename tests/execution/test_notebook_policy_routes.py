@@ -365,3 +365,76 @@ def test_a_policy_a_cell_adds_is_set_aside_for_the_person(op: Operator, ws: Path
     text = details(run, "r1")
     assert "written" in text and "jupyter-operator: made.ipynb was given its own policy" in text
     assert not (ws / "made.ipynb").exists()
+
+
+@pytest.mark.skipif(not sandbox_available(),
+                    reason="bubblewrap is missing or cannot create namespaces here")  # fmt: skip
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_a_policy_in_another_unicode_encoding_is_held_in_the_sandbox_too(
+    op: Operator, ws: Path, encoding: str
+) -> None:
+    """JSON read from bytes may be UTF-16 or UTF-32, where the key's letters are not the bytes
+    ``jupyter_operator``: such a notebook is hidden when off, like any other, and one a command
+    writes with a policy is set aside."""
+    off = with_policy(notebook(code("secret = 7", id="s1")), "off")
+    (ws / "off.ipynb").write_bytes(off.encode(encoding))
+    run = run_json(op, ops({"type": "readFile", "path": "off.ipynb"}))
+    assert run.items[0].status == "failed", "the workspace reads it as off"
+    lifted = with_policy((ws / "nb.ipynb").read_text(), "auto-run")
+    script = (f"cat off.ipynb | iconv -f {encoding} -t utf-8; printf '%s' \"$NB\" | "
+              f"iconv -f utf-8 -t {encoding} > new.ipynb; echo done")  # fmt: skip
+    run = run_json(op, json.dumps({"type": "shell", "command": script, "env": {"NB": lifted}}))
+    run.approve(run.items[0].id)
+    event = run.events[-1]
+    assert "done" in event["stdout"] and "secret" not in event["stdout"], event
+    assert "jupyter-operator: new.ipynb was given its own policy" in event["stderr"], event
+    assert not (ws / "new.ipynb").exists()
+
+
+@pytest.mark.skipif(not sandbox_available(),
+                    reason="bubblewrap is missing or cannot create namespaces here")  # fmt: skip
+def test_a_shell_command_cannot_move_away_the_folder_of_an_off_notebook(
+    op: Operator, ws: Path
+) -> None:
+    """The folder holding a hidden notebook is a mount point in the sandbox: renamed, the
+    author's notebook would leave its path (and, found at a new one, be set aside as new)."""
+    (ws / "d").mkdir()
+    (ws / "d" / "off.ipynb").write_text(with_policy(notebook(code("secret = 7", id="s1")), "off"))
+    hidden = (ws / "d" / "off.ipynb").read_bytes()
+    for script in ("mv d e", "python3 -c \"import os; os.rename('d', 'e')\""):
+        run = run_json(op, json.dumps({"type": "shell", "command": script}))
+        run.approve(run.items[0].id)
+        event = run.events[-1]
+        assert event["success"] is False and "busy" in event["stderr"], event
+    assert (ws / "d" / "off.ipynb").read_bytes() == hidden and not (ws / "e").exists()
+    assert op.history() == [], "nothing was set aside"
+
+
+@pytest.mark.skipif(not sandbox_available(),
+                    reason="bubblewrap is missing or cannot create namespaces here")  # fmt: skip
+def test_a_running_kernel_reaches_nothing_that_became_covered_after_it_started(
+    op: Operator, ws: Path
+) -> None:
+    """A kernel's sandbox is set up when it starts. A ``.git`` made since (the person's
+    ``git init``) or a notebook set to off since is not covered by it: the next cell is stale
+    until the kernel restarts, and the restarted kernel hides both."""
+    (ws / "w.ipynb").write_text(notebook(
+        code("print('started')", id="w1"),
+        code("open('.git/hooks/pre-commit', 'w').write('evil'); print(open('off.ipynb').read())",
+             id="w2")))  # fmt: skip
+    run = op.run(cmd("r1", "nb.runCell", notebook="w.ipynb", cell_id="w1"))
+    run.approve("r1")
+    assert "started" in details(run, "r1")
+    (ws / ".git" / "hooks").mkdir(parents=True)
+    (ws / "off.ipynb").write_text(with_policy(notebook(code("secret = 7", id="s1")), "off"))
+    run = op.run(cmd("r2", "nb.runCell", notebook="w.ipynb", cell_id="w2"))
+    run.approve("r2")
+    assert run.items[0].status == "stale", (run.items[0].status, run.items[0].summary)
+    assert ".git appeared in the workspace after the kernel started" in run.items[0].summary
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()
+    restart = op.run(cmd("r3", "nb.restartKernel", notebook="w.ipynb")
+                     + cmd("r4", "nb.runCell", notebook="w.ipynb", cell_id="w2"))
+    restart.approve("r3")
+    restart.approve("r4")
+    assert "secret" not in details(restart, "r4")
+    assert not (ws / ".git" / "hooks" / "pre-commit").exists()

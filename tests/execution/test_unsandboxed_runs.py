@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cell_runs import cmd
+from cell_runs import b64, cmd
 from sandboxing import needs_sandbox
 
 from jupyter_operator.engine import Operator, Policy, ShellPolicy, run_json
@@ -82,3 +82,34 @@ def test_a_shell_rule_does_not_run_a_bash_line_through_a_host_runner(
         assert batch.pending is batch.replies[0] and calls == []
         batch.approve()
         assert calls == ["echo hi"]
+
+
+@pytest.mark.parametrize("command", ["run", "agent"])
+def test_approve_all_on_the_command_line_runs_no_cell_without_the_sandbox(
+    no_sandbox: None, ws: Path, tmp_path: Path, command: str,
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--approve all`` is decided before anyone saw the items: it applies the changes, but a
+    cell run that would not be sandboxed is rejected (the model is told why), as a rule's is."""
+    from fake_openai import FakeOpenAI
+
+    from jupyter_operator.cli import main
+    from jupyter_operator.engine.run_items import UNATTENDED_UNSANDBOXED
+
+    reply = cmd("w1", "nb.replaceCell", cell_id="c2", content_b64=b64("print('ran')")) + cmd(
+        "r1", "nb.runCell", cell_id="c2")  # fmt: skip
+    common = ["--root", str(ws), "--approve", "all", "--journal-dir", str(tmp_path / "journal")]
+    if command == "run":
+        (tmp_path / "reply.txt").write_text(reply)
+        main(["run", *common, "--extensions", "nb", str(tmp_path / "reply.txt")])
+        said = capsys.readouterr().out
+    else:
+        with FakeOpenAI() as fake:
+            fake.add(reply, "Done.")
+            monkeypatch.setenv("OPENAI_API_KEY", fake.key)
+            main(["agent", *common, "--model", "fake-model", "--base-url", fake.url, "go"])
+            said = json.dumps(fake.requests[-1])
+    assert "print('ran')" in (ws / "nb.ipynb").read_text(), "the change was applied"
+    assert "ERR_REJECTED" in said, said
+    assert UNATTENDED_UNSANDBOXED.split(";")[0] in said.replace("\\n", " ")
+    assert "ran\\n" not in said, "the cell ran outside the sandbox"

@@ -7,10 +7,12 @@ check's own code returned after the model's code did, whatever that code does to
 
 from __future__ import annotations
 
+import platform
 import time
 from pathlib import Path
 
 import pytest
+from sandboxing import needs_sandbox
 
 from jupyter_operator.experiments.checks import CheckResult, run_check
 
@@ -130,6 +132,31 @@ def test_the_child_learns_nothing_of_the_check_and_cannot_reach_it(tmp_path: Pat
     )  # fmt: skip
     done = check(tmp_path, script, {"probe.py": probe})
     assert done.passed and done.output == "OK: the child saw nothing", done.output
+
+
+# The model's code rewrites the sandbox's init (pid 1, a process of the same user that is not
+# undumpable) to exit with status 0 once the check ends: x86-64 for exit_group(0), written where
+# the init's wait returns to.
+REWRITES_INIT = """
+import contextlib
+def double(x):
+    with contextlib.suppress(OSError):
+        pc = int(open("/proc/1/syscall").read().split()[-1], 16)
+        with open("/proc/1/mem", "r+b", buffering=0) as mem:
+            mem.seek(pc)
+            mem.write(bytes.fromhex("31ffb8e70000000f05"))
+    return 2 * x + 1
+"""
+
+
+@needs_sandbox
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the injected code is x86-64")
+def test_the_model_code_cannot_rewrite_the_sandbox_init_to_pass(tmp_path: Path) -> None:
+    """The child is kept from every process outside it (a user namespace of its own), so it
+    cannot make the sandbox end with status 0 after the check said FAIL."""
+    done = check(tmp_path, double_check(), {"mod.py": REWRITES_INIT})
+    assert not done.passed, done.output
+    assert done.output == "FAIL: mod.double(21) returned 43", done.output
 
 
 def test_a_process_left_running_does_not_hold_the_check(tmp_path: Path) -> None:

@@ -218,3 +218,21 @@ def test_a_harness_error_says_why_and_runs_no_check(
     assert row["stop_reason"] == "harness_error" and "No API key" in row["stop_message"]
     assert row["check_exit"] is None and row["check_output"].startswith("not run:"), \
         "the check ran for a run that never started"
+
+
+def test_an_older_signed_row_copied_to_the_end_does_not_replace_a_newer_run(
+    tmp_path: Path,
+) -> None:
+    """Rows of a run done again are taken by their signed start time: a valid older row (a
+    pass) appended again after the newer one (a fail) is a replay, not the run's result."""
+    from jupyter_operator.experiments.results import ResultsFile
+
+    results = ResultsFile(tmp_path / "out", key_file=tmp_path / "key" / KEY_NAME)
+    run = {"task": "hello", "model": "good", "repeat": 0}
+    results.add({**run, "started_at": 100.0, "passed": True})
+    results.add({**run, "started_at": 200.0, "passed": False})
+    lines = results.path.read_text().splitlines()
+    with results.path.open("a") as file:
+        file.write(lines[0] + "\n")  # the older passing row, signature and all
+    (row,) = ResultsFile(tmp_path / "out", key_file=tmp_path / "key" / KEY_NAME).rows()
+    assert (row["started_at"], row["passed"]) == (200.0, False), "a replayed row won"

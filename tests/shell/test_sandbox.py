@@ -89,6 +89,22 @@ def test_protected_paths_and_secrets_are_hidden(project: Path, tmp_path: Path) -
 
 
 @needs_sandbox
+def test_a_folder_holding_a_hidden_path_cannot_be_renamed(project: Path, tmp_path: Path) -> None:
+    """The folder above a hidden ``sub/.git`` is a mount point: a command cannot move the
+    repository away (``mv sub old``) and put a ``.git`` of its own in its place, which git
+    would run hooks from outside the sandbox."""
+    from jupyter_operator.workspace import Workspace
+
+    with Workspace(project, journal_dir=tmp_path / "journal") as ws:
+        masks = ws.sandbox_masks()
+    script = "mv sub old; mkdir -p sub/.git/hooks; echo evil > sub/.git/hooks/pre-commit"
+    outcome = run(script, root=project, cwd=project, masks=(masks.read_only, masks.hidden))
+    assert "busy" in outcome.stderr, outcome.stderr
+    assert not (project / "old").exists() and (project / "sub" / ".git").is_dir()
+    assert not (project / "sub" / ".git" / "hooks" / "pre-commit").exists()
+
+
+@needs_sandbox
 def test_an_approved_shell_operation_cannot_write_git_hooks(project: Path, tmp_path: Path) -> None:
     """Through the engine: an approved JSON shell operation, run in the sandbox."""
     import json

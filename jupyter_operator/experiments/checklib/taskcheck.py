@@ -192,11 +192,25 @@ def _no_ptrace() -> None:
 
 
 def _drop_capabilities() -> None:
-    """In the child before it runs Python: empty its capability bounding set, so that even as
-    root (the sandbox's user namespace, a container) it gets no capability after exec, and
-    cannot pass :func:`_no_ptrace` by CAP_SYS_PTRACE."""
+    """In the child before it runs Python: move it into a user namespace of its own, then empty
+    its capability bounding set, so that even as root (the sandbox's user namespace, a
+    container) it gets no capability after exec, and cannot pass :func:`_no_ptrace` by
+    CAP_SYS_PTRACE.
+
+    The namespace keeps the child away from every process outside it: a process of the same
+    user that is not undumpable (the sandbox's own init, the shell that ran the check) could
+    otherwise have its memory rewritten through ``/proc/PID/mem`` and end with status 0, which
+    passes the check whatever it said. Where no namespace can be made, the child still runs
+    (a host without user namespaces has no such init either)."""
+    _unshare_user()
     for capability in range(64):
         _prctl(24, capability)  # PR_CAPBSET_DROP
+
+
+def _unshare_user() -> None:
+    """unshare(CLONE_NEWUSER), best effort (see :func:`_drop_capabilities`)."""
+    with contextlib.suppress(Exception):
+        _libc().unshare(0x10000000)  # CLONE_NEWUSER
 
 
 def run_python(code: str, data: Any = None, *, what: str, timeout_s: float = TIMEOUT_S) -> Any:
