@@ -224,8 +224,10 @@ def apply(ws: Workspace, journal: Journal, cmd: Command, proposal: Proposal, *,
 
 
 def record_for(journal: Journal, entry_id: str, command_id: str, action: str, path: str,
-               proposal: Proposal, **who: str | None) -> HistoryEntry:  # fmt: skip
-    """The history entry of ``proposal``, with the blobs undo and redo need saved first."""
+               proposal: Proposal, route: str = "disk",
+               **who: str | None) -> HistoryEntry:  # fmt: skip
+    """The history entry of ``proposal``, with the blobs undo and redo need saved first;
+    ``route``: where it lands (``live_route``)."""
     before = proposal.snapshot
     before_sha = before.sha256 if before.exists and not before.is_dir else None
     if before_sha is not None:
@@ -238,7 +240,8 @@ def record_for(journal: Journal, entry_id: str, command_id: str, action: str, pa
     return HistoryEntry(
         entry_id=entry_id, time=time.time(), command_id=command_id, action=action, path=path,
         change=proposal.change, before_sha256=before_sha, after_sha256=after_sha,
-        diff_sha256=journal.save_blob(_history_diff(proposal.diff), durable=False), **who,
+        diff_sha256=journal.save_blob(_history_diff(proposal.diff), durable=False),
+        route=route, **who,
     )  # fmt: skip
 
 

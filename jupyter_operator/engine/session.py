@@ -46,6 +46,7 @@ from . import (
 )
 from .globs import normalise_path
 from .items import Foreign, Item
+from .live_route import LivePages
 from .policy import Policy
 from .reads import READERS, OutputBudget
 from .rules import Verdict
@@ -110,6 +111,9 @@ class Operator:
         #: What runs cells (``execution``); a headless kernel of this session by default,
         #: started on the first run.
         self._runner = runner
+        #: The notebooks open in pages that apply approved cell changes themselves
+        #: (``live_route.LivePages``); None: every change goes to the disk.
+        self.pages: LivePages | None = None
         _sweep_once(self.workspace)
         self._policy = Policy()
         try:
@@ -393,9 +397,11 @@ class Operator:
         listing = self.workspace.tree_listing(path, shown=self.workspace.limits.max_delete_entries)
         return [entry[0] for entry in listing.entries]
 
-    def _carry_out(self, item: Item, budget: OutputBudget, run: Run | None = None) -> None:
-        """Run an approved read, or apply an approved mutation's exact bytes, or start a run."""
-        carry_out.carry_out(self, item, budget, run)
+    def _carry_out(self, item: Item, budget: OutputBudget, run: Run | None = None, *,
+                   disk: bool = False) -> None:  # fmt: skip
+        """Run an approved read, or apply an approved mutation's exact bytes (to the page that
+        holds its notebook open, unless ``disk``), or start a run."""
+        carry_out.carry_out(self, item, budget, run, disk=disk)
 
     @staticmethod
     def _finish(item: Item, result: Result, status: str) -> Item:

@@ -1,0 +1,131 @@
+"""Where an approved notebook change lands: the open page's notebook, or the disk.
+
+A notebook open in a JupyterLab or Notebook 7 page (with the extension) is the person's working
+copy: it holds unsaved edits, outputs and execution counts the file does not. Writing the change
+to the file beneath it would leave a tab whose next save drops it. So when the pages say the
+notebook is open (``LivePages``), the apply step does not write: the item is ``running`` with
+the smallest cell edits (``notebooks.cell_edits``) for the page to apply to its own notebook
+model, and ends when the page answers (``finish``): applied (the journal records the change,
+before and after, with ``route="page"``; the person saves as usual), stale (a cell the change
+touches was edited since the preview: ``ERR_STALE_PREVIEW`` naming it), or the page no longer
+has it open (the change goes to the disk as for a closed notebook). No answer within
+``ANSWER_SECONDS``: to the disk when no page holds the notebook any more, else refused
+(``ERR_PAGE_UNAVAILABLE``), never written under an open page.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..notebooks.cell_edits import cell_edits
+from ..protocol import Result, codes
+from ..workspace import canonical_path, is_notebook
+from . import cells, mutations
+
+if TYPE_CHECKING:
+    from .items import Item
+    from .run import Run
+    from .session import Operator
+
+#: How long the engine waits for the page that holds the notebook to apply a change.
+ANSWER_SECONDS = 10.0
+
+WAITING = "applying in the open notebook"
+NO_ANSWER = ("the notebook is open in a page that did not apply the change; nothing was "
+             "changed. Ask the person to check the page, then propose it again.")  # fmt: skip
+
+
+class LivePages(Protocol):
+    """The notebooks open in pages that can apply cell edits (the server's ``OpenPages``)."""
+
+    def holds(self, path: Path) -> bool:
+        """Whether a page reported ``path`` (absolute) open recently enough to count."""
+        ...
+
+
+def notebook_file(op: Operator, item: Item) -> Path | None:
+    """The absolute path of the notebook ``item`` modifies, or None (not a notebook change)."""
+    proposal = item.proposal
+    if item.kind != "mutation" or proposal is None or proposal.change != "modify":
+        return None
+    path = canonical_path(item.command.params.path)
+    if not is_notebook(path):
+        return None
+    return op.root.joinpath(*path.split("/"))
+
+
+def send(op: Operator, item: Item, run: Run | None) -> bool:
+    """Hand ``item``'s approved change to the page holding its notebook, when one does.
+
+    Returns False when the change goes to the disk instead (no page holds it, or its cells
+    have no unique ids to edit by). Otherwise the item is ``running`` until ``finish``.
+    """
+    pages: LivePages | None = getattr(op, "pages", None)
+    target = notebook_file(op, item)
+    if pages is None or target is None or not pages.holds(target):
+        return False
+    proposal = item.proposal
+    edits = cell_edits(proposal.snapshot.data, proposal.new_bytes)
+    if edits is None:
+        return False
+    item.live = {"route": "page", "state": "waiting", "notebook": item.path, **edits}
+    item.status, item.summary = "running", WAITING
+    if run is not None:
+        wait(run, item)
+    return True
+
+
+def wait(run: Run, item: Item) -> None:
+    """Give the page ``ANSWER_SECONDS`` to answer for ``item`` (see the module docstring)."""
+    timer = threading.Timer(ANSWER_SECONDS, lambda: run.finish_live(item.id, {"state": "silent"}))
+    timer.daemon = True
+    timer.start()
+
+
+def waiting(item: Item) -> bool:
+    """Whether ``item`` waits for a page to apply its change."""
+    return bool(item.live) and item.live.get("state") == "waiting" and item.status == "running"
+
+
+def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
+    """End a change the page was asked to apply, with its answer: ``{"state": "applied"}``,
+    ``{"state": "stale", "cell": id}``, ``{"state": "gone"}`` (the page no longer has the
+    notebook open) or ``{"state": "silent"}`` (no answer in time).
+
+    Returns True when the change is to go to the disk after all (the caller applies it there).
+    """
+    state = answer.get("state")
+    cmd = item.command
+    live = item.live
+    if state == "applied":
+        entry_id = op.journal.allocate_id()
+        entry = mutations.record_for(op.journal, entry_id, cmd.id, cmd.action,
+                                     canonical_path(cmd.params.path), item.proposal,
+                                     session=op.session, decided_by=item.decided_by,
+                                     rule=item.rule, route="page")  # fmt: skip
+        op.journal.record(entry)
+        item.entry_id = entry_id
+        summary = (cells.success_summary(cmd, item.proposal) if cmd.action in cells.CELL_ACTIONS
+                   else mutations.success_summary(cmd))  # fmt: skip
+        live["state"] = "applied"
+        op._finish(item, Result(cmd.id, True, f"{summary} (in the open notebook; the person "
+                                "saves it)"), "applied")  # fmt: skip
+        return False
+    if state == "stale":
+        cell = str(answer.get("cell") or "?")[:200]
+        live["state"] = "stale"
+        message = (f"cell {cell} of {item.path} was edited in the open notebook since the "
+                   "preview; nothing was changed. Read the cells again.")  # fmt: skip
+        op._finish(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
+        return False
+    target = notebook_file(op, item)
+    pages: LivePages | None = getattr(op, "pages", None)
+    if state == "silent" and pages is not None and target is not None and pages.holds(target):
+        live["state"] = "silent"
+        op._finish(item, Result.failure(cmd.id, codes.ERR_PAGE_UNAVAILABLE, NO_ANSWER), "failed")
+        return False
+    # The page has closed the notebook (or is gone): the file is the notebook again.
+    item.live = None
+    return True
