@@ -7,7 +7,7 @@ coerced: ``{"text": 1}`` is a ``bad_request``, not the text ``"1"``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -54,6 +54,24 @@ class OutcomeBody(StepBody):
     with a run, posted by the panel; a rebuild's ``steps`` are checked like the run itself."""
 
     steps: list[StepBody] = Field(default_factory=list, max_length=500)
+
+
+class LiveAnswerBody(Body):
+    """``POST sessions/{session}/items/{item}/live``: what the page holding the notebook did
+    with an approved change (``engine.live_route.finish``)."""
+
+    state: Literal["applied", "stale", "gone"]
+    cell: str | None = Field(default=None, max_length=200)
+
+
+class OpenNotebooksBody(Body):
+    """``POST open-notebooks``: the notebooks a page has open, relative to the server's root;
+    ``closing``: the page is going away."""
+
+    page: str = Field(min_length=8, max_length=100)
+    paths: list[Annotated[str, Field(max_length=4096)]] = Field(default_factory=list,
+                                                                 max_length=1000)
+    closing: bool = False
 
 
 class DecideAllBody(Body):
