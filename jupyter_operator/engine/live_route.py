@@ -110,6 +110,7 @@ def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
         summary = (cells.success_summary(cmd, item.proposal) if cmd.action in cells.CELL_ACTIONS
                    else mutations.success_summary(cmd))  # fmt: skip
         live["state"] = "applied"
+        item.summary = f"{item.proposal.summary}, in the open notebook"
         op._finish(item, Result(cmd.id, True, f"{summary} (in the open notebook; the person "
                                 "saves it)"), "applied")  # fmt: skip
         return False

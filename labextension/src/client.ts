@@ -134,6 +134,16 @@ export class OperatorClient {
     return this._call(['sessions', session, 'items', id, 'execution'], outcome);
   }
 
+  /** What this page did with a change sent to a notebook open here (livecells.ts). */
+  live(session: string, id: string, answer: { state: string; cell?: string }): Promise<IDecideResponse> {
+    return this._call(['sessions', session, 'items', id, 'live'], answer);
+  }
+
+  /** The notebooks open in this page (server paths); `closing`: the page goes away. */
+  openNotebooks(page: string, paths: string[], closing = false): Promise<unknown> {
+    return this._call(['open-notebooks'], { page, paths, closing });
+  }
+
   /** The proposed new text of an item and the file's text it was previewed on (to edit). */
   content(session: string, id: string): Promise<IEditContent> {
     return this._call(['sessions', session, 'items', id, 'content']);
