@@ -130,3 +130,62 @@ def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
     # The page has closed the notebook (or is gone): the file is the notebook again.
     item.live = None
     return True
+
+
+def history_edits(op: Operator, entry_id: str | None, direction: str) -> tuple[Any, dict] | None:
+    """Undo (``direction="undo"``) or redo of a notebook change as cell edits for the page
+    that holds the notebook open, or None when it goes to the disk as any other (not a
+    notebook's modification, no page holds it, or its cells have no unique ids).
+
+    The same conflicts as on the disk are refused first (a later live change of the same
+    path). Each cell the edits rewrite or delete is guarded by the source the change left
+    (undo) or found (redo): a cell the person edited since refuses it. Nothing is marked
+    until the page answers (``settle_history``).
+    """
+    from .undo import pick
+
+    pages: LivePages | None = getattr(op, "pages", None)
+    if pages is None:
+        return None
+    entry = pick(op.journal, entry_id, direction)
+    if entry.change != "modify" or not is_notebook(entry.path):
+        return None
+    if not pages.holds(op.root.joinpath(*entry.path.split("/"))):
+        return None
+    if entry.before_sha256 is None or entry.after_sha256 is None:
+        return None
+    before = op.journal.load_blob(entry.before_sha256)
+    after = op.journal.load_blob(entry.after_sha256)
+    edits = cell_edits(after, before) if direction == "undo" else cell_edits(before, after)
+    if edits is None:
+        return None
+    return entry, {"route": "page", "state": "waiting", "notebook": entry.path,
+                   "entry_id": entry.entry_id, "direction": direction, **edits}  # fmt: skip
+
+
+def settle_history(op: Operator, entry_id: str, direction: str, answer: dict[str, Any]) -> Any:
+    """The page's answer to an undo or redo sent to it: applied marks the entry (the caller
+    settles its item); stale refuses with ``ERR_UNDO_CONFLICT`` naming the cell; any other answer
+    (the page let go) is ``ERR_PAGE_UNAVAILABLE`` while a page still holds the notebook."""
+    from dataclasses import replace
+
+    from ..protocol import OperatorError
+    from .undo import pick
+
+    entry = pick(op.journal, entry_id, direction)
+    state = answer.get("state")
+    if state == "stale":
+        cell = str(answer.get("cell") or "?")[:200]
+        raise OperatorError(codes.ERR_UNDO_CONFLICT, f"cell {cell} of {entry.path} was edited in "
+                            f"the open notebook since {entry.entry_id}; nothing was changed.")
+    if state != "applied":
+        raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, f"{entry.path} is open in a page that "
+                            f"did not {direction} {entry.entry_id}; {direction} it there.")
+    if direction == "undo":
+        op.journal.mark_undone(entry.entry_id)
+        entry = replace(entry, undone=True, redone=False, partial=False,
+                        undo_count=entry.undo_count + 1)  # fmt: skip
+    else:
+        op.journal.mark_redone(entry.entry_id)
+        entry = replace(entry, undone=False, redone=True)
+    return entry

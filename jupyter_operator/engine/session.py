@@ -13,7 +13,7 @@ import secrets
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..execution import CellRunner
 from ..protocol import (
@@ -40,6 +40,7 @@ from . import (
     carry_out,
     foreign_calls,
     history,
+    live_route,
     mutations,
     outcome_notes,
     run_items,
@@ -237,6 +238,22 @@ class Operator:
         """
         with self._lock:
             entry = _redo(self.workspace, self.journal, entry_id)
+        history.settle(self.journal, entry)
+        return entry
+
+    def history_in_page(self, entry_id: str | None,
+                        direction: str) -> tuple[HistoryEntry, dict[str, Any]] | None:  # fmt: skip
+        """An undo or redo (``direction``) of a change to a notebook open in a page, as the cell
+        edits that page applies (``live_route.history_edits``); None: it goes to the disk
+        (``undo``, ``redo``)."""
+        with self._lock:
+            return live_route.history_edits(self, entry_id, direction)
+
+    def settle_in_page(self, entry_id: str, direction: str,
+                       answer: dict[str, Any]) -> HistoryEntry:  # fmt: skip
+        """The page's answer to an undo or redo sent to it (``live_route.settle_history``)."""
+        with self._lock:
+            entry = live_route.settle_history(self, entry_id, direction, answer)
         history.settle(self.journal, entry)
         return entry
 

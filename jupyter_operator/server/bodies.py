@@ -88,6 +88,8 @@ class UndoBody(Body):
     id: str | None = None
     session: str | None = None  # the session the client shows, to update it too
     folder: str | None = None  # a subfolder's own history (see ``POST scan``)
+    #: The page's answer to an undo or redo the server sent it (``live`` of the first answer).
+    live: LiveAnswerBody | None = None
 
 
 class AskBody(Body):

@@ -48,6 +48,9 @@
                                             entry and the session that made it (its item now says
                                             ``undone``), or null; ``session`` names the one the
                                             client shows (found even after a restart)
+                                            A notebook open in a page: ``{..., "live"}`` (the
+                                            cell edits; nothing is undone yet), then the page
+                                            posts ``{"id", "live": {"state", "cell"?}}``
 ``POST redo``                               the same, for a change applied again
 ``GET history?workspace=&folder=``          ``{"workspace", "folder", "history": [entry...]}``,
                                             oldest first (a subfolder keeps its own history);
@@ -368,7 +371,9 @@ class UndoHandler(OperatorPostHandler):
             from .bodies import UndoBody
 
             body = self.parse(UndoBody)
-            return await self.service.undo(body.workspace, body.id, body.session, body.folder)
+            live = body.live.model_dump() if body.live is not None else None
+            return await self.service.undo(body.workspace, body.id, body.session, body.folder,
+                                           live)  # fmt: skip
 
         await self.respond(work())
 
@@ -385,7 +390,9 @@ class RedoHandler(OperatorPostHandler):
             from .bodies import UndoBody
 
             body = self.parse(UndoBody)
-            return await self.service.redo(body.workspace, body.id, body.session, body.folder)
+            live = body.live.model_dump() if body.live is not None else None
+            return await self.service.redo(body.workspace, body.id, body.session, body.folder,
+                                           live)  # fmt: skip
 
         await self.respond(work())
 

@@ -12,7 +12,7 @@ from replies import b64, block
 
 from jupyter_operator.engine import live_route
 from jupyter_operator.notebooks.cell_edits import source_hash
-from jupyter_operator.protocol import codes
+from jupyter_operator.protocol import OperatorError, codes
 
 
 class Pages:
@@ -115,3 +115,44 @@ def test_answers_for_an_item_that_no_longer_waits_change_nothing(op, nb_path) ->
     run.finish_live("c1", {"state": "applied"})
     made = run.finish_live("c1", {"state": "stale", "cell": "calc"})
     assert made.outcome == "already_decided" and item.status == "applied"
+
+
+def test_undo_and_redo_of_a_change_go_to_the_page_cell_exact(op, nb_path) -> None:
+    before = nb_path.read_bytes()
+    run, item = replace_calc(op)
+    run.finish_live("c1", {"state": "applied"})
+    entry, edits = op.history_in_page(None, "undo")
+    assert entry.entry_id == item.entry_id and edits["direction"] == "undo"
+    assert edits["ops"] == [{"op": "set", "id": "calc", "fields": {"source": "y = x + 1"}}]
+    assert edits["guards"] == {"calc": source_hash("y = x + 2")}  # what the change left
+    assert not op.history()[0].undone  # nothing is marked until the page answers
+
+    undone = op.settle_in_page(entry.entry_id, "undo", {"state": "applied"})
+    assert undone.undone and item.status == "undone"
+    assert nb_path.read_bytes() == before  # never the disk while a page holds it
+
+    entry, edits = op.history_in_page(None, "redo")
+    assert edits["ops"] == [{"op": "set", "id": "calc", "fields": {"source": "y = x + 2"}}]
+    redone = op.settle_in_page(entry.entry_id, "redo", {"state": "applied"})
+    assert not redone.undone and item.status == "applied"
+
+
+def test_an_undo_whose_cell_was_edited_since_is_refused_by_name(op, nb_path) -> None:
+    run, item = replace_calc(op)
+    run.finish_live("c1", {"state": "applied"})
+    entry, _edits = op.history_in_page(None, "undo")
+    with pytest.raises(OperatorError) as raised:
+        op.settle_in_page(entry.entry_id, "undo", {"state": "stale", "cell": "calc"})
+    assert raised.value.code == codes.ERR_UNDO_CONFLICT and "cell calc" in raised.value.message
+    assert not op.history()[0].undone and item.status == "applied"
+    with pytest.raises(OperatorError) as raised:
+        op.settle_in_page(entry.entry_id, "undo", {"state": "gone"})
+    assert raised.value.code == codes.ERR_PAGE_UNAVAILABLE
+
+
+def test_a_notebook_no_page_holds_is_undone_on_the_disk(op, nb_path) -> None:
+    op.pages.open.clear()
+    replace_calc(op)
+    assert op.history_in_page(None, "undo") is None
+    op.undo()
+    assert "y = x + 1" in nb_path.read_text()

@@ -63,3 +63,31 @@ async def test_paths_leaving_the_root_and_bad_answers_are_refused(api: Api, root
     assert status == 400
     status, _ = await api("open-notebooks", body={"page": "short", "paths": []})
     assert status == 400
+
+
+async def test_undo_and_redo_of_an_open_notebook_go_through_the_page(api: Api, root: Path) -> None:
+    await api("open-notebooks", body={"page": PAGE, "paths": ["nb.ipynb"]})
+    session = await propose(api, root)
+    before = (root / "nb.ipynb").read_bytes()
+    await api("sessions", session, "decide", body={"id": "c1", "decision": "approve"})
+    await api("sessions", session, "items", "c1", "live", body={"state": "applied"})
+
+    status, sent = await api("undo", body={"session": session})
+    assert status == 200
+    live = sent["live"]
+    assert live["direction"] == "undo" and live["notebook"] == "nb.ipynb"
+    assert live["ops"] == [{"op": "set", "id": "b", "fields": {"source": "y = 2"}}]
+    assert not sent["entry"]["undone"]
+    status, stale = await api("undo", body={"id": live["entry_id"], "session": session,
+                                            "live": {"state": "stale", "cell": "b"}})  # fmt: skip
+    assert status == 409 and stale["error"]["code"] == "ERR_UNDO_CONFLICT"
+    status, done = await api("undo", body={"id": live["entry_id"], "session": session,
+                                           "live": {"state": "applied"}})  # fmt: skip
+    assert status == 200 and done["entry"]["undone"]
+    assert [i["status"] for i in done["session"]["items"]] == ["undone"]
+    status, sent = await api("redo", body={"session": session})
+    assert sent["live"]["ops"] == [{"op": "set", "id": "b", "fields": {"source": "y = 3"}}]
+    status, done = await api("redo", body={"id": live["entry_id"], "session": session,
+                                           "live": {"state": "applied"}})  # fmt: skip
+    assert status == 200 and not done["entry"]["undone"]
+    assert (root / "nb.ipynb").read_bytes() == before
