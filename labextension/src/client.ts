@@ -82,8 +82,14 @@ export class OperatorClient {
   }
 
   /** Apply an undone change again. */
-  redo(workspace: string, id?: string, session?: string, folder?: string | null): Promise<IUndoResponse> {
-    return this._call(['redo'], undoBody(workspace, id, session, folder));
+  redo(
+    workspace: string,
+    id?: string,
+    session?: string,
+    folder?: string | null,
+    live?: { state: string; cell?: string }
+  ): Promise<IUndoResponse> {
+    return this._call(['redo'], { ...undoBody(workspace, id, session, folder), ...(live ? { live } : {}) });
   }
 
   /** The interface specification text to give a model. */
@@ -158,8 +164,15 @@ export class OperatorClient {
   }
 
   /** Undo the last applied change in a workspace (or a given history entry). */
-  undo(workspace: string, id?: string, session?: string, folder?: string | null): Promise<IUndoResponse> {
-    return this._call(['undo'], undoBody(workspace, id, session, folder));
+  /** Undo a change; `live`: this page's answer to an undo the server sent it (`IUndoResponse.live`). */
+  undo(
+    workspace: string,
+    id?: string,
+    session?: string,
+    folder?: string | null,
+    live?: { state: string; cell?: string }
+  ): Promise<IUndoResponse> {
+    return this._call(['undo'], { ...undoBody(workspace, id, session, folder), ...(live ? { live } : {}) });
   }
 
   private async _call<T>(

@@ -23,6 +23,7 @@
 import { INotebookModel, INotebookTracker } from '@jupyterlab/notebook';
 import { JSONExt, ReadonlyPartialJSONValue } from '@lumino/coreutils';
 
+import type { LiveNotebook } from './livecells';
 import { IOperatorItem, IWorkspace } from './types';
 
 /** Where a change's path is, relative to the server's root: `ws.path/folder/path`, or null
@@ -205,6 +206,15 @@ export class OpenDocuments {
    * (livecells.ts), never held here nor reloaded. */
   isLiveNotebook(path: string | null): boolean {
     return !!path && isNotebookPath(path) && !!this._tracker?.find(p => !p.isDisposed && p.context.path === path);
+  }
+
+  /** The shared model of the notebook open here at `path` (livecells.ts edits it), or null. */
+  liveNotebook(path: string | null): LiveNotebook | null {
+    if (!path || !isNotebookPath(path)) {
+      return null;
+    }
+    const panel = this._tracker?.find(p => !p.isDisposed && p.context.path === path);
+    return panel?.content.model?.sharedModel ?? null;
   }
 
   /** Whether the document at `path` is open, and whether its content differs from the file. */

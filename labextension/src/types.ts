@@ -255,6 +255,8 @@ export interface IHistoryEntry {
   decided_by?: 'person' | 'rule' | null;
   rule?: string | null;
   diff?: string | null;
+  /** Where it landed: `disk` (the file) or `page` (the notebook open in a page). */
+  route?: 'disk' | 'page';
 }
 
 /** `GET history`. */
@@ -288,6 +290,9 @@ export interface IUndoResponse {
   entry: IHistoryEntry;
   /** The session that made the change, as it is now (its item says undone), if known. */
   session?: IScanResponse | null;
+  /** A notebook open in a page: the cell edits this page applies; nothing is undone (or
+   * redone) until it answers. */
+  live?: (ILiveChange & { entry_id: string; direction: 'undo' | 'redo' }) | null;
 }
 
 /** A person's decision on a pending mutation. */

@@ -12,6 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from test_lab_panel import b64, card, command, open_lab, run_reply, screenshot, wait_status
+from test_lab_panel_state import history_row, open_history
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -155,6 +156,46 @@ def test_a_touched_cell_edited_after_the_preview_is_refused_an_untouched_one_is_
     wait_cells(page, ["a = 10", "b = 2  # typed after the preview"])
     no_dialog(page)
     assert path.read_text() == on_disk
+
+
+def test_undo_and_redo_in_the_open_notebook_keep_the_persons_edits(lab_server, page) -> None:
+    """Undo and redo from the panel's history go to the open notebook too, cell-exact: the
+    person's unsaved edit in another cell stays, no dialog, the file is the page's to save;
+    the history says where the change landed. JupyterLab's own undo takes it back in one step."""
+    root: Path = lab_server.root
+    path = root / "undone.ipynb"
+    path.write_text(notebook("a = 1", "b = 2"))
+    open_lab(page, lab_server, "undone.ipynb")
+    wait_cells(page, ["a = 1", "b = 2"])
+    type_in_cell(page, 0, "  # mine")
+    on_disk = path.read_text()
+
+    run_reply(page, command("u-1", "fs.write", "undone.ipynb",
+                            content_b64=b64(edited_cell(on_disk, 1, "b = 3"))))  # fmt: skip
+    wait_status(page, "u-1", "pending")
+    card(page, "u-1").locator(".jp-Operator-approve").click()
+    wait_status(page, "u-1", "applied")
+    wait_cells(page, ["a = 1  # mine", "b = 3"])
+
+    open_history(page)
+    row = history_row(page, "u-1")
+    assert "applied in the open notebook" in row.locator(".jp-Operator-history-meta").text_content()
+    row.locator(".jp-Operator-history-undo").click()
+    wait_status(page, "u-1", "undone")
+    wait_cells(page, ["a = 1  # mine", "b = 2"])
+    no_dialog(page)
+    assert path.read_text() == on_disk
+    screenshot(page, "lab-open-notebook-live-undone")
+
+    history_row(page, "u-1").locator(".jp-Operator-history-redo").click()
+    wait_status(page, "u-1", "applied")
+    wait_cells(page, ["a = 1  # mine", "b = 3"])
+    no_dialog(page)
+    assert path.read_text() == on_disk
+
+    save(page, path)
+    no_dialog(page)
+    assert saved_sources(path) == ["a = 1  # mine", "b = 3"]
 
 
 def editor_text(page) -> str:
