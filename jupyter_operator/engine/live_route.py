@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..notebooks.cell_edits import cell_edits
 from ..protocol import Result, codes
 from ..workspace import canonical_path, is_notebook
-from . import cells, mutations
+from . import mutations
 
 if TYPE_CHECKING:
     from .items import Item
@@ -84,6 +84,16 @@ def wait(run: Run, item: Item) -> None:
     timer.start()
 
 
+def run_after(item: Item) -> None:
+    """Approve & Run of a change waiting for a page: the cells whose source it replaces lose
+    the old source's outputs in the same step (they would lie until the run ends)."""
+    item.live["and_run"] = True
+    for op in item.live["ops"]:
+        if op["op"] == "set" and "source" in op["fields"]:
+            op["fields"].setdefault("outputs", [])
+            op["fields"].setdefault("execution_count", None)
+
+
 def waiting(item: Item) -> bool:
     """Whether ``item`` waits for a page to apply its change."""
     return bool(item.live) and item.live.get("state") == "waiting" and item.status == "running"
@@ -107,8 +117,9 @@ def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
                                      rule=item.rule, route="page")  # fmt: skip
         op.journal.record(entry)
         item.entry_id = entry_id
-        summary = (cells.success_summary(cmd, item.proposal) if cmd.action in cells.CELL_ACTIONS
-                   else mutations.success_summary(cmd))  # fmt: skip
+        summary = mutations.applied_summary(cmd, item.proposal)
+        if live.get("and_run"):
+            summary = summary.split("; outputs stale:")[0]  # cleared, and the cell runs now
         live["state"] = "applied"
         item.summary = f"{item.proposal.summary}, in the open notebook"
         op._finish(item, Result(cmd.id, True, f"{summary} (in the open notebook; the person "

@@ -218,9 +218,16 @@ def apply(ws: Workspace, journal: Journal, cmd: Command, proposal: Proposal, *,
     entry = record_for(journal, entry_id, cmd.id, cmd.action, path, proposal,
                        session=session, decided_by=decided_by, rule=rule)  # fmt: skip
     commit(ws, journal, entry, proposal)
-    if cmd.action in cells.CELL_ACTIONS:
-        return Result(cmd.id, True, cells.success_summary(cmd, proposal)), entry_id
-    return Result(cmd.id, True, success_summary(cmd)), entry_id
+    return Result(cmd.id, True, applied_summary(cmd, proposal)), entry_id
+
+
+def applied_summary(cmd: Command, proposal: Proposal) -> str:
+    """The summary of an applied change, with the outputs it left stale (a notebook's)."""
+    from .notebook_cells import stale_outputs_note
+
+    summary = (cells.success_summary(cmd, proposal) if cmd.action in cells.CELL_ACTIONS
+               else success_summary(cmd))  # fmt: skip
+    return summary + stale_outputs_note(proposal)
 
 
 def record_for(journal: Journal, entry_id: str, command_id: str, action: str, path: str,

@@ -24,3 +24,18 @@ def proposal_cells(proposal: Proposal) -> dict[str, Any] | None:
 
     found = diff_notebooks(snapshot.data, proposal.new_bytes)
     return found.to_dict() if found is not None else None
+
+
+def stale_outputs_note(proposal: Proposal) -> str:
+    """What the model is told of the outputs ``proposal`` leaves behind its new sources: a
+    code cell whose source it replaced keeps the old source's outputs. "" when none does."""
+    found = proposal.cells if proposal.new_bytes is not None else None
+    if not found:
+        return ""
+    stale = [entry for entry in found.get("cells", []) if entry.get("stale_outputs")]
+    if not stale:
+        return ""
+    names = ", ".join(str(e.get("id") or f"index {e.get('new_index')}") for e in stale[:10])
+    more = f" and {len(stale) - 10} more" if len(stale) > 10 else ""
+    return (f"; outputs stale: cell {names}{more} still shows the outputs of its old source "
+            "until it runs again")  # fmt: skip

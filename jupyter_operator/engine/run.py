@@ -86,7 +86,7 @@ class Run(DecidableRun[Item]):
                 item.summary = item.proposal.summary
             history.track(self._operator.journal, self, item)
             if and_run and live_route.waiting(item):
-                item.live["and_run"] = True  # the cell runs once the page has the change
+                live_route.run_after(item)  # the cell runs once the page has the change
             elif and_run:
                 run_items.after_change(self._operator, self, item)
             refreshed = self._refresh_dependents(item) + self._release_waiting()

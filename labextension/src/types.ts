@@ -163,6 +163,9 @@ export interface ICellChange {
   /** Unchanged entries stand for `count` cells in a row. */
   count: number;
   renumbered: number;
+  /** A code cell whose source changed while its outputs did not: how many outputs of the old
+   * source it keeps (stale until the cell runs again). */
+  stale_outputs?: number;
 }
 
 /** A notebook change cell by cell (`NotebookDiff.to_dict()`). */

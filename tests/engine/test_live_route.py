@@ -156,3 +156,21 @@ def test_a_notebook_no_page_holds_is_undone_on_the_disk(op, nb_path) -> None:
     assert op.history_in_page(None, "undo") is None
     op.undo()
     assert "y = x + 1" in nb_path.read_text()
+
+
+def test_approve_and_run_clears_the_old_outputs_in_the_same_step(make_operator, nb_path) -> None:
+    from jupyter_operator.execution import DeferredRunner
+
+    op = make_operator(extensions=("nb",), runner=DeferredRunner())
+    op.pages = Pages(nb_path.resolve())
+    run = op.run(block("r1", "nb.replaceCell", notebook="nb.ipynb", cell_id="load",
+                       content_b64=b64("x = 2\nprint(x)")))  # fmt: skip
+    assert run.item("r1").proposal.cells["cells"][1]["stale_outputs"] == 1
+    run.approve("r1", and_run=True)
+    item = run.item("r1")
+    [op_set] = item.live["ops"]
+    assert op_set["fields"] == {"source": "x = 2\nprint(x)", "outputs": [],
+                                "execution_count": None}  # fmt: skip
+    run.finish_live("r1", {"state": "applied"})
+    assert item.status == "running" and item.execution is not None  # the cell runs now
+    assert "outputs stale" not in item.result.summary
