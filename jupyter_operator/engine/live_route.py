@@ -15,13 +15,14 @@ has it open (the change goes to the disk as for a closed notebook). No answer wi
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..notebooks.cell_edits import cell_edits
 from ..protocol import Result, codes
-from ..workspace import canonical_path, is_notebook
+from ..workspace import Snapshot, canonical_path, is_notebook
 from . import mutations
 
 if TYPE_CHECKING:
@@ -43,6 +44,45 @@ class LivePages(Protocol):
     def holds(self, path: Path) -> bool:
         """Whether a page reported ``path`` (absolute) open recently enough to count."""
         ...
+
+    def expect(self, path: Path, disk_sha256: str | None, data: bytes) -> None:
+        """The page holding ``path`` now shows ``data`` while the file has ``disk_sha256``."""
+        ...
+
+    def expected(self, path: Path, disk_sha256: str | None) -> bytes | None:
+        """What the page holding ``path`` shows after the changes sent to it, while the file is
+        still ``disk_sha256``; None otherwise."""
+        ...
+
+
+def base(op: Operator, path: str) -> Snapshot | None:
+    """The notebook ``path`` as the page holding it shows it, when changes were sent there
+    that the person has not saved yet: the next change is previewed on that (so it builds on
+    them, and its guards are the sources the page shows), not on the older file. None: the
+    file is the base, as for any other path."""
+    pages: LivePages | None = getattr(op, "pages", None)
+    canonical = canonical_path(path)
+    if pages is None or not is_notebook(canonical):
+        return None
+    target = op.root.joinpath(*canonical.split("/"))
+    if not pages.holds(target):
+        return None
+    disk = op.workspace.snapshot(path, limit=mutations.EDIT_LIMIT)
+    if not disk.exists or disk.is_dir:
+        return None
+    data = pages.expected(target, disk.sha256)
+    if data is None:
+        return None
+    return Snapshot(disk.path, True, False, data, hashlib.sha256(data).hexdigest())
+
+
+def _expect(op: Operator, path: str, data: bytes | None) -> None:
+    """Note what the page holding ``path`` shows now (see ``base``)."""
+    pages: LivePages | None = getattr(op, "pages", None)
+    if pages is None or data is None:
+        return
+    disk = op.workspace.snapshot(path, limit=mutations.EDIT_LIMIT)
+    pages.expect(op.root.joinpath(*canonical_path(path).split("/")), disk.sha256, data)
 
 
 def notebook_file(op: Operator, item: Item) -> Path | None:
@@ -117,6 +157,7 @@ def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
                                      rule=item.rule, route="page")  # fmt: skip
         op.journal.record(entry)
         item.entry_id = entry_id
+        _expect(op, cmd.params.path, item.proposal.new_bytes)
         summary = mutations.applied_summary(cmd, item.proposal)
         if live.get("and_run"):
             summary = summary.split("; outputs stale:")[0]  # cleared, and the cell runs now
@@ -192,6 +233,9 @@ def settle_history(op: Operator, entry_id: str, direction: str, answer: dict[str
     if state != "applied":
         raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, f"{entry.path} is open in a page that "
                             f"did not {direction} {entry.entry_id}; {direction} it there.")
+    shown = entry.before_sha256 if direction == "undo" else entry.after_sha256
+    if shown is not None:
+        _expect(op, entry.path, op.journal.load_blob(shown))
     if direction == "undo":
         op.journal.mark_undone(entry.entry_id)
         entry = replace(entry, undone=True, redone=False, partial=False,

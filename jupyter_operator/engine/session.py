@@ -363,6 +363,8 @@ class Operator:
             base = mutations.after(earlier.proposal) if earlier else None
             item.builds_on = earlier.id if earlier else None
             try:
+                if base is None:  # a notebook open in a page: what the page shows
+                    base = live_route.base(self, cmd.params.path)
                 item.proposal = mutations.plan(self.workspace, cmd, base)
             except OperatorError as exc:
                 # A notebook's own policy refuses the change whoever would approve it.

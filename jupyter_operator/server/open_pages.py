@@ -31,6 +31,9 @@ class OpenPages:
         self._root = Path(server_root).resolve()
         self._expiry = expiry
         self._pages: dict[str, tuple[float, frozenset[Path]]] = {}
+        #: What a notebook's open page holds after the changes sent to it, with the sha256 of
+        #: the file then: the base of the next change while the file is still that.
+        self._expected: dict[Path, tuple[str | None, bytes]] = {}
         self._lock = threading.Lock()
 
     def _resolve(self, path: str) -> Path | None:
@@ -60,3 +63,21 @@ class OpenPages:
         with self._lock:
             return any(now - seen <= self._expiry and path in held
                        for seen, held in self._pages.values())  # fmt: skip
+
+    def expect(self, path: Path, disk_sha256: str | None, data: bytes) -> None:
+        """The page holding ``path`` now shows ``data`` (a change, undo or redo it applied)
+        while the file has ``disk_sha256``."""
+        with self._lock:
+            self._expected[path] = (disk_sha256, data)
+            while len(self._expected) > MAX_PAGES:
+                del self._expected[next(iter(self._expected))]
+
+    def expected(self, path: Path, disk_sha256: str | None) -> bytes | None:
+        """What the page holding ``path`` shows, or None: no change was sent to it, or the file
+        changed since (the person saved: the file is the page's again)."""
+        with self._lock:
+            found = self._expected.get(path)
+            if found is None or found[0] != disk_sha256:
+                self._expected.pop(path, None)
+                return None
+            return found[1]

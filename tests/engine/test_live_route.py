@@ -16,13 +16,22 @@ from jupyter_operator.protocol import OperatorError, codes
 
 
 class Pages:
-    """The server's open-page registry as the engine sees it."""
+    """The server's open-page registry as the engine sees it: the open notebooks, and what
+    each page shows after the changes sent to it."""
 
     def __init__(self, *open_paths: Path) -> None:
         self.open = set(open_paths)
+        self.shown: dict[Path, tuple[str | None, bytes]] = {}
 
     def holds(self, path: Path) -> bool:
         return path in self.open
+
+    def expect(self, path: Path, disk_sha256: str | None, data: bytes) -> None:
+        self.shown[path] = (disk_sha256, data)
+
+    def expected(self, path: Path, disk_sha256: str | None) -> bytes | None:
+        found = self.shown.get(path)
+        return found[1] if found and found[0] == disk_sha256 else None
 
 
 @pytest.fixture
@@ -174,3 +183,20 @@ def test_approve_and_run_clears_the_old_outputs_in_the_same_step(make_operator, 
     run.finish_live("r1", {"state": "applied"})
     assert item.status == "running" and item.execution is not None  # the cell runs now
     assert "outputs stale" not in item.result.summary
+
+
+def test_the_next_change_builds_on_what_the_page_shows_until_the_person_saves(op, nb_path):
+    run, _item = replace_calc(op)
+    run.finish_live("c1", {"state": "applied"})
+    # The page shows "y = x + 2"; the file still has "y = x + 1" (the person has not saved).
+    run = op.run(block("c2", "nb.replaceCell", notebook="nb.ipynb", cell_id="calc",
+                       content="y = x + 3"))  # fmt: skip
+    item = run.item("c2")
+    assert '-    "y = x + 2"\n' in item.diff  # previewed on the page's cells, not the file
+    run.approve("c2")
+    assert item.live["guards"] == {"calc": source_hash("y = x + 2")}
+    # Once the person saves, the file is the page's again and the base.
+    nb_path.write_text(nb_path.read_text().replace("y = x + 1", "y = x + 2  # saved"))
+    run = op.run(block("c3", "nb.replaceCell", notebook="nb.ipynb", cell_id="calc",
+                       content="y = x + 4"))  # fmt: skip
+    assert '-    "y = x + 2  # saved"\n' in run.item("c3").diff
