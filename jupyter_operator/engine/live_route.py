@@ -118,10 +118,17 @@ def send(op: Operator, item: Item, run: Run | None) -> bool:
 
 
 def wait(run: Run, item: Item) -> None:
-    """Give the page ``ANSWER_SECONDS`` to answer for ``item`` (see the module docstring)."""
+    """Give the page ``ANSWER_SECONDS`` to answer for ``item`` (see the module docstring).
+
+    Pages that are told rather than asked (a kernel's own page, through its comm: ``deliver``)
+    get the edits now; the server's pages find them in the decision's answer.
+    """
     timer = threading.Timer(ANSWER_SECONDS, lambda: run.finish_live(item.id, {"state": "silent"}))
     timer.daemon = True
     timer.start()
+    deliver = getattr(getattr(run._operator, "pages", None), "deliver", None)
+    if deliver is not None:
+        deliver(item.live, lambda answer: run.finish_live(item.id, answer))
 
 
 def run_after(item: Item) -> None:
