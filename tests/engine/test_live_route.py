@@ -182,6 +182,8 @@ def test_approve_and_run_clears_the_old_outputs_in_the_same_step(make_operator, 
                                 "execution_count": None}  # fmt: skip
     run.finish_live("r1", {"state": "applied"})
     assert item.status == "running" and item.execution is not None  # the cell runs now
+    # What runs is the source the page shows, not the older file's.
+    assert item.execution.request.source == "x = 2\nprint(x)"
     assert "outputs stale" not in item.result.summary
 
 
