@@ -24,6 +24,7 @@ from ..notebooks.cell_edits import cell_edits
 from ..protocol import Result, codes
 from ..workspace import Snapshot, canonical_path, is_notebook
 from . import mutations
+from .notebook_cells import without_stale_note
 
 if TYPE_CHECKING:
     from .items import Item
@@ -167,7 +168,7 @@ def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
         _expect(op, cmd.params.path, item.proposal.new_bytes)
         summary = mutations.applied_summary(cmd, item.proposal)
         if live.get("and_run"):
-            summary = summary.split("; outputs stale:")[0]  # cleared, and the cell runs now
+            summary = without_stale_note(summary)  # cleared, and the cell runs now
         live["state"] = "applied"
         item.summary = f"{item.proposal.summary}, in the open notebook"
         op._finish(item, Result(cmd.id, True, f"{summary} (in the open notebook; the person "

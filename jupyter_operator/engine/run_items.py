@@ -180,6 +180,11 @@ def _combine(item: Item, ran: Result) -> None:
     change = item.result
     if change is None:
         return
+    from .notebook_cells import without_stale_note
+
+    # The cell ran: its outputs are the new source's, whatever the change's note said.
+    change = Result(change.id, change.ok, without_stale_note(change.summary), change.details,
+                    change.code)  # fmt: skip
     if ran.ok:
         summary = f"{change.summary}, then ran it: {ran.summary}"
         item.result = Result(change.id, True, summary, ran.details)
