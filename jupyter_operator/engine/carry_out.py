@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..protocol import CELL_WRITE_ACTIONS, OperatorError, Result, codes
 from ..workspace import canonical_path
-from . import cells, mutations, run_items
+from . import cells, live_route, mutations, run_items
 from .reads import OutputBudget, run_read
 
 if TYPE_CHECKING:
@@ -26,8 +26,13 @@ def unexpected(id: str) -> Result:
     return Result.failure(id, codes.ERR_IO, UNEXPECTED)
 
 
-def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = None) -> None:
-    """``Operator._carry_out``: run the read, apply the change, or start the cell run."""
+def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = None, *,
+              disk: bool = False) -> None:  # fmt: skip
+    """``Operator._carry_out``: run the read, apply the change, or start the cell run.
+
+    A change to a notebook open in a page goes to that page (``live_route``) unless ``disk``
+    (the page has let go of it).
+    """
     cmd = item.command
     if item.kind == "run":
         run_items.start(op, run, item)
@@ -41,6 +46,8 @@ def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = 
             return
         if cmd.action in CELL_WRITE_ACTIONS and not item.edited:
             item.proposal = cells.rebased(op.workspace, cmd, item.proposal)
+        if not disk and live_route.send(op, item, run):
+            return
         result, item.entry_id = mutations.apply(
             op.workspace, op.journal, cmd, item.proposal, session=op.session,
             decided_by=item.decided_by, rule=item.rule,

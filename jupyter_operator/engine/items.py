@@ -105,6 +105,9 @@ class Item:
     #: The rule that refuses running the cells of the notebook a cell change rewrites: its
     #: card offers no Approve & Run (and the engine refuses the run if asked anyway).
     runs_refused: str | None = None
+    #: A notebook change routed to the page that holds the notebook open (``live_route``):
+    #: ``route``, ``state`` (waiting, applied, stale, silent), ``notebook`` and the cell edits.
+    live: dict[str, Any] | None = None
 
     @property
     def needs_approval(self) -> bool:
@@ -186,6 +189,7 @@ class Item:
             "execution": self.execution.to_dict() if self.execution is not None else None,
             "can_run": self.can_run,
             "foreign": self.foreign.to_dict() if self.foreign is not None else None,
+            "live": self.live,
         }
 
     @property

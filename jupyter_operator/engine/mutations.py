@@ -227,14 +227,23 @@ def apply(ws: Workspace, journal: Journal, cmd: Command, proposal: Proposal, *,
     entry = record_for(journal, entry_id, cmd.id, cmd.action, path, proposal,
                        session=session, decided_by=decided_by, rule=rule)  # fmt: skip
     commit(ws, journal, entry, proposal)
-    if cmd.action in cells.CELL_ACTIONS:
-        return Result(cmd.id, True, cells.success_summary(cmd, proposal)), entry_id
-    return Result(cmd.id, True, success_summary(cmd)), entry_id
+    return Result(cmd.id, True, applied_summary(cmd, proposal)), entry_id
+
+
+def applied_summary(cmd: Command, proposal: Proposal) -> str:
+    """The summary of an applied change, with the outputs it left stale (a notebook's)."""
+    from .notebook_cells import stale_outputs_note
+
+    summary = (cells.success_summary(cmd, proposal) if cmd.action in cells.CELL_ACTIONS
+               else success_summary(cmd))  # fmt: skip
+    return summary + stale_outputs_note(proposal)
 
 
 def record_for(journal: Journal, entry_id: str, command_id: str, action: str, path: str,
-               proposal: Proposal, **who: str | None) -> HistoryEntry:  # fmt: skip
-    """The history entry of ``proposal``, with the blobs undo and redo need saved first."""
+               proposal: Proposal, route: str = "disk",
+               **who: str | None) -> HistoryEntry:  # fmt: skip
+    """The history entry of ``proposal``, with the blobs undo and redo need saved first;
+    ``route``: where it lands (``live_route``)."""
     before = proposal.snapshot
     before_sha = before.sha256 if before.exists and not before.is_dir else None
     if before_sha is not None:
@@ -247,7 +256,8 @@ def record_for(journal: Journal, entry_id: str, command_id: str, action: str, pa
     return HistoryEntry(
         entry_id=entry_id, time=time.time(), command_id=command_id, action=action, path=path,
         change=proposal.change, before_sha256=before_sha, after_sha256=after_sha,
-        diff_sha256=journal.save_blob(_history_diff(proposal.diff), durable=False), **who,
+        diff_sha256=journal.save_blob(_history_diff(proposal.diff), durable=False),
+        route=route, **who,
     )  # fmt: skip
 
 

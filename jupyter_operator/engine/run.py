@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..execution import Outcome
 from ..protocol import Result, codes, format_results, unread_note
-from . import edits, foreign_calls, history, mutations, run_items
+from . import edits, foreign_calls, history, live_route, mutations, run_items
 from .decidable import DecidableRun
 from .decisions import Decision, reason_note
 from .errors import DecideFirst
@@ -40,6 +40,9 @@ class Run(DecidableRun[Item]):
         self.skipped_duplicates = skipped_duplicates
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[Item], None]] = []
+        for item in items:  # changes a rule approved while planning, sent to an open page
+            if live_route.waiting(item):
+                live_route.wait(self, item)
 
     def __repr__(self) -> str:
         return f"<Run items={len(self.items)} pending={len(self.pending)}>"
@@ -82,7 +85,9 @@ class Run(DecidableRun[Item]):
                                                   item.path or "")  # fmt: skip
                 item.summary = item.proposal.summary
             history.track(self._operator.journal, self, item)
-            if and_run:
+            if and_run and live_route.waiting(item):
+                live_route.run_after(item)  # the cell runs once the page has the change
+            elif and_run:
                 run_items.after_change(self._operator, self, item)
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
@@ -98,6 +103,24 @@ class Run(DecidableRun[Item]):
                 return Decision.already(item)
             run_items.finish(self._operator, self, item, outcome)
             return Decision.made(item)
+
+    def finish_live(self, id: str, answer: dict[str, Any]) -> Decision:
+        """The answer of the page asked to apply an approved notebook change
+        (``live_route.finish``): the item ends, or goes to the disk when the page let go."""
+        with self._lock:
+            item = self.item(id)
+            if not live_route.waiting(item):
+                return Decision.already(item)
+            if live_route.finish(self._operator, item, answer):
+                self._operator._carry_out(item, self.budget, self, disk=True)
+            history.track(self._operator.journal, self, item)
+            if item.live and item.live.get("and_run") and item.status == "applied":
+                run_items.after_change(self._operator, self, item)
+            refreshed = self._refresh_dependents(item) + self._release_waiting()
+            decision = Decision.made(item)
+        for changed in [item, *refreshed]:
+            self._notify(changed)
+        return decision
 
     def _ran(self, item: Item) -> None:
         """A run ended (perhaps from a runner's thread): release what waited, tell everyone."""

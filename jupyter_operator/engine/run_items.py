@@ -18,7 +18,7 @@ from ..protocol import OperatorError, Result, codes
 from ..workspace import Snapshot
 from ..workspace import cells as nbcells
 from ..workspace.sandbox_masks import SandboxMasks
-from . import executions, mutations, shell_ops
+from . import executions, live_route, mutations, shell_ops
 from .items import Item
 
 if TYPE_CHECKING:
@@ -37,7 +37,11 @@ UNSANDBOXED_ASKS = ("runs ask where the session's kernel is not sandboxed (bubbl
 
 
 def plan(operator: Operator, item: Item, base: Snapshot | None) -> None:
-    """Plan ``item``'s run (raises OperatorError for command faults)."""
+    """Plan ``item``'s run (raises OperatorError for command faults); a notebook open in a
+    page is planned on what the page shows (``live_route.base``)."""
+    path = getattr(item.command.params, "path", None)
+    if base is None and isinstance(path, str):
+        base = live_route.base(operator, path)
     item.execution = executions.plan(operator.workspace, operator.journal, item.command,
                                      operator.runner, base, operator.notebook_cap)  # fmt: skip
     item.summary = f"run {item.execution.what}"
@@ -189,6 +193,11 @@ def _combine(item: Item, ran: Result) -> None:
     change = item.result
     if change is None:
         return
+    from .notebook_cells import without_stale_note
+
+    # The cell ran: its outputs are the new source's, whatever the change's note said.
+    change = Result(change.id, change.ok, without_stale_note(change.summary), change.details,
+                    change.code)  # fmt: skip
     if ran.ok:
         summary = f"{change.summary}, then ran it: {ran.summary}"
         item.result = Result(change.id, True, summary, ran.details)
@@ -229,8 +238,11 @@ def after_change(operator: Operator, run: Run, item: Item) -> bool:
     if item.status != "applied" or cmd is None or cmd.action not in ("nb.insertCell",
                                                                      "nb.replaceCell"):
         return False
+    # Applied in the open page, the change is what the page shows (the file is older).
+    base = mutations.after(item.proposal) if item.live and item.proposal else None
     try:
-        data = operator.workspace.read_bytes(cmd.params.path, limit=mutations.EDIT_LIMIT)
+        data = (base.data if base is not None else
+                operator.workspace.read_bytes(cmd.params.path, limit=mutations.EDIT_LIMIT))
         nb = nbcells.load_notebook(data, cmd.params.path)
         if cmd.action == "nb.insertCell":
             position = min(cmd.params.index, len(nb.cells) - 1)
@@ -255,7 +267,7 @@ def after_change(operator: Operator, run: Run, item: Item) -> bool:
                            line=cmd.line, fields={}, params=params)  # fmt: skip
     try:
         item.execution = executions.plan(operator.workspace, operator.journal, runner_cmd,
-                                         operator.runner, None, operator.notebook_cap)
+                                         operator.runner, base, operator.notebook_cap)
     except OperatorError as exc:  # nothing ran: the change's result says why
         _not_run(item, Result.of_error(item.id, exc))
         return False

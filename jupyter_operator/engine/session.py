@@ -14,7 +14,7 @@ import secrets
 import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..execution import CellRunner
 from ..protocol import (
@@ -41,12 +41,14 @@ from . import (
     carry_out,
     foreign_calls,
     history,
+    live_route,
     mutations,
     outcome_notes,
     run_items,
 )
 from .globs import normalise_path
 from .items import Foreign, Item
+from .live_route import LivePages
 from .policy import Policy
 from .reads import READERS, OutputBudget
 from .rules import Verdict
@@ -114,6 +116,9 @@ class Operator:
         #: What runs cells (``execution``); a headless kernel of this session by default,
         #: started on the first run.
         self._runner = runner
+        #: The notebooks open in pages that apply approved cell changes themselves
+        #: (``live_route.LivePages``); None: every change goes to the disk.
+        self.pages: LivePages | None = None
         _sweep_once(self.workspace)
         self._policy = Policy()
         try:
@@ -264,6 +269,22 @@ class Operator:
         history.settle(self.journal, entry)
         return entry
 
+    def history_in_page(self, entry_id: str | None,
+                        direction: str) -> tuple[HistoryEntry, dict[str, Any]] | None:  # fmt: skip
+        """An undo or redo (``direction``) of a change to a notebook open in a page, as the cell
+        edits that page applies (``live_route.history_edits``); None: it goes to the disk
+        (``undo``, ``redo``)."""
+        with self._lock:
+            return live_route.history_edits(self, entry_id, direction)
+
+    def settle_in_page(self, entry_id: str, direction: str,
+                       answer: dict[str, Any]) -> HistoryEntry:  # fmt: skip
+        """The page's answer to an undo or redo sent to it (``live_route.settle_history``)."""
+        with self._lock:
+            entry = live_route.settle_history(self, entry_id, direction, answer)
+        history.settle(self.journal, entry)
+        return entry
+
     def executions(self) -> list[ExecutionRecord]:
         """Every cell run in this workspace, oldest first (the execution ledger: cell, source
         sha256, kernel and its identity, execution count, status, who decided)."""
@@ -372,6 +393,8 @@ class Operator:
             base = mutations.after(earlier.proposal) if earlier else None
             item.builds_on = earlier.id if earlier else None
             try:
+                if base is None:  # a notebook open in a page: what the page shows
+                    base = live_route.base(self, cmd.params.path)
                 item.proposal = mutations.plan(self.workspace, cmd, base)
             except OperatorError as exc:
                 # A notebook's own policy refuses the change whoever would approve it.
@@ -423,9 +446,11 @@ class Operator:
         listing = self.workspace.tree_listing(path, shown=self.workspace.limits.max_delete_entries)
         return [entry[0] for entry in listing.entries]
 
-    def _carry_out(self, item: Item, budget: OutputBudget, run: Run | None = None) -> None:
-        """Run an approved read, or apply an approved mutation's exact bytes, or start a run."""
-        carry_out.carry_out(self, item, budget, run)
+    def _carry_out(self, item: Item, budget: OutputBudget, run: Run | None = None, *,
+                   disk: bool = False) -> None:  # fmt: skip
+        """Run an approved read, or apply an approved mutation's exact bytes (to the page that
+        holds its notebook open, unless ``disk``), or start a run."""
+        carry_out.carry_out(self, item, budget, run, disk=disk)
 
     @staticmethod
     def _finish(item: Item, result: Result, status: str) -> Item:

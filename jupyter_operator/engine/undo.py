@@ -42,6 +42,37 @@ def _label(entry: HistoryEntry) -> str:
     return f"{entry.entry_id} ({entry.action} {entry.path})"
 
 
+def pick(journal: Journal, entry_id: str | None, direction: str) -> HistoryEntry:
+    """The entry an undo (``direction="undo"``) or redo would act on, with the refusals that
+    do not depend on the file: already undone (not undone), a later live change in the way."""
+    entries = journal.entries()
+    if direction == "undo":
+        if entry_id is None:
+            live = [e for e in entries if not e.undone]
+            if not live:
+                raise OperatorError(codes.ERR_NOT_FOUND, "nothing to undo in this workspace.")
+            entry = live[-1]
+        else:
+            entry = _find(entries, entry_id)
+            if entry.undone:
+                raise _conflict(f"{entry.entry_id} is already undone; redo it to apply it again.")
+    else:
+        if entry_id is None:
+            undone = [e for e in entries if e.undone]
+            if not undone:
+                raise OperatorError(codes.ERR_NOT_FOUND, "nothing to redo in this workspace.")
+            entry = max(undone, key=lambda e: e.undone_at or 0.0)
+        else:
+            entry = _find(entries, entry_id)
+            if not entry.undone:
+                raise _conflict(f"{entry.entry_id} is not undone; there is nothing to redo.")
+    later = _later_live(entries, entry)
+    if later is not None:
+        raise _conflict(f"{entry.path} was changed again by {_label(later)}; undo "
+                        f"{later.entry_id} first.")  # fmt: skip
+    return entry
+
+
 def undo(ws: Workspace, journal: Journal, entry_id: str | None = None) -> HistoryEntry:
     """Undo one entry (the latest live one when ``entry_id`` is None)."""
     entries = journal.entries()

@@ -18,7 +18,7 @@ from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.utils.process import arg_split
 
-from .live_runs import CommRunner, own_notebook
+from .live_runs import CommRunner, OwnPage, own_notebook
 from .session import session
 
 if TYPE_CHECKING:
@@ -183,7 +183,9 @@ class AgentMagics(Magics):
         def operator() -> Any:  # cells run in the open notebook (kernel/live_runs.py)
             from ..engine import Operator
 
-            return Operator(root, policy=policy, extensions=extensions, runner=CommRunner(root))
+            op = Operator(root, policy=policy, extensions=extensions, runner=CommRunner(root))
+            op.pages = OwnPage(root)  # changes to the notebook are applied in its page
+            return op
 
         agent = Agent(model, root=root, policy=policy, max_turns=max_turns,
                       extensions=extensions, operator_factory=operator)  # fmt: skip

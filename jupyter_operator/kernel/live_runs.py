@@ -5,7 +5,8 @@ there must look exactly as if the person had run it: the output in the open cell
 execution count in the margin. So the kernel does not execute the source itself; it asks the
 front end through a comm (target ``jupyter_operator.cells``, registered by the JupyterLab
 extension on every notebook's kernel), which runs the cell with JupyterLab's own
-``CodeCell.execute`` and sends the outputs back.
+``CodeCell.execute`` and sends the outputs back. An approved change to that notebook goes the
+same way (``OwnPage``): the open page applies its cell edits, the file is not written beneath.
 
 Only the notebook this kernel runs (``JPY_SESSION_NAME``, set by jupyter-server) can run cells
 this way. Where no front end answers (nbclient, a console, a front end without the extension),
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -107,15 +109,50 @@ class CommRunner:
         return None
 
 
+class OwnPage:
+    """The page that shows this kernel's own notebook, as the engine's ``LivePages``: an
+    approved change to that notebook is applied there (``engine/live_route.py``), sent through
+    the comm as cell edits, and the page's answer ends it. Where no front end acknowledges
+    (nbclient, a page without the extension) the answer is ``gone`` and the file is written."""
+
+    def __init__(self, root: Path) -> None:
+        notebook = own_notebook(root)
+        self._path = root.resolve().joinpath(*notebook.split("/")) if notebook else None
+        self._shown: tuple[str | None, bytes] | None = None
+
+    def holds(self, path: Path) -> bool:
+        return self._path is not None and path == self._path
+
+    def expect(self, path: Path, disk_sha256: str | None, data: bytes) -> None:
+        if self.holds(path):
+            self._shown = (disk_sha256, data)
+
+    def expected(self, path: Path, disk_sha256: str | None) -> bytes | None:
+        if not self.holds(path) or self._shown is None or self._shown[0] != disk_sha256:
+            self._shown = None
+            return None
+        return self._shown[1]
+
+    def deliver(self, live: dict[str, Any], answered: Callable[[dict[str, Any]], None]) -> None:
+        """Send the cell edits to the page; ``answered`` gets its answer (``gone`` when none)."""
+        try:
+            _ask_front_end({"apply": live}, lambda _o: answered({"state": "gone"}),
+                           answered=answered)  # fmt: skip
+        except Exception:  # no comm support in this kernel: nobody shows the notebook
+            answered({"state": "gone"})
+
+
 def _ipython() -> Any:
     from IPython import get_ipython
 
     return get_ipython()
 
 
-def _ask_front_end(payload: dict[str, Any], done: Done) -> None:
+def _ask_front_end(payload: dict[str, Any], done: Done,
+                   answered: Callable[[dict[str, Any]], None] | None = None) -> None:  # fmt: skip
     """Open the comm, wait for the front end's acknowledgement, then send ``payload`` (a run,
-    or cell changes to take); ``done`` receives the outcome of a run."""
+    cell changes to take, or cell edits to apply); ``done`` receives the outcome of a run (or
+    that nobody answered), ``answered`` the page's answer to cell edits."""
     from comm import create_comm
 
     state = {"acked": False, "finished": False}
@@ -133,6 +170,11 @@ def _ask_front_end(payload: dict[str, Any], done: Done) -> None:
             comm.send(payload)
         elif data.get("synced"):
             finish(Outcome("ok"))
+            comm.close()
+        elif isinstance(data.get("live"), dict) and answered is not None:
+            if not state["finished"]:
+                state["finished"] = True
+                answered(data["live"])
             comm.close()
         elif isinstance(data.get("outcome"), dict):
             try:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..execution import NoRunner
-from .live_runs import CommRunner
+from .live_runs import CommRunner, OwnPage
 
 if TYPE_CHECKING:
     from ..engine import Operator, Policy, Run, ShellPolicy
@@ -84,6 +84,7 @@ class KernelSession:
         if op is None:
             op = Operator(root, policy=self.current_policy(), extensions=self.extensions,
                           runner=CommRunner(root))  # cells run in the open notebook
+            op.pages = OwnPage(root)  # and its changes are applied there
             self.operators[root] = op
         op.extensions = self.extensions
         op.policy = self.current_policy()

@@ -61,6 +61,9 @@ class CellChange:
     merged_into: int | None = None  # new index of the cell this one was merged into
     count: int = 1
     renumbered: int = 0
+    #: A code cell whose source changed and whose outputs did not: they show what the old
+    #: source printed (the card and the model's result say so).
+    stale_outputs: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -248,6 +251,8 @@ def _compare(old: Cell, new: Cell, moved: bool) -> CellChange:
     changed = bool(diff or outputs or metadata) or old.cell_type != new.cell_type
     changed = changed or old.id != new.id
     status: Status = "moved" if moved else "changed" if changed else "unchanged"
+    stale = (len(new.outputs or []) if diff and new.cell_type == "code" and not outputs
+             else 0)  # fmt: skip
     return CellChange(
         status, old.index, new.index, new.id, new.cell_type,
         old.cell_type if old.cell_type != new.cell_type else None,
@@ -255,6 +260,7 @@ def _compare(old: Cell, new: Cell, moved: bool) -> CellChange:
         diff, added, removed, outputs, metadata,
         counts if counts[0] != counts[1] else None,
         renumbered=int(status == "unchanged" and counts[0] != counts[1]),
+        stale_outputs=stale,
     )  # fmt: skip
 
 

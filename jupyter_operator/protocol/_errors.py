@@ -19,6 +19,7 @@ PREFIXES: dict[str, str] = {
     codes.ERR_POLICY_DENIED: "Denied",
     codes.ERR_STALE_PREVIEW: "Not applied",
     codes.ERR_BASE_REJECTED: "Not applied",
+    codes.ERR_PAGE_UNAVAILABLE: "Not applied",
     codes.ERR_UNDONE: "Undone",
     # A cell that ran and failed: the command was fine, the code was not.
     codes.ERR_CELL_ERROR: "Cell failed",

@@ -99,6 +99,8 @@ _EXTENSION_DOCS: dict[str, str] = {
     codes.ERR_REPLY_TOO_LONG: "the reply was longer than the 200,000 characters that are "
     "scanned and OPERATOR_CMD markers were in the part cut off; those commands did not run. "
     "Send them again in a shorter reply.",
+    codes.ERR_PAGE_UNAVAILABLE: "the notebook is open in a JupyterLab page that did not apply "
+    "the approved change in time; nothing was changed. Propose it again later.",
 }
 
 _HOST_NOTES = """\

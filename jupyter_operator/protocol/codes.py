@@ -72,6 +72,7 @@ ERR_JOURNAL_CORRUPT = "ERR_JOURNAL_CORRUPT"
 ERR_UNDO_CONFLICT = "ERR_UNDO_CONFLICT"
 ERR_UNDONE = "ERR_UNDONE"
 ERR_REPLY_TOO_LONG = "ERR_REPLY_TOO_LONG"
+ERR_PAGE_UNAVAILABLE = "ERR_PAGE_UNAVAILABLE"
 
 # --- Notebook cell actions (the ``nb`` host extension; listed in the appendix when enabled) --
 ERR_INVALID_CELL_PARAMS = "ERR_INVALID_CELL_PARAMS"
@@ -165,6 +166,7 @@ EXTENSION_CODES: tuple[str, ...] = (
     ERR_UNDO_CONFLICT,
     ERR_UNDONE,
     ERR_REPLY_TOO_LONG,
+    ERR_PAGE_UNAVAILABLE,
 )
 """Codes this host adds beyond the spec; each is explained in the spec appendix."""
 

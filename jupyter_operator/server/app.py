@@ -277,6 +277,7 @@ class OperatorExtension(ExtensionApp):
         from ..workspace.sessionstore import SessionStore
         from .agent_handlers import setup_agents
         from .fileapi import FileApi
+        from .open_pages import OpenPages
         from .sessions import SessionService
         from .workspaces import EXTENSIONS, WorkspaceRegistry
 
@@ -289,6 +290,7 @@ class OperatorExtension(ExtensionApp):
             extensions=EXTENSIONS if self.cell_actions else (),
             allow_auto_runs=self.allow_auto_runs,
             notebook_cap=self.notebook_policy_cap,
+            pages=OpenPages(Path(self.serverapp.root_dir)),
         )
         store = SessionStore(
             Path(self.journal_dir or default_directory()) / "sessions",

@@ -7,7 +7,7 @@ coerced: ``{"text": 1}`` is a ``bad_request``, not the text ``"1"``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -56,6 +56,24 @@ class OutcomeBody(StepBody):
     steps: list[StepBody] = Field(default_factory=list, max_length=500)
 
 
+class LiveAnswerBody(Body):
+    """``POST sessions/{session}/items/{item}/live``: what the page holding the notebook did
+    with an approved change (``engine.live_route.finish``)."""
+
+    state: Literal["applied", "stale", "gone"]
+    cell: str | None = Field(default=None, max_length=200)
+
+
+class OpenNotebooksBody(Body):
+    """``POST open-notebooks``: the notebooks a page has open, relative to the server's root;
+    ``closing``: the page is going away."""
+
+    page: str = Field(min_length=8, max_length=100)
+    paths: list[Annotated[str, Field(max_length=4096)]] = Field(default_factory=list,
+                                                                 max_length=1000)
+    closing: bool = False
+
+
 class DecideAllBody(Body):
     """``POST sessions/{session}/decide-all``."""
 
@@ -70,6 +88,8 @@ class UndoBody(Body):
     id: str | None = None
     session: str | None = None  # the session the client shows, to update it too
     folder: str | None = None  # a subfolder's own history (see ``POST scan``)
+    #: The page's answer to an undo or redo the server sent it (``live`` of the first answer).
+    live: LiveAnswerBody | None = None
 
 
 class AskBody(Body):

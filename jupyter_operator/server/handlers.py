@@ -36,11 +36,21 @@
 ``POST sessions/{id}/decide-all``           ``{"decision", "reason"?}``
                                             -> ``{"decided", "items", "results_text", "done"}``
                                             (``items``: the others it changed, as above)
+``POST sessions/{id}/items/{item}/live``    ``{"state": "applied"|"stale"|"gone", "cell"?}``: what
+                                            the page holding a notebook did with an approved
+                                            change sent to it (``live`` of the item); as decide
+``POST open-notebooks``                     ``{"page", "paths", "closing"?}`` -> ``{"heartbeat",
+                                            "expires"}``: the notebooks a page has open
+                                            (relative to the server's root), sent on change
+                                            and every ``heartbeat`` seconds
 ``POST undo``                               ``{"workspace"?, "id"?, "session"?, "folder"?}`` ->
                                             ``{"workspace", "entry", "session"}``: the undone
                                             entry and the session that made it (its item now says
                                             ``undone``), or null; ``session`` names the one the
                                             client shows (found even after a restart)
+                                            A notebook open in a page: ``{..., "live"}`` (the
+                                            cell edits; nothing is undone yet), then the page
+                                            posts ``{"id", "live": {"state", "cell"?}}``
 ``POST redo``                               the same, for a change applied again
 ``GET history?workspace=&folder=``          ``{"workspace", "folder", "history": [entry...]}``,
                                             oldest first (a subfolder keeps its own history);
@@ -290,6 +300,48 @@ class ExecutionHandler(OperatorPostHandler):
         await self.respond(work())
 
 
+class LiveAnswerHandler(OperatorPostHandler):
+    """``POST sessions/{session}/items/{item}/live``: what the page holding the notebook did
+    with an approved change sent to it (applied, stale with the cell, gone)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, session_id: str, item_id: str) -> None:
+        """Finish an item that waits for a page."""
+
+        async def work() -> dict[str, Any]:
+            from .bodies import LiveAnswerBody
+
+            body = self.parse(LiveAnswerBody)
+            return await self.service.finish_live(session_id, item_id, body.model_dump())
+
+        await self.respond(work())
+
+
+class OpenNotebooksHandler(OperatorPostHandler):
+    """``POST open-notebooks``: the notebooks a page has open (``open_pages``)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        """Record (or, closing, forget) what the page has open."""
+
+        async def work() -> dict[str, Any]:
+            from .bodies import OpenNotebooksBody
+            from .open_pages import EXPIRY_SECONDS, HEARTBEAT_SECONDS
+
+            body = self.parse(OpenNotebooksBody)
+            pages = self.service.registry.pages
+            if pages is not None:
+                if body.closing:
+                    pages.leave(body.page)
+                else:
+                    pages.report(body.page, body.paths)
+            return {"heartbeat": HEARTBEAT_SECONDS, "expires": EXPIRY_SECONDS}
+
+        await self.respond(work())
+
+
 class DecideAllHandler(OperatorPostHandler):
     """``POST sessions/{session}/decide-all``: approve or reject every pending item."""
 
@@ -319,7 +371,9 @@ class UndoHandler(OperatorPostHandler):
             from .bodies import UndoBody
 
             body = self.parse(UndoBody)
-            return await self.service.undo(body.workspace, body.id, body.session, body.folder)
+            live = body.live.model_dump() if body.live is not None else None
+            return await self.service.undo(body.workspace, body.id, body.session, body.folder,
+                                           live)  # fmt: skip
 
         await self.respond(work())
 
@@ -336,7 +390,9 @@ class RedoHandler(OperatorPostHandler):
             from .bodies import UndoBody
 
             body = self.parse(UndoBody)
-            return await self.service.redo(body.workspace, body.id, body.session, body.folder)
+            live = body.live.model_dump() if body.live is not None else None
+            return await self.service.redo(body.workspace, body.id, body.session, body.folder,
+                                           live)  # fmt: skip
 
         await self.respond(work())
 
@@ -367,6 +423,8 @@ def rest_handlers(
         (f"/{prefix}/sessions/{SESSION_ID}/decide-all", DecideAllHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/content", ContentHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/execution", ExecutionHandler),
+        (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/live", LiveAnswerHandler),
+        (f"/{prefix}/open-notebooks", OpenNotebooksHandler),
         (f"/{prefix}/undo", UndoHandler),
         (f"/{prefix}/redo", RedoHandler),
         (f"/{prefix}/history", HistoryHandler),

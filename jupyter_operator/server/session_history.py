@@ -50,8 +50,13 @@ class HistoryRequests:
         entry_id: str | None = None,
         session: str | None = None,
         folder: str | None = None,
+        live: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Undo one applied change (the latest one not yet undone when ``entry_id`` is None).
+
+        A change to a notebook open in a page is undone by that page: the answer carries
+        ``live`` (the cell edits), and the page's own answer comes back as ``live`` with the
+        entry's id (``Operator.settle_in_page``).
 
         When the change came from a session this server still knows (a run that ended, or
         one saved before a restart), its item turns ``undone`` and its results say so.
@@ -60,7 +65,15 @@ class HistoryRequests:
         owner = await self._owner(workspace, entry_id, session, folder)
 
         def work() -> dict[str, Any]:
-            entry = self._history_of(workspace, owner.folder if owner else folder).undo(entry_id)
+            operator = self._history_of(workspace, owner.folder if owner else folder)
+            if live is not None and entry_id is not None:
+                entry = operator.settle_in_page(entry_id, "undo", live)
+            else:
+                sent = operator.history_in_page(entry_id, "undo")
+                if sent is not None:  # the page holding the notebook undoes it, then answers
+                    return {"workspace": workspace, "entry": self._entry_view(sent[0]),
+                            "session": owner.to_dict() if owner else None, "live": sent[1]}
+                entry = operator.undo(entry_id)
             if owner is not None:
                 mark_undone(owner, entry)
                 self._save(owner)
@@ -75,13 +88,23 @@ class HistoryRequests:
         entry_id: str | None = None,
         session: str | None = None,
         folder: str | None = None,
+        live: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Apply an undone change again (the engine refuses when the file changed since)."""
+        """Apply an undone change again (the engine refuses when the file changed since); in
+        the page holding the notebook as for ``undo``."""
         self._check_workspace(workspace)
         owner = await self._owner(workspace, entry_id, session, folder)
 
         def work() -> dict[str, Any]:
-            entry = self._history_of(workspace, owner.folder if owner else folder).redo(entry_id)
+            operator = self._history_of(workspace, owner.folder if owner else folder)
+            if live is not None and entry_id is not None:
+                entry = operator.settle_in_page(entry_id, "redo", live)
+            else:
+                sent = operator.history_in_page(entry_id, "redo")
+                if sent is not None:
+                    return {"workspace": workspace, "entry": self._entry_view(sent[0]),
+                            "session": owner.to_dict() if owner else None, "live": sent[1]}
+                entry = operator.redo(entry_id)
             if owner is not None:
                 mark_redone(owner, entry)
                 self._save(owner)

@@ -210,6 +210,27 @@ class SessionService(HistoryRequests):
 
         return await self._locked(session.workspace, work)
 
+    async def finish_live(self, session_id: str, item_id: str,
+                          answer: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+        """The answer of the page asked to apply an approved notebook change: the item ends
+        (``engine.live_route.finish``); 409 when it no longer waits for a page."""
+        session = await self._lookup(session_id)
+
+        def work() -> dict[str, Any]:
+            run = session.run
+            if not hasattr(run, "finish_live"):
+                raise ApiError(400, "bad_request", "this session changes no notebooks")
+            before = views(run)
+            with self._recording(session):
+                made = run.finish_live(item_id, answer)
+            if made.outcome == "already_decided":
+                raise ApiError(409, "not_waiting", f"{item_id} waits for no page")
+            self._save(session)
+            return {"item": decided_view(made.item, run, before),
+                    **decision_view(run, before, [made])}  # fmt: skip
+
+        return await self._locked(session.workspace, work)
+
     async def content(self, session_id: str, item_id: str) -> dict[str, Any]:
         """The text an editor starts from: the proposed new content and the file's text.
 

@@ -22,7 +22,7 @@ SLOT = re.compile(r"j[1-9][0-9]{0,15}(-u[1-9][0-9]{0,8})?")
 DIGEST = re.compile(r"[0-9a-f]{64}")
 STORED = ("entry_id", "time", "command_id", "action", "path", "change", "before_sha256",
            "after_sha256", "session", "decided_by", "rule", "diff_sha256",
-           "created_dirs")  # fmt: skip
+           "created_dirs", "route")  # fmt: skip
 #: At most this many folders above a path (a path has at most 4096 bytes).
 MAX_CREATED_DIRS = 2048
 
@@ -66,6 +66,9 @@ class HistoryEntry:
     #: How many folders above ``path`` the change created (the innermost ones): undoing it
     #: removes them again while they are empty. 0 in entries written before it was recorded.
     created_dirs: int = 0
+    #: Where the change landed: ``disk`` (the file), or ``page`` (the cells of the notebook
+    #: open in a page, which the person then saves).
+    route: str = "disk"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view."""
@@ -88,6 +91,7 @@ def parse_entry(raw: Any) -> HistoryEntry:
         raise ValueError("bad field")
     values = {key: raw.get(key) for key in STORED}
     values["created_dirs"] = raw.get("created_dirs", 0)
+    values["route"] = raw.get("route", "disk")
     ok = (
         isinstance(values["entry_id"], str) and ENTRY_ID.fullmatch(values["entry_id"])
         and isinstance(values["time"], int | float) and math.isfinite(values["time"])
@@ -98,6 +102,7 @@ def parse_entry(raw: Any) -> HistoryEntry:
         and values["decided_by"] in (None, "person", "rule") and _text(values["rule"], 500, True)
         and type(values["created_dirs"]) is int
         and 0 <= values["created_dirs"] <= MAX_CREATED_DIRS
+        and values["route"] in ("disk", "page")
     )  # fmt: skip
     if not ok:
         raise ValueError("bad field")

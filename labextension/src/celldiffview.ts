@@ -156,6 +156,11 @@ export class CellDiffView {
       block.append(host);
       this._pending.push({ host, entry });
     }
+    if (entry.stale_outputs) {
+      const n = entry.stale_outputs;
+      const text = `keeps ${n === 1 ? '1 output' : `${n} outputs`} of the old source: stale until the cell runs again`;
+      block.append(el('p', 'jp-Operator-cell-stale-outputs jp-Operator-warning', text));
+    }
     const notes = notesOf(entry);
     if (notes) {
       const details = el('details', 'jp-Operator-cell-notes');

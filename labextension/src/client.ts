@@ -82,8 +82,14 @@ export class OperatorClient {
   }
 
   /** Apply an undone change again. */
-  redo(workspace: string, id?: string, session?: string, folder?: string | null): Promise<IUndoResponse> {
-    return this._call(['redo'], undoBody(workspace, id, session, folder));
+  redo(
+    workspace: string,
+    id?: string,
+    session?: string,
+    folder?: string | null,
+    live?: { state: string; cell?: string }
+  ): Promise<IUndoResponse> {
+    return this._call(['redo'], { ...undoBody(workspace, id, session, folder), ...(live ? { live } : {}) });
   }
 
   /** The interface specification text to give a model. */
@@ -134,6 +140,16 @@ export class OperatorClient {
     return this._call(['sessions', session, 'items', id, 'execution'], outcome);
   }
 
+  /** What this page did with a change sent to a notebook open here (livecells.ts). */
+  live(session: string, id: string, answer: { state: string; cell?: string }): Promise<IDecideResponse> {
+    return this._call(['sessions', session, 'items', id, 'live'], answer);
+  }
+
+  /** The notebooks open in this page (server paths); `closing`: the page goes away. */
+  openNotebooks(page: string, paths: string[], closing = false): Promise<unknown> {
+    return this._call(['open-notebooks'], { page, paths, closing });
+  }
+
   /** The proposed new text of an item and the file's text it was previewed on (to edit). */
   content(session: string, id: string): Promise<IEditContent> {
     return this._call(['sessions', session, 'items', id, 'content']);
@@ -148,8 +164,15 @@ export class OperatorClient {
   }
 
   /** Undo the last applied change in a workspace (or a given history entry). */
-  undo(workspace: string, id?: string, session?: string, folder?: string | null): Promise<IUndoResponse> {
-    return this._call(['undo'], undoBody(workspace, id, session, folder));
+  /** Undo a change; `live`: this page's answer to an undo the server sent it (`IUndoResponse.live`). */
+  undo(
+    workspace: string,
+    id?: string,
+    session?: string,
+    folder?: string | null,
+    live?: { state: string; cell?: string }
+  ): Promise<IUndoResponse> {
+    return this._call(['undo'], { ...undoBody(workspace, id, session, folder), ...(live ? { live } : {}) });
   }
 
   private async _call<T>(

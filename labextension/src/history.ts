@@ -163,7 +163,9 @@ export class HistoryView {
     );
     head.append(status);
     const session = entry.session ? `session ${entry.session.slice(0, 8)}` : 'an earlier session';
-    const meta = el('div', 'jp-Operator-history-meta', `${decisionText(entry)}, in ${session}`);
+    // Where it landed: the open notebook's cells (the person saves them), or the file.
+    const where = entry.route === 'page' ? ', applied in the open notebook' : '';
+    const meta = el('div', 'jp-Operator-history-meta', `${decisionText(entry)}${where}, in ${session}`);
     if (entry.action.startsWith('nb.')) {
       // A cell change or a run's saved outputs: the kernel's state is not part of an undo.
       meta.append(el('div', 'jp-Operator-kernel-note', KERNEL_NOT_ROLLED_BACK));

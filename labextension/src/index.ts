@@ -19,6 +19,7 @@ import { OperatorClient } from './client';
 import { addCommands } from './commands';
 import { addFileCommands } from './filecommands';
 import { serveKernelRuns } from './kernelruns';
+import { OpenNotebookReport } from './livecells';
 import { OperatorPanel } from './panel';
 
 const plugin: JupyterFrontEndPlugin<void> = {
@@ -58,6 +59,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
     });
     if (tracker) {
       serveKernelRuns(tracker);
+      // The server sends approved changes to the notebooks open here (livecells.ts).
+      const report = new OpenNotebookReport(client, () =>
+        tracker.filter(p => !p.isDisposed).map(p => p.context.path)
+      );
+      const changed = () => void report.changed();
+      tracker.widgetAdded.connect((_, nb) => {
+        changed();
+        nb.context.pathChanged.connect(changed);
+        nb.disposed.connect(() => setTimeout(changed, 0));
+      });
+      report.start();
     }
     app.shell.add(panel, 'right', { rank: 600 });
     restorer?.add(panel, 'jupyter-operator');

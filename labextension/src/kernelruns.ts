@@ -1,16 +1,18 @@
 /**
  * The front end of `%%operator` and `%%operator_agent` in a notebook: the kernel's
  * magics ask, through a comm (target `jupyter_operator.cells`), for a cell of this
- * very notebook to be run as if the person ran it, or for the open notebook to take
- * the cell changes the kernel just wrote to its file (so the open cells match the
- * file the next run is checked against). Registered on every notebook's kernel; a
+ * very notebook to be run as if the person ran it, for an approved change to this
+ * notebook to be applied to the open notebook (livecells.ts; the file is not written),
+ * or for the open notebook to take the cell changes the kernel just wrote to its file
+ * (where the page could not take the change itself). Registered on every notebook's kernel; a
  * kernel hears an acknowledgement before it sends anything (kernel/live_runs.py).
  */
 import { Kernel, KernelMessage } from '@jupyterlab/services';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
+import { applyLiveChange } from './livecells';
 import { runInNotebook } from './liverun';
-import { IRunRequest } from './types';
+import { ILiveChange, IRunRequest } from './types';
 
 export const CELLS_TARGET = 'jupyter_operator.cells';
 
@@ -59,8 +61,14 @@ export function applySync(panel: NotebookPanel, changes: readonly ICellSync[]): 
 }
 
 async function answer(panel: NotebookPanel, comm: Kernel.IComm, msg: KernelMessage.ICommMsgMsg): Promise<void> {
-  const data = msg.content.data as { run?: IRunRequest; sync?: ICellSync[] };
-  if (data.sync) {
+  const data = msg.content.data as { run?: IRunRequest; sync?: ICellSync[]; apply?: ILiveChange };
+  if (data.apply) {
+    // An approved change to this notebook: applied to the open model, never to its file.
+    const shared = panel.content.model?.sharedModel;
+    const result = shared ? await applyLiveChange(shared, data.apply) : { state: 'gone' };
+    comm.send({ live: result as unknown as KernelMessage.ICommMsgMsg['content']['data'] });
+    comm.close();
+  } else if (data.sync) {
     applySync(panel, data.sync);
     comm.send({ synced: 1 });
     comm.close();

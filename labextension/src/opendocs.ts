@@ -2,22 +2,28 @@
  * Documents open in JupyterLab (or Notebook 7) that a change from the panel touches: notebooks,
  * and text files open in an editor.
  *
- * When the server applies (or undoes, or redoes) a change to a document that is open and
- * whose content is still the file's (see {@link OpenDocuments}), the open document is
- * reloaded from disk at once: the person sees the new content, and JupyterLab never shows
- * "File changed on disk" (reloading records the file's new time). The document is reloaded
- * rather than edited and saved, so the file on disk stays exactly the bytes the person
- * approved (a save would write JupyterLab's own serialisation).
+ * A notebook open here is changed in the page, never beneath it: this page reports its open
+ * notebooks to the server, which sends an approved change to one of them (and its undo and
+ * redo) back as cell edits that livecells.ts applies to the open notebook's model. The
+ * person's unsaved edits elsewhere stay, and saving asks nothing. Such a change is never held
+ * here for unsaved edits (the server's per-cell guard refuses it when a cell it touches was
+ * edited since the preview) and never reloaded from disk afterwards.
  *
- * An open document the person changed and did not save is never touched. The panel refuses to
- * approve, undo or redo a change to it: the change was previewed against the file on disk, and
- * writing it under unsaved edits would leave a tab whose next save silently drops the approved
- * change while the model is told it was applied. The person saves (the preview is then checked
- * against the saved file, and a stale one is refused) or reverts, then decides again.
+ * Any other open document whose content is still the file's (see {@link OpenDocuments}) is
+ * reloaded from disk once the server changed the file: the person sees the new content, and
+ * JupyterLab never shows "File changed on disk" (reloading records the file's new time). It is
+ * reloaded rather than edited and saved, so the file on disk stays exactly the bytes the
+ * person approved (a save would write JupyterLab's own serialisation). One the person changed
+ * and did not save is never touched: the panel refuses to approve, undo or redo a change to
+ * it, since writing under unsaved edits would leave a tab whose next save silently drops the
+ * approved change while the model is told it was applied. The person saves (the preview is
+ * then checked against the saved file, and a stale one is refused) or reverts, then decides
+ * again.
  */
 import { INotebookModel, INotebookTracker } from '@jupyterlab/notebook';
 import { JSONExt, ReadonlyPartialJSONValue } from '@lumino/coreutils';
 
+import type { LiveNotebook } from './livecells';
 import { IOperatorItem, IWorkspace } from './types';
 
 /** Where a change's path is, relative to the server's root: `ws.path/folder/path`, or null
@@ -196,6 +202,21 @@ export class OpenDocuments {
     private _widgets: ListWidgets | null = null
   ) {}
 
+  /** Whether `path` is a notebook open in this page: its changes are applied in the page
+   * (livecells.ts), never held here nor reloaded. */
+  isLiveNotebook(path: string | null): boolean {
+    return !!path && isNotebookPath(path) && !!this._tracker?.find(p => !p.isDisposed && p.context.path === path);
+  }
+
+  /** The shared model of the notebook open here at `path` (livecells.ts edits it), or null. */
+  liveNotebook(path: string | null): LiveNotebook | null {
+    if (!path || !isNotebookPath(path)) {
+      return null;
+    }
+    const panel = this._tracker?.find(p => !p.isDisposed && p.context.path === path);
+    return panel?.content.model?.sharedModel ?? null;
+  }
+
   /** Whether the document at `path` is open, and whether its content differs from the file. */
   async check(path: string | null): Promise<IOpenCheck> {
     const doc = this._find(path);
@@ -276,7 +297,8 @@ export async function beforeApproving(
   const before = new Map<string, string>();
   let held = false;
   for (const item of items) {
-    const path = item.kind === 'mutation' ? view.docPath(item.path) : null;
+    const docPath = item.kind === 'mutation' ? view.docPath(item.path) : null;
+    const path = open.isLiveNotebook(docPath) ? null : docPath;
     const checked = await open.check(path);
     const edited = checked.state === 'edited' && !!path;
     if (path && checked.cells !== undefined) {
@@ -302,6 +324,9 @@ export async function afterChange(
     // 'running': a change approved with Approve & Run is on disk; its cell runs next.
     if (item.kind !== 'mutation' || !['applied', 'undone', 'running'].includes(item.status)) {
       continue;
+    }
+    if (item.live) {
+      continue; // applied in the open notebook itself (livecells.ts): the file is not newer
     }
     const path = view.docPath(item.path);
     const card = view.cardNode(item.index);

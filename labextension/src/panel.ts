@@ -17,6 +17,7 @@ import { saveDraft } from './draft';
 import { OperatorClient, OperatorRequestError } from './client';
 import { DialectChoice, dialectRow } from './dialect';
 import { operatorIcon } from './icon';
+import { LiveChanges } from './livecells';
 import { OpenDocuments, ListWidgets, ReadDocument } from './opendocs';
 import { INotebookFinder } from './liverun';
 import { copyText, PanelControls, plainError } from './panelcontrols';
@@ -93,7 +94,8 @@ export class OperatorPanel extends Widget {
       this._client,
       options.openNotebook ?? (async path => findOpen(path)),
       findOpen,
-      async path => (await this._docs.open.check(path)).state !== 'edited'
+      async path => (await this._docs.open.check(path)).state !== 'edited',
+      new LiveChanges(this._client, path => findOpen(path)?.content.model?.sharedModel ?? null)
     );
     this.id = PANEL_ID;
     this.addClass('jp-Operator-panel');

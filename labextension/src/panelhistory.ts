@@ -1,14 +1,16 @@
 /**
  * Undo and redo from the panel, and its History section (history.ts draws it): an undo or
- * redo is refused while the document it touches is open with unsaved edits, and afterwards
- * the cards, the results and the history show what is true now and the open document is
- * reloaded. Apart from panel.ts because it needs of the panel only what `IHistoryHost` lists.
+ * redo of a notebook open in this page is applied to that notebook (the server sends its cell
+ * edits; livecells.ts); of any other open document it is refused while the document has
+ * unsaved edits, and afterwards the document is reloaded. Then the cards, the results and the
+ * history show what is true now. Apart from panel.ts because it needs of the panel only what `IHistoryHost` lists.
  */
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import { OperatorClient } from './client';
 import { HistoryView, RebuildAction } from './history';
-import { dirtyMessage, notReloadedMessage } from './opendocs';
+import { applyLiveChange, ILiveAnswer } from './livecells';
+import { dirtyMessage, IOpenCheck, notReloadedMessage } from './opendocs';
 import { PanelControls, plainError } from './panelcontrols';
 import { IShownPlace, PanelDocuments } from './paneldocs';
 import { IHistoryEntry } from './types';
@@ -58,7 +60,10 @@ export class PanelHistory {
     const host = this._host;
     const workspace = host.shown().workspace;
     const target = entry ? host.docs.docPath(entry.path) : null;
-    const open = await host.docs.open.check(target);
+    // A notebook open here is undone in the page itself (livecells.ts): never held.
+    const open: IOpenCheck = host.docs.open.isLiveNotebook(target)
+      ? { state: 'closed' }
+      : await host.docs.open.check(target);
     if (target && open.state === 'edited') {
       host.controls.showError(dirtyMessage(target, action));
       return;
@@ -69,6 +74,12 @@ export class PanelHistory {
       let answer;
       try {
         answer = await call.call(host.client, workspace, entry?.entry_id, session, folder);
+        if (answer.live) {
+          // The server sent the undo (redo) to this page's open notebook: apply, then answer.
+          const notebook = host.docs.open.liveNotebook(host.docs.docPath(answer.live.notebook));
+          const applied: ILiveAnswer = notebook ? await applyLiveChange(notebook, answer.live) : { state: 'gone' };
+          answer = await call.call(host.client, workspace, answer.live.entry_id, session, folder, applied);
+        }
       } finally {
         // Whatever happened, cards, results and history show what is true now.
         await this._refreshAfterChange();
@@ -78,6 +89,9 @@ export class PanelHistory {
       const verb = action === 'undo' ? 'Undid' : 'Redid';
       host.controls.showNote(`${verb} ${done.action}${where} (${done.command_id}).`);
       const changed = host.docs.docPath(done.path);
+      if (host.docs.open.isLiveNotebook(changed)) {
+        return; // changed in the open notebook itself: nothing to reload
+      }
       const same = changed === target ? open.cells : undefined;
       if ((await host.docs.open.reload(changed, same)) === 'edited' && changed) {
         host.controls.showError(notReloadedMessage(changed));

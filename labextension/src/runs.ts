@@ -10,6 +10,7 @@
 import { NotebookPanel } from '@jupyterlab/notebook';
 
 import { OperatorClient } from './client';
+import type { LiveChanges } from './livecells';
 import { INotebookFinder, kernelIdentity, runAtPath } from './liverun';
 import { IDecideResponse, IOperatorItem } from './types';
 
@@ -27,7 +28,9 @@ export class LiveRuns {
     private _client: OperatorClient,
     private _find: INotebookFinder,
     private _findOpen: (path: string) => NotebookPanel | null,
-    private _unedited?: (path: string) => Promise<boolean>
+    private _unedited?: (path: string) => Promise<boolean>,
+    /** Applies the approved changes sent to notebooks open here (before any cell runs). */
+    private _live?: LiveChanges
   ) {}
 
   /**
@@ -51,6 +54,7 @@ export class LiveRuns {
     docPath: DocPath,
     update: (answer: IDecideResponse) => void | Promise<void>
   ): Promise<void> {
+    await this._live?.carryOut(session, items, docPath, update);
     for (const item of items) {
       const key = `${session}:${item.id}`;
       if (item.status !== 'running' || !item.execution || this._started.has(key)) {

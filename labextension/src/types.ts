@@ -67,6 +67,29 @@ export interface IOperatorItem {
   can_run?: boolean;
   /** A call in the model's own tool-call format, and the block it was translated to. */
   foreign?: IForeignCall | null;
+  /** A notebook change sent to the page that has the notebook open (livecells.ts). */
+  live?: ILiveChange | null;
+}
+
+/** One cell edit of a change sent to an open notebook (`notebooks/cell_edits.py`). */
+export type ILiveOp =
+  | { op: 'delete'; id: string }
+  | { op: 'insert'; after: string | null; index: number; cell: Record<string, unknown> }
+  | { op: 'move'; id: string; after: string | null; index: number }
+  | { op: 'set'; id: string; fields: Record<string, unknown> };
+
+/** A notebook change routed to the page holding the notebook (`Item.live`). */
+export interface ILiveChange {
+  route: 'page';
+  /** waiting (for a page to apply it), applied, stale, silent (no page answered). */
+  state: 'waiting' | 'applied' | 'stale' | 'silent';
+  /** The notebook, relative to the session's workspace folder. */
+  notebook: string;
+  ops: ILiveOp[];
+  /** sha256 of the source each rewritten or deleted cell had in the preview, by cell id. */
+  guards: Record<string, string>;
+  /** What each inserted or rewritten cell holds after the change, by cell id. */
+  sources: Record<string, string>;
 }
 
 /** A call the model wrote in its own tool-call format (`Item.foreign`). */
@@ -140,6 +163,9 @@ export interface ICellChange {
   /** Unchanged entries stand for `count` cells in a row. */
   count: number;
   renumbered: number;
+  /** A code cell whose source changed while its outputs did not: how many outputs of the old
+   * source it keeps (stale until the cell runs again). */
+  stale_outputs?: number;
 }
 
 /** A notebook change cell by cell (`NotebookDiff.to_dict()`). */
@@ -232,6 +258,8 @@ export interface IHistoryEntry {
   decided_by?: 'person' | 'rule' | null;
   rule?: string | null;
   diff?: string | null;
+  /** Where it landed: `disk` (the file) or `page` (the notebook open in a page). */
+  route?: 'disk' | 'page';
 }
 
 /** `GET history`. */
@@ -265,6 +293,9 @@ export interface IUndoResponse {
   entry: IHistoryEntry;
   /** The session that made the change, as it is now (its item says undone), if known. */
   session?: IScanResponse | null;
+  /** A notebook open in a page: the cell edits this page applies; nothing is undone (or
+   * redone) until it answers. */
+  live?: (ILiveChange & { entry_id: string; direction: 'undo' | 'redo' }) | null;
 }
 
 /** A person's decision on a pending mutation. */

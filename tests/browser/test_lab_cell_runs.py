@@ -4,6 +4,7 @@ Rebuild state brings the kernel back after a restart."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -80,7 +81,8 @@ def test_run_approve_and_run_history_and_rebuild(lab_server, page) -> None:
     assert "name 'totl' is not defined" in (failed.details or "")
     screenshot(page, "lab-cell-run-error")
 
-    # Approve & Run: the fixed source is written, shown in the open cell and run there.
+    # Approve & Run: the fixed source is applied to the open cell (the notebook is open here,
+    # so the change goes to the page, not the file) and run there.
     run_reply(page, block("e1", "nb.replaceCell", notebook="fix.ipynb", cell_id="mean",
                           content_b64=b64(FIXED)))  # fmt: skip
     wait_status(page, "e1", "pending")
@@ -90,6 +92,13 @@ def test_run_approve_and_run_history_and_rebuild(lab_server, page) -> None:
     fixed = result_of(page, "e1")
     assert fixed.ok and "then ran it" in fixed.summary and "mean 4.0" in (fixed.details or "")
     screenshot(page, "lab-cell-approve-and-run")
+    # The person saves the notebook the change was applied to, as after any edit of theirs.
+    page.locator(".jp-NotebookPanel:visible .jp-Cell").first.click()
+    page.keyboard.press("Control+s")
+    page.wait_for_function("() => !document.querySelector('.lm-DockPanel-tabBar "
+                           ".lm-mod-current.jp-mod-dirty')")  # fmt: skip
+    saved = json.loads((root / "fix.ipynb").read_text())
+    assert FIXED in ["".join(c["source"]) for c in saved["cells"]]
 
     # History: the ledger of runs, and the plain word that undo does not roll a kernel back.
     open_history(page)

@@ -1,6 +1,7 @@
-"""A change to a notebook that is open in JupyterLab: approved (then undone and redone) from the
-panel, the open notebook shows it at once with no "File changed on disk" dialog and stays saved;
-an open notebook with unsaved changes is never clobbered."""
+"""A change to a notebook that is open in JupyterLab: approved from the panel, it is applied to
+the open notebook itself (the page's model, beside the person's unsaved edits), never written
+beneath it, so saving asks nothing and keeps both; a cell it touches that the person edited
+since the preview refuses it. A text file open in an editor is reloaded from disk as before."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from browserkit import run_palette_command
-from test_lab_panel import PANEL, b64, card, command, open_lab, run_reply, screenshot, wait_status
+from test_lab_panel import b64, card, command, open_lab, run_reply, screenshot, wait_status
 from test_lab_panel_state import history_row, open_history
 
 pytestmark = pytest.mark.timeout(300)
@@ -72,90 +72,130 @@ def is_dirty(page) -> bool:
     return "jp-mod-dirty" in (tab.get_attribute("class") or "")
 
 
-def test_approve_undo_redo_update_the_open_notebook(lab_server, page) -> None:
-    root: Path = lab_server.root
-    (root / "opened.ipynb").write_text(notebook("print('old')"))
-    open_lab(page, lab_server, "opened.ipynb")
-    wait_cells(page, ["print('old')"])
-    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
-    # The person saved it once (JupyterLab records the kernel's name and language in the
-    # metadata); the model's change keeps that metadata, as a cell edit does.
-    save(page, root / "opened.ipynb")
-    old = (root / "opened.ipynb").read_text()
-    new = with_cells(old, "print('new')", "# added by the model")
-
-    run_reply(page, command("nb-1", "fs.write", "opened.ipynb", content_b64=b64(new)))
-    wait_status(page, "nb-1", "pending")
-    card(page, "nb-1").locator(".jp-Operator-approve").click()
-    wait_status(page, "nb-1", "applied")
-    # The open notebook shows the approved cells at once, unchanged since (not dirty), and
-    # the file on disk holds exactly the approved bytes.
-    wait_cells(page, ["print('new')", "# added by the model"])
-    no_dialog(page)
-    assert not is_dirty(page)
-    assert (root / "opened.ipynb").read_text() == new
-    screenshot(page, "lab-open-notebook-approved")
-
-    # Saving now asks nothing (JupyterLab knows the file's new time) and keeps the change.
-    save(page, root / "opened.ipynb")
-    no_dialog(page)
-    assert (root / "opened.ipynb").read_text() == new
-
-    # Undo from the panel's history: the open notebook goes back to the old cells.
-    open_history(page)
-    history_row(page, "nb-1").locator(".jp-Operator-history-undo").click()
-    wait_status(page, "nb-1", "undone")
-    wait_cells(page, ["print('old')"])
-    no_dialog(page)
-    assert not is_dirty(page)
-    assert (root / "opened.ipynb").read_text() == old  # the bytes from before the change
-    screenshot(page, "lab-open-notebook-undone")
-
-    # And redo brings the approved cells back.
-    history_row(page, "nb-1").locator(".jp-Operator-history-redo").click()
-    wait_cells(page, ["print('new')", "# added by the model"])
-    no_dialog(page)
-    assert not is_dirty(page)
-    assert (root / "opened.ipynb").read_text() == new
+def edited_cell(text: str, index: int, source: str) -> str:
+    """The notebook ``text`` with one cell's source replaced (ids and metadata kept)."""
+    nb = nbformat.reads(text, as_version=4)
+    nb.cells[index].source = source
+    return nbformat.writes(nb) + "\n"
 
 
-def test_unsaved_changes_are_never_clobbered(lab_server, page) -> None:
-    root: Path = lab_server.root
-    old = notebook("x = 1")
-    (root / "edited.ipynb").write_text(old)
-    open_lab(page, lab_server, "edited.ipynb")
-    wait_cells(page, ["x = 1"])
-    # The person types in the open notebook and does not save.
-    page.locator(".jp-NotebookPanel:visible .jp-Cell .jp-InputArea-editor").first.click()
-    page.keyboard.press("End")
-    page.keyboard.type("  # mine")
+def type_in_cell(page, index: int, text: str) -> None:
+    """The person types at the end of a cell and does not save."""
+    page.locator(".jp-NotebookPanel:visible .jp-Cell .jp-InputArea-editor").nth(index).click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(text)
     page.wait_for_function(
         "() => !!document.querySelector('.lm-DockPanel-tabBar .lm-mod-current.jp-mod-dirty')"
     )
 
-    new = notebook("x = 2")
-    run_reply(page, command("nb-2", "fs.write", "edited.ipynb", content_b64=b64(new)))
-    wait_status(page, "nb-2", "pending")
-    card(page, "nb-2").locator(".jp-Operator-approve").click()
-    note = card(page, "nb-2").locator(".jp-Operator-opendoc-note")
-    note.wait_for()
-    assert "Not approved: edited.ipynb is open with unsaved changes" in note.text_content()
-    # Nothing was written, the proposal still waits, the person's edit is still on screen.
-    wait_status(page, "nb-2", "pending")
-    assert (root / "edited.ipynb").read_text() == old
-    wait_cells(page, ["x = 1  # mine"])
-    screenshot(page, "lab-open-notebook-unsaved-held")
 
-    # Once the person reverts their edit, the same Approve goes through and the tab follows.
-    run_palette_command(page, "Reload Notebook from Disk", "Reload Notebook from Disk")
-    page.locator(".jp-Dialog .jp-mod-accept").click()  # JupyterLab asks before dropping edits
-    wait_cells(page, ["x = 1"])
-    card(page, "nb-2").locator(".jp-Operator-approve").click()
-    wait_status(page, "nb-2", "applied")
-    assert note.count() == 0
-    wait_cells(page, ["x = 2"])
-    assert (root / "edited.ipynb").read_text() == new
-    assert page.locator(f"{PANEL} > .jp-Operator-error").is_hidden()
+def saved_sources(path: Path) -> list[str]:
+    return [cell.source for cell in nbformat.read(path, as_version=4).cells]
+
+
+def test_an_approved_change_lands_in_the_open_notebook_beside_unsaved_edits(
+    lab_server, page
+) -> None:
+    """The commonest case: the model changes a notebook the person works in. The change is
+    applied to the open notebook (not the file beneath it); the person's unsaved edit in
+    another cell stays; saving writes both and asks nothing."""
+    root: Path = lab_server.root
+    path = root / "working.ipynb"
+    path.write_text(notebook("a = 1", "b = 2"))
+    open_lab(page, lab_server, "working.ipynb")
+    wait_cells(page, ["a = 1", "b = 2"])
+    type_in_cell(page, 0, "  # mine")
+    on_disk = path.read_text()
+
+    new = edited_cell(on_disk, 1, "b = 3")
+    run_reply(page, command("live-1", "fs.write", "working.ipynb", content_b64=b64(new)))
+    wait_status(page, "live-1", "pending")
+    card(page, "live-1").locator(".jp-Operator-approve").click()
+    wait_status(page, "live-1", "applied")
+    assert "in the open notebook" in card(page, "live-1").text_content()
+    wait_cells(page, ["a = 1  # mine", "b = 3"])
+    no_dialog(page)
+    assert is_dirty(page)  # the person saves, as after any edit of theirs
+    assert path.read_text() == on_disk  # nothing was written beneath the open notebook
+    assert card(page, "live-1").locator(".jp-Operator-opendoc-note").count() == 0
+    screenshot(page, "lab-open-notebook-live-approved")
+
+    save(page, path)
+    no_dialog(page)
+    assert saved_sources(path) == ["a = 1  # mine", "b = 3"]
+
+
+def test_a_touched_cell_edited_after_the_preview_is_refused_an_untouched_one_is_not(
+    lab_server, page
+) -> None:
+    root: Path = lab_server.root
+    path = root / "guarded.ipynb"
+    path.write_text(notebook("a = 1", "b = 2"))
+    open_lab(page, lab_server, "guarded.ipynb")
+    wait_cells(page, ["a = 1", "b = 2"])
+    on_disk = path.read_text()
+
+    run_reply(page, command("g-1", "fs.write", "guarded.ipynb",
+                            content_b64=b64(edited_cell(on_disk, 1, "b = 20"))))  # fmt: skip
+    wait_status(page, "g-1", "pending")
+    type_in_cell(page, 1, "  # typed after the preview")
+    card(page, "g-1").locator(".jp-Operator-approve").click()
+    wait_status(page, "g-1", "stale")
+    assert "cell cell-1 of guarded.ipynb was edited in the open notebook" in card(
+        page, "g-1").text_content()  # fmt: skip
+    wait_cells(page, ["a = 1", "b = 2  # typed after the preview"])
+    assert path.read_text() == on_disk
+    screenshot(page, "lab-open-notebook-live-stale")
+
+    # A change to the other cell goes through; the edited cell keeps the person's text.
+    run_reply(page, command("g-2", "fs.write", "guarded.ipynb",
+                            content_b64=b64(edited_cell(on_disk, 0, "a = 10"))))  # fmt: skip
+    wait_status(page, "g-2", "pending")
+    card(page, "g-2").locator(".jp-Operator-approve").click()
+    wait_status(page, "g-2", "applied")
+    wait_cells(page, ["a = 10", "b = 2  # typed after the preview"])
+    no_dialog(page)
+    assert path.read_text() == on_disk
+
+
+def test_undo_and_redo_in_the_open_notebook_keep_the_persons_edits(lab_server, page) -> None:
+    """Undo and redo from the panel's history go to the open notebook too, cell-exact: the
+    person's unsaved edit in another cell stays, no dialog, the file is the page's to save;
+    the history says where the change landed. JupyterLab's own undo takes it back in one step."""
+    root: Path = lab_server.root
+    path = root / "undone.ipynb"
+    path.write_text(notebook("a = 1", "b = 2"))
+    open_lab(page, lab_server, "undone.ipynb")
+    wait_cells(page, ["a = 1", "b = 2"])
+    type_in_cell(page, 0, "  # mine")
+    on_disk = path.read_text()
+
+    run_reply(page, command("u-1", "fs.write", "undone.ipynb",
+                            content_b64=b64(edited_cell(on_disk, 1, "b = 3"))))  # fmt: skip
+    wait_status(page, "u-1", "pending")
+    card(page, "u-1").locator(".jp-Operator-approve").click()
+    wait_status(page, "u-1", "applied")
+    wait_cells(page, ["a = 1  # mine", "b = 3"])
+
+    open_history(page)
+    row = history_row(page, "u-1")
+    assert "applied in the open notebook" in row.locator(".jp-Operator-history-meta").text_content()
+    row.locator(".jp-Operator-history-undo").click()
+    wait_status(page, "u-1", "undone")
+    wait_cells(page, ["a = 1  # mine", "b = 2"])
+    no_dialog(page)
+    assert path.read_text() == on_disk
+    screenshot(page, "lab-open-notebook-live-undone")
+
+    history_row(page, "u-1").locator(".jp-Operator-history-redo").click()
+    wait_status(page, "u-1", "applied")
+    wait_cells(page, ["a = 1  # mine", "b = 3"])
+    no_dialog(page)
+    assert path.read_text() == on_disk
+
+    save(page, path)
+    no_dialog(page)
+    assert saved_sources(path) == ["a = 1  # mine", "b = 3"]
 
 
 def editor_text(page) -> str:

@@ -100,10 +100,14 @@ def test_insert_cell_appends_at_the_cell_count_with_one_line_content(op, nb_path
     assert doc["cells"][3]["outputs"] == [] and doc["cells"][3]["execution_count"] is None
 
 
-def test_replace_cell_changes_the_source_and_keeps_outputs(op, nb_path: Path) -> None:
+def test_replace_cell_changes_the_source_and_keeps_outputs_marked_stale(op, nb_path) -> None:
     item = approve(op, "nb.replaceCell", notebook="nb.ipynb", cell_id="load", index="1",
                    content_b64=b64("x = 2\nprint(x)"))  # fmt: skip
-    assert item.result.summary == "Replaced cell load"
+    # The outputs were printed by the old source: the model is told they are stale.
+    assert item.result.summary == ("Replaced cell load; outputs stale: cell load still shows "
+                                   "the outputs of its old source until it runs again")
+    [changed] = [c for c in item.proposal.cells["cells"] if c["status"] == "changed"]
+    assert changed["stale_outputs"] == 1
     doc = json.loads(nb_path.read_text())
     assert "".join(doc["cells"][1]["source"]) == "x = 2\nprint(x)"
     assert doc["cells"][1]["outputs"][0]["text"] == ["1\n"]

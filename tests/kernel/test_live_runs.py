@@ -68,3 +68,44 @@ def test_under_nbclient_a_run_is_refused_and_nothing_runs(tmp_path: Path) -> Non
     assert printed.startswith("failed | Not run (ERR_KERNEL_UNAVAILABLE): no front end runs")
     saved = json.loads((tmp_path / "self.ipynb").read_text())
     assert saved["cells"][1]["outputs"] == []  # nothing ran
+
+
+def test_a_change_to_the_kernels_own_notebook_is_applied_in_its_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The magics' route: the change goes through the comm as cell edits; the page's answer
+    ends it and the file is not written beneath the open notebook. Without a front end
+    (``gone``) the file is written as before."""
+    from replies import block
+
+    from jupyter_operator.engine import Operator
+    from jupyter_operator.kernel import live_runs
+
+    nb_path = tmp_path / "own.ipynb"
+    nb_path.write_text(notebook(code("x = 1", id="a"), code("y = 2", id="b")))
+    monkeypatch.setenv("JPY_SESSION_NAME", str(nb_path))
+    sent: list[dict] = []
+    answers = iter([{"state": "gone"}, {"state": "applied"}])
+
+    def page(payload, done, answered=None):
+        if "apply" in payload:  # (a disk write is followed by a "sync" of the open copy)
+            sent.append(payload)
+            answered(next(answers))
+
+    monkeypatch.setattr(live_runs, "_ask_front_end", page)
+    op = Operator(tmp_path, journal_dir=tmp_path.parent / f"{tmp_path.name}-journal",
+                  extensions=("nb",), runner=CommRunner(tmp_path))  # fmt: skip
+    op.pages = live_runs.OwnPage(tmp_path)
+
+    run = op.run(block("c1", "nb.replaceCell", notebook="own.ipynb", cell_id="a",
+                       content="x = 5"))  # fmt: skip
+    run.approve("c1")  # no page answers: the file is the notebook
+    assert run.item("c1").status == "applied" and "x = 5" in nb_path.read_text()
+    before = nb_path.read_bytes()
+
+    run = op.run(block("c2", "nb.replaceCell", notebook="own.ipynb", cell_id="b",
+                       content="y = 3"))  # fmt: skip
+    run.approve("c2")
+    assert sent[1]["apply"]["ops"] == [{"op": "set", "id": "b", "fields": {"source": "y = 3"}}]
+    assert run.item("c2").status == "applied" and nb_path.read_bytes() == before
+    assert [e.route for e in op.history()] == ["disk", "page"]

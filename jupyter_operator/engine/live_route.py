@@ -1,0 +1,254 @@
+"""Where an approved notebook change lands: the open page's notebook, or the disk.
+
+A notebook open in a JupyterLab or Notebook 7 page (with the extension) is the person's working
+copy: it holds unsaved edits, outputs and execution counts the file does not. Writing the change
+to the file beneath it would leave a tab whose next save drops it. So when the pages say the
+notebook is open (``LivePages``), the apply step does not write: the item is ``running`` with
+the smallest cell edits (``notebooks.cell_edits``) for the page to apply to its own notebook
+model, and ends when the page answers (``finish``): applied (the journal records the change,
+before and after, with ``route="page"``; the person saves as usual), stale (a cell the change
+touches was edited since the preview: ``ERR_STALE_PREVIEW`` naming it), or the page no longer
+has it open (the change goes to the disk as for a closed notebook). No answer within
+``ANSWER_SECONDS``: to the disk when no page holds the notebook any more, else refused
+(``ERR_PAGE_UNAVAILABLE``), never written under an open page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..notebooks.cell_edits import cell_edits
+from ..protocol import Result, codes
+from ..workspace import Snapshot, canonical_path, is_notebook
+from . import mutations
+from .notebook_cells import without_stale_note
+
+if TYPE_CHECKING:
+    from .items import Item
+    from .run import Run
+    from .session import Operator
+
+#: How long the engine waits for the page that holds the notebook to apply a change.
+ANSWER_SECONDS = 10.0
+
+WAITING = "applying in the open notebook"
+NO_ANSWER = ("the notebook is open in a page that did not apply the change; nothing was "
+             "changed. Ask the person to check the page, then propose it again.")  # fmt: skip
+
+
+class LivePages(Protocol):
+    """The notebooks open in pages that can apply cell edits (the server's ``OpenPages``)."""
+
+    def holds(self, path: Path) -> bool:
+        """Whether a page reported ``path`` (absolute) open recently enough to count."""
+        ...
+
+    def expect(self, path: Path, disk_sha256: str | None, data: bytes) -> None:
+        """The page holding ``path`` now shows ``data`` while the file has ``disk_sha256``."""
+        ...
+
+    def expected(self, path: Path, disk_sha256: str | None) -> bytes | None:
+        """What the page holding ``path`` shows after the changes sent to it, while the file is
+        still ``disk_sha256``; None otherwise."""
+        ...
+
+
+def base(op: Operator, path: str) -> Snapshot | None:
+    """The notebook ``path`` as the page holding it shows it, when changes were sent there
+    that the person has not saved yet: the next change is previewed on that (so it builds on
+    them, and its guards are the sources the page shows), not on the older file. None: the
+    file is the base, as for any other path."""
+    pages: LivePages | None = getattr(op, "pages", None)
+    canonical = canonical_path(path)
+    if pages is None or not is_notebook(canonical):
+        return None
+    target = op.root.joinpath(*canonical.split("/"))
+    if not pages.holds(target):
+        return None
+    disk = op.workspace.snapshot(path, limit=mutations.EDIT_LIMIT)
+    if not disk.exists or disk.is_dir:
+        return None
+    data = pages.expected(target, disk.sha256)
+    if data is None:
+        return None
+    return Snapshot(disk.path, True, False, data, hashlib.sha256(data).hexdigest())
+
+
+def _expect(op: Operator, path: str, data: bytes | None) -> None:
+    """Note what the page holding ``path`` shows now (see ``base``)."""
+    pages: LivePages | None = getattr(op, "pages", None)
+    if pages is None or data is None:
+        return
+    disk = op.workspace.snapshot(path, limit=mutations.EDIT_LIMIT)
+    pages.expect(op.root.joinpath(*canonical_path(path).split("/")), disk.sha256, data)
+
+
+def notebook_file(op: Operator, item: Item) -> Path | None:
+    """The absolute path of the notebook ``item`` modifies, or None (not a notebook change)."""
+    proposal = item.proposal
+    if item.kind != "mutation" or proposal is None or proposal.change != "modify":
+        return None
+    path = canonical_path(item.command.params.path)
+    if not is_notebook(path):
+        return None
+    return op.root.joinpath(*path.split("/"))
+
+
+def send(op: Operator, item: Item, run: Run | None) -> bool:
+    """Hand ``item``'s approved change to the page holding its notebook, when one does.
+
+    Returns False when the change goes to the disk instead (no page holds it, or its cells
+    have no unique ids to edit by). Otherwise the item is ``running`` until ``finish``.
+    """
+    pages: LivePages | None = getattr(op, "pages", None)
+    target = notebook_file(op, item)
+    if pages is None or target is None or not pages.holds(target):
+        return False
+    proposal = item.proposal
+    edits = cell_edits(proposal.snapshot.data, proposal.new_bytes)
+    if edits is None:
+        return False
+    item.live = {"route": "page", "state": "waiting", "notebook": item.path, **edits}
+    item.status, item.summary = "running", WAITING
+    if run is not None:
+        wait(run, item)
+    return True
+
+
+def wait(run: Run, item: Item) -> None:
+    """Give the page ``ANSWER_SECONDS`` to answer for ``item`` (see the module docstring).
+
+    Pages that are told rather than asked (a kernel's own page, through its comm: ``deliver``)
+    get the edits now; the server's pages find them in the decision's answer.
+    """
+    timer = threading.Timer(ANSWER_SECONDS, lambda: run.finish_live(item.id, {"state": "silent"}))
+    timer.daemon = True
+    timer.start()
+    deliver = getattr(getattr(run._operator, "pages", None), "deliver", None)
+    if deliver is not None:
+        deliver(item.live, lambda answer: run.finish_live(item.id, answer))
+
+
+def run_after(item: Item) -> None:
+    """Approve & Run of a change waiting for a page: the cells whose source it replaces lose
+    the old source's outputs in the same step (they would lie until the run ends)."""
+    item.live["and_run"] = True
+    for op in item.live["ops"]:
+        if op["op"] == "set" and "source" in op["fields"]:
+            op["fields"].setdefault("outputs", [])
+            op["fields"].setdefault("execution_count", None)
+
+
+def waiting(item: Item) -> bool:
+    """Whether ``item`` waits for a page to apply its change."""
+    return bool(item.live) and item.live.get("state") == "waiting" and item.status == "running"
+
+
+def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
+    """End a change the page was asked to apply, with its answer: ``{"state": "applied"}``,
+    ``{"state": "stale", "cell": id}``, ``{"state": "gone"}`` (the page no longer has the
+    notebook open) or ``{"state": "silent"}`` (no answer in time).
+
+    Returns True when the change is to go to the disk after all (the caller applies it there).
+    """
+    state = answer.get("state")
+    cmd = item.command
+    live = item.live
+    if state == "applied":
+        entry_id = op.journal.allocate_id()
+        entry = mutations.record_for(op.journal, entry_id, cmd.id, cmd.action,
+                                     canonical_path(cmd.params.path), item.proposal,
+                                     session=op.session, decided_by=item.decided_by,
+                                     rule=item.rule, route="page")  # fmt: skip
+        op.journal.record(entry)
+        item.entry_id = entry_id
+        _expect(op, cmd.params.path, item.proposal.new_bytes)
+        summary = mutations.applied_summary(cmd, item.proposal)
+        if live.get("and_run"):
+            summary = without_stale_note(summary)  # cleared, and the cell runs now
+        live["state"] = "applied"
+        item.summary = f"{item.proposal.summary}, in the open notebook"
+        op._finish(item, Result(cmd.id, True, f"{summary} (in the open notebook; the person "
+                                "saves it)"), "applied")  # fmt: skip
+        return False
+    if state == "stale":
+        cell = str(answer.get("cell") or "?")[:200]
+        live["state"] = "stale"
+        message = (f"cell {cell} of {item.path} was edited in the open notebook since the "
+                   "preview; nothing was changed. Read the cells again.")  # fmt: skip
+        op._finish(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
+        return False
+    target = notebook_file(op, item)
+    pages: LivePages | None = getattr(op, "pages", None)
+    if state == "silent" and pages is not None and target is not None and pages.holds(target):
+        live["state"] = "silent"
+        op._finish(item, Result.failure(cmd.id, codes.ERR_PAGE_UNAVAILABLE, NO_ANSWER), "failed")
+        return False
+    # The page has closed the notebook (or is gone): the file is the notebook again.
+    item.live = None
+    return True
+
+
+def history_edits(op: Operator, entry_id: str | None, direction: str) -> tuple[Any, dict] | None:
+    """Undo (``direction="undo"``) or redo of a notebook change as cell edits for the page
+    that holds the notebook open, or None when it goes to the disk as any other (not a
+    notebook's modification, no page holds it, or its cells have no unique ids).
+
+    The same conflicts as on the disk are refused first (a later live change of the same
+    path). Each cell the edits rewrite or delete is guarded by the source the change left
+    (undo) or found (redo): a cell the person edited since refuses it. Nothing is marked
+    until the page answers (``settle_history``).
+    """
+    from .undo import pick
+
+    pages: LivePages | None = getattr(op, "pages", None)
+    if pages is None:
+        return None
+    entry = pick(op.journal, entry_id, direction)
+    if entry.change != "modify" or not is_notebook(entry.path):
+        return None
+    if not pages.holds(op.root.joinpath(*entry.path.split("/"))):
+        return None
+    if entry.before_sha256 is None or entry.after_sha256 is None:
+        return None
+    before = op.journal.load_blob(entry.before_sha256)
+    after = op.journal.load_blob(entry.after_sha256)
+    edits = cell_edits(after, before) if direction == "undo" else cell_edits(before, after)
+    if edits is None:
+        return None
+    return entry, {"route": "page", "state": "waiting", "notebook": entry.path,
+                   "entry_id": entry.entry_id, "direction": direction, **edits}  # fmt: skip
+
+
+def settle_history(op: Operator, entry_id: str, direction: str, answer: dict[str, Any]) -> Any:
+    """The page's answer to an undo or redo sent to it: applied marks the entry (the caller
+    settles its item); stale refuses with ``ERR_UNDO_CONFLICT`` naming the cell; any other answer
+    (the page let go) is ``ERR_PAGE_UNAVAILABLE`` while a page still holds the notebook."""
+    from dataclasses import replace
+
+    from ..protocol import OperatorError
+    from .undo import pick
+
+    entry = pick(op.journal, entry_id, direction)
+    state = answer.get("state")
+    if state == "stale":
+        cell = str(answer.get("cell") or "?")[:200]
+        raise OperatorError(codes.ERR_UNDO_CONFLICT, f"cell {cell} of {entry.path} was edited in "
+                            f"the open notebook since {entry.entry_id}; nothing was changed.")
+    if state != "applied":
+        raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, f"{entry.path} is open in a page that "
+                            f"did not {direction} {entry.entry_id}; {direction} it there.")
+    shown = entry.before_sha256 if direction == "undo" else entry.after_sha256
+    if shown is not None:
+        _expect(op, entry.path, op.journal.load_blob(shown))
+    if direction == "undo":
+        op.journal.mark_undone(entry.entry_id)
+        entry = replace(entry, undone=True, redone=False, partial=False,
+                        undo_count=entry.undo_count + 1)  # fmt: skip
+    else:
+        op.journal.mark_redone(entry.entry_id)
+        entry = replace(entry, undone=False, redone=True)
+    return entry

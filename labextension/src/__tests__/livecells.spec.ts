@@ -1,0 +1,97 @@
+import { applyLiveChange, LiveNotebook, sourceHash } from '../livecells';
+import { ILiveChange } from '../types';
+
+/** A notebook model as the edits see it: cells with ids and sources, one transaction log. */
+function fakeNotebook(cells: Array<{ id: string; source: string }>) {
+  const make = (c: { id: string; source: string; cell_type?: string }) => {
+    let source = c.source;
+    return {
+      id: c.id,
+      cell_type: c.cell_type ?? 'code',
+      getSource: () => source,
+      setSource: (value: string) => (source = value),
+      setMetadata: () => undefined,
+      toJSON: () => ({ id: c.id, cell_type: c.cell_type ?? 'code', source, metadata: {} })
+    };
+  };
+  const log: string[] = [];
+  const nb = {
+    cells: cells.map(make),
+    insertCell(index: number, cell: { id: string; source: string }) {
+      this.cells.splice(index, 0, make(cell));
+      return this.cells[index];
+    },
+    deleteCell(index: number) {
+      this.cells.splice(index, 1);
+    },
+    moveCell(from: number, to: number) {
+      const [cell] = this.cells.splice(from, 1);
+      this.cells.splice(to, 0, cell);
+    },
+    transact(f: () => void, undoable?: boolean) {
+      log.push(`transact undoable=${undoable}`);
+      f();
+    }
+  };
+  const view = () => nb.cells.map(c => `${c.id}:${c.getSource()}`);
+  return { nb: nb as unknown as LiveNotebook, view, log };
+}
+
+async function change(ops: ILiveChange['ops'], guarded: Record<string, string>): Promise<ILiveChange> {
+  const guards: Record<string, string> = {};
+  for (const [id, source] of Object.entries(guarded)) {
+    guards[id] = await sourceHash(source);
+  }
+  return { route: 'page', state: 'waiting', notebook: 'nb.ipynb', ops, guards, sources: {} };
+}
+
+describe('applyLiveChange', () => {
+  it('sets one cell in one undoable transaction and keeps the other cells as they are', async () => {
+    const { nb, view, log } = fakeNotebook([
+      { id: 'a', source: 'a = 1  # the person typed this' },
+      { id: 'b', source: 'b = 2' }
+    ]);
+    const answer = await applyLiveChange(nb, await change([{ op: 'set', id: 'b', fields: { source: 'b = 3' } }], { b: 'b = 2' }));
+    expect(answer).toEqual({ state: 'applied' });
+    expect(view()).toEqual(['a:a = 1  # the person typed this', 'b:b = 3']);
+    expect(log).toEqual(['transact undoable=true']);
+  });
+
+  it('refuses the whole change, naming the cell, when a touched cell was edited', async () => {
+    const { nb, view, log } = fakeNotebook([
+      { id: 'a', source: 'a = 1' },
+      { id: 'b', source: 'b = 2  # edited since the preview' }
+    ]);
+    const ops: ILiveChange['ops'] = [
+      { op: 'set', id: 'a', fields: { source: 'a = 10' } },
+      { op: 'set', id: 'b', fields: { source: 'b = 20' } }
+    ];
+    const answer = await applyLiveChange(nb, await change(ops, { a: 'a = 1', b: 'b = 2' }));
+    expect(answer).toEqual({ state: 'stale', cell: 'b' });
+    expect(view()).toEqual(['a:a = 1', 'b:b = 2  # edited since the preview']);
+    expect(log).toEqual([]);
+  });
+
+  it('refuses a change to a cell the person deleted', async () => {
+    const { nb } = fakeNotebook([{ id: 'a', source: 'a = 1' }]);
+    const answer = await applyLiveChange(nb, await change([{ op: 'delete', id: 'gone' }], { gone: 'x' }));
+    expect(answer).toEqual({ state: 'stale', cell: 'gone' });
+  });
+
+  it('inserts after its neighbour, moves and deletes by id among the person\'s own cells', async () => {
+    const { nb, view } = fakeNotebook([
+      { id: 'mine', source: '# a cell the person added' },
+      { id: 'a', source: 'a' },
+      { id: 'b', source: 'b' },
+      { id: 'c', source: 'c' }
+    ]);
+    const ops: ILiveChange['ops'] = [
+      { op: 'delete', id: 'b' },
+      { op: 'move', id: 'c', after: null, index: 0 },
+      { op: 'insert', after: 'a', index: 2, cell: { id: 'n', cell_type: 'code', source: 'new' } }
+    ];
+    const answer = await applyLiveChange(nb, await change(ops, { b: 'b' }));
+    expect(answer).toEqual({ state: 'applied' });
+    expect(view()).toEqual(['c:c', 'mine:# a cell the person added', 'a:a', 'n:new']);
+  });
+});
