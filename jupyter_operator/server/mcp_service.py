@@ -168,9 +168,10 @@ class McpService:
         except ToolArgumentError as exc:
             return _error(f"Invalid arguments ({exc.code}): {exc.message}. Nothing was done.")
         client = client_label(ctx)
+        # whole_details: a card shows the first lines of a result; the client gets all of it.
         try:
             view = await self.sessions.scan(text, self.config.workspace, None, dialect,
-                                            label=client)  # fmt: skip
+                                            label=client, whole_details=True)  # fmt: skip
         except ApiError as exc:
             return _error(f"Refused ({exc.code}): {exc.message}")
         self.calls[view["session"]] = McpCall(view["session"], name, client)
@@ -184,7 +185,7 @@ class McpService:
         if not isinstance(session_id, str) or not session_id:
             return unknown
         try:
-            view = await self.sessions.get(session_id)
+            view = await self.sessions.get(session_id, whole_details=True)
         except ApiError as exc:
             if session_id not in self.calls:
                 return unknown
@@ -210,7 +211,7 @@ class McpService:
                 )
             await asyncio.sleep(min(POLL_SECONDS, deadline - now))
             try:
-                view = await self.sessions.get(view["session"])
+                view = await self.sessions.get(view["session"], whole_details=True)
             except ApiError as exc:  # forgotten meanwhile (a memory-only session went idle)
                 return _error(f"Gone ({exc.code}): {exc.message}")
         made = self.calls.get(view["session"])

@@ -26,18 +26,19 @@ def run_dialect(run: Any) -> str:
     return str(getattr(run, "dialect", "operator"))
 
 
-def item_view(item: Item, run: Any) -> dict[str, Any]:
+def item_view(item: Item, run: Any, *, whole_details: bool = False) -> dict[str, Any]:
     """``Item.to_dict()``, with ``editable`` false where the run takes no edited content.
 
     A read's content goes out once, in ``results_text``: the item carries the first lines
-    its card shows (``details_more`` says how much is left out), and a JSON read's response
-    event leaves out the ``content`` the details already hold.
+    its card shows (``details_more`` says how much is left out; ``whole_details`` keeps them
+    all, for a caller that answers with the item itself), and a JSON read's response event
+    leaves out the ``content`` the details already hold.
     """
     view = item.to_dict()
     if run_dialect(run) not in EDITABLE_DIALECTS:
         view["editable"] = False
     details = view.get("details")
-    if details:
+    if details and not whole_details:
         view["details"], more = shown_details(details, view.get("action"))
         if more:
             view["details_more"] = more
@@ -67,15 +68,15 @@ class Session:
     #: Where the text came from, for people (an MCP client's ``name version``); None: a reply.
     label: str | None = None
 
-    def to_dict(self) -> dict[str, Any]:
-        """The session as the REST API shows it."""
+    def to_dict(self, *, whole_details: bool = False) -> dict[str, Any]:
+        """The session as the REST API shows it (``whole_details``: see :func:`item_view`)."""
         run = self.run
         return {
             "session": self.id,
             "workspace": self.workspace,
             "folder": self.folder,
             "created": self.created,
-            "items": [item_view(item, run) for item in run.items],
+            "items": [item_view(item, run, whole_details=whole_details) for item in run.items],
             "results_text": run.results_text,
             "truncated_chars": run.truncated_chars,
             "unread_markers": getattr(run, "unread_markers", 0),

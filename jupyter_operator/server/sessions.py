@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 import time
@@ -79,13 +80,14 @@ class SessionService(HistoryRequests):
 
     async def scan(
         self, text: str, workspace: str = "default", folder: str | None = None,
-        dialect: str = "auto", label: str | None = None,
+        dialect: str = "auto", label: str | None = None, whole_details: bool = False,
     ) -> dict[str, Any]:
         """Create a session for one reply; reads (and whatever the policy allows) have run.
 
         ``folder`` takes the reply's paths from a subfolder of the workspace (a notebook's own).
         ``dialect`` is ``auto`` (detected), ``operator``, ``json`` or ``commands``. ``label``
         names where the text came from (an MCP client's name and version) for people.
+        ``whole_details``: each item's details in full, not only what its card shows.
         """
         from .command_runs import plan_reply
 
@@ -110,7 +112,7 @@ class SessionService(HistoryRequests):
         # never holds up decisions, undo or the file API in the same workspace.
         session = await self._unlocked(work)
         self._add(session)
-        return session.to_dict()
+        return session.to_dict(whole_details=whole_details)
 
     def adopt(self, workspace: str, operator: Operator, run: Run) -> str:
         """Serve a run made elsewhere (a turn of the agent loop) through the decide API.
@@ -125,10 +127,12 @@ class SessionService(HistoryRequests):
         """Run a blocking engine call in a worker thread under the workspace's lock."""
         return await self._locked(workspace, work, write=write)
 
-    async def get(self, session_id: str) -> dict[str, Any]:
-        """The current state of a session."""
+    async def get(self, session_id: str, *, whole_details: bool = False) -> dict[str, Any]:
+        """The current state of a session (``whole_details``: each item's details in full,
+        not only what its card shows)."""
         session = await self._lookup(session_id)
-        return await self._locked(session.workspace, session.to_dict, write=False)
+        view = functools.partial(session.to_dict, whole_details=whole_details)
+        return await self._locked(session.workspace, view, write=False)
 
     async def open_sessions(self, workspace: str | None = None) -> dict[str, Any]:
         """Sessions still open (something waits for a decision), newest first."""

@@ -123,6 +123,26 @@ async def test_a_read_answers_at_once(mcp_url: str, token: str, root: Path, mode
     assert "alpha\nbeta" in text_of(result)
 
 
+async def test_a_long_read_answers_all_of_it_not_what_a_card_shows(
+    mcp_url: str, token: str, root: Path
+) -> None:
+    """A session's view keeps of a read what its card shows (200 lines, 64,000 characters);
+    a tool call answers the whole result, as a reply's results text would."""
+    many_lines = "".join(f"line {n}\n" for n in range(1, 1001))
+    long_lines = "".join(f"{n:04d} " + "y" * 995 + "\n" for n in range(1, 101))
+    (root / "many.txt").write_text(many_lines)
+    (root / "long.txt").write_text(long_lines)
+    async with connect(mcp_url, token) as client:
+        many = await client.call_tool("read_file", {"path": "many.txt"})
+        wide = await client.call_tool("read_file", {"path": "long.txt"})
+        sliced = await client.call_tool("read_lines", {"path": "many.txt", "start": 601,
+                                                       "lines": 400})  # fmt: skip
+    assert not many.is_error and not wide.is_error, text_of(many)[:200]
+    assert many_lines in text_of(many)
+    assert long_lines in text_of(wide)
+    assert "   601: line 601\n" in text_of(sliced) and "  1000: line 1000" in text_of(sliced)
+
+
 @pytest.mark.parametrize("mode", ["legacy", MODERN])
 async def test_a_write_waits_for_approval_through_the_rest_api(
     mcp_url: str, token: str, root: Path, api: Any, mode: str
