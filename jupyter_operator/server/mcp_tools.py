@@ -16,6 +16,8 @@ action names its notebook by ``notebook`` (a ``path`` field is only for ``fs.*``
 from __future__ import annotations
 
 import base64
+import copy
+import functools
 import json
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -192,13 +194,26 @@ def _model(action: str) -> type:
     return {**PARAMS_BY_ACTION, **CELL_PARAMS}[action]
 
 
-def input_schema(tool: ToolSpec) -> dict[str, Any]:
-    """The JSON schema of the tool's arguments, from the action's parameter model."""
-    if tool.action == "shell":
-        return SHELL_SCHEMA
+@functools.cache
+def _adapter(action: str) -> Any:
+    """The pydantic adapter of an action's parameter model, built once: building one
+    (its core schema) costs more than the rest of a call."""
     from pydantic import TypeAdapter
 
-    schema = TypeAdapter(_model(tool.action)).json_schema()
+    return TypeAdapter(_model(action))
+
+
+def input_schema(tool: ToolSpec) -> dict[str, Any]:
+    """The JSON schema of the tool's arguments, from the action's parameter model."""
+    return copy.deepcopy(_schema(tool))
+
+
+@functools.cache
+def _schema(tool: ToolSpec) -> dict[str, Any]:
+    """:func:`input_schema`, made once per tool and shared (read it, do not change it)."""
+    if tool.action == "shell":
+        return SHELL_SCHEMA
+    schema = _adapter(tool.action).json_schema()
     schema.pop("title", None)
     schema["description"] = tool.description
     props = schema.get("properties", {})
@@ -234,7 +249,7 @@ def _line(name: str, value: Any) -> str:
 
 def _checked(tool: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
     """The arguments, checked against the tool's schema (names, required, JSON types)."""
-    schema = input_schema(tool)
+    schema = _schema(tool)
     props = schema.get("properties", {})
     unknown = sorted(set(arguments) - set(props))
     if unknown:
@@ -248,11 +263,11 @@ def _checked(tool: ToolSpec, arguments: dict[str, Any]) -> dict[str, Any]:
         return arguments
     if tool.action == "shell":
         return arguments
-    from pydantic import TypeAdapter, ValidationError
+    from pydantic import ValidationError
 
     given = {k: v for k, v in arguments.items() if v is not None}
     try:
-        TypeAdapter(_model(tool.action)).validate_python(given)
+        _adapter(tool.action).validate_python(given)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "arguments"
