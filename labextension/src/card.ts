@@ -39,6 +39,7 @@ const CHANGE_LABELS: Record<string, string> = {
 export class ItemCard {
   readonly node: HTMLElement;
   private _item: IOperatorItem;
+  private _header: HTMLElement;
   private _status: HTMLElement;
   private _summary: HTMLElement;
   private _details: HTMLElement;
@@ -75,7 +76,7 @@ export class ItemCard {
     node.tabIndex = 0;
     node.addEventListener('keydown', event => this._onKey(event));
 
-    const header = el('header', 'jp-Operator-card-header');
+    const header = (this._header = el('header', 'jp-Operator-card-header'));
     header.append(
       el('span', 'jp-Operator-card-action', item.action ?? 'invalid'),
       el('span', 'jp-Operator-card-path', item.path === null ? '' : visibleText(item.path)),
@@ -161,6 +162,14 @@ export class ItemCard {
       newDiff ||
       (isPending(item) && (!this._actions || (item.kind === 'mutation' && !!item.diff && !drawn)))
     );
+  }
+
+  /** Name who proposed the item (`claude-code 2.1 via MCP`, see proposals.ts) in its header,
+   * before its status: text only, it is the client's own word. */
+  showSource(source: string): void {
+    const chip = el('span', 'jp-Operator-card-source', source);
+    chip.title = 'The MCP client that proposed this change';
+    this._header.insertBefore(chip, this._status);
   }
 
   /** Show a newer state of the same item. */

@@ -11,7 +11,7 @@ import {
   JupyterFrontEnd,
   JupyterFrontEndPlugin
 } from '@jupyterlab/application';
-import { ICommandPalette } from '@jupyterlab/apputils';
+import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
@@ -21,6 +21,7 @@ import { addFileCommands } from './filecommands';
 import { serveKernelRuns } from './kernelruns';
 import { OpenNotebookReport } from './livecells';
 import { OperatorPanel } from './panel';
+import { arrivalMessage } from './proposals';
 
 const plugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-operator:plugin',
@@ -71,6 +72,24 @@ const plugin: JupyterFrontEndPlugin<void> = {
       });
       report.start();
     }
+    // A proposal of an MCP client waits for the person: say so wherever they are in Lab.
+    panel.proposalsArrived.connect((_, arrived) => {
+      for (const proposal of arrived) {
+        Notification.info(arrivalMessage(proposal), {
+          autoClose: 15000,
+          actions: [
+            {
+              label: 'Review',
+              caption: 'Open the Operator panel on this proposal',
+              callback: () => {
+                app.shell.activateById(panel.id);
+                void panel.showSession(proposal.session);
+              }
+            }
+          ]
+        });
+      }
+    });
     app.shell.add(panel, 'right', { rank: 600 });
     restorer?.add(panel, 'jupyter-operator');
     addCommands(app, panel, tracker, palette);

@@ -8,6 +8,7 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import { ContentLoader, DecideHandler, ItemCard } from './card';
 import { el } from './dom';
+import { sourceLabel } from './proposals';
 import { RunState } from './state';
 import { IOperatorItem } from './types';
 
@@ -15,6 +16,8 @@ import { IOperatorItem } from './types';
 export class ItemCards {
   readonly node: HTMLElement;
   private _cards = new Map<number, ItemCard>();
+  /** Who proposed the items on display (an MCP client), named on each card; null: a reply. */
+  private _source: string | null = null;
 
   constructor(
     private _decide: DecideHandler,
@@ -23,11 +26,13 @@ export class ItemCards {
     this.node = el('div', 'jp-Operator-cards');
   }
 
-  /** Add a card per item (after `clear`); `where` names the items' folder on each card. */
-  show(items: readonly IOperatorItem[], where: string, loadContent: ContentLoader): void {
+  /** Add a card per item (after `clear`); `where` names the items' folder on each card, and
+   * `label` the MCP client that proposed them (null for a reply). */
+  show(items: readonly IOperatorItem[], where: string, loadContent: ContentLoader, label?: string | null): void {
+    this._source = sourceLabel(label);
     const fragment = document.createDocumentFragment();
     for (const item of items) {
-      const card = new ItemCard(item, this._decide, this._languages, where, loadContent);
+      const card = this._sourced(new ItemCard(item, this._decide, this._languages, where, loadContent));
       this._cards.set(item.index, card);
       fragment.append(card.node);
     }
@@ -40,7 +45,7 @@ export class ItemCards {
       const item = state.item(index);
       const card = this._cards.get(index);
       if (item && card?.needsRebuild(item)) {
-        const fresh = new ItemCard(item, card.onDecide, card.languages, card.where, card.loadContent);
+        const fresh = this._sourced(new ItemCard(item, card.onDecide, card.languages, card.where, card.loadContent));
         card.node.replaceWith(fresh.node);
         card.dispose();
         this._cards.set(index, fresh);
@@ -59,6 +64,13 @@ export class ItemCards {
     for (const card of this._cards.values()) {
       card.setBusy(busy);
     }
+  }
+
+  private _sourced(card: ItemCard): ItemCard {
+    if (this._source) {
+      card.showSource(this._source);
+    }
+    return card;
   }
 
   /** Remove every card (and free its editors). */

@@ -6,16 +6,19 @@
  * apart: the workspace select (workspaceselect.ts), the header, reply box, messages and
  * results (panelcontrols.ts), the session on display with its cards and decisions
  * (sessionview.ts, itemcards.ts), open documents kept in step (paneldocs.ts), and undo,
- * redo and the History section (panelhistory.ts).
+ * redo and the History section (panelhistory.ts), and the proposals of MCP clients that wait
+ * (proposals.ts).
  */
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { ISignal, Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
 import { AskView } from './ask';
 import { saveDraft } from './draft';
 import { OperatorClient, OperatorRequestError } from './client';
 import { DialectChoice, dialectRow } from './dialect';
+import { button, el } from './dom';
 import { operatorIcon } from './icon';
 import { LiveChanges } from './livecells';
 import { OpenDocuments, ListWidgets, ReadDocument } from './opendocs';
@@ -23,11 +26,12 @@ import { INotebookFinder } from './liverun';
 import { copyText, PanelControls, plainError } from './panelcontrols';
 import { IShownPlace, PanelDocuments } from './paneldocs';
 import { PanelHistory } from './panelhistory';
+import { ProposalWatch, sourceLabel } from './proposals';
 import { LiveRuns } from './runs';
 import { SessionView } from './sessionview';
 import { RunState } from './state';
 import { WorkspaceSelect } from './workspaceselect';
-import { Decision, IHistoryEntry, IOperatorItem } from './types';
+import { Decision, IHistoryEntry, IOperatorItem, IPendingSession } from './types';
 
 export { SESSION_KEY } from './workspaces';
 
@@ -42,6 +46,10 @@ export interface IRunOptions {
 
 /** The panel's DOM id (also used by commands and tests). */
 export const PANEL_ID = 'jupyter-operator-panel';
+
+const CAPTION = 'Operator: review and approve file operations';
+/** The key of the panel's title dataset that counts the waiting proposals on its tab. */
+const BADGE_KEY = 'operator-proposals';
 
 /** The side panel widget. */
 export class OperatorPanel extends Widget {
@@ -61,6 +69,11 @@ export class OperatorPanel extends Widget {
   /** Documents open in this page that approved changes, undo and redo keep up to date. */
   private _docs: PanelDocuments;
   private _history: PanelHistory;
+  /** Proposals of MCP clients that wait for a decision (proposals.ts). */
+  private _proposals: ProposalWatch;
+  /** Those of them not on display, each a button that shows it. */
+  private _waiting: HTMLElement;
+  private _proposalsArrived = new Signal<this, IPendingSession[]>(this);
 
   constructor(options: {
     client: OperatorClient;
@@ -100,7 +113,7 @@ export class OperatorPanel extends Widget {
     this.id = PANEL_ID;
     this.addClass('jp-Operator-panel');
     this.title.icon = operatorIcon;
-    this.title.caption = 'Operator: review and approve file operations';
+    this.title.caption = CAPTION;
 
     const dialect = dialectRow();
     this._dialect = dialect.select;
@@ -126,8 +139,17 @@ export class OperatorPanel extends Widget {
       notebook => void this.rebuildState(notebook)
     );
 
+    this._waiting = el('div', 'jp-Operator-proposals');
+    this._waiting.setAttribute('role', 'status');
+    this._waiting.hidden = true;
+    this._proposals = new ProposalWatch(
+      () => this._client.sessions(),
+      (arrived, waiting) => this._onProposals(arrived, waiting)
+    );
+
     this.node.append(
       this._controls.header,
+      this._waiting,
       this._workspaces.row,
       this._workspaces.outOfReach,
       dialect.row,
@@ -138,7 +160,10 @@ export class OperatorPanel extends Widget {
       this._history.node
     );
 
-    void this.refreshWorkspaces().then(() => this.reattach());
+    // Proposals are looked for once the session of before a reload is back on display.
+    void this.refreshWorkspaces()
+      .then(() => this.reattach())
+      .then(() => this._proposals.start());
     void this.showOutOfReach();
   }
 
@@ -155,6 +180,24 @@ export class OperatorPanel extends Widget {
   /** Whether any item waits for a decision. */
   get hasPending(): boolean {
     return !!this.state && !this.state.done;
+  }
+
+  /** New proposals of MCP clients, oldest first, once each (a notification tells of them). */
+  get proposalsArrived(): ISignal<this, IPendingSession[]> {
+    return this._proposalsArrived;
+  }
+
+  /** Proposals of MCP clients that wait for a decision, newest first (as of the last look). */
+  get waitingProposals(): readonly IPendingSession[] {
+    return this._proposals.waiting;
+  }
+
+  /** Show a session (a proposal of an MCP client) with its cards. */
+  async showSession(session: string): Promise<void> {
+    await this._request(async () => {
+      this._session.show(await this._client.session(session));
+    });
+    this._drawWaiting();
   }
 
   /** Whether there are results to copy. */
@@ -290,6 +333,7 @@ export class OperatorPanel extends Widget {
   }
 
   dispose(): void {
+    this._proposals.stop();
     this.ask.dispose();
     this._session.cards.clear();
     this._history.dispose();
@@ -326,6 +370,48 @@ export class OperatorPanel extends Widget {
     this.node.toggleAttribute('aria-busy', busy);
     this._controls.setBusy(busy);
     this._session.cards.setBusy(busy);
+  }
+
+  /** What a look for proposals found: list them, count them on the tab, and show the newest
+   * arrival at once when nothing else waits on display. */
+  private _onProposals(arrived: IPendingSession[], waiting: IPendingSession[]): void {
+    this._drawWaiting();
+    const count = waiting.length;
+    this.title.caption = count ? `${CAPTION} (${count} proposal${count === 1 ? '' : 's'} of MCP clients wait)` : CAPTION;
+    // The tab's badge (style/base.css) reads the count from the title's dataset, which also
+    // holds the shell's own keys (the tab's data-id). Lumino writes each key as `data-<key>`.
+    const { [BADGE_KEY]: _, ...dataset } = this.title.dataset;
+    this.title.dataset = count ? { ...dataset, [BADGE_KEY]: String(count) } : dataset;
+    if (!arrived.length) {
+      return;
+    }
+    this._proposalsArrived.emit(arrived);
+    if (!this.hasPending && !this._busy) {
+      void this.showSession(arrived[arrived.length - 1].session);
+    }
+  }
+
+  /** The waiting proposals not on display, each a button that shows it. */
+  private _drawWaiting(): void {
+    const shown = this.state?.session;
+    const others = this._proposals.waiting.filter(s => s.session !== shown);
+    this._waiting.hidden = !others.length;
+    this._waiting.replaceChildren();
+    if (!others.length) {
+      return;
+    }
+    this._waiting.append(el('span', 'jp-Operator-proposals-title', `Proposals waiting (${others.length}):`));
+    for (const proposal of others) {
+      const changes = proposal.pending === 1 ? '1 change' : `${proposal.pending} changes`;
+      this._waiting.append(
+        button(
+          `${sourceLabel(proposal.label)}: ${changes}`,
+          'jp-Operator-proposal',
+          () => void this.showSession(proposal.session),
+          'Show this proposal in the panel'
+        )
+      );
+    }
   }
 
   /** The workspace, session and subfolder on display: paths, undo and history are taken there. */

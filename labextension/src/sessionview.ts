@@ -60,7 +60,7 @@ export class SessionView {
     const where = workspaces.where(scan.workspace, scan.folder);
     // Cards of the session fetch the text to edit from it (editor.ts).
     const loadContent = (item: IOperatorItem) => client.content(scan.session, item.id);
-    this.cards.show(state.items, where, loadContent);
+    this.cards.show(state.items, where, loadContent, state.label);
     for (const item of state.items) {
       void runs.shown(scan.session, item, path => docs.docPath(path));
     }

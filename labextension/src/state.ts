@@ -109,6 +109,8 @@ export class RunState {
   readonly truncatedChars: number;
   readonly unreadMarkers: number;
   readonly dialect: 'operator' | 'json' | 'commands';
+  /** The MCP client that proposed this session (`name version`); null for a reply. */
+  readonly label: string | null;
   private _items: IOperatorItem[];
   private _resultsText: string;
 
@@ -119,6 +121,7 @@ export class RunState {
     this.truncatedChars = scan.truncated_chars ?? 0;
     this.unreadMarkers = scan.unread_markers ?? 0;
     this.dialect = scan.dialect ?? 'operator';
+    this.label = scan.label ?? null;
     this._items = [...scan.items].sort((a, b) => a.index - b.index);
     this._resultsText = scan.results_text ?? '';
   }

@@ -209,6 +209,8 @@ export interface IScanResponse {
   unread_markers?: number;
   /** How the server read the text (the choice, or what it detected). */
   dialect?: 'operator' | 'json' | 'commands';
+  /** The MCP client whose tool call this session is (`name version`); null for a reply. */
+  label?: string | null;
 }
 
 /** An item in a decision's answer: `diff` and `cells` are left out when they did not change. */
@@ -238,9 +240,20 @@ export interface IWorkspace {
   path?: string | null;
 }
 
-/** `GET sessions`: sessions still waiting for decisions. */
+/** One session of `GET sessions`: something in it waits for a decision. */
+export interface IPendingSession {
+  session: string;
+  workspace: string;
+  created: number;
+  /** How many of its items wait. */
+  pending: number;
+  /** The MCP client that proposed it (`name version`); null for a reply. */
+  label?: string | null;
+}
+
+/** `GET sessions`: sessions still waiting for decisions, newest first. */
 export interface ISessionsResponse {
-  sessions: { session: string; workspace: string; created: number; pending: number }[];
+  sessions: IPendingSession[];
 }
 
 /** One entry of the undo history. */
