@@ -184,15 +184,24 @@ def _recording(ran: list[dict[str, Any]]) -> Callable[[dict[str, Any], Any], Non
 
 
 def _table(results: Any) -> str:
-    """Per model: runs, passed, pass rate, tokens (and cost), without pandas."""
-    lines = ["model\truns\tpassed\tpass_rate\ttokens" + ("\tcost_usd" if results.prices else "")]
+    """Per model: runs, passed, the pass rate with its 95% Wilson interval, runs that ended in
+    an error of the endpoint or the harness (counted as failed), tokens (and cost), without
+    pandas."""
+    from .results import ERRORS
+    from .stats import CONFIDENCE, wilson
+
+    lines = [f"model\truns\tpassed\tpass_rate [{CONFIDENCE:.0%} interval]\terrors\ttokens"
+             + ("\tcost_usd" if results.prices else "")]  # fmt: skip
     models: dict[str, list[dict[str, Any]]] = {}
     for row in results.rows:
         models.setdefault(row["model"], []).append(row)
     for model, rows in sorted(models.items()):
         passed = sum(bool(r.get("passed")) for r in rows)
+        errors = sum(r.get("stop_reason") in ERRORS for r in rows)
         tokens = sum(int(r.get("tokens") or 0) for r in rows)
-        line = f"{model}\t{len(rows)}\t{passed}\t{passed / len(rows):.1%}\t{tokens}"
+        low, high = wilson(passed, len(rows))
+        line = (f"{model}\t{len(rows)}\t{passed}\t{passed / len(rows):.1%} [{low:.1%}, "
+                f"{high:.1%}]\t{errors}\t{tokens}")  # fmt: skip
         if results.prices:
             costs = [r["cost"] for r in rows if r.get("cost") is not None]
             line += f"\t{sum(costs):.4f}" if costs else "\t-"
