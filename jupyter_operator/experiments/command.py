@@ -3,7 +3,7 @@
     jupyter-operator eval SUITE|--suite builtin --model NAME [--model NAME ...] [--base-url URL]
                           [--replay FILE ...] [--reference] [--repeats N] [--workers N]
                           [--dask ADDRESS] [--approve all] [--unsandboxed] [--out DIR]
-                          [--price MODEL=IN[,OUT]]
+                          [--price MODEL=IN[,OUT]] [--rerun-stale]
 
 One line per finished run on stderr (why it failed, when it did); at the end a table per
 model on stdout. Before the first run, one request to each endpoint model checks the key, the
@@ -77,6 +77,9 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--out", default="eval-results", metavar="DIR",
                     help="output folder: results.jsonl and transcripts/, resumed if present "
                          "(default: eval-results)")  # fmt: skip
+    ev.add_argument("--rerun-stale", action="store_true",
+                    help="run again the finished runs whose task, check, model or settings "
+                         "changed since (default: off: they are named on stderr and kept)")
     ev.add_argument("--price", action="append", default=[], metavar="MODEL=IN[,OUT]",
                     help="USD per million prompt (and completion) tokens: a cost column "
                          "(default: none)")  # fmt: skip
@@ -136,8 +139,10 @@ def run(args: Any) -> int:
             raise ValueError("give at least one --model, --replay or --reference")
         experiment = Experiment(suite, models, repeats=args.repeats, out=args.out,
                                 approve_all=args.approve == "all",
-                                unsandboxed=args.unsandboxed)  # fmt: skip
+                                unsandboxed=args.unsandboxed,
+                                rerun_stale=args.rerun_stale)  # fmt: skip
         refused = experiment.refused()
+        stale = experiment.stale()
         if args.dask is None:  # a cluster's workers check where they run
             experiment.check_sandbox()
         experiment.check_models(dask=args.dask)  # one request per endpoint model with runs to do
@@ -147,6 +152,8 @@ def run(args: Any) -> int:
     for line in refused:
         _say(f"{experiment.results.path} line {line.line}: refused, {line.reason}; its run is "
              "done again")  # fmt: skip
+    if stale:
+        _say(_stale_report(stale, rerun=args.rerun_stale))
     pending = len(experiment.pending())
     total = len(experiment.specs())
     _say(f"{plural(total, 'run')} ({total - pending} already in {experiment.results.path}), "
@@ -168,6 +175,25 @@ def run(args: Any) -> int:
              f": {ran[0].get('stop_message')})")  # fmt: skip
         return 1
     return 0
+
+
+#: How many stale runs the report names (the count is always whole).
+STALE_NAMED = 10
+
+
+def _stale_report(stale: list[Any], *, rerun: bool) -> str:
+    """One line: how many finished runs are stale, which (the first ``STALE_NAMED``, each with
+    what changed), and whether they are run again."""
+    from .progress import plural
+
+    names = "; ".join(str(item) for item in stale[:STALE_NAMED])
+    if len(stale) > STALE_NAMED:
+        names += f"; and {len(stale) - STALE_NAMED} more"
+    action = ("run again (--rerun-stale)" if rerun
+              else "kept and counted as done (--rerun-stale runs them again)")  # fmt: skip
+    return (f"{plural(len(stale), 'finished run')} stale: the task, its check, the model or the "
+            f"settings changed since {'it' if len(stale) == 1 else 'they'} ran: {names}; "
+            f"{action}")
 
 
 def _recording(ran: list[dict[str, Any]]) -> Callable[[dict[str, Any], Any], None]:

@@ -16,11 +16,28 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .fingerprint import NO_FINGERPRINT, changed, fingerprint, fingerprint_parts
 from .results import Refused, ResultsFile
 from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one
 from .tasks import Task, load_suite
 
 Progress = Callable[[dict[str, Any], "Tally"], None]
+
+
+@dataclass(frozen=True)
+class Stale:
+    """A finished run whose row no longer describes the run the grid would do now: its task,
+    check, model or settings changed (``changed`` names the parts, ``fingerprint.PARTS``)."""
+
+    key: tuple[str, str, int]
+    changed: tuple[str, ...]
+
+    def __str__(self) -> str:
+        task, model, repeat = self.key
+        what = ", ".join(self.changed)
+        if self.changed != (NO_FINGERPRINT,):
+            what += " changed"
+        return f"{task} · {model} · repeat {repeat} ({what})"
 
 
 @dataclass
@@ -99,13 +116,18 @@ class Experiment:
     An endpoint model's runs start only where the sandbox works (``SandboxUnavailable``
     otherwise), unless ``unsandboxed``. Rows are signed with the key in ``key_file`` (default:
     in Jupyter's data folder, ``results.default_key_file``); a row that does not verify is not
-    a finished run (``refused()``), and is done again."""
+    a finished run (``refused()``), and is done again.
+
+    Each row carries its run's fingerprint (``fingerprint.py``): a finished run whose task,
+    check, model or settings changed since is stale (``stale()``). It is kept, and counts as
+    done, unless ``rerun_stale``: then it is run again, and its new row replaces the old."""
 
     def __init__(self, tasks: str | os.PathLike[str] | Iterable[Task],
                  models: Iterable[ModelSpec | str], *, repeats: int = 1,
                  out: str | os.PathLike[str] = "eval-results", base_url: str | None = None,
                  approve_all: bool = False, unsandboxed: bool = False,
-                 key_file: str | os.PathLike[str] | None = None) -> None:  # fmt: skip
+                 key_file: str | os.PathLike[str] | None = None,
+                 rerun_stale: bool = False) -> None:  # fmt: skip
         if isinstance(tasks, (str, os.PathLike)):
             tasks = load_suite(tasks)
         self.tasks = list(tasks)
@@ -119,7 +141,9 @@ class Experiment:
         self.repeats = repeats
         self.approve_all = approve_all
         self.unsandboxed = unsandboxed
+        self.rerun_stale = rerun_stale
         self.results = ResultsFile(out, key_file=key_file)
+        self._parts: dict[tuple[str, str], dict[str, str]] = {}
         #: The progress of the latest ``run`` (what a display shows).
         self.tally: Tally | None = None
 
@@ -129,9 +153,38 @@ class Experiment:
                 for repeat in range(self.repeats) for task in self.tasks
                 for model in self.models]  # fmt: skip
 
+    def fingerprint_parts(self, spec: RunSpec) -> dict[str, str]:
+        """``fingerprint.fingerprint_parts(spec)``, worked out once per task and model (the
+        repeats share it)."""
+        key = (spec.task.name, spec.model.name)
+        if key not in self._parts:
+            self._parts[key] = fingerprint_parts(spec)
+        return self._parts[key]
+
+    def stale(self) -> list[Stale]:
+        """The finished runs of this grid whose rows no longer describe the run it would do
+        now (their task, check, model or settings changed), in the grid's order."""
+        rows = {(r.get("task"), r.get("model"), r.get("repeat")): r
+                for r in self.results.rows()}  # fmt: skip
+        done = self.results.done()
+        found = []
+        for spec in self.specs():
+            if spec.key in done:
+                what = changed(rows[spec.key], self.fingerprint_parts(spec))
+                if what is not None:
+                    found.append(Stale(spec.key, tuple(what)))
+        return found
+
+    def _done(self) -> set[tuple[Any, Any, Any]]:
+        """The runs ``run`` skips: the finished ones, but the stale ones with ``rerun_stale``."""
+        done = self.results.done()
+        if self.rerun_stale:
+            done -= {stale.key for stale in self.stale()}
+        return done
+
     def pending(self) -> list[RunSpec]:
         """The runs not yet in the results (what ``run`` will do)."""
-        done = self.results.done()
+        done = self._done()
         return [spec for spec in self.specs() if spec.key not in done]
 
     def refused(self) -> list[Refused]:
@@ -184,7 +237,7 @@ class Experiment:
         from .progress import default_progress, plural
 
         specs = self.specs()
-        keys = {spec.key for spec in specs} & self.results.done()
+        keys = {spec.key for spec in specs} & self._done()
         tally = Tally(total=len(specs))
         for row in self.results.rows():  # resumed: what earlier runs of this grid finished
             if (row.get("task"), row.get("model"), row.get("repeat")) in keys:
@@ -199,12 +252,21 @@ class Experiment:
             warnings.warn(f"{self.results.path}: {plural(len(refused), 'line')} refused (done "
                           f"again); line {first.line}: {first.reason}",
                           stacklevel=2)  # fmt: skip
+        stale = self.stale()
+        if stale:
+            action = "run again" if self.rerun_stale else "kept (rerun_stale=True runs them again)"
+            warnings.warn(f"{self.results.path}: {plural(len(stale), 'row')} stale, {action}; "
+                          f"{stale[0]}", stacklevel=2)  # fmt: skip
+        specs_by_key = {spec.key: spec for spec in todo}
         show = default_progress(tally) if progress is True or progress is None else progress
         if workers is None:
             workers = min(8, os.cpu_count() or 1)
         self.tally = tally
         for row in _executor_runs(todo, workers, dask):
             clock = time.perf_counter()
+            spec = specs_by_key[(row["task"], row["model"], row["repeat"])]
+            parts = self.fingerprint_parts(spec)
+            row.update(fingerprint=fingerprint(parts), fingerprint_parts=parts)
             saved = self.results.add(row)
             tally.add(saved)
             tally.bookkeeping_seconds += time.perf_counter() - clock
