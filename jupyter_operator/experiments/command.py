@@ -3,7 +3,7 @@
     jupyter-operator eval SUITE|--suite builtin --model NAME [--model NAME ...] [--base-url URL]
                           [--replay FILE ...] [--reference] [--repeats N] [--workers N]
                           [--dask ADDRESS] [--approve all] [--unsandboxed] [--out DIR]
-                          [--price MODEL=IN[,OUT]] [--rerun-stale]
+                          [--price MODEL=IN[,OUT]] [--rerun-stale] [--retry-errors]
 
 One line per finished run on stderr (why it failed, when it did); at the end a table per
 model on stdout. Before the first run, one request to each endpoint model checks the key, the
@@ -80,6 +80,11 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--rerun-stale", action="store_true",
                     help="run again the finished runs whose task, check, model or settings "
                          "changed since (default: off: they are named on stderr and kept)")
+    ev.add_argument("--retry-errors", action="store_true",
+                    help="run again the runs that ended in a fault of the endpoint or the "
+                         "harness (model_error, timeout, harness_error; never a failed check), "
+                         "and try rate-limited runs again after the endpoint's Retry-After "
+                         "(default: off: they are counted on stderr and kept)")  # fmt: skip
     ev.add_argument("--price", action="append", default=[], metavar="MODEL=IN[,OUT]",
                     help="USD per million prompt (and completion) tokens: a cost column "
                          "(default: none)")  # fmt: skip
@@ -140,9 +145,11 @@ def run(args: Any) -> int:
         experiment = Experiment(suite, models, repeats=args.repeats, out=args.out,
                                 approve_all=args.approve == "all",
                                 unsandboxed=args.unsandboxed,
-                                rerun_stale=args.rerun_stale)  # fmt: skip
+                                rerun_stale=args.rerun_stale,
+                                retry_errors=args.retry_errors)  # fmt: skip
         refused = experiment.refused()
         stale = experiment.stale()
+        errored = experiment.errored()
         if args.dask is None:  # a cluster's workers check where they run
             experiment.check_sandbox()
         experiment.check_models(dask=args.dask)  # one request per endpoint model with runs to do
@@ -154,6 +161,8 @@ def run(args: Any) -> int:
              "done again")  # fmt: skip
     if stale:
         _say(_stale_report(stale, rerun=args.rerun_stale))
+    if errored:
+        _say(_errored_report(errored, retry=args.retry_errors))
     pending = len(experiment.pending())
     total = len(experiment.specs())
     _say(f"{plural(total, 'run')} ({total - pending} already in {experiment.results.path}), "
@@ -164,7 +173,7 @@ def run(args: Any) -> int:
         with warnings.catch_warnings():  # the refused lines are already listed above
             warnings.simplefilter("ignore")
             results = experiment.run(workers=args.workers, dask=args.dask,
-                                     progress=_recording(ran))  # fmt: skip
+                                     progress=_recording(ran), notice=_say)  # fmt: skip
     except SandboxUnavailable as exc:  # a cluster's worker without bubblewrap
         _say(str(exc))
         return 2
@@ -194,6 +203,20 @@ def _stale_report(stale: list[Any], *, rerun: bool) -> str:
     return (f"{plural(len(stale), 'finished run')} stale: the task, its check, the model or the "
             f"settings changed since {'it' if len(stale) == 1 else 'they'} ran: {names}; "
             f"{action}")
+
+
+def _errored_report(rows: list[dict[str, Any]], *, retry: bool) -> str:
+    """One line: how many runs ended in a fault of the endpoint or the harness, of which
+    kinds, and whether they are run again."""
+    from collections import Counter
+
+    from .progress import plural
+
+    kinds = Counter(str(row.get("stop_reason")) for row in rows)
+    which = ", ".join(f"{kind}: {count}" for kind, count in sorted(kinds.items()))
+    action = ("run again (--retry-errors)" if retry
+              else "kept and counted as failed (--retry-errors runs them again)")  # fmt: skip
+    return f"{plural(len(rows), 'run')} ended in an error ({which}); {action}"
 
 
 def _recording(ran: list[dict[str, Any]]) -> Callable[[dict[str, Any], Any], None]:
