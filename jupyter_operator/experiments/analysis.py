@@ -241,6 +241,8 @@ def compare(a: Results, b: Results, *, model_a: str | None = None, model_b: str 
         frame = results.frame()
         if model is not None:
             frame = frame[frame["model"] == model]
+            if frame.empty:
+                raise ValueError(f"no runs of the model {model!r} to compare")
         return frame.groupby("task")["passed"].mean()
 
     first, second = model_a or "a", model_b or "b"

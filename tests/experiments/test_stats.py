@@ -163,6 +163,8 @@ def test_compare_pairs_only_the_tasks_both_ran() -> None:
     again = Results(_rows("x", {"t0": [True, False]}) + _rows("y", {"t0": [True, True]}))
     said = again.compare("x", "y").statement
     assert said.startswith("Too few tasks in common") and "y - x = +0.50" in said
+    with pytest.raises(ValueError, match="no runs of the model 'z' to compare"):
+        again.compare("x", "z")
 
 
 # -- where a person sees them --------------------------------------------------------------------
