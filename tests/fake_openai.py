@@ -4,8 +4,9 @@ The tests point the real ``openai`` SDK at it. Each request takes the next scrip
 (or ``default``); the server checks the bearer key, knows a set of model names, streams the
 reply in chunks with a final usage chunk (``stream_options.include_usage``), and can fail the
 ways real endpoints fail: 401 (its body quotes the key it got, as real ones partly do), 404
-for an unknown model, 429/500 with ``retry-after-ms``, a stream cut in the middle, a reply
-that never comes (for timeouts), and a slow stream (for Stop).
+for an unknown model, 429/500 with ``retry-after-ms`` (or with ``Retry-After`` in seconds, as
+``Script.retry_after`` says), a stream cut in the middle, a reply that never comes (for
+timeouts), and a slow stream (for Stop). ``times`` holds when each request came.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ class Script:
     delay: float = 0.0  # seconds between chunks
     finish: str = "stop"
     status: int = 200  # 429, 500, ...: answer with this error instead
+    retry_after: str | None = None  # with status: a Retry-After header instead of retry-after-ms
     cut_after: int | None = None  # chunks sent before the connection is dropped
     hang: float = 0.0  # seconds to wait before answering at all
     usage: tuple[int, int] | None = None  # (prompt, completion); default computed
@@ -53,6 +55,8 @@ class FakeOpenAI:
     scripts: list[Script] = field(default_factory=list)
     default: Script = field(default_factory=Script)
     requests: list[dict[str, Any]] = field(default_factory=list)
+    #: time.monotonic() when each request came (with ``requests``)
+    times: list[float] = field(default_factory=list)
     log: list[str] = field(default_factory=list)
     #: time.monotonic() when each reply's first text chunk was written (for bench/agent.py)
     first_text_sent: list[float] = field(default_factory=list)
@@ -96,12 +100,22 @@ class FakeOpenAI:
         with self._lock:
             return self.scripts.pop(0) if self.scripts else self.default
 
-    def _error(self, h: BaseHTTPRequestHandler, status: int, message: str, kind: str) -> None:
+    def _error(
+        self,
+        h: BaseHTTPRequestHandler,
+        status: int,
+        message: str,
+        kind: str,
+        retry_after: str | None = None,
+    ) -> None:
         body = json.dumps({"error": {"message": message, "type": kind, "code": None}}).encode()
         h.send_response(status)
         h.send_header("Content-Type", "application/json")
         h.send_header("Content-Length", str(len(body)))
-        h.send_header("retry-after-ms", "5")
+        if retry_after is None:
+            h.send_header("retry-after-ms", "5")
+        else:
+            h.send_header("Retry-After", retry_after)
         h.end_headers()
         h.wfile.write(body)
 
@@ -109,6 +123,7 @@ class FakeOpenAI:
         length = int(h.headers.get("Content-Length", "0"))
         body = json.loads(h.rfile.read(length) or b"{}")
         self.requests.append(body)
+        self.times.append(time.monotonic())
         if h.path.rstrip("/") != "/v1/chat/completions":
             self._error(h, 404, f"no route {h.path}", "invalid_request_error")
             return
@@ -126,7 +141,7 @@ class FakeOpenAI:
         if script.hang:
             time.sleep(script.hang)
         if script.status != 200:
-            self._error(h, script.status, "try again later", "server_error")
+            self._error(h, script.status, "try again later", "server_error", script.retry_after)
             return
         self._stream(h, body, script)
 

@@ -47,12 +47,15 @@ class ModelError(Exception):
 
     ``kind`` is a short machine-readable name (``auth``, ``not_found``, ``connection``,
     ``timeout``, ``rate_limit``, ``server``, ``cut``, ``config``, ``bad_request``).
+    ``retry_after``: the seconds the endpoint asked to wait before the next request (its
+    ``Retry-After``), when it said.
     """
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, retry_after: float | None = None) -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.retry_after = retry_after
 
     def _render_traceback_(self) -> list[str]:  # IPython shows one line, not a traceback
         return [f"ModelError: {self.message}"]

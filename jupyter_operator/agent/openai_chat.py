@@ -11,9 +11,12 @@ text of the SDK's exception, which can quote a response body or a request).
 from __future__ import annotations
 
 import logging
+import math
 import os
+import time
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -52,6 +55,29 @@ def _is_local(base_url: str) -> bool:
     return (urlsplit(base_url).hostname or "") in ("localhost", "127.0.0.1", "::1")
 
 
+def retry_after(response: Any) -> float | None:
+    """The seconds an HTTP response asks to wait (``retry-after-ms``, else ``Retry-After`` in
+    seconds or as a date), None when it does not say or says nonsense (negative, not finite)."""
+    headers = getattr(response, "headers", None)
+    if headers is None:
+        return None
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) / scale
+        except ValueError:
+            if name == "retry-after-ms":
+                continue
+            try:  # an HTTP date
+                seconds = parsedate_to_datetime(value).timestamp() - time.time()
+            except (TypeError, ValueError, IndexError, OverflowError):
+                return None
+        return max(0.0, seconds) if math.isfinite(seconds) else None
+    return None
+
+
 def describe_fault(exc: BaseException, *, model: str, endpoint: str, timeout: float) -> ModelError:
     """The one sentence for an endpoint fault (never the exception's own text)."""
     import openai
@@ -81,6 +107,7 @@ def describe_fault(exc: BaseException, *, model: str, endpoint: str, timeout: fl
             "rate_limit",
             f"The endpoint {endpoint} is limiting requests (429), "
             "still after retries; wait a moment and run again.",
+            retry_after=retry_after(getattr(exc, "response", None)),
         )
     if isinstance(exc, openai.APIStatusError):
         status = exc.status_code

@@ -111,7 +111,9 @@ class Streaming:
                 "ran out while the model was replying.",
             ) from None
         except ModelError as exc:
-            self._transcript_add("model_error", turn=turn, kind=exc.kind, message=exc.message)
+            wait = {} if exc.retry_after is None else {"retry_after": exc.retry_after}
+            self._transcript_add("model_error", turn=turn, kind=exc.kind, message=exc.message,
+                                 **wait)  # fmt: skip
             self._emit(ev.Notice(turn, exc.message))
             raise _Stop("model_error", exc.message) from None
         except Exception as exc:  # a model of the person's own (a replay function) failed

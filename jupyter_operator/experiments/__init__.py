@@ -5,7 +5,8 @@ tasks (``"builtin"``: the shipped one). ``Experiment(suite, models).run()`` runs
 tasks x models x repeats, each in a fresh copy of the task's files, unattended, on a local
 process pool or a Dask cluster, and writes ``OUT/results.jsonl`` as runs finish (a second run
 resumes). ``Results`` turns the rows into tables and plots; ``compare`` says which tasks
-flipped. The command line is ``jupyter-operator eval``.
+flipped and whether the difference is more than chance (``stats``: Wilson intervals, pass@k
+and pass^k, a seeded bootstrap). The command line is ``jupyter-operator eval``.
 """
 
 from __future__ import annotations
@@ -13,24 +14,28 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .analysis import Results, compare, load_results
+    from .analysis import Comparison, Results, compare, load_results
     from .grid import Experiment, Tally
     from .single import ModelSpec, RunSpec, SandboxUnavailable, run_one
+    from .stats import Difference, pass_at_k, pass_hat_k, wilson
     from .tasks import BUILTIN, Task, TaskError, load_suite, load_task
 
 _HOMES = {
-    "Results": "analysis", "compare": "analysis", "load_results": "analysis",
+    "Comparison": "analysis", "Results": "analysis", "compare": "analysis",
+    "load_results": "analysis",
     "Experiment": "grid", "Tally": "grid",
     "ModelSpec": "single", "RunSpec": "single", "run_one": "single",
     "SandboxUnavailable": "single",
     "BUILTIN": "tasks", "Task": "tasks", "TaskError": "tasks", "load_suite": "tasks",
     "load_task": "tasks",
+    "Difference": "stats", "pass_at_k": "stats", "pass_hat_k": "stats", "wilson": "stats",
 }  # fmt: skip
 
 __all__ = [
-    "BUILTIN", "Experiment", "ModelSpec", "Results", "RunSpec", "SandboxUnavailable", "Tally",
-    "Task", "TaskError",
-    "compare", "load_results", "load_suite", "load_task", "run_one",
+    "BUILTIN", "Comparison", "Difference", "Experiment", "ModelSpec", "Results", "RunSpec",
+    "SandboxUnavailable", "Tally", "Task", "TaskError",
+    "compare", "load_results", "load_suite", "load_task", "pass_at_k", "pass_hat_k", "run_one",
+    "wilson",
 ]  # fmt: skip
 
 

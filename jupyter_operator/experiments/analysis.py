@@ -1,12 +1,28 @@
-"""Results you can read and plot: a DataFrame, pass rates, tokens against success, cost, and
-which tasks flipped between two result sets. pandas and matplotlib are the ``experiments``
-extra: tables and plots need them, the grid itself does not."""
+"""Results you can read and plot: a DataFrame, pass rates with their intervals, pass@k and
+pass^k, tokens against success, cost, and which tasks flipped between two result sets with the
+paired difference and its bootstrap interval (the figures come from ``stats``). pandas and
+matplotlib are the ``experiments`` extra: tables and plots need them, the grid itself does
+not."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
+
+from .results import ERRORS
+from .stats import (
+    BOOTSTRAP_SAMPLES,
+    CONFIDENCE,
+    SEED,
+    Difference,
+    bootstrap_mean,
+    paired_difference,
+    pass_at_k,
+    pass_hat_k,
+    wilson,
+)
 
 #: A price per million tokens: one number for both directions, or (prompt, completion).
 Price = float | tuple[float, float]
@@ -73,82 +89,173 @@ class Results:
         return _pandas().DataFrame(self.rows)
 
     def pass_rates(self) -> Any:
-        """Pass rate per task (rows) and model (columns)."""
+        """Pass rate per task (rows) and model (columns); ``by_task()`` has their intervals."""
         return self.frame().pivot_table(index="task", columns="model", values="passed",
                                         aggfunc="mean")  # fmt: skip
 
-    def by_model(self) -> Any:
-        """Per model: runs, pass rate, mean turns and tokens, and the cost when priced."""
+    def by_model(self, confidence: float = CONFIDENCE) -> Any:
+        """Per model: runs, passed, the pass rate with its Wilson interval (``pass_rate_low``,
+        ``pass_rate_high``), ``errors`` (runs the endpoint or the harness ended: counted as
+        failed), mean turns and tokens, and the cost when priced."""
         frame = self.frame()
-        table = frame.groupby("model").agg(runs=("passed", "size"), pass_rate=("passed", "mean"),
-                                           turns=("turns", "mean"), tokens=("tokens", "mean"))
+        table = frame.groupby("model").agg(runs=("passed", "size"), passed=("passed", "sum"),
+                                           pass_rate=("passed", "mean"))  # fmt: skip
+        _intervals(table, confidence)
+        reasons = frame["stop_reason"] if "stop_reason" in frame else frame["model"] * 0
+        table["errors"] = reasons.isin(ERRORS).groupby(frame["model"]).sum().astype(int)
+        table["turns"] = frame.groupby("model")["turns"].mean()
+        table["tokens"] = frame.groupby("model")["tokens"].mean()
         if "cost" in frame:
             table["cost"] = frame.groupby("model")["cost"].sum(min_count=1)
         return table
 
-    def plot_pass_rate(self, ax: Any = None) -> Any:
-        """Pass rate by task and model, as a heat map (1.0: every repeat passed)."""
+    def by_task(self, confidence: float = CONFIDENCE) -> Any:
+        """Per task and model: runs, passed, the pass rate and its Wilson interval."""
+        table = self.frame().groupby(["task", "model"]).agg(
+            runs=("passed", "size"), passed=("passed", "sum"), pass_rate=("passed", "mean"))
+        return _intervals(table, confidence)
+
+    def pass_at_k(self, k: int) -> Any:
+        """Per model, over its tasks with at least ``k`` runs: ``pass@k`` (the chance that one
+        of ``k`` runs passes) and ``pass^k`` (that all ``k`` do), each task's unbiased estimate
+        averaged over the tasks; ``tasks`` counts them, ``short`` the tasks with fewer runs
+        (left out)."""
+        pd = _pandas()
+        if k < 1:
+            raise ValueError(f"k must be at least 1, not {k}")
+        counts = self.by_task()
+        table = {}
+        for model, runs in counts.groupby(level="model"):
+            enough = runs[runs["runs"] >= k]
+            pairs = list(zip(enough["runs"].astype(int), enough["passed"].astype(int), strict=True))
+            at = [pass_at_k(n, c, k) for n, c in pairs]
+            hat = [pass_hat_k(n, c, k) for n, c in pairs]
+            table[model] = {"tasks": len(enough), "short": len(runs) - len(enough),
+                            f"pass@{k}": sum(at) / len(at) if at else float("nan"),
+                            f"pass^{k}": sum(hat) / len(hat) if hat else float("nan")}  # fmt: skip
+        result = pd.DataFrame.from_dict(table, orient="index")
+        result.index.name = "model"
+        return result
+
+    def compare(self, model_a: str, model_b: str, **options: Any) -> Comparison:
+        """Two models of these results compared (see ``compare``)."""
+        return compare(self, self, model_a=model_a, model_b=model_b, **options)
+
+    def plot_pass_rate(self, ax: Any = None, confidence: float = CONFIDENCE) -> Any:
+        """Pass rate by task and model, one bar each, with its Wilson interval."""
         plt = _pyplot()
-        table = self.pass_rates()
+        table = self.by_task(confidence)
+        tasks = sorted(table.index.unique(level="task"))
+        models = sorted(table.index.unique(level="model"))
         if ax is None:
-            _figure, ax = plt.subplots(figsize=(1.6 + 1.2 * table.shape[1],
-                                                0.8 + 0.35 * table.shape[0]))  # fmt: skip
-        image = ax.imshow(table.to_numpy(dtype=float), vmin=0, vmax=1, cmap="RdYlGn",
-                          aspect="auto")  # fmt: skip
-        ax.set_xticks(range(table.shape[1]), table.columns)
-        ax.set_yticks(range(table.shape[0]), table.index)
-        for (y, x), value in _cells(table):
-            ax.text(x, y, f"{value:.0%}", ha="center", va="center", fontsize=8)
+            _figure, ax = plt.subplots(figsize=(7, 0.8 + 0.3 * len(tasks) * len(models)))
+        height = 0.8 / len(models)
+        for n, model in enumerate(models):
+            runs = table.xs(model, level="model")
+            rows = [tasks.index(task) + (n - (len(models) - 1) / 2) * height for task in runs.index]
+            rate = runs["pass_rate"].to_numpy(dtype=float)
+            error = [rate - runs["pass_rate_low"].to_numpy(dtype=float),
+                     runs["pass_rate_high"].to_numpy(dtype=float) - rate]  # fmt: skip
+            ax.barh(rows, rate, height, xerr=error, capsize=2, label=model)
+        ax.set_yticks(range(len(tasks)), tasks)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1)
+        ax.set_xlabel(f"pass rate ({confidence:.0%} Wilson interval)")
         ax.set_title("Pass rate by task and model")
-        ax.figure.colorbar(image, ax=ax, fraction=0.05)
+        ax.legend()
         return ax
 
-    def plot_tokens(self, ax: Any = None) -> Any:
-        """Tokens per run against success, one colour per model."""
+    def plot_tokens(self, ax: Any = None, confidence: float = CONFIDENCE) -> Any:
+        """Per model: mean tokens per run (bootstrap interval) against its pass rate (Wilson
+        interval)."""
         plt = _pyplot()
         frame = self.frame()
+        table = self.by_model(confidence)
         if ax is None:
             _figure, ax = plt.subplots(figsize=(6, 3.5))
-        for n, (model, runs) in enumerate(frame.groupby("model")):
-            jitter = (n - (frame["model"].nunique() - 1) / 2) * 0.08
-            ax.scatter(runs["tokens"], runs["passed"].astype(float) + jitter, label=model,
-                       alpha=0.7)  # fmt: skip
-        ax.set_yticks([0, 1], ["failed", "passed"])
-        ax.set_xlabel("tokens per run")
+        for model, runs in frame.groupby("model"):
+            tokens = [float(t or 0) for t in runs["tokens"]]
+            mean = sum(tokens) / len(tokens)
+            low, high = bootstrap_mean(tokens, confidence=confidence)
+            rate = float(table.loc[model, "pass_rate"])
+            ax.errorbar([mean], [rate], fmt="o", capsize=3, label=model,
+                        xerr=[[mean - low], [high - mean]],
+                        yerr=[[rate - float(table.loc[model, "pass_rate_low"])],
+                              [float(table.loc[model, "pass_rate_high"]) - rate]])  # fmt: skip
+        ax.set_ylim(0, 1)
+        ax.set_xlabel(f"mean tokens per run ({confidence:.0%} bootstrap interval)")
+        ax.set_ylabel(f"pass rate ({confidence:.0%} Wilson interval)")
         ax.set_title("Tokens against success")
         ax.legend()
         return ax
 
 
-def _cells(table: Any) -> Iterable[tuple[tuple[int, int], float]]:
-    values = table.to_numpy(dtype=float)
-    for y in range(values.shape[0]):
-        for x in range(values.shape[1]):
-            if values[y, x] == values[y, x]:  # not NaN
-                yield (y, x), float(values[y, x])
+def _intervals(table: Any, confidence: float) -> Any:
+    """Add each row's Wilson interval (``pass_rate_low``, ``pass_rate_high``) from its
+    ``passed`` and ``runs``."""
+    bounds = [wilson(int(c), int(n), confidence) for c, n in
+              zip(table["passed"], table["runs"], strict=True)]
+    table["passed"] = table["passed"].astype(int)
+    table["pass_rate_low"] = [low for low, _high in bounds]
+    table["pass_rate_high"] = [high for _low, high in bounds]
+    return table
 
 
-def compare(a: Results, b: Results, *, model_a: str | None = None,
-            model_b: str | None = None) -> Any:  # fmt: skip
-    """Which tasks flipped between two result sets (or two models of one, by name): the pass
-    rate in each (columns named after the models, else ``a`` and ``b``) and ``fixed`` /
-    ``broke`` where one passed every time and the other never."""
+@dataclass(frozen=True)
+class Comparison:
+    """Two result sets (or two models) compared: ``table`` (per task, each side's pass rate
+    and ``fixed`` / ``broke`` where one always passed and the other never did) and
+    ``difference``: the paired difference in pass rate over the tasks both ran, its bootstrap
+    interval, and ``statement``, which says plainly when it is not significant."""
+
+    table: Any
+    difference: Difference
+
+    @property
+    def significant(self) -> bool:
+        return self.difference.significant
+
+    @property
+    def statement(self) -> str:
+        return self.difference.statement
+
+    def __repr__(self) -> str:
+        return f"{self.statement}\n{self.table!r}"
+
+    def _repr_html_(self) -> str:
+        from html import escape
+
+        return f"<p>{escape(self.statement)}</p>{self.table.to_html()}"
+
+
+def compare(a: Results, b: Results, *, model_a: str | None = None, model_b: str | None = None,
+            confidence: float = CONFIDENCE, samples: int = BOOTSTRAP_SAMPLES,
+            seed: int = SEED) -> Comparison:  # fmt: skip
+    """Two result sets (or two models of one, by name) compared, task by task: each one's pass
+    rate (columns named after the models, else ``a`` and ``b``), which tasks flipped, and the
+    paired difference (``b`` minus ``a``) over the tasks both ran, with a seeded bootstrap
+    interval over tasks: the same results always give the same interval."""
     pd = _pandas()
 
     def rates(results: Results, model: str | None) -> Any:
         frame = results.frame()
         if model is not None:
             frame = frame[frame["model"] == model]
+            if frame.empty:
+                raise ValueError(f"no runs of the model {model!r} to compare")
         return frame.groupby("task")["passed"].mean()
 
     first, second = model_a or "a", model_b or "b"
     if first == second:
         first, second = "a", "b"
-    table = pd.DataFrame({first: rates(a, model_a), second: rates(b, model_b)})
+    rate_a, rate_b = rates(a, model_a), rates(b, model_b)
+    table = pd.DataFrame({first: rate_a, second: rate_b})
     table["flipped"] = ""
     table.loc[(table[first] == 0) & (table[second] == 1), "flipped"] = "fixed"
     table.loc[(table[first] == 1) & (table[second] == 0), "flipped"] = "broke"
-    return table
+    difference = paired_difference(rate_a.to_dict(), rate_b.to_dict(), names=(first, second),
+                                   confidence=confidence, samples=samples, seed=seed)  # fmt: skip
+    return Comparison(table, difference)
 
 
 def load_results(out: str | os.PathLike[str], prices: Mapping[str, Price] | None = None, *,

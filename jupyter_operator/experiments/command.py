@@ -3,7 +3,7 @@
     jupyter-operator eval SUITE|--suite builtin --model NAME [--model NAME ...] [--base-url URL]
                           [--replay FILE ...] [--reference] [--repeats N] [--workers N]
                           [--dask ADDRESS] [--approve all] [--unsandboxed] [--out DIR]
-                          [--price MODEL=IN[,OUT]]
+                          [--price MODEL=IN[,OUT]] [--rerun-stale] [--retry-errors]
 
 One line per finished run on stderr (why it failed, when it did); at the end a table per
 model on stdout. Before the first run, one request to each endpoint model checks the key, the
@@ -77,6 +77,14 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--out", default="eval-results", metavar="DIR",
                     help="output folder: results.jsonl and transcripts/, resumed if present "
                          "(default: eval-results)")  # fmt: skip
+    ev.add_argument("--rerun-stale", action="store_true",
+                    help="run again the finished runs whose task, check, model or settings "
+                         "changed since (default: off: they are named on stderr and kept)")
+    ev.add_argument("--retry-errors", action="store_true",
+                    help="run again the runs that ended in a fault of the endpoint or the "
+                         "harness (model_error, timeout, harness_error; never a failed check), "
+                         "and try rate-limited runs again after the endpoint's Retry-After "
+                         "(default: off: they are counted on stderr and kept)")  # fmt: skip
     ev.add_argument("--price", action="append", default=[], metavar="MODEL=IN[,OUT]",
                     help="USD per million prompt (and completion) tokens: a cost column "
                          "(default: none)")  # fmt: skip
@@ -136,8 +144,12 @@ def run(args: Any) -> int:
             raise ValueError("give at least one --model, --replay or --reference")
         experiment = Experiment(suite, models, repeats=args.repeats, out=args.out,
                                 approve_all=args.approve == "all",
-                                unsandboxed=args.unsandboxed)  # fmt: skip
+                                unsandboxed=args.unsandboxed,
+                                rerun_stale=args.rerun_stale,
+                                retry_errors=args.retry_errors)  # fmt: skip
         refused = experiment.refused()
+        stale = experiment.stale()
+        errored = experiment.errored()
         if args.dask is None:  # a cluster's workers check where they run
             experiment.check_sandbox()
         experiment.check_models(dask=args.dask)  # one request per endpoint model with runs to do
@@ -147,6 +159,10 @@ def run(args: Any) -> int:
     for line in refused:
         _say(f"{experiment.results.path} line {line.line}: refused, {line.reason}; its run is "
              "done again")  # fmt: skip
+    if stale:
+        _say(_stale_report(stale, rerun=args.rerun_stale))
+    if errored:
+        _say(_errored_report(errored, retry=args.retry_errors))
     pending = len(experiment.pending())
     total = len(experiment.specs())
     _say(f"{plural(total, 'run')} ({total - pending} already in {experiment.results.path}), "
@@ -157,7 +173,7 @@ def run(args: Any) -> int:
         with warnings.catch_warnings():  # the refused lines are already listed above
             warnings.simplefilter("ignore")
             results = experiment.run(workers=args.workers, dask=args.dask,
-                                     progress=_recording(ran))  # fmt: skip
+                                     progress=_recording(ran), notice=_say)  # fmt: skip
     except SandboxUnavailable as exc:  # a cluster's worker without bubblewrap
         _say(str(exc))
         return 2
@@ -168,6 +184,39 @@ def run(args: Any) -> int:
              f": {ran[0].get('stop_message')})")  # fmt: skip
         return 1
     return 0
+
+
+#: How many stale runs the report names (the count is always whole).
+STALE_NAMED = 10
+
+
+def _stale_report(stale: list[Any], *, rerun: bool) -> str:
+    """One line: how many finished runs are stale, which (the first ``STALE_NAMED``, each with
+    what changed), and whether they are run again."""
+    from .progress import plural
+
+    names = "; ".join(str(item) for item in stale[:STALE_NAMED])
+    if len(stale) > STALE_NAMED:
+        names += f"; and {len(stale) - STALE_NAMED} more"
+    action = ("run again (--rerun-stale)" if rerun
+              else "kept and counted as done (--rerun-stale runs them again)")  # fmt: skip
+    return (f"{plural(len(stale), 'finished run')} stale: the task, its check, the model or the "
+            f"settings changed since {'it' if len(stale) == 1 else 'they'} ran: {names}; "
+            f"{action}")
+
+
+def _errored_report(rows: list[dict[str, Any]], *, retry: bool) -> str:
+    """One line: how many runs ended in a fault of the endpoint or the harness, of which
+    kinds, and whether they are run again."""
+    from collections import Counter
+
+    from .progress import plural
+
+    kinds = Counter(str(row.get("stop_reason")) for row in rows)
+    which = ", ".join(f"{kind}: {count}" for kind, count in sorted(kinds.items()))
+    action = ("run again (--retry-errors)" if retry
+              else "kept and counted as failed (--retry-errors runs them again)")  # fmt: skip
+    return f"{plural(len(rows), 'run')} ended in an error ({which}); {action}"
 
 
 def _recording(ran: list[dict[str, Any]]) -> Callable[[dict[str, Any], Any], None]:
@@ -184,15 +233,24 @@ def _recording(ran: list[dict[str, Any]]) -> Callable[[dict[str, Any], Any], Non
 
 
 def _table(results: Any) -> str:
-    """Per model: runs, passed, pass rate, tokens (and cost), without pandas."""
-    lines = ["model\truns\tpassed\tpass_rate\ttokens" + ("\tcost_usd" if results.prices else "")]
+    """Per model: runs, passed, the pass rate with its 95% Wilson interval, runs that ended in
+    an error of the endpoint or the harness (counted as failed), tokens (and cost), without
+    pandas."""
+    from .results import ERRORS
+    from .stats import CONFIDENCE, wilson
+
+    lines = [f"model\truns\tpassed\tpass_rate [{CONFIDENCE:.0%} interval]\terrors\ttokens"
+             + ("\tcost_usd" if results.prices else "")]  # fmt: skip
     models: dict[str, list[dict[str, Any]]] = {}
     for row in results.rows:
         models.setdefault(row["model"], []).append(row)
     for model, rows in sorted(models.items()):
         passed = sum(bool(r.get("passed")) for r in rows)
+        errors = sum(r.get("stop_reason") in ERRORS for r in rows)
         tokens = sum(int(r.get("tokens") or 0) for r in rows)
-        line = f"{model}\t{len(rows)}\t{passed}\t{passed / len(rows):.1%}\t{tokens}"
+        low, high = wilson(passed, len(rows))
+        line = (f"{model}\t{len(rows)}\t{passed}\t{passed / len(rows):.1%} [{low:.1%}, "
+                f"{high:.1%}]\t{errors}\t{tokens}")  # fmt: skip
         if results.prices:
             costs = [r["cost"] for r in rows if r.get("cost") is not None]
             line += f"\t{sum(costs):.4f}" if costs else "\t-"

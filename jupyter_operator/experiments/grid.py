@@ -16,11 +16,45 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .results import Refused, ResultsFile
+from .fingerprint import NO_FINGERPRINT, changed, fingerprint, fingerprint_parts
+from .results import ERRORS, Refused, ResultsFile
 from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one
 from .tasks import Task, load_suite
 
 Progress = Callable[[dict[str, Any], "Tally"], None]
+#: How many more times a grid that retries errors tries a run the endpoint rate-limited, in
+#: the same call of ``run`` (after that, its row stays: the next ``--retry-errors`` tries it).
+RATE_LIMIT_RETRIES = 3
+#: The longest wait before such a try: an endpoint's ``Retry-After`` beyond it is cut to it.
+MAX_WAIT_S = 60.0
+
+
+def rate_limit_wait(row: dict[str, Any], attempt: int, max_wait_s: float) -> float | None:
+    """How long to wait before trying ``row``'s run again: None unless the endpoint limited
+    its requests (HTTP 429); the endpoint's ``Retry-After`` when it said, else 1, 2, 4 ...
+    seconds by ``attempt``; never more than ``max_wait_s``."""
+    if row.get("stop_reason") != "model_error" or row.get("error_kind") != "rate_limit":
+        return None
+    asked = row.get("retry_after_s")
+    if isinstance(asked, (int, float)) and not isinstance(asked, bool) and asked == asked:
+        return min(max(0.0, float(asked)), max_wait_s)
+    return min(2.0**attempt, max_wait_s)
+
+
+@dataclass(frozen=True)
+class Stale:
+    """A finished run whose row no longer describes the run the grid would do now: its task,
+    check, model or settings changed (``changed`` names the parts, ``fingerprint.PARTS``)."""
+
+    key: tuple[str, str, int]
+    changed: tuple[str, ...]
+
+    def __str__(self) -> str:
+        task, model, repeat = self.key
+        what = ", ".join(self.changed)
+        if self.changed != (NO_FINGERPRINT,):
+            what += " changed"
+        return f"{task} · {model} · repeat {repeat} ({what})"
 
 
 @dataclass
@@ -99,13 +133,25 @@ class Experiment:
     An endpoint model's runs start only where the sandbox works (``SandboxUnavailable``
     otherwise), unless ``unsandboxed``. Rows are signed with the key in ``key_file`` (default:
     in Jupyter's data folder, ``results.default_key_file``); a row that does not verify is not
-    a finished run (``refused()``), and is done again."""
+    a finished run (``refused()``), and is done again.
+
+    Each row carries its run's fingerprint (``fingerprint.py``): a finished run whose task,
+    check, model or settings changed since is stale (``stale()``). It is kept, and counts as
+    done, unless ``rerun_stale``: then it is run again, and its new row replaces the old.
+
+    A run that ended in a fault of the endpoint or the harness (``results.ERRORS``:
+    ``model_error``, ``timeout``, ``harness_error``; never a failed check) is kept too
+    (``errored()``), unless ``retry_errors``: then it is run again, and a run the endpoint
+    rate-limits is tried again up to ``RATE_LIMIT_RETRIES`` times, each after the wait its
+    ``Retry-After`` asks (at most ``max_wait_s``)."""
 
     def __init__(self, tasks: str | os.PathLike[str] | Iterable[Task],
                  models: Iterable[ModelSpec | str], *, repeats: int = 1,
                  out: str | os.PathLike[str] = "eval-results", base_url: str | None = None,
                  approve_all: bool = False, unsandboxed: bool = False,
-                 key_file: str | os.PathLike[str] | None = None) -> None:  # fmt: skip
+                 key_file: str | os.PathLike[str] | None = None,
+                 rerun_stale: bool = False, retry_errors: bool = False,
+                 max_wait_s: float = MAX_WAIT_S) -> None:  # fmt: skip
         if isinstance(tasks, (str, os.PathLike)):
             tasks = load_suite(tasks)
         self.tasks = list(tasks)
@@ -119,7 +165,11 @@ class Experiment:
         self.repeats = repeats
         self.approve_all = approve_all
         self.unsandboxed = unsandboxed
+        self.rerun_stale = rerun_stale
+        self.retry_errors = retry_errors
+        self.max_wait_s = max_wait_s
         self.results = ResultsFile(out, key_file=key_file)
+        self._parts: dict[tuple[str, str], dict[str, str]] = {}
         #: The progress of the latest ``run`` (what a display shows).
         self.tally: Tally | None = None
 
@@ -129,9 +179,47 @@ class Experiment:
                 for repeat in range(self.repeats) for task in self.tasks
                 for model in self.models]  # fmt: skip
 
+    def fingerprint_parts(self, spec: RunSpec) -> dict[str, str]:
+        """``fingerprint.fingerprint_parts(spec)``, worked out once per task and model (the
+        repeats share it)."""
+        key = (spec.task.name, spec.model.name)
+        if key not in self._parts:
+            self._parts[key] = fingerprint_parts(spec)
+        return self._parts[key]
+
+    def stale(self) -> list[Stale]:
+        """The finished runs of this grid whose rows no longer describe the run it would do
+        now (their task, check, model or settings changed), in the grid's order."""
+        rows = {(r.get("task"), r.get("model"), r.get("repeat")): r
+                for r in self.results.rows()}  # fmt: skip
+        done = self.results.done(retry_errors=self.retry_errors)
+        found = []
+        for spec in self.specs():
+            if spec.key in done:
+                what = changed(rows[spec.key], self.fingerprint_parts(spec))
+                if what is not None:
+                    found.append(Stale(spec.key, tuple(what)))
+        return found
+
+    def errored(self) -> list[dict[str, Any]]:
+        """The rows of this grid's runs that ended in a fault of the endpoint or the harness
+        (``results.ERRORS``), in the grid's order: kept unless ``retry_errors``."""
+        rows = {(r.get("task"), r.get("model"), r.get("repeat")): r
+                for r in self.results.rows()}  # fmt: skip
+        found = [rows.get(spec.key) for spec in self.specs()]
+        return [row for row in found if row is not None and row.get("stop_reason") in ERRORS]
+
+    def _done(self) -> set[tuple[Any, Any, Any]]:
+        """The runs ``run`` skips: the finished ones, but the stale ones with ``rerun_stale``
+        and those that ended in errors with ``retry_errors``."""
+        done = self.results.done(retry_errors=self.retry_errors)
+        if self.rerun_stale:
+            done -= {stale.key for stale in self.stale()}
+        return done
+
     def pending(self) -> list[RunSpec]:
         """The runs not yet in the results (what ``run`` will do)."""
-        done = self.results.done()
+        done = self._done()
         return [spec for spec in self.specs() if spec.key not in done]
 
     def refused(self) -> list[Refused]:
@@ -166,13 +254,15 @@ class Experiment:
                 raise ModelError(exc.kind, f"model {model.name!r}: {exc.message}") from None
 
     def run(self, *, workers: int | None = None, dask: Any = None,
-            progress: Progress | bool | None = None) -> Any:  # fmt: skip
+            progress: Progress | bool | None = None,
+            notice: Callable[[str], None] | None = None) -> Any:  # fmt: skip
         """Run what is pending; return every row of ``out`` as ``Results``.
 
         ``workers``: processes of the local pool (default: the CPUs, at most 8; 0 runs them
         one by one in this process). ``dask``: a ``distributed.Client`` or a scheduler address,
         instead of the pool. ``progress``: a callback ``(row, tally)``, True for the default
         display (a widget in a notebook, a line per run in a terminal), False for none.
+        ``notice``: told, in a sentence, of each wait before a rate-limited run is tried again.
 
         Raises ``SandboxUnavailable`` before any run when an endpoint model's runs would run
         without the sandbox (on a Dask cluster: from the first worker that lacks it). Lines of
@@ -184,7 +274,7 @@ class Experiment:
         from .progress import default_progress, plural
 
         specs = self.specs()
-        keys = {spec.key for spec in specs} & self.results.done()
+        keys = {spec.key for spec in specs} & self._done()
         tally = Tally(total=len(specs))
         for row in self.results.rows():  # resumed: what earlier runs of this grid finished
             if (row.get("task"), row.get("model"), row.get("repeat")) in keys:
@@ -199,15 +289,54 @@ class Experiment:
             warnings.warn(f"{self.results.path}: {plural(len(refused), 'line')} refused (done "
                           f"again); line {first.line}: {first.reason}",
                           stacklevel=2)  # fmt: skip
+        stale = self.stale()
+        if stale:
+            action = "run again" if self.rerun_stale else "kept (rerun_stale=True runs them again)"
+            warnings.warn(f"{self.results.path}: {plural(len(stale), 'row')} stale, {action}; "
+                          f"{stale[0]}", stacklevel=2)  # fmt: skip
+        specs_by_key = {spec.key: spec for spec in todo}
         show = default_progress(tally) if progress is True or progress is None else progress
         if workers is None:
             workers = min(8, os.cpu_count() or 1)
         self.tally = tally
-        for row in _executor_runs(todo, workers, dask):
-            clock = time.perf_counter()
-            saved = self.results.add(row)
-            tally.add(saved)
-            tally.bookkeeping_seconds += time.perf_counter() - clock
-            if show:
-                show(saved, tally)
+        attempt = 0
+        while todo:
+            again: list[RunSpec] = []
+            ready = time.monotonic()
+            for row in _executor_runs(todo, workers, dask):
+                clock = time.perf_counter()
+                spec = specs_by_key[(row["task"], row["model"], row["repeat"])]
+                parts = self.fingerprint_parts(spec)
+                row.update(fingerprint=fingerprint(parts), fingerprint_parts=parts)
+                saved = self.results.add(row)  # every try is written: a crash loses none
+                tally.bookkeeping_seconds += time.perf_counter() - clock
+                wait = None
+                if self.retry_errors and attempt < RATE_LIMIT_RETRIES:
+                    wait = rate_limit_wait(saved, attempt, self.max_wait_s)
+                if wait is not None:  # tried again below: not yet a finished run
+                    again.append(spec)
+                    ready = max(ready, time.monotonic() + wait)
+                    if notice:
+                        notice(_waiting(saved, wait, attempt, self.max_wait_s))
+                    continue
+                tally.add(saved)
+                if show:
+                    show(saved, tally)
+            attempt += 1
+            todo = again
+            if todo:
+                time.sleep(max(0.0, ready - time.monotonic()))
         return Results(self.results.rows())
+
+
+def _waiting(row: dict[str, Any], wait: float, attempt: int, max_wait_s: float) -> str:
+    """The sentence for a rate-limited run about to be tried again."""
+    asked = row.get("retry_after_s")
+    said = ""
+    if isinstance(asked, (int, float)) and asked > max_wait_s:
+        said = f" (it asked for {asked:g} s; the wait is at most {max_wait_s:g} s)"
+    elif asked is None:
+        said = " (it did not say how long: backing off)"
+    return (f"{row['task']} · {row['model']} · repeat {row['repeat']}: the endpoint is limiting "
+            f"requests (429); trying again in {wait:g} s{said}, try {attempt + 2} of "
+            f"{RATE_LIMIT_RETRIES + 1}")

@@ -33,9 +33,11 @@ RESULTS = "results.jsonl"
 #: The name of the key file in the package's folder of Jupyter's data folder.
 KEY_NAME = "eval-results.key"
 MAC_FIELD = "mac"
-#: Stop reasons of a run that did not really happen (the endpoint or the harness failed): not
-#: a finished run, so the next run of the grid does it again (its row then replaces this one).
-ERRORS = ("model_error", "harness_error")
+#: Stop reasons of a run that says nothing of the model: the endpoint failed, the run hung past
+#: its time budget and grace, or the harness failed. Kept when a grid resumes, like any row;
+#: ``--retry-errors`` runs them again (the new row then replaces this one). A failed check is
+#: never one of them.
+ERRORS = ("model_error", "timeout", "harness_error")
 #: Why a signed line is refused.
 CHANGED = "its signature does not verify (the line was changed, or written by something else)"
 O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -227,10 +229,14 @@ class ResultsFile:
         """The lines not taken as finished runs (their runs are done again), and why."""
         return self.read()[1]
 
-    def done(self) -> set[tuple[str, str, int]]:
-        """The (task, model, repeat) of every finished run: of the rows that verify, those not
-        ended by a fault of the endpoint or the harness (``ERRORS``)."""
-        return {_key(r) for r in self.rows() if r.get("stop_reason") not in ERRORS}
+    def done(self, *, retry_errors: bool = False) -> set[tuple[str, str, int]]:
+        """The (task, model, repeat) of every finished run (a row that verifies); with
+        ``retry_errors``, not those ended by a fault of the endpoint or the harness
+        (``ERRORS``), which are to be run again."""
+        rows = self.rows()
+        if retry_errors:
+            rows = [r for r in rows if r.get("stop_reason") not in ERRORS]
+        return {_key(r) for r in rows}
 
     def add(self, row: dict[str, Any]) -> dict[str, Any]:
         """Save ``row``, signed (its ``transcript_text`` goes to its own file, named in the

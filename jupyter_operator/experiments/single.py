@@ -226,6 +226,12 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
             "turns", "commands", "valid_rate", "error_codes", "approvals", "rejections",
             "denied", "prompt_tokens", "completion_tokens", "tokens",
             "tokens_estimated")})  # fmt: skip
+        faults = [r for r in records if r.get("type") == "model_error"]
+        if row["stop_reason"] == "model_error" and faults:
+            # which fault, and how long the endpoint asked to wait: a grid retrying errors
+            # waits that long before the run again (``grid.RATE_LIMIT``)
+            row.update(error_kind=faults[-1].get("kind"),
+                       retry_after_s=faults[-1].get("retry_after"))  # fmt: skip
         path = agent.transcript_path if agent is not None else None
         row["transcript_text"] = path.read_text(encoding="utf-8") if path and path.exists() else ""
         check_clock = time.perf_counter()

@@ -175,8 +175,8 @@ def test_help_shows_the_defaults(capsys: pytest.CaptureFixture[str]) -> None:
 def test_runs_that_errored_are_done_again_once_the_endpoint_works(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A run that ended as model_error did not really happen: the same command again does it,
-    and its new row replaces the old one."""
+    """A run that ended as model_error did not really happen: the same command with
+    --retry-errors does it again, and its new row replaces the old one."""
     with FakeOpenAI() as fake:
         monkeypatch.setenv("OPENAI_API_KEY", fake.key)
         fake.add("OK", *[Script(status=500)] * 3)
@@ -184,7 +184,7 @@ def test_runs_that_errored_are_done_again_once_the_endpoint_works(
         assert _eval(*args, out=tmp_path / "o") == 1
         fake.add("OK", WRITE, "Done.")
         capsys.readouterr()
-        assert _eval(*args, out=tmp_path / "o") == 0
+        assert _eval(*args, "--retry-errors", out=tmp_path / "o") == 0
     err = capsys.readouterr().err
     assert "1 run (0 already in" in err, "a run that errored was taken as finished"
     from jupyter_operator.experiments import load_results
