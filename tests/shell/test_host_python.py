@@ -181,3 +181,38 @@ def test_a_kernels_own_environment_in_the_workspace_is_kept(ws: Path, tmp_path: 
         for part in installation(home):
             op.workspace.keep_host_python(part)
         assert _write(op, f"envs/k/{SITE}/y.pth")[0] == "ERR_PROTECTED_PATH"
+
+
+def test_a_host_link_turned_towards_the_workspace_is_seen_by_the_next_session(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The kept locations are remembered per process, but a session opened after the host's
+    venv link (outside the workspace) was turned to a folder inside it keeps that folder."""
+    elsewhere = _venv(tmp_path / "elsewhere")
+    link = tmp_path / "host-venv"
+    link.symlink_to(elsewhere)
+    _venv(ws / "env")
+    monkeypatch.setattr(sys, "prefix", str(link))
+    with _operator(ws, tmp_path) as op:
+        assert _write(op, f"env/{SITE}/x.pth")[0] is None  # not the host's yet
+    link.unlink()
+    link.symlink_to(ws / "env")
+    with _operator(ws, tmp_path) as op:
+        assert _write(op, f"env/{SITE}/x.pth")[0] == "ERR_PROTECTED_PATH"
+
+
+def test_an_absent_location_behind_a_turned_link_is_seen_by_the_next_session(
+    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An installation that does not exist yet: its real place is its nearest existing
+    folder's, so turning the link above it towards the workspace keeps the new place."""
+    (tmp_path / "elsewhere").mkdir()
+    link = tmp_path / "base"
+    link.symlink_to(tmp_path / "elsewhere")
+    monkeypatch.setattr(sys, "prefix", str(link / "venv"))
+    with _operator(ws, tmp_path) as op:
+        assert _write(op, "venv/pyvenv.cfg")[0] is None
+    link.unlink()
+    link.symlink_to(ws)
+    with _operator(ws, tmp_path) as op:
+        assert _write(op, "venv/pyvenv.cfg")[0] == "ERR_PROTECTED_PATH"
