@@ -83,6 +83,9 @@ def _close_all(fds: tuple[int, ...]) -> None:
 
 
 _FOLDERS: SharedHandles[tuple[int, int, int]] = SharedHandles(_close_all)
+# Per journal folder: the entries file's device, inode and size when it was last searched for
+# entry ids, and the highest id found (``Journal._last_named_id``; read and set under the lock).
+_NAMED: dict[str, tuple[int, int, int, int]] = {}
 
 
 class Journal:
@@ -154,18 +157,33 @@ class Journal:
         return f"j{number}"
 
     def _last_named_id(self) -> int:
-        """The highest entry number named in the last 64 KiB of the entries (0 if none)."""
+        """The highest entry number named in the entries' last 64 KiB (0 if none), called
+        under the lock.
+
+        The answer is kept in memory for this root (shared by the process's journals of it)
+        with the entries file's identity and size: while that file is the same one and has
+        only grown, only what was appended since is searched (a change's own line, not 64 KiB
+        a change). Another file there, or a shorter one, is searched afresh.
+        """
         try:
             fd = os.open("entries.jsonl", O_READ, dir_fd=self._fd)
         except FileNotFoundError:
+            _NAMED.pop(str(self.path), None)
             return 0
         try:
-            size = os.fstat(fd).st_size
-            tail = os.pread(fd, 1 << 16, max(0, size - (1 << 16)))
+            info = os.fstat(fd)
+            size = info.st_size
+            known = _NAMED.get(str(self.path))
+            start, highest = max(0, size - (1 << 16)), 0
+            if known is not None and known[:2] == (info.st_dev, info.st_ino) \
+                    and known[2] <= size:  # fmt: skip
+                start, highest = max(start, known[2]), known[3]
+            tail = os.pread(fd, size - start, start) if size > start else b""
         finally:
             os.close(fd)
-        found = [int(m) for m in _NAMED_ID.findall(tail)]
-        return max(found, default=0)
+        highest = max([highest, *(int(m) for m in _NAMED_ID.findall(tail))])
+        _NAMED[str(self.path)] = (info.st_dev, info.st_ino, size, highest)
+        return highest
 
     # -- blobs ----------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from replies import b64, block
 
 from jupyter_operator.engine import Operator
 from jupyter_operator.protocol import OperatorError, codes
-from jupyter_operator.workspace import Journal, Workspace
+from jupyter_operator.workspace import HistoryEntry, Journal, Workspace
 from jupyter_operator.workspace.journal_paths import root_key
 
 from .sandbox import tree_state
@@ -186,6 +186,29 @@ def test_the_counter_is_rewritten_in_place(setup) -> None:
         assert not [p for p in counter.parent.iterdir() if p.name.startswith(".~operator-")]
     finally:
         j.close()
+
+
+def test_ids_named_since_the_last_search_count_when_the_counter_lags(setup) -> None:
+    """The highest named id is kept in memory between ids, yet what another process appended
+    since (with the counter lagging after a power loss), or a shorter entries file put in
+    place, is searched: no id is handed out twice."""
+    root, journal, _ = setup
+    j = Journal(root, journal)
+    other = Journal(root, journal)  # another process's journal of the same root
+    try:
+        assert j.allocate_id() == "j1"
+        j.record(HistoryEntry(**entry(entry_id="j1")["entry"]))
+        assert j.allocate_id() == "j2"
+        other.record(HistoryEntry(**entry(entry_id="j40")["entry"]))
+        folder = journal / root_key(root)
+        (folder / "counter").write_text("")  # lost with a power loss
+        assert j.allocate_id() == "j41"
+        forge(journal, root, entry(entry_id="j7"))  # shorter: searched afresh
+        (folder / "counter").write_text("")
+        assert j.allocate_id() == "j8"
+    finally:
+        j.close()
+        other.close()
 
 
 def test_a_counter_that_is_not_a_plain_file_is_corrupt(setup) -> None:
