@@ -91,7 +91,12 @@ class Operator:
                  session: str | None = None,
                  extensions: Iterable[str] = (),
                  runner: CellRunner | None = None,
-                 notebook_cap: str | None = None) -> None:  # fmt: skip
+                 notebook_cap: str | None = None,
+                 workspace: Workspace | None = None) -> None:  # fmt: skip
+        """``workspace``: an open :class:`Workspace` of the same root, made with the same
+        protected paths, journal and notebook cap, to use instead of opening one (a host that
+        opens a session per reply shares one per root: opening it costs more than the rest of
+        a session). The session does not close it; whoever opened it does."""
         #: Host extensions of the protocol this session runs (``"nb"``: the notebook cell
         #: actions). Off by default: their actions are then ``ERR_UNKNOWN_ACTION``.
         self.extensions: tuple[str, ...] = check_extensions(extensions)
@@ -108,8 +113,14 @@ class Operator:
         # The journal folder is out of reach by its real location (wherever it is), not by name.
         # ``notebook_cap`` limits every notebook's own policy, which the workspace holds on
         # every read and change of a notebook (``workspace.notebook_guard``).
-        self.workspace = Workspace(self.root, protected=protect, journal_dir=self.journal.base,
-                                   notebook_cap=notebook_cap)  # fmt: skip
+        self._owns_workspace = workspace is None
+        if workspace is None:
+            workspace = Workspace(self.root, protected=protect, journal_dir=self.journal.base,
+                                  notebook_cap=notebook_cap)  # fmt: skip
+        elif workspace.root != self.root:
+            self.journal.close()
+            raise ValueError(f"the shared workspace is of another root: {workspace.root}")
+        self.workspace = workspace
         # What a fresh session over the same files needs (undo after this one closed).
         self._journal_dir, self._protected = journal_dir, protected
         self.closed = False
@@ -174,7 +185,8 @@ class Operator:
         self.closed = True
         if self._runner is not None:
             self._runner.close()
-        self.workspace.close()
+        if self._owns_workspace:
+            self.workspace.close()
         self.journal.close()
 
     @contextlib.contextmanager

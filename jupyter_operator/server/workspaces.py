@@ -176,6 +176,10 @@ class WorkspaceRegistry:
     def new_operator(self, name: str, folder: str | None = None) -> Operator:
         """A fresh engine session on workspace ``name`` (duplicate ids are tracked per session).
 
+        A session over the root shares the workspace's open file access (:meth:`workspace`,
+        made with the same protected paths, journal and notebook cap): opening one per reply
+        cost more than planning the reply.
+
         ``folder`` (relative to the workspace root) narrows the session to a subfolder, e.g. a
         notebook's own folder, so the panel and the notebook's kernel read the same relative
         paths alike. It is checked through the jail (no ``..``, no links, not protected, an
@@ -187,6 +191,7 @@ class WorkspaceRegistry:
         from ..workspace.paths import parse_path
 
         root = self._roots[name]
+        shared = None
         if folder:
             parts = parse_path(folder)
             if parts:
@@ -196,6 +201,8 @@ class WorkspaceRegistry:
                 # The jail walked it without links; resolving must land inside the root still.
                 if not root.resolve().is_relative_to(self._roots[name]):
                     raise OperatorError(codes.ERR_PATH_ESCAPE, "the folder leaves the workspace")
+        if root == self._roots[name]:
+            shared = self.workspace(name)
         operator = Operator(
             root,
             policy=self._policy,
@@ -204,6 +211,7 @@ class WorkspaceRegistry:
             extensions=self.extensions,
             runner=DeferredRunner(allows_auto=self.allow_auto_runs),
             notebook_cap=self.notebook_cap,
+            workspace=shared,
         )
         if self._shell_policy is not None:
             operator.shell_policy = self._shell_policy

@@ -142,6 +142,39 @@ async def test_forgotten_sessions_release_their_descriptors(service: SessionServ
     assert open_fds() - before <= 2
 
 
+async def test_sessions_over_the_root_share_its_open_workspace(
+    service: SessionService, ws_root: Path
+) -> None:
+    """A scan opens no workspace of its own (its jail, host-Python check and file locks cost
+    more than planning the reply): every session over the root uses the registry's one, and
+    forgetting a session leaves it open for the others and the file API. A subfolder's
+    session still opens its own."""
+    registry = service.registry
+    shared = registry.workspace("default")
+    ids = [(await service.scan(write_cmd("w", f"{n}.txt", "x\n")))["session"] for n in range(5)]
+    await service.drain()  # two were forgotten (the cap is 3) and closed
+    for session_id in ids[2:]:
+        assert service._sessions[session_id].operator.workspace is shared
+    assert shared.list_dir(".") == []  # nothing applied, and still open
+    (ws_root / "sub").mkdir()
+    narrowed = registry.new_operator("default", "sub")
+    try:
+        assert narrowed.workspace is not shared and narrowed.workspace.root == ws_root / "sub"
+    finally:
+        narrowed.close()
+    assert shared.list_dir(".")[0].name == "sub"  # still open after both closes
+
+
+def test_a_shared_workspace_must_be_of_the_sessions_root(tmp_path: Path, ws_root: Path) -> None:
+    from jupyter_operator.engine import Operator
+    from jupyter_operator.workspace import Workspace
+
+    other = tmp_path / "other"
+    other.mkdir()
+    with Workspace(other) as foreign, pytest.raises(ValueError, match="another root"):
+        Operator(ws_root, journal_dir=tmp_path / "journal", workspace=foreign)
+
+
 def test_resolve_roots_checks_names_and_folders(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     assert resolve_roots({"main": "a"}, str(tmp_path)) == {"main": (tmp_path / "a").resolve()}
