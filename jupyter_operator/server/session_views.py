@@ -69,7 +69,12 @@ class Session:
     label: str | None = None
 
     def to_dict(self, *, whole_details: bool = False) -> dict[str, Any]:
-        """The session as the REST API shows it (``whole_details``: see :func:`item_view`)."""
+        """The session as the REST API shows it (``whole_details``: see :func:`item_view`).
+
+        With ``whole_details`` the items carry everything and ``results_text`` (the
+        ``OPERATOR_RESULT`` blocks a model reads, a read's content again in base64) is None:
+        a caller that answers with the items (the MCP server) would pay for encoding it.
+        """
         run = self.run
         return {
             "session": self.id,
@@ -77,7 +82,7 @@ class Session:
             "folder": self.folder,
             "created": self.created,
             "items": [item_view(item, run, whole_details=whole_details) for item in run.items],
-            "results_text": run.results_text,
+            "results_text": None if whole_details else run.results_text,
             "truncated_chars": run.truncated_chars,
             "unread_markers": getattr(run, "unread_markers", 0),
             "skipped_duplicates": list(run.skipped_duplicates),

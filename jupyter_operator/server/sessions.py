@@ -87,7 +87,8 @@ class SessionService(HistoryRequests):
         ``folder`` takes the reply's paths from a subfolder of the workspace (a notebook's own).
         ``dialect`` is ``auto`` (detected), ``operator``, ``json`` or ``commands``. ``label``
         names where the text came from (an MCP client's name and version) for people.
-        ``whole_details``: each item's details in full, not only what its card shows.
+        ``whole_details``: each item's details in full, not only what its card shows (and no
+        ``results_text``: see ``Session.to_dict``).
         """
         from .command_runs import plan_reply
 
@@ -129,7 +130,7 @@ class SessionService(HistoryRequests):
 
     async def get(self, session_id: str, *, whole_details: bool = False) -> dict[str, Any]:
         """The current state of a session (``whole_details``: each item's details in full,
-        not only what its card shows)."""
+        not only what its card shows, and no ``results_text``)."""
         session = await self._lookup(session_id)
         view = functools.partial(session.to_dict, whole_details=whole_details)
         return await self._locked(session.workspace, view, write=False)

@@ -165,6 +165,24 @@ async def test_sessions_over_the_root_share_its_open_workspace(
     assert shared.list_dir(".")[0].name == "sub"  # still open after both closes
 
 
+async def test_whole_details_answer_the_items_without_formatting_the_results_again(
+    service: SessionService, ws_root: Path
+) -> None:
+    """The MCP server answers with the items' whole details: the session's view for it leaves
+    out the OPERATOR_RESULT blocks, which repeat a read's whole content (formatting them was
+    a third of a 100 KB read's planning); the REST view keeps them."""
+    text = "abc\n" * 5000
+    (ws_root / "big.txt").write_text(text)
+    block = "OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: big.txt\nEND_OPERATOR_CMD\n"
+    whole = await service.scan(block, whole_details=True)
+    assert whole["results_text"] is None and text in whole["items"][0]["details"]
+    again = await service.get(whole["session"], whole_details=True)
+    assert again["results_text"] is None and text in again["items"][0]["details"]
+    shown = await service.get(whole["session"])
+    encoded = base64.b64encode(text.encode()).decode()
+    assert "OPERATOR_RESULT" in shown["results_text"] and encoded in shown["results_text"]
+
+
 def test_a_shared_workspace_must_be_of_the_sessions_root(tmp_path: Path, ws_root: Path) -> None:
     from jupyter_operator.engine import Operator
     from jupyter_operator.workspace import Workspace
