@@ -55,6 +55,16 @@ LIST_LOOKS = 50
 LIST_MAX = 20
 
 
+def _ended_unchanged_call(session: Session) -> bool:
+    """A client's tool call (labelled) that ended in its scan without changing anything (a
+    read, a refusal): not saved. Its client has the whole answer, the panel lists only calls
+    that wait, and nothing in it can be decided or undone; saving it (a read's content again)
+    cost more than planning it."""
+    run = session.run
+    return (session.label is not None and run.done
+            and not any(getattr(item, "entry_id", None) for item in run.items))  # fmt: skip
+
+
 class SessionService(HistoryRequests):
     """What the REST handlers call: scan, decide, undo, history; failures are ApiError."""
 
@@ -104,7 +114,8 @@ class SessionService(HistoryRequests):
             session = Session(secrets.token_urlsafe(16), workspace, operator, run, text)
             session.folder = clean_folder(folder)
             session.label = label
-            self._save(session)
+            if not _ended_unchanged_call(session):
+                self._save(session)
             return session
 
         # Planning takes no workspace lock: a preview only reads, and every change the policy

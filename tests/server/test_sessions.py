@@ -378,3 +378,36 @@ async def test_a_decision_does_not_read_the_whole_history(
     answer = await service.undo("default", entry["entry_id"], scanned["session"])
     assert answer["session"]["items"][0]["status"] == "undone"
     assert not (ws_root / "f.txt").exists()
+
+
+async def test_a_tool_call_that_ended_unchanged_is_not_saved(tmp_path: Path, ws_root: Path) -> None:
+    """An MCP client's read ends in its scan: its client has the answer and nothing in it can be
+    decided or undone, so it is not written to disk (that was most of a 100 KB read's cost).
+    A call that waits, a call a rule applied, and a reply's read (the panel reopens the session
+    it had after a restart) are saved as before."""
+    (ws_root / "big.txt").write_text("abc\n" * 5000)
+    read = "OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: big.txt\nEND_OPERATOR_CMD\n"
+    service = _service(tmp_path, ws_root)
+    store = service.store
+    assert store is not None
+    try:
+        call = await service.scan(read, label="client 1.0", whole_details=True)
+        waits = await service.scan(write_cmd("w1", "new.txt", "x\n"), label="client 1.0")
+        reply = await service.scan(read)
+        saved = set(store.ids())
+        assert call["session"] not in saved
+        assert {waits["session"], reply["session"]} <= saved
+    finally:
+        await _stop(service)
+
+    from jupyter_operator.engine import Policy
+
+    registry = WorkspaceRegistry({"default": ws_root}, journal_dir=tmp_path / "journal",
+                                 policy=Policy.parse("auto writes auto/**"))  # fmt: skip
+    ruled = SessionService(registry, store=store)
+    try:
+        applied = await ruled.scan(write_cmd("w2", "auto/a.txt", "x\n"), label="client 1.0")
+        assert applied["items"][0]["status"] == "applied" and applied["done"]
+        assert applied["session"] in store.ids()  # undo may update it after a restart
+    finally:
+        await _stop(ruled)
