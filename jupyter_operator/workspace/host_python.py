@@ -62,7 +62,7 @@ def host_python_locations() -> list[Path]:
     """Every location this host's Python runs code from (see the module docstring).
 
     Made once per process while the interpreter's prefixes, its executable (and what that
-    resolves to), its site folders and ``sys.path`` stay as they are.
+    resolves to) and its site folders stay as they are.
     """
     user_site, user_base = site.getusersitepackages(), site.getuserbase()
     site_folders: tuple[str, ...] = ()
