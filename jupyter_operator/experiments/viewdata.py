@@ -256,33 +256,50 @@ def transcript_turns(records: Iterable[Mapping[str, Any]], price: Any = None) ->
     return view
 
 
+def build_view(rows: Iterable[Mapping[str, Any]], out: str | os.PathLike[str] | None = None, *,
+               prices: Mapping[str, Any] | None = None, confidence: float = CONFIDENCE,
+               refused: Iterable[Any] = (), title: str | None = None,
+               transcripts: bool = True) -> dict[str, Any]:  # fmt: skip
+    """The viewer's data for ``rows``: ``grid`` (its keys at the top level), ``title``,
+    ``refused`` (lines of ``results.jsonl`` that do not verify, with the reason), ``systems``
+    (each distinct system prompt once) and, with ``transcripts`` and the output folder ``out``
+    the rows name their transcripts in, each run's ``view`` (``transcript_turns``; its
+    ``system`` is an index into ``systems``) or ``missing`` (why its transcript was not read)."""
+    data = grid(rows, prices, confidence)
+    folder = Path(out) if out is not None else None
+    data.update(title=title or (folder.resolve().name if folder else "results"),
+                refused=[{"line": r.line, "reason": r.reason} for r in refused],
+                systems=[])  # fmt: skip
+    if not transcripts:
+        return data
+    systems: dict[str, int] = {}
+    prices = dict(prices or {})
+    for run in data["runs"]:
+        if folder is None:
+            records, missing = [], "the results were not read from a folder"
+        else:
+            records, missing = read_transcript_file(folder, run["transcript"])
+        if missing is not None and run["transcript"] is None:
+            missing = "the run saved no transcript"
+        view = transcript_turns(records, prices.get(run["model"]))
+        system = view.pop("system")
+        view["system"] = systems.setdefault(system, len(systems)) if system else None
+        run["view"], run["missing"] = view, missing
+    data["systems"] = list(systems)
+    return data
+
+
 def load_view(out: str | os.PathLike[str], *, prices: Mapping[str, Any] | None = None,
               verify: bool = True, key_file: str | os.PathLike[str] | None = None,
               confidence: float = CONFIDENCE,
               transcripts: bool = True) -> dict[str, Any]:  # fmt: skip
-    """The viewer's data for the output folder ``out``: ``grid`` (its keys at the top level),
-    ``title``, ``refused`` (lines of ``results.jsonl`` that do not verify, with the reason),
-    ``systems`` (each distinct system prompt once) and, with ``transcripts``, each run's
-    ``view`` (``transcript_turns``; its ``system`` is an index into ``systems``) or ``missing``
-    (why its transcript was not read)."""
+    """``build_view`` of the output folder ``out``: the rows of its ``results.jsonl`` that
+    verify (``verify=False``: every row; ``verified`` says which), and their transcripts."""
     folder = Path(out)
     if not (folder / "results.jsonl").is_file():
         raise FileNotFoundError(f"{folder}: no results.jsonl here (an `eval --out` folder)")
     rows, refused = ResultsFile(folder, key_file=key_file, verify=verify).read()
-    data = grid(rows, prices, confidence)
-    data.update(title=folder.resolve().name, verified=verify,
-                refused=[{"line": r.line, "reason": r.reason} for r in refused],
-                systems=[])  # fmt: skip
-    if transcripts:
-        systems: dict[str, int] = {}
-        prices = dict(prices or {})
-        for run in data["runs"]:
-            records, missing = read_transcript_file(folder, run["transcript"])
-            if missing is not None and run["transcript"] is None:
-                missing = "the run saved no transcript"
-            view = transcript_turns(records, prices.get(run["model"]))
-            system = view.pop("system")
-            view["system"] = systems.setdefault(system, len(systems)) if system else None
-            run["view"], run["missing"] = view, missing
-        data["systems"] = list(systems)
+    data = build_view(rows, folder, prices=prices, confidence=confidence, refused=refused,
+                      transcripts=transcripts)  # fmt: skip
+    data["verified"] = verify
     return data

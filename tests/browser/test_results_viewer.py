@@ -4,6 +4,8 @@ filters, two runs side by side, a model's markup kept as text, and 1,000 runs.""
 
 from __future__ import annotations
 
+import json
+import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -11,6 +13,7 @@ from typing import Any
 
 import pytest
 from browserkit import screenshot
+from magic_notebooks import REPO, magic_notebook, run_cell, run_quick_cell
 from replies import b64, block
 from results_folders import results_folder
 
@@ -134,3 +137,36 @@ def test_a_thousand_runs_open_and_a_run_reads(page: Any, tmp_path: Path) -> None
     assert "Turn 1" in page.locator(".jpo-v-transcript").inner_text()
     screenshot(page, "results-viewer-1000-runs")
     _no_errors(page)
+
+
+def test_results_show_draws_the_viewer_in_jupyterlab(lab_server: Any, page: Any,
+                                                     tmp_path: Path) -> None:  # fmt: skip
+    """``Results.show()``: the same viewer as one widget; a click asks the kernel for the run's
+    transcript and draws it with the cards' module."""
+    out = tmp_path / "out"
+    _grid(out, [GOOD, LAZY], repeats=2)
+    setup = "\n".join([
+        "import os, sys",
+        f"sys.path.insert(0, {str(REPO)!r})",
+        f"os.environ['JUPYTER_DATA_DIR'] = {os.environ['JUPYTER_DATA_DIR']!r}",
+        "from jupyter_operator.experiments import load_results",
+    ])  # fmt: skip
+    notebook = magic_notebook(tmp_path, f"load_results({str(out)!r}).show()", setup=setup)
+    (lab_server.root / "results-show.ipynb").write_text(json.dumps(notebook))
+    page.goto(lab_server.page_url("lab/workspaces/results-show/tree/results-show.ipynb"))
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    run_quick_cell(page)
+    run_cell(page, 1)
+    viewer = page.locator(".jp-OutputArea .jpo-viewer")
+    cell = viewer.locator('td.jpo-v-cell[data-task="hello"][data-model="good"]')
+    cell.wait_for(timeout=60_000)
+    assert "100%" in cell.inner_text()
+    cell.click()  # the cell's runs only
+    assert viewer.locator("tr.jpo-v-run").count() == 2
+    viewer.locator("tr.jpo-v-run").first.click()
+    card = viewer.locator(".jpo-v-transcript .jp-Operator-card").first
+    card.wait_for(timeout=30_000)
+    assert "fs.write" in card.inner_text()
+    assert "Check: passed (exit 0)" in viewer.locator(".jpo-v-transcript").inner_text()
+    card.scroll_into_view_if_needed()
+    screenshot(page, "results-viewer-in-jupyterlab")

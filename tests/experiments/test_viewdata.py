@@ -141,3 +141,32 @@ def test_cost_per_run_and_per_turn_from_prices() -> None:
 def test_a_folder_without_results_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match=r"no results\.jsonl"):
         load_view(tmp_path)
+
+
+def test_results_show_is_one_widget_that_sends_a_transcript_when_asked(out: Path) -> None:
+    from jupyter_operator.experiments import load_results
+
+    widget = load_results(out).show()
+    grid = json.loads(widget.data_json)
+    assert len(grid["runs"]) == 8 and "view" not in grid["runs"][0]  # transcripts on request
+    (run,) = [
+        r for r in grid["runs"] if (r["task"], r["model"], r["repeat"]) == ("hello", "good", 0)
+    ]
+    sent: list[dict] = []
+    widget.send = sent.append  # type: ignore[method-assign]
+    widget._on_message(widget, {"kind": "view", "request": 7, "id": run["id"]}, [])
+    assert (
+        sent[0]["request"] == 7 and sent[0]["view"]["turns"][0]["cards"][0]["action"] == "fs.write"
+    )
+    for wrong in (-1, 99, "0", True, None):
+        widget._on_message(widget, {"kind": "view", "request": 8, "id": wrong}, [])
+        assert sent[-1] == {"kind": "view", "request": 8, "view": None}
+    widget._on_message(widget, {"kind": "module"}, [])  # the cards' module, as the card widgets
+    assert sent[-1]["kind"] == "module" and sent[-1]["source"]
+
+
+def test_results_of_a_run_show_their_transcripts(tmp_path: Path) -> None:
+    results = Experiment(SUITE, [GOOD], out=tmp_path / "out").run(workers=0, progress=False)
+    assert results.out == tmp_path / "out"
+    widget = results.show()
+    assert all(view["turns"] for view in widget._views)

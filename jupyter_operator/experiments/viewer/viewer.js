@@ -4,7 +4,7 @@
 // Every text of a model, a file or a row goes through textContent, never innerHTML; the
 // cards are the notebook cards' own module (widget.js), loaded once the grid is drawn.
 // A classic script (the saved page runs it before the transcripts are parsed, so the grid
-// paints first); the widget appends `export default { render }` to make it a module.
+// paints first); the notebook widget appends its own entry to make it a module.
 
 const OUTCOMES = ['passed', 'failed', 'error'];
 const RUNS_SHOWN = 200;
@@ -341,7 +341,9 @@ function mount(root, data, loadCards) {
       const column = h('div', 'jpo-v-transcript');
       column.dataset.run = String(id);
       columns.append(column);
-      drawTranscript(column, run, viewOf(id), ids.length === 1, token);
+      Promise.resolve(viewOf(id)).then(view => {
+        if (token === drawn) drawTranscript(column, run, view, ids.length === 1, token);
+      });
     }
     columns.scrollIntoView({ block: 'start' });
   }
@@ -489,12 +491,3 @@ function cardsFromKernel(model, key) {
   };
 }
 
-/** anywidget's entry (``Results.show()``): the data is the ``data_json`` trait. */
-function render({ model, el }) {
-  const root = document.createElement('div');
-  el.append(root);
-  const draw = () => mount(root, JSON.parse(model.get('data_json')), cardsFromKernel(model, model.get('cards_key')));
-  model.on('change:data_json', draw);
-  draw();
-  return () => model.off('change:data_json', draw);
-}
