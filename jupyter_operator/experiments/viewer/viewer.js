@@ -341,11 +341,14 @@ function mount(root, data, loadCards) {
       const column = h('div', 'jpo-v-transcript');
       column.dataset.run = String(id);
       columns.append(column);
+      const first = id === ids[0];
       Promise.resolve(viewOf(id)).then(view => {
-        if (token === drawn) drawTranscript(column, run, view, ids.length === 1, token);
+        if (token !== drawn) return;
+        drawTranscript(column, run, view, ids.length === 1, token);
+        // once drawn: an empty column at the foot of a short page has nowhere to scroll to
+        if (first) columns.scrollIntoView({ block: 'start' });
       });
     }
-    columns.scrollIntoView({ block: 'start' });
   }
 
   function other(run) {
