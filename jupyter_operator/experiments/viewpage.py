@@ -12,15 +12,18 @@ then; a package built without its front end draws plain cards instead.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 ASSETS = Path(__file__).resolve().parent / "viewer"
-#: Nothing but the page's own inline code and the cards' module (a blob URL) may run, and
-#: nothing may be fetched: a saved page that calls home would leak the results it holds.
-CSP = ("default-src 'none'; script-src 'unsafe-inline' blob:; style-src 'unsafe-inline'; "
+#: Nothing may be fetched (a saved page that calls home would leak the results it holds), and
+#: nothing may run but the page's own script, named by its hash (in place of ``%s``), and the
+#: cards' module it imports from a blob URL: were a model's text ever to reach the page as
+#: markup, its script and its ``onerror=`` would still not run.
+CSP = ("default-src 'none'; script-src %s blob:; style-src 'unsafe-inline'; "
        "img-src data:; font-src data:")  # fmt: skip
 
 
@@ -76,17 +79,20 @@ def page_html(view: dict[str, Any], *, cards: bool = True) -> str:
     views = [run.get("view") for run in view["runs"]]
     source = module.source() if cards else ""
     cards_js = "" if not source or source == module._MISSING else source
+    script = f"{_inline(viewer_module())}\n{_BOOT}"
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+    policy = CSP % f"'sha256-{digest}'"
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
-        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+        f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>Results: {_escape(view.get('title', ''))}</title>",
         f"<style>{_inline(module.stylesheet() if cards_js else '')}\n"
         f"{_inline(viewer_stylesheet())}\nbody{{margin:0}}</style>",
         '</head><body><div id="jpo-app"></div>',
         f'<script type="application/json" id="jpo-data">{script_json(grid)}</script>',
-        f"<script>{_inline(viewer_module())}\n{_BOOT}</script>",
+        f"<script>{script}</script>",
     ]
     # each run's transcript on its own: opening a run parses that run only
     parts += [f'<script type="application/json" id="jpo-run-{n}">{script_json(v)}</script>'

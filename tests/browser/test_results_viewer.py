@@ -114,6 +114,52 @@ def test_a_model_reply_with_markup_stays_text(page: Any, tmp_path: Path) -> None
     _no_errors(page)
 
 
+def test_names_in_unverified_rows_stay_text(page: Any, tmp_path: Path) -> None:
+    """Rows read with ``--no-verify`` are anyone's text: a task or model named with markup is
+    shown as its characters, in the grid, the filters and the list."""
+    out = tmp_path / "out"
+    _grid(out, [LAZY])
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    rows[0]["task"] = '<img src=x onerror="window.pwned = 1">'
+    rows[1]["model"] = "</script><script>window.pwned = 2</script>"
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["view", str(copy), "--no-verify", "-o", str(tmp_path / "page.html")]) == 0
+    page.goto((tmp_path / "page.html").as_uri())
+    page.locator(".jpo-v-grid").wait_for()
+    grid = page.locator(".jpo-v-grid").inner_text()
+    assert rows[0]["task"] in grid and rows[1]["model"] in grid
+    assert "without checking their signatures" in page.locator(".jpo-viewer").inner_text()
+    assert page.locator(".jpo-viewer img").count() == 0
+    assert page.evaluate("window.pwned") is None
+    _no_errors(page)
+
+
+def test_the_page_runs_only_its_own_script_and_fetches_nothing(page: Any, tmp_path: Path) -> None:
+    """Defence in depth: were markup ever to reach the page, its Content-Security-Policy (the
+    hash of the page's one script) would run none of it, and nothing may be fetched."""
+    out = tmp_path / "out"
+    _grid(out, [GOOD])
+    assert main(["view", str(out), "-o", str(tmp_path / "page.html")]) == 0
+    html = (tmp_path / "page.html").read_text()
+    planted = ('<script>window.pwned = 1</script><img src="https://example.invalid/x.png" '
+               'onerror="window.pwned = 2"></body>')  # fmt: skip
+    (tmp_path / "page.html").write_text(html.replace("</body>", planted))
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    failures: dict[str, str] = {}
+    page.on("requestfailed", lambda request: failures.setdefault(request.url, request.failure))
+    page.goto((tmp_path / "page.html").as_uri())
+    page.locator("tr.jpo-v-run", has_text="hello").click()
+    page.locator(".jpo-v-transcript .jp-Operator-card").first.wait_for(timeout=20_000)
+    assert page.evaluate("window.pwned") is None
+    # the planted image is asked for, and the page's policy refuses it before any network
+    outside = [url for url in requests if not url.startswith(("file:", "blob:", "data:"))]
+    assert outside == ["https://example.invalid/x.png"], requests
+    assert failures[outside[0]] == "csp", failures
+
+
 def test_a_thousand_runs_open_and_a_run_reads(page: Any, tmp_path: Path) -> None:
     out = results_folder(tmp_path / "big")
     url = _page_of(out, tmp_path / "big.html")
