@@ -4,6 +4,7 @@ transcript as turns with the cards the person would have seen."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -96,7 +97,8 @@ def test_a_long_result_is_cut_in_the_card_record(tmp_path: Path) -> None:
 
 def test_a_transcript_named_outside_the_folder_is_not_read(out: Path, tmp_path: Path) -> None:
     """Rows read without verifying are anyone's text: their transcript's name is not followed
-    out of the results folder, by ``..``, an absolute path or a link."""
+    out of the results folder, by ``..``, an absolute path or a link; a folder or a FIFO in
+    it is not read either (nor waited on)."""
     secret = tmp_path / "secret.jsonl"
     secret.write_text(json.dumps({"type": "message", "turn": 1, "role": "assistant",
                                   "content": "SECRET"}) + "\n")  # fmt: skip
@@ -104,13 +106,15 @@ def test_a_transcript_named_outside_the_folder_is_not_read(out: Path, tmp_path: 
     copy.mkdir()
     (copy / "transcripts").mkdir()
     (copy / "transcripts" / "link.jsonl").symlink_to(secret)
-    rows = [json.loads(line) for line in (out / RESULTS).read_text().splitlines()][:4]
-    names = [str(secret), "../secret.jsonl", "transcripts/link.jsonl", "transcripts"]
+    os.mkfifo(copy / "transcripts" / "fifo.jsonl")  # opened, it would wait for a writer
+    rows = [json.loads(line) for line in (out / RESULTS).read_text().splitlines()][:5]
+    names = [str(secret), "../secret.jsonl", "transcripts/link.jsonl", "transcripts",
+             "transcripts/fifo.jsonl"]
     for row, name in zip(rows, names, strict=True):
         row["transcript"] = name
     (copy / RESULTS).write_text("".join(json.dumps(r) + "\n" for r in rows))
     view = load_view(copy, verify=False)
-    assert len(view["runs"]) == 4
+    assert len(view["runs"]) == 5
     for run in view["runs"]:
         assert run["missing"] and "SECRET" not in json.dumps(run["view"])
 
