@@ -95,6 +95,18 @@ def test_a_long_result_is_cut_in_the_card_record(tmp_path: Path) -> None:
                                                                             500)))  # fmt: skip
 
 
+def test_a_diff_too_large_is_left_out_of_the_card_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("jupyter_operator.agent.records.CARD_DIFF_CHARS", 10)
+    Experiment(SUITE, [GOOD], out=tmp_path / "out").run(workers=0, progress=False)
+    run = _run(load_view(tmp_path / "out"), "hello", "good")
+    (card,) = run["view"]["turns"][0]["cards"]
+    assert card["diff"] is None and card["diff_omitted"] == len(
+        "--- /dev/null\n+++ b/hello.txt\n@@ -0,0 +1 @@\n+hello\n"
+    )
+
+
 def test_a_transcript_named_outside_the_folder_is_not_read(out: Path, tmp_path: Path) -> None:
     """Rows read without verifying are anyone's text: their transcript's name is not followed
     out of the results folder, by ``..``, an absolute path or a link; a folder or a FIFO in
@@ -108,8 +120,13 @@ def test_a_transcript_named_outside_the_folder_is_not_read(out: Path, tmp_path: 
     (copy / "transcripts" / "link.jsonl").symlink_to(secret)
     os.mkfifo(copy / "transcripts" / "fifo.jsonl")  # opened, it would wait for a writer
     rows = [json.loads(line) for line in (out / RESULTS).read_text().splitlines()][:5]
-    names = [str(secret), "../secret.jsonl", "transcripts/link.jsonl", "transcripts",
-             "transcripts/fifo.jsonl"]
+    names = [
+        str(secret),
+        "../secret.jsonl",
+        "transcripts/link.jsonl",
+        "transcripts",
+        "transcripts/fifo.jsonl",
+    ]
     for row, name in zip(rows, names, strict=True):
         row["transcript"] = name
     (copy / RESULTS).write_text("".join(json.dumps(r) + "\n" for r in rows))

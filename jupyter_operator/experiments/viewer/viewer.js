@@ -399,6 +399,9 @@ function mount(root, data, loadCards) {
         const cardsNode = h('div', 'jpo-v-cards');
         section.append(cardsNode);
         drawCards(cardsNode, run, turn, token);
+        for (const card of turn.cards.filter(c => c.diff_omitted)) {
+          section.append(h('div', 'jpo-v-muted', `${card.id}: its diff (${num(card.diff_omitted)} characters) was too large to keep in the transcript`));
+        }
       } else if (turn.commands.length) {
         // a transcript made before cards were recorded: the commands and their decisions
         for (const c of turn.commands) {
