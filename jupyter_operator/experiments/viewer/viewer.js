@@ -399,8 +399,11 @@ function mount(root, data, loadCards) {
         const cardsNode = h('div', 'jpo-v-cards');
         section.append(cardsNode);
         drawCards(cardsNode, run, turn, token);
-        for (const card of turn.cards.filter(c => c.diff_omitted)) {
-          section.append(h('div', 'jpo-v-muted', `${card.id}: its diff (${num(card.diff_omitted)} characters) was too large to keep in the transcript`));
+        for (const card of turn.cards) {
+          const outcome = card.execution && card.execution.outcome;
+          const left = [card.diff_omitted && `its diff (${num(card.diff_omitted)} characters)`,
+            outcome && outcome.outputs_omitted && `its cell run's outputs (${num(outcome.outputs_omitted)} characters)`].filter(Boolean);
+          if (left.length) section.append(h('div', 'jpo-v-muted', `${card.id}: ${left.join(' and ')} left out of the transcript (too large)`));
         }
       } else if (turn.commands.length) {
         // a transcript made before cards were recorded: the commands and their decisions
