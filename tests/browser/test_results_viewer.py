@@ -88,6 +88,11 @@ def test_a_click_on_a_run_shows_its_transcript_with_the_cards(page: Any, tmp_pat
     assert "does not hold the line hello" in columns.nth(1).inner_text()
     screenshot(page, "results-viewer-side-by-side")
 
+    # the keyboard: a run's row takes the focus, Enter opens it
+    page.locator("tr.jpo-v-run", has_text="edit").first.focus()
+    page.keyboard.press("Enter")
+    page.locator(".jpo-v-transcript h2", has_text="edit · good · repeat 0").wait_for()
+
     # filters: only the passed runs are listed
     page.locator('select[name="outcome"]').select_option("passed")
     assert page.locator("tr.jpo-v-run").count() == 2

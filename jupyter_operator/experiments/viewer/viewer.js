@@ -303,7 +303,11 @@ function mount(root, data, loadCards) {
       tr.append(first, h('td', null, run.task), h('td', null, run.model), h('td', null, run.repeat), outcome,
         h('td', null, run.stop_reason || ''), h('td', null, run.turns), h('td', null, num(run.tokens)), h('td', null, usd(run.cost)),
         h('td', null, secs(run.wall_seconds)), h('td', 'jpo-v-check', check));
+      tr.tabIndex = 0;
       tr.addEventListener('click', () => openRuns([run.id]));
+      tr.addEventListener('keydown', e => {
+        if (e.target === tr && (e.key === 'Enter' || e.key === ' ')) { e.preventDefault(); openRuns([run.id]); }
+      });
       body.append(tr);
     }
     table.append(body);
