@@ -59,6 +59,11 @@ cards = [n for n in ("jupyter_operator/static/widget.js", "jupyter_operator/stat
          if n not in names]
 if cards:
     sys.exit("the notebook cards' module is missing: " + ", ".join(cards))
+# The results viewer's script and styles (`jupyter-operator view`, `Results.show()`).
+viewer = [n for n in ("jupyter_operator/experiments/viewer/viewer.js",
+                      "jupyter_operator/experiments/viewer/viewer.css") if n not in names]
+if viewer:
+    sys.exit("the results viewer's files are missing: " + ", ".join(viewer))
 PY
 
 echo "==> installing it (and JupyterLab) into a fresh virtual environment"

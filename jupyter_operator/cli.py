@@ -8,6 +8,7 @@
     jupyter-operator history [--root DIR]
     jupyter-operator agent --root DIR (--model NAME | --replay FILE) [--approve ask|all|none] TASK
     jupyter-operator eval SUITE|--suite builtin --model NAME [...] (see experiments/command.py)
+    jupyter-operator view OUT [-o FILE] (see experiments/viewcommand.py)
 
 ``run`` prints only the results on stdout: ``OPERATOR_RESULT`` blocks (block order), or for
 JSON operations the response events (a JSON list); notices, diffs and questions go to stderr
@@ -109,6 +110,9 @@ def _parser() -> argparse.ArgumentParser:
     from .experiments.command import add_parser as add_eval_parser
 
     add_eval_parser(sub)
+    from .experiments.viewcommand import add_parser as add_view_parser
+
+    add_view_parser(sub)
     from .mcp_config import add_parser as add_mcp_parser
 
     add_mcp_parser(sub)
@@ -306,6 +310,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .experiments.command import run as run_eval
 
             return run_eval(args)
+        if args.command == "view":
+            from .experiments.viewcommand import run as run_view
+
+            return run_view(args)
         if args.command == "mcp":
             from .mcp_config import run as run_mcp
 

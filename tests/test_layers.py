@@ -44,8 +44,9 @@ ALLOWED: dict[str, set[str]] = {
     # Beside cli.py: the agent command, and what the commands share (rules options, Operator).
     "cli_agent": {"protocol", "engine", "agent", "terminal", "cli_options"},
     "cli_options": {"engine"},
-    # Experiments run the agent over task copies; the check runs through the shell.
-    "experiments": {"protocol", "engine", "agent", "shell", "experiments"},
+    # Experiments run the agent over task copies; the check runs through the shell. Their
+    # results viewer draws each run's commands with the notebook cards' module (widgets/).
+    "experiments": {"protocol", "engine", "agent", "shell", "experiments", "widgets"},
     # The command line's questions on a terminal (and the person's editor).
     "terminal": {"protocol", "engine"},
     "kernel": {"protocol", "dialects", "engine", "widgets", "kernel", "agent", "execution",

@@ -65,6 +65,9 @@ class Settling:
     def _record_results(self, turn: int, run: Run) -> None:
         for record in records.results(run):
             self._transcript_add("result", turn=turn, **record)
+        # ``card`` is the record's own field: an item's ``type`` would clash with the record's
+        for card in records.cards(run):
+            self._transcript_add("card", turn=turn, card=card)
 
 
 def reject_translations(run: Run) -> None:

@@ -60,13 +60,16 @@ def cost(row: Mapping[str, Any], prices: Mapping[str, Price]) -> float | None:
 class Results:
     """The rows of a grid (``results.jsonl``), with tables and plots.
 
-    ``prices`` (model name -> price per million tokens) adds an estimated ``cost`` column.
+    ``prices`` (model name -> price per million tokens) adds an estimated ``cost`` column;
+    ``out``, the output folder the rows came from, is where ``show()`` reads the transcripts.
     """
 
     def __init__(self, rows: Iterable[Mapping[str, Any]],
-                 prices: Mapping[str, Price] | None = None) -> None:  # fmt: skip
+                 prices: Mapping[str, Price] | None = None, *,
+                 out: str | os.PathLike[str] | None = None) -> None:  # fmt: skip
         self.rows = [dict(row) for row in rows]
         self.prices = dict(prices or {})
+        self.out = out
         if self.prices:
             for row in self.rows:
                 row["cost"] = cost(row, self.prices)
@@ -82,7 +85,17 @@ class Results:
 
     def priced(self, prices: Mapping[str, Price]) -> Results:
         """The same rows with a ``cost`` column from ``prices``."""
-        return Results(self.rows, prices)
+        return Results(self.rows, prices, out=self.out)
+
+    def show(self, confidence: float = CONFIDENCE) -> Any:
+        """The results viewer in the notebook (what ``jupyter-operator view`` writes): the
+        task x model grid with pass rates, their Wilson intervals, tokens, cost and time,
+        filters, each run's transcript on a click (read from ``out``), runs side by side."""
+        from .viewdata import build_view
+        from .viewwidget import ResultsView
+
+        return ResultsView(build_view(self.rows, self.out, prices=self.prices,
+                                      confidence=confidence))  # fmt: skip
 
     def frame(self) -> Any:
         """One row per run as a pandas DataFrame."""
@@ -265,4 +278,4 @@ def load_results(out: str | os.PathLike[str], prices: Mapping[str, Price] | None
     this machine's key (``verify=False``: every row, for results brought from elsewhere)."""
     from .results import ResultsFile
 
-    return Results(ResultsFile(out, key_file=key_file, verify=verify).rows(), prices)
+    return Results(ResultsFile(out, key_file=key_file, verify=verify).rows(), prices, out=out)

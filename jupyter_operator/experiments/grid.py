@@ -326,7 +326,7 @@ class Experiment:
             todo = again
             if todo:
                 time.sleep(max(0.0, ready - time.monotonic()))
-        return Results(self.results.rows())
+        return Results(self.results.rows(), out=self.results.out)
 
 
 def _waiting(row: dict[str, Any], wait: float, attempt: int, max_wait_s: float) -> str:

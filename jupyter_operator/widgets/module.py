@@ -56,10 +56,16 @@ def source() -> str:
 
 
 @cache
+def digest() -> str:
+    """The module's digest: a page keeps the module it imported under it (``__jupyterOperator
+    Cards_<digest>`` on ``globalThis``), so every view of the same package shares one."""
+    return hashlib.sha256(source().encode("utf-8")).hexdigest()[:16]
+
+
+@cache
 def loader() -> str:
     """The ``_esm`` of every widget: a loader keyed by the module's digest."""
-    digest = hashlib.sha256(source().encode("utf-8")).hexdigest()[:16]
-    return _LOADER % {"digest": digest}
+    return _LOADER % {"digest": digest()}
 
 
 @cache

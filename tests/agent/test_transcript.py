@@ -178,3 +178,24 @@ def test_a_scripted_model_s_tokens_are_estimates_and_are_not_priced(
     reported = dict(row, tokens_estimated=False, prompt_tokens=1_000_000, completion_tokens=0)
     assert cost(reported, prices) == 2.0
     assert Results([row], prices).rows[0]["cost"] is None
+
+
+def test_a_card_record_leaves_out_a_cell_run_s_large_outputs() -> None:
+    """A plot's image in a cell run's outputs is not copied into every transcript's card: it
+    is left out and counted, and the item's own outcome keeps it."""
+    from types import SimpleNamespace
+
+    from jupyter_operator.agent.records import CARD_OUTPUTS_CHARS, cards
+
+    image = {"output_type": "display_data", "data": {"image/png": "A" * CARD_OUTPUTS_CHARS}}
+    small = {"output_type": "stream", "name": "stdout", "text": "4.0\n"}
+    views = [{"id": str(n), "action": "nb.runCell", "details": None, "diff": None,
+              "execution": {"outcome": {"status": "ok", "outputs": outputs}}}
+             for n, outputs in enumerate([[small, image], [small]])]  # fmt: skip
+    # to_dict makes a new dict each time (what it holds may be shared, as an outcome's list)
+    run = SimpleNamespace(items=[SimpleNamespace(to_dict=lambda v=v: dict(v)) for v in views])
+    big, kept = cards(run)  # type: ignore[arg-type]
+    assert big["execution"]["outcome"]["outputs"] == []
+    assert big["execution"]["outcome"]["outputs_omitted"] > CARD_OUTPUTS_CHARS
+    assert views[0]["execution"]["outcome"]["outputs"] == [small, image]
+    assert kept["execution"]["outcome"]["outputs"] == [small]

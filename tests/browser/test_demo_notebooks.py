@@ -425,8 +425,8 @@ def test_fix_the_error_clicked_through(demo_server: LabServer, page: Any) -> Non
 
 
 def test_experiments_clicked_through(demo_server: LabServer, page: Any) -> None:
-    """Notebook 08: the grid runs with its live bar, then the table, the plots, the comparison
-    and the resume check, cell by cell."""
+    """Notebook 08: the grid runs with its live bar, then the table, the plots, the comparison,
+    the resume check and the results viewer, cell by cell."""
     open_notebook(page, demo_server, "08-experiments.ipynb", "lab")
     run_all_code_cells(page, 0, 2)  # the tasks, the grid
     run = run_code_cell(page, 2)
@@ -448,7 +448,18 @@ def test_experiments_clicked_through(demo_server: LabServer, page: Any) -> None:
     assert compared.count("fixed") == 2
     resumed = run_code_cell(page, 8).locator(".jp-OutputArea").inner_text()
     assert resumed.startswith("0 runs left to do; 16 rows")
+    # the results viewer: the grid, then a run of hasty's that failed, read as a transcript
+    viewer = run_code_cell(page, 9).locator(".jpo-viewer")
+    viewer.locator(".jpo-v-grid").wait_for(timeout=60_000)
+    assert viewer.locator("td.jpo-v-cell[data-task]").count() == 8  # 4 tasks x 2 models
+    viewer.locator('select[name="outcome"]').select_option("failed")
+    viewer.locator("tr.jpo-v-run").first.click()
+    transcript = viewer.locator(".jpo-v-transcript")
+    transcript.get_by_text("Everything is already as asked. Done.").wait_for(timeout=30_000)
+    assert "Check: failed" in transcript.inner_text()
     assert_no_error_output(page)
+    viewer.locator(".jpo-v-grid").scroll_into_view_if_needed()
+    screenshot(page, "demo-experiments-viewer")
     screenshot(page, "demo-experiments-done")
 
 

@@ -1,5 +1,5 @@
 """notebooks/08-experiments.ipynb runs unattended: the grid, the bar, the table, the plots,
-the comparison, and a second run that resumes with nothing left to do."""
+the comparison, a second run that resumes with nothing left to do, and the results viewer."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ def test_the_experiments_notebook_unattended(tmp_path: Path) -> None:
         assert any("image/png" in o.get("data", {}) for o in out[plot]), plot
     assert text(out["compare"]).count("fixed") == 2
     assert "0 runs left to do; 16 rows in" in text(out["resume"], streams=("stdout",))
+    assert any(WIDGET_MIME in o.get("data", {}) for o in out["show"])  # the results viewer
     rows = [json.loads(line) for line in
             (tmp_path / "experiment-results" / "results.jsonl").read_text().splitlines()]
     assert len(rows) == 16 and all((tmp_path / "experiment-results" / r["transcript"]).is_file()
