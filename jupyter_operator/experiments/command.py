@@ -4,6 +4,7 @@
                           [--replay FILE ...] [--reference] [--repeats N] [--workers N]
                           [--dask ADDRESS] [--approve all] [--unsandboxed] [--out DIR]
                           [--price MODEL=IN[,OUT]] [--rerun-stale] [--retry-errors]
+                          [--max-tokens N] [--max-cost USD] [--max-seconds S]
 
 One line per finished run on stderr (why it failed, when it did); at the end a table per
 model on stdout. Before the first run, one request to each endpoint model checks the key, the
@@ -36,6 +37,19 @@ def _count(least: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def _amount(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text} is not more than 0")
+    return value
 
 
 def add_parser(sub: Any) -> None:
@@ -86,8 +100,18 @@ def add_parser(sub: Any) -> None:
                          "and try rate-limited runs again after the endpoint's Retry-After "
                          "(default: off: they are counted on stderr and kept)")  # fmt: skip
     ev.add_argument("--price", action="append", default=[], metavar="MODEL=IN[,OUT]",
-                    help="USD per million prompt (and completion) tokens: a cost column "
-                         "(default: none)")  # fmt: skip
+                    help="USD per million prompt (and completion) tokens: a cost column, "
+                         "and what --max-cost counts in (default: none)")  # fmt: skip
+    ev.add_argument("--max-tokens", type=_count(1), default=None, metavar="N",
+                    help="each run's token budget (the endpoint's usage); a task's own lower "
+                         "one wins (default: the task's, else none)")  # fmt: skip
+    ev.add_argument("--max-cost", type=_amount, default=None, metavar="USD",
+                    help="each run's cost budget, from --price (a model without a price is "
+                         "refused); a task's own lower one wins (default: the task's, else "
+                         "none)")  # fmt: skip
+    ev.add_argument("--max-seconds", type=_amount, default=None, metavar="S",
+                    help="each run's time budget; a task's own lower one wins (default: the "
+                         "task's max_seconds, else 300)")  # fmt: skip
 
 
 def _prices(texts: list[str]) -> dict[str, Any]:
@@ -146,7 +170,9 @@ def run(args: Any) -> int:
                                 approve_all=args.approve == "all",
                                 unsandboxed=args.unsandboxed,
                                 rerun_stale=args.rerun_stale,
-                                retry_errors=args.retry_errors)  # fmt: skip
+                                retry_errors=args.retry_errors, prices=prices,
+                                max_tokens=args.max_tokens, max_cost=args.max_cost,
+                                max_seconds=args.max_seconds)  # fmt: skip
         refused = experiment.refused()
         stale = experiment.stale()
         errored = experiment.errored()

@@ -12,10 +12,11 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..agent.budgets import Price, check_limits, prices_of
 from .fingerprint import NO_FINGERPRINT, changed, fingerprint, fingerprint_parts
 from .results import ERRORS, Refused, ResultsFile
 from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one
@@ -143,7 +144,13 @@ class Experiment:
     ``model_error``, ``timeout``, ``harness_error``; never a failed check) is kept too
     (``errored()``), unless ``retry_errors``: then it is run again, and a run the endpoint
     rate-limits is tried again up to ``RATE_LIMIT_RETRIES`` times, each after the wait its
-    ``Retry-After`` asks (at most ``max_wait_s``)."""
+    ``Retry-After`` asks (at most ``max_wait_s``).
+
+    Budgets: ``max_tokens``, ``max_cost`` (USD) and ``max_seconds`` apply to every run, each
+    as the lower of it and the task's own (``RunSpec.limits``); a run that reaches one stops
+    with the reason ``budget``. ``prices`` (model name -> USD per million tokens,
+    ``agent.budgets.Price``) gives each row its ``cost``; a run with a cost budget whose model
+    has no price is refused here, before anything runs."""
 
     def __init__(self, tasks: str | os.PathLike[str] | Iterable[Task],
                  models: Iterable[ModelSpec | str], *, repeats: int = 1,
@@ -151,7 +158,9 @@ class Experiment:
                  approve_all: bool = False, unsandboxed: bool = False,
                  key_file: str | os.PathLike[str] | None = None,
                  rerun_stale: bool = False, retry_errors: bool = False,
-                 max_wait_s: float = MAX_WAIT_S) -> None:  # fmt: skip
+                 max_wait_s: float = MAX_WAIT_S, prices: Mapping[str, Price] | None = None,
+                 max_tokens: int | None = None, max_cost: float | None = None,
+                 max_seconds: float | None = None) -> None:  # fmt: skip
         if isinstance(tasks, (str, os.PathLike)):
             tasks = load_suite(tasks)
         self.tasks = list(tasks)
@@ -168,6 +177,18 @@ class Experiment:
         self.rerun_stale = rerun_stale
         self.retry_errors = retry_errors
         self.max_wait_s = max_wait_s
+        self.prices = dict(prices or {})
+        for price in self.prices.values():
+            prices_of(price)  # a price that is no price is refused now, not in a worker
+        check_limits(max_tokens=max_tokens, max_cost=max_cost, max_seconds=max_seconds,
+                     priced=False)  # each model's price is checked below
+        self.max_tokens, self.max_cost, self.max_seconds = max_tokens, max_cost, max_seconds
+        for spec in self.specs():
+            if "max_cost" in spec.limits() and spec.price is None:
+                raise ValueError(f"model {spec.model.name!r}: a cost budget (max_cost, of the "
+                                 f"task {spec.task.name!r} or the grid) needs the model's "
+                                 f"price: --price {spec.model.name}=IN[,OUT] (prices= in "
+                                 "Python)")  # fmt: skip
         self.results = ResultsFile(out, key_file=key_file)
         self._parts: dict[tuple[str, str], dict[str, str]] = {}
         #: The progress of the latest ``run`` (what a display shows).
@@ -175,7 +196,9 @@ class Experiment:
 
     def specs(self) -> list[RunSpec]:
         """Every run of the grid, in order."""
-        return [RunSpec(task, model, repeat, self.approve_all, unsandboxed=self.unsandboxed)
+        return [RunSpec(task, model, repeat, self.approve_all, unsandboxed=self.unsandboxed,
+                        max_tokens=self.max_tokens, max_cost=self.max_cost,
+                        max_seconds=self.max_seconds, price=self.prices.get(model.name))
                 for repeat in range(self.repeats) for task in self.tasks
                 for model in self.models]  # fmt: skip
 
@@ -326,7 +349,7 @@ class Experiment:
             todo = again
             if todo:
                 time.sleep(max(0.0, ready - time.monotonic()))
-        return Results(self.results.rows())
+        return Results(self.results.rows(), self.prices)
 
 
 def _waiting(row: dict[str, Any], wait: float, attempt: int, max_wait_s: float) -> str:
