@@ -5,6 +5,7 @@
                           [--dask ADDRESS] [--approve all] [--unsandboxed] [--out DIR]
                           [--price MODEL=IN[,OUT]] [--rerun-stale] [--retry-errors]
                           [--max-tokens N] [--max-cost USD] [--max-seconds S]
+                          [--budget-cost USD]
 
 One line per finished run on stderr (why it failed, when it did); at the end a table per
 model on stdout. Before the first run, one request to each endpoint model checks the key, the
@@ -109,6 +110,11 @@ def add_parser(sub: Any) -> None:
                     help="each run's cost budget, from --price (a model without a price is "
                          "refused); a task's own lower one wins (default: the task's, else "
                          "none)")  # fmt: skip
+    ev.add_argument("--budget-cost", type=_amount, default=None, metavar="USD",
+                    help="the grid's cost budget, from --price: a run starts only while the "
+                         "grid can afford it (by its finished runs' costs); the rest are not "
+                         "started, listed in OUT/not-started.json, and a later run with a "
+                         "larger budget starts them (default: none)")  # fmt: skip
     ev.add_argument("--max-seconds", type=_amount, default=None, metavar="S",
                     help="each run's time budget; a task's own lower one wins (default: the "
                          "task's max_seconds, else 300)")  # fmt: skip
@@ -172,7 +178,8 @@ def run(args: Any) -> int:
                                 rerun_stale=args.rerun_stale,
                                 retry_errors=args.retry_errors, prices=prices,
                                 max_tokens=args.max_tokens, max_cost=args.max_cost,
-                                max_seconds=args.max_seconds)  # fmt: skip
+                                max_seconds=args.max_seconds,
+                                budget_cost=args.budget_cost)  # fmt: skip
         refused = experiment.refused()
         stale = experiment.stale()
         errored = experiment.errored()
@@ -205,11 +212,27 @@ def run(args: Any) -> int:
         return 2
     results = Results(results.rows, prices)
     print(_table(results))
+    if experiment.not_started:
+        _say(_not_started_report(experiment))
     if ran and all(row.get("stop_reason") in ERRORS for row in ran):
         _say(f"every run ended in an error of the endpoint or the harness ({ran[0]['stop_reason']}"
              f": {ran[0].get('stop_message')})")  # fmt: skip
         return 1
     return 0
+
+
+def _not_started_report(experiment: Any) -> str:
+    """One line: how many runs the grid's cost budget did not start, why, where they are
+    listed, and how to start them."""
+    from .progress import plural
+    from .spending import NOT_STARTED
+
+    left = experiment.not_started
+    first = left[0]
+    task, model, repeat = first.key
+    return (f"{plural(len(left), 'run')} not started: {task} · {model} · repeat {repeat} "
+            f"first: {first.reason}; listed in {experiment.results.out / NOT_STARTED} "
+            "(a larger --budget-cost starts them)")  # fmt: skip
 
 
 #: How many stale runs the report names (the count is always whole).
