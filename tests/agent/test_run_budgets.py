@@ -100,3 +100,15 @@ def test_a_run_stops_at_its_time_budget_while_a_change_waits_for_a_person(
     assert not (workspace / "a.txt").exists()
     (decision,) = [r for r in agent.transcript if r["type"] == "decision"]
     assert decision["outcome"] == "rejected" and decision["reason"] == OUT_OF_TIME_TEXT
+
+
+def test_an_endpoint_s_negative_usage_gives_back_no_budget(
+    fake: FakeOpenAI, workspace: Path
+) -> None:
+    """A count below 0 is no count: an endpoint cannot report its way past a token budget."""
+    fake.add(Script(write("a"), usage=(300, 200)), Script(write("b"), usage=(-1_000_000, 5)),
+             Script(write("c"), usage=(300, 200)), Script("Done."))  # fmt: skip
+    agent = Agent(chat(fake), root=workspace, policy="auto all", max_tokens=600)
+    result = asyncio.run(agent.run("write a, b and c"))
+    assert (result.reason, result.budget) == ("budget", "tokens"), result.message
+    assert result.tokens == 505 + 500 and len(fake.requests) == 3
