@@ -5,7 +5,7 @@
                           [--dask ADDRESS] [--approve all] [--unsandboxed] [--out DIR]
                           [--price MODEL=IN[,OUT]] [--rerun-stale] [--retry-errors]
                           [--max-tokens N] [--max-cost USD] [--max-seconds S]
-                          [--budget-cost USD]
+                          [--budget-cost USD] [--approve ask --server URL [--token TOKEN]]
 
 One line per finished run on stderr (why it failed, when it did); at the end a table per
 model on stdout. Before the first run, one request to each endpoint model checks the key, the
@@ -81,10 +81,16 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--dask", default=None, metavar="ADDRESS",
                     help="a Dask scheduler's address: run on its workers instead (default: "
                          "the local workers)")  # fmt: skip
-    ev.add_argument("--approve", choices=("all",), default=None,
-                    help="approve everything inside each run's copy but translated tool calls "
+    ev.add_argument("--approve", choices=("all", "ask"), default=None,
+                    help="all: approve everything inside each run's copy but translated tool "
+                         "calls; ask: ask a person in the JupyterLab panel of --server "
                          "(default: only what the task's rules allow; the rest is rejected "
                          "with a reason)")  # fmt: skip
+    ev.add_argument("--server", default=None, metavar="URL",
+                    help="with --approve ask: the running Jupyter server's URL, with its base "
+                         "URL (default: none)")  # fmt: skip
+    ev.add_argument("--token", default=None, metavar="TOKEN",
+                    help="with --server: its API token (default: $JUPYTER_TOKEN)")
     ev.add_argument("--unsandboxed", action="store_true",
                     help="run an endpoint model's tasks even where bubblewrap is missing: "
                          "its cells and the task's check then run as you (default: off, "
@@ -145,6 +151,23 @@ def _models(args: Any) -> list[Any]:
     return models
 
 
+def _review(args: Any) -> Any:
+    """``--approve ask --server URL [--token]`` as a ``Review`` (None without ``ask``)."""
+    import os
+
+    from .review import Review
+
+    if args.approve != "ask":
+        if args.server is not None or args.token is not None:
+            raise ValueError("--server and --token go with --approve ask")
+        return None
+    if not args.server:
+        raise ValueError("--approve ask needs --server URL: the Jupyter server whose JupyterLab "
+                         "panel asks the person")  # fmt: skip
+    token = args.token if args.token is not None else os.environ.get("JUPYTER_TOKEN")
+    return Review(args.server, token, experiment=Path(args.out).name or "eval")
+
+
 def _say(text: str) -> None:
     print(f"jupyter-operator eval: {text}", file=sys.stderr)
 
@@ -157,6 +180,7 @@ def run(args: Any) -> int:
     from .grid import Experiment
     from .progress import plural
     from .results import ERRORS
+    from .review import ReviewError, check_server
     from .single import SandboxUnavailable
     from .tasks import TaskError
 
@@ -172,6 +196,7 @@ def run(args: Any) -> int:
         prices = _prices(args.price)
         if not models:
             raise ValueError("give at least one --model, --replay or --reference")
+        review = _review(args)
         experiment = Experiment(suite, models, repeats=args.repeats, out=args.out,
                                 approve_all=args.approve == "all",
                                 unsandboxed=args.unsandboxed,
@@ -179,14 +204,17 @@ def run(args: Any) -> int:
                                 retry_errors=args.retry_errors, prices=prices,
                                 max_tokens=args.max_tokens, max_cost=args.max_cost,
                                 max_seconds=args.max_seconds,
-                                budget_cost=args.budget_cost)  # fmt: skip
+                                budget_cost=args.budget_cost, review=review)  # fmt: skip
         refused = experiment.refused()
         stale = experiment.stale()
         errored = experiment.errored()
         if args.dask is None:  # a cluster's workers check where they run
             experiment.check_sandbox()
         experiment.check_models(dask=args.dask)  # one request per endpoint model with runs to do
-    except (TaskError, ValueError, OSError, SandboxUnavailable, ModelError) as exc:
+        if review is not None and experiment.pending():
+            check_server(review)  # the server is there and takes the token, before any run
+    except (TaskError, ValueError, OSError, SandboxUnavailable, ModelError,
+            ReviewError) as exc:  # fmt: skip
         _say(str(exc))
         return 2
     for line in refused:

@@ -74,7 +74,8 @@ def fingerprint_parts(spec: RunSpec) -> dict[str, str]:
                          max_seconds=spec.max_seconds,
                          # a price alone only adds a cost column; with a cost budget it
                          # decides when the run stops
-                         price=spec.price if "max_cost" in spec.limits() else None)},
+                         price=spec.price if "max_cost" in spec.limits() else None,
+                         approve="ask" if spec.review is not None else None)},
     }  # fmt: skip
     return {part: _digest(values[part])[:PART_CHARS] for part in PARTS}
 

@@ -20,6 +20,7 @@ from ..agent.budgets import Price, check_limits, prices_of
 from .analysis import cost
 from .fingerprint import NO_FINGERPRINT, changed, fingerprint, fingerprint_parts
 from .results import ERRORS, Refused, ResultsFile
+from .review import Review
 from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one
 from .spending import GridBudget, NotStarted, record
 from .tasks import Task, load_suite
@@ -253,8 +254,8 @@ class Experiment:
                  rerun_stale: bool = False, retry_errors: bool = False,
                  max_wait_s: float = MAX_WAIT_S, prices: Mapping[str, Price] | None = None,
                  max_tokens: int | None = None, max_cost: float | None = None,
-                 max_seconds: float | None = None,
-                 budget_cost: float | None = None) -> None:  # fmt: skip
+                 max_seconds: float | None = None, budget_cost: float | None = None,
+                 review: Review | None = None) -> None:  # fmt: skip
         if isinstance(tasks, (str, os.PathLike)):
             tasks = load_suite(tasks)
         self.tasks = list(tasks)
@@ -271,6 +272,10 @@ class Experiment:
         self.rerun_stale = rerun_stale
         self.retry_errors = retry_errors
         self.max_wait_s = max_wait_s
+        if review is not None and approve_all:
+            raise ValueError("approve everything or ask a person (review), not both")
+        #: ``--approve ask``: where what the rules leave open is asked of a person.
+        self.review = review
         self.prices = dict(prices or {})
         for price in self.prices.values():
             prices_of(price)  # a price that is no price is refused now, not in a worker
@@ -303,7 +308,8 @@ class Experiment:
         """Every run of the grid, in order."""
         return [RunSpec(task, model, repeat, self.approve_all, unsandboxed=self.unsandboxed,
                         max_tokens=self.max_tokens, max_cost=self.max_cost,
-                        max_seconds=self.max_seconds, price=self.prices.get(model.name))
+                        max_seconds=self.max_seconds, price=self.prices.get(model.name),
+                        review=self.review)
                 for repeat in range(self.repeats) for task in self.tasks
                 for model in self.models]  # fmt: skip
 

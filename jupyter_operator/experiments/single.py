@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from ..agent import Model
     from ..agent.budgets import Price
     from ..engine import Run
+    from .review import Review
 
 #: What a model is told when a change waits for a person in an unattended run.
 UNATTENDED = ("nobody is watching this run (an unattended experiment); only what the task's "
@@ -115,6 +116,8 @@ class RunSpec:
     #: The model's price (USD per million tokens): the run's ``cost``, and what ``max_cost``
     #: counts in.
     price: Price | None = None
+    #: ``--approve ask``: where what the task's rules leave open is asked of a person.
+    review: Review | None = None
 
     def limits(self) -> dict[str, float]:
         """The run's budgets by name (``max_seconds`` always, ``max_tokens`` and ``max_cost``
@@ -192,7 +195,8 @@ def check_endpoint(model: ModelSpec) -> None:
     asyncio.run(ask())
 
 
-def _agent_run(spec: RunSpec, workspace: Path, scratch: Path) -> tuple[Any, Any]:
+def _agent_run(spec: RunSpec, workspace: Path, scratch: Path,
+               reviews: list[dict[str, Any]]) -> tuple[Any, Any]:  # fmt: skip
     from ..agent import Agent
     from ..engine import Policy
 
@@ -203,6 +207,19 @@ def _agent_run(spec: RunSpec, workspace: Path, scratch: Path) -> tuple[Any, Any]
                   decide=unattended(spec.approve_all), transcripts=scratch / "runs",
                   journal_dir=scratch / "journal", extensions=task.extensions,
                   context_window=spec.model.context_window)  # fmt: skip
+    if spec.review is not None:
+        from .review import asking
+
+        def label() -> str:
+            run_id = agent.transcript[0].get("run_id") if agent.transcript else None
+            return (f"{spec.review.experiment} · {task.name} · {spec.model.name} · repeat "
+                    f"{spec.repeat} · run {run_id} · turn {agent.turn}")  # fmt: skip
+
+        def record(decision: dict[str, Any]) -> None:
+            reviews.append({"turn": agent.turn, **decision})
+            agent._transcript_add("review", turn=agent.turn, **decision)
+
+        agent.decide = asking(spec.review, workspace, label, record)
 
     async def go() -> Any:
         return await asyncio.wait_for(agent.run(task.prompt), limits["max_seconds"] + GRACE_S)
@@ -235,8 +252,9 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
         row["setup_seconds"] = round(time.perf_counter() - clock, 4)
         agent_clock = time.perf_counter()
         agent = None
+        reviews: list[dict[str, Any]] = []
         try:
-            agent, result = _agent_run(spec, workspace, scratch)
+            agent, result = _agent_run(spec, workspace, scratch, reviews)
             row.update(stop_reason=result.reason, stop_message=result.message,
                        budget=result.budget)  # fmt: skip
         except TimeoutError:
@@ -246,6 +264,8 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
             row.update(stop_reason="harness_error", stop_message=f"{type(exc).__name__}: {exc}",
                        traceback=traceback.format_exc(limit=8))  # fmt: skip
         row["agent_seconds"] = round(time.perf_counter() - agent_clock, 4)
+        if spec.review is not None:  # what the person decided, who and when
+            row["reviews"] = reviews
         records = agent.transcript if agent is not None else []
         summary = summarize(records)
         row.update({key: summary[key] for key in (
