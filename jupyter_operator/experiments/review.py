@@ -118,10 +118,10 @@ def copy_files(workspace: Path, paths: list[str]) -> dict[str, str]:
             continue
         if not target.is_file():
             continue
-        data = target.read_bytes()
-        sent += len(data)
+        sent += target.stat().st_size  # before a byte is read
         if sent > MAX_SENT_BYTES:
             raise ReviewError(f"the files to review exceed {MAX_SENT_BYTES} bytes")
+        data = target.read_bytes()
         found[target.relative_to(root).as_posix()] = base64.b64encode(data).decode("ascii")
     return found
 

@@ -300,6 +300,7 @@ class SessionService(HistoryRequests):
             raise ApiError(404, "workspace_not_found", "No workspace with this name")
 
     async def _locked(self, workspace: str, work: Callable[[], T], *, write: bool = True) -> T:
+        self._check_workspace(workspace)  # a review copy dropped since its session was made
         lock = self.registry.lock(workspace)
         async with lock.write() if write else lock.read():
             return await self._unlocked(work)

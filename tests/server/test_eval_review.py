@@ -107,3 +107,16 @@ async def test_a_review_copy_keeps_its_files_inside_its_own_folder(api: Api, roo
     status, body = await api("scan", body={"text": EDIT, "label": "two\nlines", "files": {}})
     assert status == 400
     assert not (root / "notes.txt").exists() and not (root.parent / "escape.txt").exists()
+
+
+async def test_a_session_whose_review_copy_was_dropped_answers_not_found(
+    api: Api, jp_serverapp: Any
+) -> None:
+    status, session = await api("scan", body={"text": EDIT, "label": "exp-7", "files": {
+        "notes.txt": base64.b64encode(b"status: draft\n").decode()}})  # fmt: skip
+    assert status == 200 and session["items"][0]["status"] == "pending"
+    extension = jp_serverapp.extension_manager.extension_points["jupyter_operator"].app
+    extension.registry._drop_review(session["workspace"])  # as MAX_REVIEWS newer ones would
+    status, body = await api("sessions", session["session"], "decide",
+                             body={"id": "e1", "decision": "approve"})  # fmt: skip
+    assert status == 404 and body["error"]["code"] == "workspace_not_found", body
