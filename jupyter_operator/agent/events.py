@@ -159,8 +159,7 @@ Event = (
 STOP_REASONS = (
     "done",  # a reply with no commands: the model says it has finished
     "max_turns",
-    "token_budget",
-    "time_budget",
+    "budget",  # a budget is used up (tokens, cost or seconds: the stop record's ``budget``)
     "stopped",  # the person pressed Stop (or called agent.stop())
     "model_error",  # the endpoint failed; the message says how
     "repeated_failure",  # the same command failed three turns in a row

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from . import records
+from .budgets import BUDGET, Price, check_limits, cost_usd, used_up
 from .control import Control
 from .guards import RepeatGuard
 from .models import Message, Model, ReplayModel
@@ -52,6 +53,10 @@ class AgentResult:
     replies: int = 0
     #: The tokens are estimates (an offline model reports no usage), not an endpoint's count.
     tokens_estimated: bool = False
+    #: For a ``budget`` stop, the limit the run reached (``budgets.LIMITS``).
+    budget: str | None = None
+    #: USD spent, from the tokens and the model's ``price`` (None without a price).
+    cost: float | None = None
 
     def __repr__(self) -> str:
         return (
@@ -72,7 +77,9 @@ class Agent(Control, Streaming, Settling):
     ``model`` is any ``Model`` (default: an empty ``ReplayModel``). ``root`` the workspace,
     ``policy`` what runs without asking (a ``Policy`` or its text), ``max_turns`` the number of
     model replies, ``system`` a system prompt replacing the default (the host preamble and the
-    interface spec). Budgets: ``max_tokens`` (reported usage, all turns) and ``max_seconds``.
+    interface spec). Budgets (``budgets.py``): ``max_tokens`` (reported usage, all turns),
+    ``max_cost`` (USD, needs the model's ``price`` per million tokens) and ``max_seconds``; a
+    run that reaches one stops with the reason ``budget`` and the limit it reached.
     ``decide(run)`` (sync or async) may decide pending items itself; whatever it leaves pending
     waits for the person. ``transcripts`` is the folder of the JSONL transcripts (default
     ``runs/`` in the undo journal's folder, ``journal_dir`` or the default one), or None to keep
@@ -96,6 +103,8 @@ class Agent(Control, Streaming, Settling):
         system: str | None = None,
         max_tokens: int | None = None,
         max_seconds: float | None = None,
+        max_cost: float | None = None,
+        price: Price | None = None,
         decide: Decide | None = None,
         transcripts: str | os.PathLike[str] | bool | None = True,
         journal_dir: str | os.PathLike[str] | None = None,
@@ -115,8 +124,13 @@ class Agent(Control, Streaming, Settling):
             raise ValueError("max_turns must be at least 1")
         self.max_turns = max_turns
         self.system = system
+        check_limits(max_tokens=max_tokens, max_cost=max_cost, max_seconds=max_seconds,
+                     price=price, model=self.model.name)  # fmt: skip
         self.max_tokens = max_tokens
         self.max_seconds = max_seconds
+        self.max_cost = max_cost
+        #: USD per million tokens (``budgets.Price``): what ``cost`` and ``max_cost`` count in.
+        self.price = price
         #: Tokens the model can take (the conversation is compacted before it outgrows them;
         #: None: a default for the model's family, ``compaction.window_for``).
         self.context_window = context_window
@@ -148,6 +162,7 @@ class Agent(Control, Streaming, Settling):
         self.turn = 0
         self.replies = 0
         self.tokens = 0
+        self.prompt_tokens = self.completion_tokens = 0
         self.tokens_estimated = False
         self.result: AgentResult | None = None
 
@@ -170,6 +185,21 @@ class Agent(Control, Streaming, Settling):
     def transcript_path(self) -> Path | None:
         """The JSONL file of the current (or last) run (None when kept in memory only)."""
         return self._transcript.path if self._transcript is not None else None
+
+    @property
+    def cost(self) -> float | None:
+        """USD spent so far (current or last run), from the tokens and ``price``; None without
+        a price."""
+        if self.price is None:
+            return None
+        return cost_usd(self.prompt_tokens, self.completion_tokens, self.price)
+
+    @property
+    def limits(self) -> dict[str, float]:
+        """The budgets in force, by name (``max_tokens``, ``max_cost``, ``max_seconds``)."""
+        named = {"max_tokens": self.max_tokens, "max_cost": self.max_cost,
+                 "max_seconds": self.max_seconds}  # fmt: skip
+        return {name: value for name, value in named.items() if value is not None}
 
     def subscribe(self, callback: Callable[[ev.Event], None]) -> None:
         """Call ``callback(event)`` for every event of every run (see ``agent.events``)."""
@@ -201,9 +231,11 @@ class Agent(Control, Streaming, Settling):
         first = 1 if messages is None else self.turn + 1
         if messages is None:
             self.turn = self.tokens = self.replies = 0
+            self.prompt_tokens = self.completion_tokens = 0
             self.tokens_estimated = False
         self.result = None
         started = time.monotonic()
+        self._deadline = None if self.max_seconds is None else started + self.max_seconds
         if messages is None or self._transcript is None:
             self._transcript = Transcript(self.transcripts_dir)
         else:
@@ -228,7 +260,8 @@ class Agent(Control, Streaming, Settling):
             transcript.add("start", run_id=transcript.run_id, task=user, model=self.model.name,
                            endpoint=self.model.endpoint, policy=self.policy.summary(),
                            max_turns=self.max_turns, root=self.root.resolve().name,
-                           time=time.time())  # fmt: skip
+                           time=time.time(), **({"budgets": self.limits} if self.limits
+                                                else {}))  # fmt: skip
         else:
             transcript.add("answer", turn=first, text=user, time=time.time())
         try:
@@ -240,8 +273,9 @@ class Agent(Control, Streaming, Settling):
                 transcript.add("message", turn=0, role="system", content=system)
             self._messages = messages
             reason, message = await self._turns(user, messages, started, first)
+            budget = None
         except _Stop as stop:
-            reason, message = stop.reason, stop.message
+            reason, message, budget = stop.reason, stop.message, stop.budget
         finally:
             self._loop = None
             if own:
@@ -260,10 +294,13 @@ class Agent(Control, Streaming, Settling):
             tokens=self.tokens,
             tokens_estimated=self.tokens_estimated,
             wall_seconds=wall,
+            **({"budget": budget} if budget else {}),
+            **({"cost": self.cost} if self.price is not None else {}),
         )
         transcript.close()
         self.result = AgentResult(reason, message, self.turn, self.tokens, transcript.path,
-                                  self.replies, self.tokens_estimated)  # fmt: skip
+                                  self.replies, self.tokens_estimated, budget,
+                                  self.cost)  # fmt: skip
         self._emit(ev.Stopped(reason, message, self.turn, self.tokens))
         return self.result
 
@@ -314,16 +351,16 @@ class Agent(Control, Streaming, Settling):
         return "max_turns", f"Stopped after {self.max_turns} turns (the turn limit)."
 
     def _check_budgets(self, started: float) -> None:
+        """Before a turn asks the model: stop when the person did, or a budget is used up
+        (the reply that used it up was carried out: its tokens were already spent)."""
         if self._stop_requested:
             raise _Stop("stopped", "Stopped by the person.")
-        if self.max_tokens is not None and self.tokens >= self.max_tokens:
-            raise _Stop(
-                "token_budget", f"Stopped: the token budget ({self.max_tokens}) is used up."
-            )
-        if self.max_seconds is not None and time.monotonic() - started >= self.max_seconds:
-            raise _Stop(
-                "time_budget", f"Stopped: the time budget ({self.max_seconds:g} s) is used up."
-            )
+        spent = {"tokens": (self.max_tokens, self.tokens),
+                 "cost": (self.max_cost, self.cost or 0.0),
+                 "seconds": (self.max_seconds, time.monotonic() - started)}  # fmt: skip
+        for limit, (value, used) in spent.items():
+            if value is not None and used >= value:
+                raise _Stop(BUDGET, used_up(limit, value, used), limit)
 
     def _plan(self, turn: int, reply: str) -> Run:
         assert self.operator is not None

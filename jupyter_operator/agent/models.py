@@ -28,6 +28,14 @@ class Usage:
     completion_tokens: int = 0
     estimated: bool = False
 
+    def __post_init__(self) -> None:
+        # An endpoint's numbers are its word: a count below 0 (or not a whole number) is no
+        # count, and must not give back tokens a budget has already counted.
+        for name in ("prompt_tokens", "completion_tokens"):
+            value = getattr(self, name)
+            whole = isinstance(value, int) and not isinstance(value, bool)
+            object.__setattr__(self, name, value if whole and value > 0 else 0)
+
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens

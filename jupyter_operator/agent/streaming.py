@@ -11,6 +11,7 @@ from typing import Any
 
 from . import events as ev
 from .blocks import BlockTracker
+from .budgets import BUDGET, used_up
 from .compaction import compact, window_for
 from .models import Message, ModelError, Usage
 from .prompt import CONTINUE_REQUEST
@@ -19,9 +20,12 @@ log = logging.getLogger(__name__)
 
 
 class _Stop(Exception):
-    def __init__(self, reason: str, message: str) -> None:
+    """Ends a run: ``reason`` (``events.STOP_REASONS``), ``message``, and for a ``budget``
+    stop the limit it reached (``budgets.LIMITS``)."""
+
+    def __init__(self, reason: str, message: str, budget: str | None = None) -> None:
         super().__init__(message)
-        self.reason, self.message = reason, message
+        self.reason, self.message, self.budget = reason, message, budget
 
 
 class Streaming:
@@ -59,6 +63,7 @@ class Streaming:
         messages.append({"role": "user", "content": CONTINUE_REQUEST})
         self._transcript_add("continue", turn=turn, finish_reason=finish, open_at=open_at)
         self._transcript_add("message", turn=turn, role="user", content=CONTINUE_REQUEST)
+        self._check_budgets(started)  # the rest is another request: within the budgets only
         self._emit(ev.TextDelta(turn, "\n"))
         head = text[:open_at]
         rest, _tracker, _finish = await self._stream(
@@ -105,11 +110,11 @@ class Streaming:
                 raise  # our caller was cancelled, not the stream
             raise _Stop("stopped", "Stopped by the person while the model was replying.") from None
         except asyncio.TimeoutError:
-            raise _Stop(
-                "time_budget",
-                f"Stopped: the time budget ({self.max_seconds:g} s) "
-                "ran out while the model was replying.",
-            ) from None
+            assert self.max_seconds is not None
+            raise _Stop(BUDGET, used_up("seconds", self.max_seconds,
+                                        time.monotonic() - started,
+                                        while_doing="while the model was replying"),
+                        "seconds") from None  # fmt: skip
         except ModelError as exc:
             wait = {} if exc.retry_after is None else {"retry_after": exc.retry_after}
             self._transcript_add("model_error", turn=turn, kind=exc.kind, message=exc.message,
@@ -134,6 +139,8 @@ class Streaming:
         self.replies += 1
         if usage is not None:
             self.tokens += usage.total_tokens
+            self.prompt_tokens += usage.prompt_tokens
+            self.completion_tokens += usage.completion_tokens
             self.tokens_estimated = self.tokens_estimated or usage.estimated
         self._transcript_add(
             "message",
@@ -150,4 +157,6 @@ class Streaming:
 
     _last_usage: dict[str, Any] | None = None
     replies = 0
+    prompt_tokens = 0
+    completion_tokens = 0
     tokens_estimated = False

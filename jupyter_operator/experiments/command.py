@@ -4,6 +4,8 @@
                           [--replay FILE ...] [--reference] [--repeats N] [--workers N]
                           [--dask ADDRESS] [--approve all] [--unsandboxed] [--out DIR]
                           [--price MODEL=IN[,OUT]] [--rerun-stale] [--retry-errors]
+                          [--max-tokens N] [--max-cost USD] [--max-seconds S]
+                          [--budget-cost USD] [--approve ask --server URL [--token TOKEN]]
 
 One line per finished run on stderr (why it failed, when it did); at the end a table per
 model on stdout. Before the first run, one request to each endpoint model checks the key, the
@@ -38,6 +40,19 @@ def _count(least: int) -> Callable[[str], int]:
     return parse
 
 
+def _amount(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"{text} is not more than 0")
+    return value
+
+
 def add_parser(sub: Any) -> None:
     """The ``eval`` subcommand's arguments (each help says its default)."""
     ev = sub.add_parser("eval", help="run a task suite over one or more models, unattended",
@@ -66,10 +81,16 @@ def add_parser(sub: Any) -> None:
     ev.add_argument("--dask", default=None, metavar="ADDRESS",
                     help="a Dask scheduler's address: run on its workers instead (default: "
                          "the local workers)")  # fmt: skip
-    ev.add_argument("--approve", choices=("all",), default=None,
-                    help="approve everything inside each run's copy but translated tool calls "
+    ev.add_argument("--approve", choices=("all", "ask"), default=None,
+                    help="all: approve everything inside each run's copy but translated tool "
+                         "calls; ask: ask a person in the JupyterLab panel of --server "
                          "(default: only what the task's rules allow; the rest is rejected "
                          "with a reason)")  # fmt: skip
+    ev.add_argument("--server", default=None, metavar="URL",
+                    help="with --approve ask: the running Jupyter server's URL, with its base "
+                         "URL (default: none)")  # fmt: skip
+    ev.add_argument("--token", default=None, metavar="TOKEN",
+                    help="with --server: its API token (default: $JUPYTER_TOKEN)")
     ev.add_argument("--unsandboxed", action="store_true",
                     help="run an endpoint model's tasks even where bubblewrap is missing: "
                          "its cells and the task's check then run as you (default: off, "
@@ -86,8 +107,23 @@ def add_parser(sub: Any) -> None:
                          "and try rate-limited runs again after the endpoint's Retry-After "
                          "(default: off: they are counted on stderr and kept)")  # fmt: skip
     ev.add_argument("--price", action="append", default=[], metavar="MODEL=IN[,OUT]",
-                    help="USD per million prompt (and completion) tokens: a cost column "
-                         "(default: none)")  # fmt: skip
+                    help="USD per million prompt (and completion) tokens: a cost column, "
+                         "and what --max-cost counts in (default: none)")  # fmt: skip
+    ev.add_argument("--max-tokens", type=_count(1), default=None, metavar="N",
+                    help="each run's token budget (the endpoint's usage); a task's own lower "
+                         "one wins (default: the task's, else none)")  # fmt: skip
+    ev.add_argument("--max-cost", type=_amount, default=None, metavar="USD",
+                    help="each run's cost budget, from --price (a model without a price is "
+                         "refused); a task's own lower one wins (default: the task's, else "
+                         "none)")  # fmt: skip
+    ev.add_argument("--budget-cost", type=_amount, default=None, metavar="USD",
+                    help="the grid's cost budget, from --price: a run starts only while the "
+                         "grid can afford it (by its finished runs' costs); the rest are not "
+                         "started, listed in OUT/not-started.json, and a later run with a "
+                         "larger budget starts them (default: none)")  # fmt: skip
+    ev.add_argument("--max-seconds", type=_amount, default=None, metavar="S",
+                    help="each run's time budget; a task's own lower one wins (default: the "
+                         "task's max_seconds, else 300)")  # fmt: skip
 
 
 def _prices(texts: list[str]) -> dict[str, Any]:
@@ -115,6 +151,23 @@ def _models(args: Any) -> list[Any]:
     return models
 
 
+def _review(args: Any) -> Any:
+    """``--approve ask --server URL [--token]`` as a ``Review`` (None without ``ask``)."""
+    import os
+
+    from .review import Review
+
+    if args.approve != "ask":
+        if args.server is not None or args.token is not None:
+            raise ValueError("--server and --token go with --approve ask")
+        return None
+    if not args.server:
+        raise ValueError("--approve ask needs --server URL: the Jupyter server whose JupyterLab "
+                         "panel asks the person")  # fmt: skip
+    token = args.token if args.token is not None else os.environ.get("JUPYTER_TOKEN")
+    return Review(args.server, token, experiment=Path(args.out).name or "eval")
+
+
 def _say(text: str) -> None:
     print(f"jupyter-operator eval: {text}", file=sys.stderr)
 
@@ -127,6 +180,7 @@ def run(args: Any) -> int:
     from .grid import Experiment
     from .progress import plural
     from .results import ERRORS
+    from .review import ReviewError, check_server
     from .single import SandboxUnavailable
     from .tasks import TaskError
 
@@ -142,18 +196,25 @@ def run(args: Any) -> int:
         prices = _prices(args.price)
         if not models:
             raise ValueError("give at least one --model, --replay or --reference")
+        review = _review(args)
         experiment = Experiment(suite, models, repeats=args.repeats, out=args.out,
                                 approve_all=args.approve == "all",
                                 unsandboxed=args.unsandboxed,
                                 rerun_stale=args.rerun_stale,
-                                retry_errors=args.retry_errors)  # fmt: skip
+                                retry_errors=args.retry_errors, prices=prices,
+                                max_tokens=args.max_tokens, max_cost=args.max_cost,
+                                max_seconds=args.max_seconds,
+                                budget_cost=args.budget_cost, review=review)  # fmt: skip
         refused = experiment.refused()
         stale = experiment.stale()
         errored = experiment.errored()
         if args.dask is None:  # a cluster's workers check where they run
             experiment.check_sandbox()
         experiment.check_models(dask=args.dask)  # one request per endpoint model with runs to do
-    except (TaskError, ValueError, OSError, SandboxUnavailable, ModelError) as exc:
+        if review is not None and experiment.pending():
+            check_server(review)  # the server is there and takes the token, before any run
+    except (TaskError, ValueError, OSError, SandboxUnavailable, ModelError,
+            ReviewError) as exc:  # fmt: skip
         _say(str(exc))
         return 2
     for line in refused:
@@ -179,11 +240,27 @@ def run(args: Any) -> int:
         return 2
     results = Results(results.rows, prices)
     print(_table(results))
+    if experiment.not_started:
+        _say(_not_started_report(experiment))
     if ran and all(row.get("stop_reason") in ERRORS for row in ran):
         _say(f"every run ended in an error of the endpoint or the harness ({ran[0]['stop_reason']}"
              f": {ran[0].get('stop_message')})")  # fmt: skip
         return 1
     return 0
+
+
+def _not_started_report(experiment: Any) -> str:
+    """One line: how many runs the grid's cost budget did not start, why, where they are
+    listed, and how to start them."""
+    from .progress import plural
+    from .spending import NOT_STARTED
+
+    left = experiment.not_started
+    first = left[0]
+    task, model, repeat = first.key
+    return (f"{plural(len(left), 'run')} not started: {task} · {model} · repeat {repeat} "
+            f"first: {first.reason}; listed in {experiment.results.out / NOT_STARTED} "
+            "(a larger --budget-cost starts them)")  # fmt: skip
 
 
 #: How many stale runs the report names (the count is always whole).

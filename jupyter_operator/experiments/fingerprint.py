@@ -7,11 +7,12 @@ Each part is hashed on its own, so a stale row can say what changed:
 - ``prompt``: the model's first user message;
 - ``check``: the check's command and the task's other files (the check's scripts), but
   ``reference.json``, which is the reference model's replies (its ``model`` part);
-- ``settings``: the task's rules, turns, time budget and host extensions;
+- ``settings``: the task's rules, turns, budgets (time; tokens and cost when it gives them)
+  and host extensions;
 - ``model``: the model's name, its endpoint's model and address (never a key), its context
   window, the scripted replies it gives this task or the task's reference solution;
 - ``run``: what the grid changes in a run: approving everything, the sandbox, the check's
-  time limit.
+  time limit, the grid's own budgets, and the model's price when a cost budget applies.
 
 The harness's own version is not part of it: an upgrade does not make every row stale.
 """
@@ -42,6 +43,12 @@ def _files(files: Mapping[str, bytes]) -> dict[str, str]:
     return {path: hashlib.sha256(data).hexdigest() for path, data in files.items()}
 
 
+def _given(**values: Any) -> dict[str, Any]:
+    """The settings given (a setting left out hashes as before it existed: rows written
+    before it was known stay fresh)."""
+    return {name: value for name, value in values.items() if value is not None}
+
+
 def fingerprint_parts(spec: RunSpec) -> dict[str, str]:
     """The hash of each part (``PARTS``) of what ``spec``'s outcome depends on."""
     task, model = spec.task, spec.model
@@ -56,12 +63,19 @@ def fingerprint_parts(spec: RunSpec) -> dict[str, str]:
         "prompt": task.prompt,
         "check": {"command": task.check, "files": _files(support)},
         "settings": {"policy": list(task.policy), "max_turns": task.max_turns,
-                     "timeout_s": task.timeout_s, "extensions": list(task.extensions)},
+                     "timeout_s": task.time_budget, "extensions": list(task.extensions),
+                     **_given(max_tokens=task.max_tokens, max_cost=task.max_cost)},
         "model": {"name": model.name, "model": model.model, "base_url": model.base_url,
                   "context_window": model.context_window, "reference": model.reference,
                   "replies": replies},
         "run": {"approve_all": spec.approve_all, "unsandboxed": spec.unsandboxed,
-                "check_timeout_s": spec.check_timeout_s},
+                "check_timeout_s": spec.check_timeout_s,
+                **_given(max_tokens=spec.max_tokens, max_cost=spec.max_cost,
+                         max_seconds=spec.max_seconds,
+                         # a price alone only adds a cost column; with a cost budget it
+                         # decides when the run stops
+                         price=spec.price if "max_cost" in spec.limits() else None,
+                         approve="ask" if spec.review is not None else None)},
     }  # fmt: skip
     return {part: _digest(values[part])[:PART_CHARS] for part in PARTS}
 

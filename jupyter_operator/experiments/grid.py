@@ -12,13 +12,17 @@ import concurrent.futures as cf
 import multiprocessing
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..agent.budgets import Price, check_limits, prices_of
+from .analysis import cost
 from .fingerprint import NO_FINGERPRINT, changed, fingerprint, fingerprint_parts
 from .results import ERRORS, Refused, ResultsFile
+from .review import Review
 from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one
+from .spending import GridBudget, NotStarted, record
 from .tasks import Task, load_suite
 
 Progress = Callable[[dict[str, Any], "Tally"], None]
@@ -59,7 +63,8 @@ class Stale:
 
 @dataclass
 class Tally:
-    """What a progress display shows: runs done of the total, passed, failing, tokens."""
+    """What a progress display shows: runs done of the total, passed, failing, tokens, the
+    cost (with prices) against the grid's cost budget, and the runs left."""
 
     total: int
     done: int = 0
@@ -67,20 +72,44 @@ class Tally:
     tokens: int = 0
     skipped: int = 0  # finished in an earlier run of the same grid (resumed)
     bookkeeping_seconds: float = 0.0  # the parent's time spent saving rows
+    #: USD of the runs done (None: the grid has no prices); ``budget_cost``: the grid's budget.
+    cost: float | None = None
+    budget_cost: float | None = None
+    #: Runs the cost budget did not start (known once the grid stopped starting runs).
+    not_started: int = 0
+    prices: Mapping[str, Price] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.prices and self.cost is None:
+            self.cost = 0.0
 
     @property
     def failing(self) -> int:
         return self.done - self.passed
 
+    @property
+    def left(self) -> int:
+        """Runs neither done nor left out by the cost budget."""
+        return self.total - self.done - self.not_started
+
     def add(self, row: dict[str, Any]) -> None:
         self.done += 1
         self.passed += bool(row.get("passed"))
         self.tokens += int(row.get("tokens") or 0)
+        spent = cost(row, self.prices) if self.prices else None
+        if spent is not None:
+            self.cost = (self.cost or 0.0) + spent
 
 
-def _executor_runs(specs: Sequence[RunSpec], workers: int,
-                   dask: Any) -> Iterator[dict[str, Any]]:  # fmt: skip
-    """Rows as the runs finish (any order)."""
+def _executor_runs(specs: Sequence[RunSpec], workers: int, dask: Any,
+                   budget: GridBudget | None = None,
+                   left: list[RunSpec] | None = None) -> Iterator[dict[str, Any]]:  # fmt: skip
+    """Rows as the runs finish (any order). With ``budget``, each run starts only once the
+    budget says so, in order; the runs it stops before are appended to ``left``."""
+    if budget is not None:
+        yield from _budgeted_runs(specs, workers, dask, budget,
+                                  left if left is not None else [])  # fmt: skip
+        return
     if dask is not None:
         yield from _dask_runs(specs, dask)
         return
@@ -97,6 +126,66 @@ def _executor_runs(specs: Sequence[RunSpec], workers: int,
             yield future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _budgeted_runs(specs: Sequence[RunSpec], workers: int, dask: Any, budget: GridBudget,
+                   left: list[RunSpec]) -> Iterator[dict[str, Any]]:  # fmt: skip
+    """The runs of ``specs`` in order, each started when ``budget`` can afford it, at most
+    ``workers`` at a time (the cluster's threads on Dask); the caller counts each finished row
+    into ``budget`` before the next is asked for."""
+    waiting = list(specs)
+    if dask is None and workers <= 0:
+        while waiting:
+            if budget.decide(waiting[0]) == "stop":
+                break
+            spec = waiting.pop(0)
+            budget.started(spec)
+            yield run_one(spec)
+        left.extend(waiting)
+        return
+    client = pool = None
+    if dask is not None:
+        from distributed import Client
+        from distributed import wait as dask_wait
+
+        client = Client(dask) if isinstance(dask, str) else dask
+        workers = max(1, sum(client.nthreads().values()))
+
+        def submit(spec: RunSpec) -> Any:
+            return client.submit(run_one, spec, pure=False)
+
+        def first_done(futures: Iterable[Any]) -> set[Any]:
+            return set(dask_wait(list(futures), return_when="FIRST_COMPLETED").done)
+    else:
+        pool = cf.ProcessPoolExecutor(max_workers=workers,
+                                      mp_context=multiprocessing.get_context("spawn"))
+
+        def submit(spec: RunSpec) -> Any:
+            return pool.submit(run_one, spec)
+
+        def first_done(futures: Iterable[Any]) -> set[Any]:
+            return set(cf.wait(list(futures), return_when=cf.FIRST_COMPLETED).done)
+    running: dict[Any, RunSpec] = {}
+    try:
+        while waiting or running:
+            while waiting and len(running) < workers:
+                decision = budget.decide(waiting[0])
+                if decision == "stop" or (decision == "wait" and running):
+                    break
+                spec = waiting.pop(0)
+                budget.started(spec)
+                running[submit(spec)] = spec
+            if not running:  # the budget stopped the grid, and nothing is under way
+                break
+            for future in first_done(running):
+                running.pop(future)
+                yield future.result()
+        left.extend(waiting)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if client is not None and isinstance(dask, str):
+            client.close()
 
 
 def _dask_runs(specs: Sequence[RunSpec], dask: Any) -> Iterator[dict[str, Any]]:
@@ -143,7 +232,19 @@ class Experiment:
     ``model_error``, ``timeout``, ``harness_error``; never a failed check) is kept too
     (``errored()``), unless ``retry_errors``: then it is run again, and a run the endpoint
     rate-limits is tried again up to ``RATE_LIMIT_RETRIES`` times, each after the wait its
-    ``Retry-After`` asks (at most ``max_wait_s``)."""
+    ``Retry-After`` asks (at most ``max_wait_s``).
+
+    Budgets: ``max_tokens``, ``max_cost`` (USD) and ``max_seconds`` apply to every run, each
+    as the lower of it and the task's own (``RunSpec.limits``); a run that reaches one stops
+    with the reason ``budget``. ``prices`` (model name -> USD per million tokens,
+    ``agent.budgets.Price``) gives each row its ``cost``; a run with a cost budget whose model
+    has no price is refused here, before anything runs.
+
+    ``budget_cost`` (USD) is the grid's own cost budget (``spending.py``): a run starts only
+    when the grid can afford it, by the cost of its finished runs and an estimate of the
+    next; the runs it cannot afford are not started (``not_started``, and
+    ``OUT/not-started.json``), and a later ``run`` (with a larger budget) starts them. It needs
+    the price of every endpoint model."""
 
     def __init__(self, tasks: str | os.PathLike[str] | Iterable[Task],
                  models: Iterable[ModelSpec | str], *, repeats: int = 1,
@@ -151,7 +252,10 @@ class Experiment:
                  approve_all: bool = False, unsandboxed: bool = False,
                  key_file: str | os.PathLike[str] | None = None,
                  rerun_stale: bool = False, retry_errors: bool = False,
-                 max_wait_s: float = MAX_WAIT_S) -> None:  # fmt: skip
+                 max_wait_s: float = MAX_WAIT_S, prices: Mapping[str, Price] | None = None,
+                 max_tokens: int | None = None, max_cost: float | None = None,
+                 max_seconds: float | None = None, budget_cost: float | None = None,
+                 review: Review | None = None) -> None:  # fmt: skip
         if isinstance(tasks, (str, os.PathLike)):
             tasks = load_suite(tasks)
         self.tasks = list(tasks)
@@ -168,6 +272,33 @@ class Experiment:
         self.rerun_stale = rerun_stale
         self.retry_errors = retry_errors
         self.max_wait_s = max_wait_s
+        if review is not None and approve_all:
+            raise ValueError("approve everything or ask a person (review), not both")
+        #: ``--approve ask``: where what the rules leave open is asked of a person.
+        self.review = review
+        self.prices = dict(prices or {})
+        for price in self.prices.values():
+            prices_of(price)  # a price that is no price is refused now, not in a worker
+        check_limits(max_tokens=max_tokens, max_cost=max_cost, max_seconds=max_seconds,
+                     priced=False)  # each model's price is checked below
+        self.max_tokens, self.max_cost, self.max_seconds = max_tokens, max_cost, max_seconds
+        for spec in self.specs():
+            if "max_cost" in spec.limits() and spec.price is None:
+                raise ValueError(f"model {spec.model.name!r}: a cost budget (max_cost, of the "
+                                 f"task {spec.task.name!r} or the grid) needs the model's "
+                                 f"price: --price {spec.model.name}=IN[,OUT] (prices= in "
+                                 "Python)")  # fmt: skip
+        if budget_cost is not None:
+            check_limits(max_cost=budget_cost, priced=False)
+            unpriced = sorted({m.name for m in self.models
+                               if m.untrusted and m.name not in self.prices})  # fmt: skip
+            if unpriced:
+                raise ValueError(f"a grid's cost budget needs the price of every endpoint model: "
+                                 f"{unpriced[0]!r} has none (--price {unpriced[0]}=IN[,OUT]; "
+                                 "prices= in Python)")  # fmt: skip
+        self.budget_cost = budget_cost
+        #: The runs the latest ``run`` did not start (its cost budget could not afford them).
+        self.not_started: list[NotStarted] = []
         self.results = ResultsFile(out, key_file=key_file)
         self._parts: dict[tuple[str, str], dict[str, str]] = {}
         #: The progress of the latest ``run`` (what a display shows).
@@ -175,7 +306,10 @@ class Experiment:
 
     def specs(self) -> list[RunSpec]:
         """Every run of the grid, in order."""
-        return [RunSpec(task, model, repeat, self.approve_all, unsandboxed=self.unsandboxed)
+        return [RunSpec(task, model, repeat, self.approve_all, unsandboxed=self.unsandboxed,
+                        max_tokens=self.max_tokens, max_cost=self.max_cost,
+                        max_seconds=self.max_seconds, price=self.prices.get(model.name),
+                        review=self.review)
                 for repeat in range(self.repeats) for task in self.tasks
                 for model in self.models]  # fmt: skip
 
@@ -275,7 +409,7 @@ class Experiment:
 
         specs = self.specs()
         keys = {spec.key for spec in specs} & self._done()
-        tally = Tally(total=len(specs))
+        tally = Tally(total=len(specs), budget_cost=self.budget_cost, prices=self.prices)
         for row in self.results.rows():  # resumed: what earlier runs of this grid finished
             if (row.get("task"), row.get("model"), row.get("repeat")) in keys:
                 tally.add(row)
@@ -299,16 +433,19 @@ class Experiment:
         if workers is None:
             workers = min(8, os.cpu_count() or 1)
         self.tally = tally
+        budget, left = self._budget(), []
         attempt = 0
         while todo:
             again: list[RunSpec] = []
             ready = time.monotonic()
-            for row in _executor_runs(todo, workers, dask):
+            for row in _executor_runs(todo, workers, dask, budget, left):
                 clock = time.perf_counter()
                 spec = specs_by_key[(row["task"], row["model"], row["repeat"])]
                 parts = self.fingerprint_parts(spec)
                 row.update(fingerprint=fingerprint(parts), fingerprint_parts=parts)
                 saved = self.results.add(row)  # every try is written: a crash loses none
+                if budget is not None:  # every try spent what it spent
+                    budget.add_finished([saved])
                 tally.bookkeeping_seconds += time.perf_counter() - clock
                 wait = None
                 if self.retry_errors and attempt < RATE_LIMIT_RETRIES:
@@ -326,7 +463,26 @@ class Experiment:
             todo = again
             if todo:
                 time.sleep(max(0.0, ready - time.monotonic()))
-        return Results(self.results.rows(), out=self.results.out)
+        if budget is not None:
+            self.not_started = [NotStarted(spec.key, budget.why_not(spec)) for spec in left]
+            tally.not_started = len(self.not_started)
+            finished = getattr(show, "finished", None)
+            if finished is not None:  # a display shows the runs the budget left
+                finished(tally)
+        record(self.results.out, budget, self.not_started)
+        return Results(self.results.rows(), self.prices, out=self.results.out)
+
+    def _budget(self) -> GridBudget | None:
+        """The grid's spending so far against ``budget_cost`` (None without one): the cost of
+        every finished run of the grid, resumed ones included."""
+        self.not_started = []
+        if self.budget_cost is None:
+            return None
+        budget = GridBudget(self.budget_cost, self.prices)
+        keys = {spec.key for spec in self.specs()}
+        budget.add_finished(row for row in self.results.rows()
+                            if (row.get("task"), row.get("model"), row.get("repeat")) in keys)
+        return budget
 
 
 def _waiting(row: dict[str, Any], wait: float, attempt: int, max_wait_s: float) -> str:

@@ -14,10 +14,30 @@ def plural(count: int, word: str) -> str:
     return f"{count:,} {word}" + ("" if count == 1 else "s")
 
 
+def money(usd: float) -> str:
+    """``$0.0123``: four decimals, enough for a run of a small model."""
+    return f"${usd:,.4f}"
+
+
+def meter(tally: Tally) -> str:
+    """``12,345 tokens · $0.4200 of $5 · 28 left``: what the grid spent (the cost with
+    prices, against its cost budget when it has one) and the runs left (and those its budget
+    did not start)."""
+    parts = [plural(tally.tokens, "token")]
+    if tally.cost is not None:
+        budget = f" of {money(tally.budget_cost)}" if tally.budget_cost is not None else ""
+        parts.append(money(tally.cost) + budget)
+    parts.append(f"{tally.left:,} left")
+    if tally.not_started:
+        parts.append(f"{tally.not_started:,} not started (over the cost budget)")
+    return " · ".join(parts)
+
+
 def summary(tally: Tally) -> str:
-    """``12/40 runs · 9 passed · 3 failing · 12,345 tokens`` (and what was resumed)."""
+    """``12/40 runs · 9 passed · 3 failing · 12,345 tokens · $0.4200 of $5 · 28 left`` (and
+    what was resumed)."""
     text = (f"{tally.done}/{plural(tally.total, 'run')} · {tally.passed} passed · "
-            f"{tally.failing} failing · {plural(tally.tokens, 'token')}")  # fmt: skip
+            f"{tally.failing} failing · {meter(tally)}")  # fmt: skip
     return text + (f" · {tally.skipped} from earlier runs" if tally.skipped else "")
 
 
@@ -53,7 +73,8 @@ def outcome(row: dict[str, Any]) -> str:
 
 
 class ProgressBar:
-    """The notebook's bar: runs done of the total, passed, failing, tokens, the latest run."""
+    """The notebook's bar: runs done of the total, passed, failing, the meter (tokens, cost,
+    runs left), the latest run."""
 
     def __init__(self, tally: Tally) -> None:
         import ipywidgets as w
@@ -75,6 +96,14 @@ class ProgressBar:
                                    f"repeat {row['repeat']}: {mark}")  # fmt: skip
         if tally.done >= tally.total:
             self.bar.bar_style = "success" if tally.failing == 0 else "warning"
+
+    def finished(self, tally: Tally) -> None:
+        """The grid stopped starting runs (its cost budget): the meter says how many it left."""
+        from html import escape
+
+        self.label.value = escape(summary(tally))
+        if tally.not_started:
+            self.bar.bar_style = "warning"
 
 
 class TerminalProgress:

@@ -25,7 +25,9 @@ from .tasks import Task, materialize
 
 if TYPE_CHECKING:
     from ..agent import Model
+    from ..agent.budgets import Price
     from ..engine import Run
+    from .review import Review
 
 #: What a model is told when a change waits for a person in an unattended run.
 UNATTENDED = ("nobody is watching this run (an unattended experiment); only what the task's "
@@ -106,6 +108,29 @@ class RunSpec:
     check_timeout_s: float = 120.0
     #: Run an endpoint model's tasks even where the sandbox is missing (the person said so).
     unsandboxed: bool = False
+    #: The grid's own budgets (the command line's): each run gets, for each, the lower of
+    #: these and its task's (``limits``).
+    max_tokens: int | None = None
+    max_cost: float | None = None
+    max_seconds: float | None = None
+    #: The model's price (USD per million tokens): the run's ``cost``, and what ``max_cost``
+    #: counts in.
+    price: Price | None = None
+    #: ``--approve ask``: where what the task's rules leave open is asked of a person.
+    review: Review | None = None
+
+    def limits(self) -> dict[str, float]:
+        """The run's budgets by name (``max_seconds`` always, ``max_tokens`` and ``max_cost``
+        when the task or the grid gives one): the lower of the task's and the grid's."""
+        task = self.task
+        found: dict[str, float] = {}
+        for name, own, grid in (("max_seconds", task.time_budget, self.max_seconds),
+                                ("max_tokens", task.max_tokens, self.max_tokens),
+                                ("max_cost", task.max_cost, self.max_cost)):  # fmt: skip
+            given = [value for value in (own, grid) if value is not None]
+            if given:
+                found[name] = min(given)
+        return found
 
     @property
     def needs_sandbox(self) -> bool:
@@ -170,19 +195,34 @@ def check_endpoint(model: ModelSpec) -> None:
     asyncio.run(ask())
 
 
-def _agent_run(spec: RunSpec, workspace: Path, scratch: Path) -> tuple[Any, Any]:
+def _agent_run(spec: RunSpec, workspace: Path, scratch: Path,
+               reviews: list[dict[str, Any]]) -> tuple[Any, Any]:  # fmt: skip
     from ..agent import Agent
     from ..engine import Policy
 
     task = spec.task
+    limits = spec.limits()
     agent = Agent(spec.model.build(task), root=workspace, policy=Policy(list(task.policy)),
-                  max_turns=task.max_turns, max_seconds=task.timeout_s,
+                  max_turns=task.max_turns, **limits, price=spec.price,
                   decide=unattended(spec.approve_all), transcripts=scratch / "runs",
                   journal_dir=scratch / "journal", extensions=task.extensions,
                   context_window=spec.model.context_window)  # fmt: skip
+    if spec.review is not None:
+        from .review import asking
+
+        def label() -> str:
+            run_id = agent.transcript[0].get("run_id") if agent.transcript else None
+            return (f"{spec.review.experiment} · {task.name} · {spec.model.name} · repeat "
+                    f"{spec.repeat} · run {run_id} · turn {agent.turn}")  # fmt: skip
+
+        def record(decision: dict[str, Any]) -> None:
+            reviews.append({"turn": agent.turn, **decision})
+            agent._transcript_add("review", turn=agent.turn, **decision)
+
+        agent.decide = asking(spec.review, workspace, label, record)
 
     async def go() -> Any:
-        return await asyncio.wait_for(agent.run(task.prompt), task.timeout_s + GRACE_S)
+        return await asyncio.wait_for(agent.run(task.prompt), limits["max_seconds"] + GRACE_S)
 
     return agent, asyncio.run(go())
 
@@ -190,6 +230,7 @@ def _agent_run(spec: RunSpec, workspace: Path, scratch: Path) -> tuple[Any, Any]
 def run_one(spec: RunSpec) -> dict[str, Any]:
     """Run ``spec`` and return its results row (with ``transcript_text``); never raises, but
     ``SandboxUnavailable`` before anything ran (checked here, on the worker that would run it)."""
+    from ..agent.budgets import cost_usd
     from ..agent.transcript import summarize
     from ..shell import sandbox_available
 
@@ -199,7 +240,8 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
     started = time.time()
     clock = time.perf_counter()
     row: dict[str, Any] = {"task": spec.task.name, "model": spec.model.name,
-                           "repeat": spec.repeat, "started_at": round(started, 3)}  # fmt: skip
+                           "repeat": spec.repeat, "started_at": round(started, 3),
+                           "limits": spec.limits()}  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="jupyter-operator-eval-") as folder:
         scratch = Path(folder)
         workspace, task_dir = scratch / "workspace", scratch / "task"
@@ -210,22 +252,29 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
         row["setup_seconds"] = round(time.perf_counter() - clock, 4)
         agent_clock = time.perf_counter()
         agent = None
+        reviews: list[dict[str, Any]] = []
         try:
-            agent, result = _agent_run(spec, workspace, scratch)
-            row.update(stop_reason=result.reason, stop_message=result.message)
+            agent, result = _agent_run(spec, workspace, scratch, reviews)
+            row.update(stop_reason=result.reason, stop_message=result.message,
+                       budget=result.budget)  # fmt: skip
         except TimeoutError:
-            row.update(stop_reason="timeout", stop_message="The run took longer than the "
-                       f"task's time budget ({spec.task.timeout_s:g} s) and more.")  # fmt: skip
+            row.update(stop_reason="timeout", stop_message="The run took longer than its "
+                       f"time budget ({spec.limits()['max_seconds']:g} s) and more.")  # fmt: skip
         except Exception as exc:  # a harness fault is one failed run, never the grid's end
             row.update(stop_reason="harness_error", stop_message=f"{type(exc).__name__}: {exc}",
                        traceback=traceback.format_exc(limit=8))  # fmt: skip
         row["agent_seconds"] = round(time.perf_counter() - agent_clock, 4)
+        if spec.review is not None:  # what the person decided, who and when
+            row["reviews"] = reviews
         records = agent.transcript if agent is not None else []
         summary = summarize(records)
         row.update({key: summary[key] for key in (
             "turns", "commands", "valid_rate", "error_codes", "approvals", "rejections",
             "denied", "prompt_tokens", "completion_tokens", "tokens",
             "tokens_estimated")})  # fmt: skip
+        if spec.price is not None:  # estimated counts are not priced as if an endpoint said so
+            row["cost"] = None if row["tokens_estimated"] else cost_usd(
+                row["prompt_tokens"], row["completion_tokens"], spec.price)  # fmt: skip
         faults = [r for r in records if r.get("type") == "model_error"]
         if row["stop_reason"] == "model_error" and faults:
             # which fault, and how long the endpoint asked to wait: a grid retrying errors

@@ -2,7 +2,8 @@
 
 A task folder holds ``task.toml`` (``prompt``; ``check``, a shell command run in the run's copy of
 the files once the agent has stopped, exit 0 meaning passed; optional ``max_turns``, ``policy``
-rules, ``timeout_s``, ``extensions``, ``measures``), ``files/`` (the starting workspace) and
+rules, the budgets ``max_seconds`` (or its older name ``timeout_s``), ``max_tokens`` and
+``max_cost``, ``extensions``, ``measures``), ``files/`` (the starting workspace) and
 whatever the check needs beside them (``check.py``: never inside the workspace, so a model cannot
 read or rewrite its own check). A task is loaded into bytes once, so a run on another machine
 (a Dask worker) needs only what it is sent.
@@ -39,7 +40,10 @@ DEFAULT_POLICY = ("auto all",)
 _FIELDS: dict[str, tuple[type, ...]] = {
     "prompt": (str,), "check": (str,), "max_turns": (int,), "policy": (list,),
     "timeout_s": (int, float), "extensions": (list,), "measures": (str,),
+    "max_seconds": (int, float), "max_tokens": (int,), "max_cost": (int, float),
 }  # fmt: skip
+#: The longest time budget a task may give a run.
+MAX_TASK_SECONDS = 86_400
 
 
 class TaskError(ValueError):
@@ -58,10 +62,22 @@ class Task:
     timeout_s: float = 300.0
     extensions: tuple[str, ...] = ()
     measures: str = ""
+    #: The run's time budget (``timeout_s`` is its older name; None: ``timeout_s``).
+    max_seconds: float | None = None
+    #: The run's token budget (the endpoint's reported usage, all replies).
+    max_tokens: int | None = None
+    #: The run's cost budget in USD (from the model's price: a run of an unpriced model with
+    #: it is refused before the grid starts).
+    max_cost: float | None = None
     #: The starting workspace (``files/``).
     files: dict[str, bytes] = field(default_factory=dict, repr=False)
     #: Everything else in the folder (the check's scripts, ``reference.json``).
     support: dict[str, bytes] = field(default_factory=dict, repr=False)
+
+    @property
+    def time_budget(self) -> float:
+        """The run's time budget in seconds: ``max_seconds``, else ``timeout_s``."""
+        return self.timeout_s if self.max_seconds is None else self.max_seconds
 
     @property
     def reference(self) -> list[str] | None:
@@ -152,8 +168,11 @@ def _field(settings: dict[str, Any], name: str, where: Path) -> Any:
         raise TaskError(f"{where}: field '{name}': is empty")
     if name == "max_turns" and not 1 <= value <= 200:
         raise TaskError(f"{where}: field 'max_turns': must be between 1 and 200")
-    if name == "timeout_s" and not 0 < value <= 86_400:
-        raise TaskError(f"{where}: field 'timeout_s': must be between 0 and 86400 seconds")
+    if name in ("timeout_s", "max_seconds") and not 0 < value <= MAX_TASK_SECONDS:
+        raise TaskError(f"{where}: field '{name}': must be between 0 and {MAX_TASK_SECONDS} "
+                        "seconds")  # fmt: skip
+    if name in ("max_tokens", "max_cost") and not (0 < value < float("inf")):
+        raise TaskError(f"{where}: field '{name}': must be more than 0")
     return value
 
 
@@ -176,6 +195,8 @@ def load_task(folder: str | os.PathLike[str]) -> Task:
         if required not in settings:
             raise TaskError(f"{where}: field '{required}': missing")
     values = {name: _field(settings, name, where) for name in settings}
+    if "timeout_s" in values and "max_seconds" in values:
+        raise TaskError(f"{where}: field 'timeout_s': the older name of 'max_seconds'; give one")
     _plain_folder(folder / "files", "the task's starting workspace")
     budget = [0, 0]  # bytes read, entries seen
     files = _read_tree(folder / "files", None, budget, folder / "files")

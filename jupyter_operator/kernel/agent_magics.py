@@ -26,7 +26,9 @@ if TYPE_CHECKING:
 
 USAGE = """\
 %%operator_agent [--model NAME] [--max-turns N] [--policy POLICY] [--replay FILE] [--root DIR]
-    the cell body is the task; the model proposes commands, you approve, results go back
+                [--max-tokens N] [--max-cost USD --price IN[,OUT]] [--max-seconds S]
+    the cell body is the task; the model proposes commands, you approve, results go back;
+    the run stops at a budget (the price is USD per million prompt[, completion] tokens)
 %operator model                       show the endpoint and model the agent uses
 %operator model NAME [--base-url URL] set them (the key stays in OPENAI_API_KEY)"""
 
@@ -119,6 +121,37 @@ def build_model(opts: dict[str, str]) -> Model:
         raise UsageError(f"operator_agent: {exc.message}") from None
 
 
+def budget_options(opts: dict[str, str]) -> dict[str, Any]:
+    """``--max-tokens``, ``--max-cost``, ``--max-seconds`` and ``--price`` as ``Agent``'s
+    keywords; a usage error names the option (and a cost budget without a price)."""
+    from ..agent.budgets import check_limits
+
+    found: dict[str, Any] = {}
+    kinds = {"--max-tokens": ("max_tokens", int), "--max-cost": ("max_cost", float),
+             "--max-seconds": ("max_seconds", float)}  # fmt: skip
+    for option, (name, kind) in kinds.items():
+        if option in opts:
+            try:
+                found[name] = kind(opts[option])
+            except ValueError:
+                raise UsageError(f"operator_agent: {option} needs a positive number") from None
+    if "--price" in opts:
+        try:
+            parts = [float(n) for n in opts["--price"].split(",")]
+        except ValueError:
+            parts = []
+        if len(parts) not in (1, 2):
+            raise UsageError("operator_agent: --price is IN or IN,OUT (USD per million tokens)")
+        found["price"] = parts[0] if len(parts) == 1 else (parts[0], parts[1])
+    try:
+        check_limits(**found)
+    except ValueError as exc:
+        message = str(exc).replace("price=IN or (IN, OUT); --price on the command line",
+                                   "--price IN or --price IN,OUT")  # fmt: skip
+        raise UsageError(f"operator_agent: {message}") from None
+    return found
+
+
 def start_agent(agent: Agent, task: str) -> Any:
     """Run ``agent`` on the kernel's loop and return at once; without a loop, run it here."""
     try:
@@ -143,7 +176,8 @@ class AgentMagics(Magics):
         """Run the task in the cell body with a model in the loop.
 
         %%operator_agent [--model NAME] [--max-turns N] [--policy POLICY] [--replay FILE]
-                         [--root DIR]
+                         [--root DIR] [--max-tokens N] [--max-cost USD --price IN[,OUT]]
+                         [--max-seconds S]
         """
         from IPython.display import display
 
@@ -158,6 +192,10 @@ class AgentMagics(Magics):
             "--policy": "a policy",
             "--replay": "a file",
             "--root": "a folder",
+            "--max-tokens": "a number",
+            "--max-cost": "an amount in USD",
+            "--max-seconds": "a number",
+            "--price": "IN or IN,OUT (USD per million tokens)",
         }
         opts = _options(_split(line), names, "operator_agent")
         task = cell.strip()
@@ -169,6 +207,7 @@ class AgentMagics(Magics):
                 raise ValueError
         except ValueError:
             raise UsageError("operator_agent: --max-turns needs a positive number") from None
+        budgets = budget_options(opts)
         try:
             policy = (
                 Policy.parse(opts["--policy"]) if "--policy" in opts else session().current_policy()
@@ -188,7 +227,7 @@ class AgentMagics(Magics):
             return op
 
         agent = Agent(model, root=root, policy=policy, max_turns=max_turns,
-                      extensions=extensions, operator_factory=operator)  # fmt: skip
+                      extensions=extensions, operator_factory=operator, **budgets)  # fmt: skip
         shown = task
         if notebook is not None and "nb" in extensions:
             task += (f"\n\n(This request was typed in the notebook {notebook}; nb.runCell runs "

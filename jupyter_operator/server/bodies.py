@@ -25,6 +25,11 @@ class ScanBody(Body):
     workspace: str = "default"
     folder: str | None = None
     dialect: Literal["auto", "operator", "json", "commands"] = "auto"
+    #: Who proposes, for people (the panel names it on the cards): at most one line.
+    label: Annotated[str, Field(max_length=200, pattern=r"^[^\r\n]*$")] | None = None
+    #: A review copy: relative path -> base64 bytes. The reply is previewed against these files
+    #: in a private folder of the server's, never in ``workspace`` (see ``add_review``).
+    files: dict[str, str] | None = None
 
 
 class DecideBody(Body):

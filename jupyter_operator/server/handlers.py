@@ -6,8 +6,12 @@
                                             when it lies outside it; never an absolute path
 ``GET spec``                                ``{"spec", "out_of_reach"}``: the interface spec a
                                             model is given, and what no workspace may reach
-``POST scan``                               ``{"text", "workspace"?, "folder"?}`` (``folder``: take
-                                            the paths from that subfolder, e.g. a notebook's) ->
+``POST scan``                               ``{"text", "workspace"?, "folder"?, "label"?,
+                                            "files"?}`` (``folder``: take
+                                            the paths from that subfolder, e.g. a notebook's;
+                                            ``label``: who proposes, one line; ``files``: a
+                                            review copy, path -> base64, previewed in a private
+                                            folder instead of ``workspace``) ->
                                             a new session: ``{"session", "workspace", "folder",
                                             "created", "items", "results_text", "truncated_chars",
                                             "unread_markers", "skipped_duplicates", "done",
@@ -226,9 +230,24 @@ class ScanHandler(OperatorPostHandler):
             from .bodies import ScanBody
 
             body = self.parse(ScanBody)
-            return await self.service.scan(body.text, body.workspace, body.folder, body.dialect)
+            files = None if body.files is None else _decoded(body.files)
+            return await self.service.scan(body.text, body.workspace, body.folder, body.dialect,
+                                           label=body.label, files=files)  # fmt: skip
 
         await self.respond(work())
+
+
+def _decoded(files: dict[str, str]) -> dict[str, bytes]:
+    """A review copy's files from base64 (400 ``bad_request`` for one that is not)."""
+    import base64
+    import binascii
+
+    from .errors import ApiError
+
+    try:
+        return {path: base64.b64decode(data, validate=True) for path, data in files.items()}
+    except (binascii.Error, ValueError):
+        raise ApiError(400, "bad_request", "files: each file's content must be base64") from None
 
 
 class SessionsHandler(OperatorApiHandler):

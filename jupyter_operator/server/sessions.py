@@ -23,7 +23,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..engine.edits import EDITABLE_DIALECTS
@@ -91,6 +91,7 @@ class SessionService(HistoryRequests):
     async def scan(
         self, text: str, workspace: str = "default", folder: str | None = None,
         dialect: str = "auto", label: str | None = None, whole_details: bool = False,
+        files: Mapping[str, bytes] | None = None,
     ) -> dict[str, Any]:
         """Create a session for one reply; reads (and whatever the policy allows) have run.
 
@@ -99,9 +100,16 @@ class SessionService(HistoryRequests):
         names where the text came from (an MCP client's name and version) for people.
         ``whole_details``: each item's details in full, not only what its card shows (and no
         ``results_text``: see ``Session.to_dict``).
+        ``files`` (path -> bytes): a review copy; the reply is planned in a private folder
+        holding them (``WorkspaceRegistry.add_review``), never in ``workspace``, so a proposal
+        made elsewhere (an experiment's run) is previewed against its own files, and deciding
+        it changes nothing the server serves.
         """
         from .command_runs import plan_reply
 
+        if files is not None:
+            review = dict(files)
+            workspace = await self._unlocked(lambda: self.registry.add_review(review))
         self._check_workspace(workspace)
 
         def work() -> Session:
@@ -304,6 +312,7 @@ class SessionService(HistoryRequests):
             raise ApiError(404, "workspace_not_found", "No workspace with this name")
 
     async def _locked(self, workspace: str, work: Callable[[], T], *, write: bool = True) -> T:
+        self._check_workspace(workspace)  # a review copy dropped since its session was made
         lock = self.registry.lock(workspace)
         async with lock.write() if write else lock.read():
             return await self._unlocked(work)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import tempfile
 from collections.abc import AsyncIterator, Iterable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -21,6 +22,10 @@ if TYPE_CHECKING:
 
 #: What a workspace name may look like (it appears in URLs, messages and logs).
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+#: Review copies kept at once (the oldest goes first; its sessions then answer not found).
+MAX_REVIEWS = 100
+#: A review copy's files, all together.
+MAX_REVIEW_BYTES = 16 * 1024 * 1024
 
 
 def resolve_roots(configured: Mapping[str, str], base: str) -> dict[str, Path]:
@@ -133,10 +138,51 @@ class WorkspaceRegistry:
         self._locks = {name: ReadWriteLock() for name in self._roots}
         self._workspaces: dict[str, Workspace] = {}
         self._history: dict[tuple[str, str], Operator] = {}
+        #: Review copies (``add_review``), oldest first: name -> the folder that holds it.
+        self._reviews: dict[str, tempfile.TemporaryDirectory[str]] = {}
 
     def names(self) -> list[str]:
-        """Configured workspace names, in configuration order."""
-        return list(self._roots)
+        """Configured workspace names, in configuration order (review copies are not)."""
+        return [name for name in self._roots if name not in self._reviews]
+
+    def add_review(self, files: Mapping[str, bytes]) -> str:
+        """A review copy: a fresh private folder of the server's holding ``files`` (relative
+        path -> bytes, each written through the workspace's jail), registered under a new
+        name for the sessions planned in it. Its rules are the defaults (reads run, every
+        change asks), whatever the server's; nothing of a configured workspace is read or
+        written. At most ``MAX_REVIEWS`` are kept (the oldest goes); ``OperatorError`` for a
+        path the jail refuses or files over ``MAX_REVIEW_BYTES``."""
+        import secrets
+
+        from ..protocol import OperatorError, codes
+        from ..workspace import Workspace
+
+        if sum(len(data) for data in files.values()) > MAX_REVIEW_BYTES:
+            raise OperatorError(codes.ERR_FILE_TOO_LARGE, "a review copy holds at most "
+                                f"{MAX_REVIEW_BYTES} bytes")  # fmt: skip
+        folder = tempfile.TemporaryDirectory(prefix="jupyter-operator-review-")
+        try:
+            copy = Workspace(Path(folder.name), protected=self._file_protected,
+                             notebook_cap=self.notebook_cap)  # fmt: skip
+            for path, data in files.items():
+                copy.write(path, data, expect=copy.snapshot(path, limit=len(data) + 1))
+        except BaseException:
+            folder.cleanup()
+            raise
+        name = f"review-{secrets.token_hex(8)}"
+        self._roots[name] = Path(folder.name).resolve()
+        self._locks[name] = ReadWriteLock()
+        self._reviews[name] = folder
+        while len(self._reviews) > MAX_REVIEWS:
+            self._drop_review(next(iter(self._reviews)))
+        return name
+
+    def _drop_review(self, name: str) -> None:
+        folder = self._reviews.pop(name)
+        self._roots.pop(name, None)
+        self._locks.pop(name, None)
+        self._workspaces.pop(name, None)
+        folder.cleanup()
 
     def __contains__(self, name: object) -> bool:
         return name in self._roots
@@ -205,7 +251,7 @@ class WorkspaceRegistry:
             shared = self.workspace(name)
         operator = Operator(
             root,
-            policy=self._policy,
+            policy=None if name in self._reviews else self._policy,  # a review asks
             journal_dir=self._journal_dir,
             protected=self._protected,
             extensions=self.extensions,
@@ -238,6 +284,8 @@ class WorkspaceRegistry:
         for operator in self._history.values():
             close_operator(operator)
         self._history.clear()
+        for name in list(self._reviews):
+            self._drop_review(name)
 
 
 def close_operator(operator: Operator) -> None:

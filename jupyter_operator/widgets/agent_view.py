@@ -152,10 +152,21 @@ class AgentView(w.VBox):
             '<span class="jpo-action">Agent</span>',
             f'<span class="jpo-path">{escape(model_label(model.name, model.endpoint))}</span>',
             f'<span class="jpo-muted">turn {self.turn}/{self.agent.max_turns}</span>',
-            f'<span class="jpo-muted">{self.tokens:,} tokens</span>',
+            *(f'<span class="jpo-muted jpo-meter">{escape(part)}</span>' for part in self.meter()),
             f'<span class="jpo-badge jpo-s-{badge}">{escape(self.state)}</span>',
         ]
         self.heading.value = f'{STYLESHEET}<div class="jpo-head">{"".join(parts)}</div>'
+
+    def meter(self) -> list[str]:
+        """What the run has spent: ``1,234 of 5,000 tokens``, and with a price
+        ``$0.0123 of $0.5`` (each against its budget, when it has one)."""
+        agent = self.agent
+        tokens = f"{self.tokens:,}" + (f" of {agent.max_tokens:,}" if agent.max_tokens else "")
+        found = [f"{tokens} tokens"]
+        spent = agent.cost
+        if spent is not None:
+            found.append(f"${spent:,.4f}" + (f" of ${agent.max_cost:g}" if agent.max_cost else ""))
+        return found
 
     def _draw_prose(self, turn: _Turn) -> None:
         self._dirty = None
@@ -236,6 +247,9 @@ class AgentView(w.VBox):
         elif isinstance(event, ev.Stopped):
             self._flush()
             self.tokens, self.state = event.tokens, f"ended: {event.reason.replace('_', ' ')}"
+            limit = self.agent.result.budget if self.agent.result else None
+            if limit:  # which budget it reached
+                self.state += f" ({limit})"
             self._draw_heading()
             # Ended: no longer drawn as the red button that stops something.
             self.stop_button.disabled = True
@@ -293,7 +307,7 @@ class AgentView(w.VBox):
         model = self.agent.model
         head = (f"<b>Agent</b> {escape(model_label(model.name, model.endpoint))} "
                 f'<span class="jpo-muted">{self.turn} turn{"s" * (self.turn != 1)}, '
-                f"{self.tokens:,} tokens, {escape(self.state)}</span>")  # fmt: skip
+                f"{escape(', '.join(self.meter()))}, {escape(self.state)}</span>")  # fmt: skip
         parts = [f"<div>{head}</div>"]
         if self.task:
             parts.append(f'<div class="jpo-muted">Task: {escape(self.task)}</div>')

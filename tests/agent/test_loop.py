@@ -146,7 +146,7 @@ def test_max_turns_and_token_budget(workspace: Path) -> None:
     assert calls == [1, 2, 3], "the turn limit of 3 did not allow exactly 3 model calls"
     assert limited.turns == 3 and limited.message == "Stopped after 3 turns (the turn limit)."
     result = run(Agent(ReplayModel(forever), root=workspace, max_tokens=1))
-    assert result.reason == "token_budget" and result.turns == 1
+    assert (result.reason, result.budget, result.turns) == ("budget", "tokens", 1)
 
 
 def test_the_same_failing_command_three_turns_in_a_row_stops_the_run(workspace: Path) -> None:
@@ -280,7 +280,7 @@ def test_deciding_from_python_with_waiting_and_wait(workspace: Path) -> None:
 def test_time_budget(workspace: Path) -> None:
     slow = ReplayModel(["x" * 200], chunk=1, delay=0.01)
     result = run(Agent(slow, root=workspace, max_seconds=0.2))
-    assert result.reason == "time_budget" and "0.2 s" in result.message
+    assert (result.reason, result.budget) == ("budget", "seconds") and "0.2 s" in result.message
 
 
 def test_a_system_prompt_of_ones_own(workspace: Path) -> None:

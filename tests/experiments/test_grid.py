@@ -127,7 +127,7 @@ def test_a_hanging_model_times_out(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         experiment = Experiment([task], [ModelSpec.endpoint("fake-model", fake.url)],
                                 out=tmp_path / "out")  # fmt: skip
         (row,) = experiment.run(workers=0, progress=False).rows
-    assert row["stop_reason"] == "time_budget" and not row["passed"]
+    assert (row["stop_reason"], row["budget"]) == ("budget", "seconds") and not row["passed"]
     assert row["agent_seconds"] < 10
 
 

@@ -93,6 +93,11 @@ def test_without_an_event_loop_changes_are_refused_with_a_reason(
         ("--replay x", "  ", "the cell body is the task"),
         ("--replay /nonexistent/x.json", "t", "cannot read the replay file"),
         ("--policy auto=nope --replay x", "t", "unknown action or group"),
+        ("--max-cost 0.5 --replay x", "t", "max_cost needs a price: the model has no known "
+         "price per million tokens \\(give one: --price IN or --price IN,OUT\\)"),
+        ("--max-tokens lots --replay x", "t", "--max-tokens needs a positive number"),
+        ("--max-seconds 0 --replay x", "t", "max_seconds must be a positive number"),
+        ("--max-cost 1 --price 1,2,3 --replay x", "t", "--price is IN or IN,OUT"),
     ],
 )
 def test_usage_errors_are_one_line(ip: Any, line: str, body: str, message: str) -> None:
@@ -168,3 +173,24 @@ def test_an_ended_runs_change_is_undone_from_magics_and_from_its_card(
     assert history.act(None, redo=False).startswith("Undone: fs.write a.txt")
     assert (root / "a.txt").read_text() == "before"
     assert card.state()["items"][0]["status"] == "undone"
+
+
+def test_a_cell_s_run_stops_at_its_cost_budget(
+    ip: Any, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from fake_openai import FakeOpenAI, Script
+
+    from jupyter_operator.kernel.agent_magics import last_agent
+
+    with FakeOpenAI() as fake:
+        monkeypatch.setenv("OPENAI_API_KEY", fake.key)
+        fake.add(*[Script(block(f"w{n}", "fs.write", path=f"{n}.txt", content_b64=b64("a")),
+                          usage=(100_000, 10_000)) for n in range(3)])  # $0.30 a reply
+        ip.run_line_magic("operator", f"model fake-model --base-url {fake.url}")
+        ip.run_cell_magic("operator_agent", f'--root "{root}" --policy auto=all --max-cost 0.5 '
+                          "--price 2,10 --max-tokens 1000000", "write files")  # fmt: skip
+        sent = len(fake.requests)
+    agent = last_agent()
+    assert (agent.result.reason, agent.result.budget) == ("budget", "cost")
+    assert sent == 2 and agent.cost == pytest.approx(0.6)
+    assert agent.limits == {"max_tokens": 1_000_000, "max_cost": 0.5}

@@ -255,3 +255,33 @@ def test_the_heading_names_scripted_replies_as_such(root: Path) -> None:
     view = AgentView(Agent(ReplayModel(["Done."], name="replay:fix-the-error"), root=root))
     assert "scripted replies (fix-the-error)" in view.heading.value
     assert "at offline" not in view.heading.value and "replay:" not in view.heading.value
+
+
+def test_the_heading_meters_tokens_and_cost_against_the_run_s_budgets(root: Path) -> None:
+    from fake_openai import FakeOpenAI, Script
+
+    from jupyter_operator.agent import OpenAIChat
+
+    with FakeOpenAI() as fake:
+        fake.add(*[Script(block(f"w{n}", "fs.write", path=f"{n}.txt", content_b64=b64("a")),
+                          usage=(100_000, 10_000)) for n in range(3)])  # $0.30 a reply
+        model = OpenAIChat("fake-model", base_url=fake.url, api_key=fake.key, max_retries=0)
+        agent = Agent(model, root=root, policy="auto all", max_cost=0.5, price=(2.0, 10.0),
+                      max_tokens=1_000_000)  # fmt: skip
+        view = AgentView(agent, task="write files")
+        headings: list[str] = []
+        agent.subscribe(lambda event: headings.append(view.heading.value)
+                        if isinstance(event, ev.TurnFinished) else None)  # fmt: skip
+        asyncio.run(agent.run("write files"))
+    assert view.meter() == ["220,000 of 1,000,000 tokens", "$0.6000 of $0.5"]
+    assert "110,000 of 1,000,000 tokens" in headings[0] and "$0.3000 of $0.5" in headings[0]
+    assert "ended: budget (cost)" in view.heading.value
+    assert "220,000 of 1,000,000 tokens, $0.6000 of $0.5, ended: budget (cost)" in (
+        view.static_html())
+
+
+def test_without_a_price_the_heading_meters_tokens_alone(root: Path) -> None:
+    agent = Agent(ReplayModel(["Done."]), root=root)
+    view = AgentView(agent, task="nothing")
+    asyncio.run(agent.run("nothing"))
+    assert view.meter() == [f"{agent.tokens:,} tokens"] and "$" not in view.heading.value
