@@ -24,6 +24,7 @@ from . import records
 from .control import Control
 from .guards import RepeatGuard
 from .models import Message, Model, ReplayModel
+from .prices import Price
 from .prompt import DUPLICATES_NOTE, system_prompt
 from .settling import Settling
 from .stops import TurnEnd
@@ -72,7 +73,9 @@ class Agent(Control, Streaming, Settling):
     ``model`` is any ``Model`` (default: an empty ``ReplayModel``). ``root`` the workspace,
     ``policy`` what runs without asking (a ``Policy`` or its text), ``max_turns`` the number of
     model replies, ``system`` a system prompt replacing the default (the host preamble and the
-    interface spec). Budgets: ``max_tokens`` (reported usage, all turns) and ``max_seconds``.
+    interface spec). Budgets: ``max_tokens`` (reported usage, all turns), ``max_seconds``, and
+    ``max_cost`` (what the reported usage costs at ``price`` per million tokens; estimated
+    counts are not priced, so an offline model never reaches it).
     ``decide(run)`` (sync or async) may decide pending items itself; whatever it leaves pending
     waits for the person. ``transcripts`` is the folder of the JSONL transcripts (default
     ``runs/`` in the undo journal's folder, ``journal_dir`` or the default one), or None to keep
@@ -96,6 +99,8 @@ class Agent(Control, Streaming, Settling):
         system: str | None = None,
         max_tokens: int | None = None,
         max_seconds: float | None = None,
+        max_cost: float | None = None,
+        price: Price | None = None,
         decide: Decide | None = None,
         transcripts: str | os.PathLike[str] | bool | None = True,
         journal_dir: str | os.PathLike[str] | None = None,
@@ -117,6 +122,8 @@ class Agent(Control, Streaming, Settling):
         self.system = system
         self.max_tokens = max_tokens
         self.max_seconds = max_seconds
+        self.max_cost = max_cost
+        self.price = price
         #: Tokens the model can take (the conversation is compacted before it outgrows them;
         #: None: a default for the model's family, ``compaction.window_for``).
         self.context_window = context_window
@@ -149,6 +156,8 @@ class Agent(Control, Streaming, Settling):
         self.replies = 0
         self.tokens = 0
         self.tokens_estimated = False
+        #: What the reported usage cost so far at ``price`` (None: no price known).
+        self.cost: float | None = None
         self.result: AgentResult | None = None
 
     def __repr__(self) -> str:
@@ -202,6 +211,7 @@ class Agent(Control, Streaming, Settling):
         if messages is None:
             self.turn = self.tokens = self.replies = 0
             self.tokens_estimated = False
+            self.cost = 0.0 if self.price is not None else None
         self.result = None
         started = time.monotonic()
         if messages is None or self._transcript is None:
@@ -287,7 +297,7 @@ class Agent(Control, Streaming, Settling):
                 raise _Stop("repeated_failure", repeated)
             run = await self._engine(functools.partial(self._plan, turn, reply))
             self._turn_end.planned(turn, run)
-            self._emit(ev.TurnPlanned(turn, run, tokens=self.tokens))
+            self._emit(ev.TurnPlanned(turn, run, tokens=self.tokens, usage=self._last_usage))
             if not run.items:
                 if run.skipped_duplicates:
                     user = DUPLICATES_NOTE
@@ -319,6 +329,10 @@ class Agent(Control, Streaming, Settling):
         if self.max_tokens is not None and self.tokens >= self.max_tokens:
             raise _Stop(
                 "token_budget", f"Stopped: the token budget ({self.max_tokens}) is used up."
+            )
+        if self.max_cost is not None and self.cost is not None and self.cost >= self.max_cost:
+            raise _Stop(
+                "cost_budget", f"Stopped: the cost budget ({self.max_cost:g}) is used up."
             )
         if self.max_seconds is not None and time.monotonic() - started >= self.max_seconds:
             raise _Stop(

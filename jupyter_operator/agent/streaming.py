@@ -13,6 +13,7 @@ from . import events as ev
 from .blocks import BlockTracker
 from .compaction import compact, window_for
 from .models import Message, ModelError, Usage
+from .prices import Price, cost_of
 from .prompt import CONTINUE_REQUEST
 
 log = logging.getLogger(__name__)
@@ -135,6 +136,9 @@ class Streaming:
         if usage is not None:
             self.tokens += usage.total_tokens
             self.tokens_estimated = self.tokens_estimated or usage.estimated
+            if self.price is not None and self.cost is not None and not usage.estimated:
+                self.cost = round(self.cost + cost_of(usage.prompt_tokens,
+                                                      usage.completion_tokens, self.price), 6)
         self._transcript_add(
             "message",
             turn=turn,
@@ -151,3 +155,5 @@ class Streaming:
     _last_usage: dict[str, Any] | None = None
     replies = 0
     tokens_estimated = False
+    price: Price | None = None
+    cost: float | None = None

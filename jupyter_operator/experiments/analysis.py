@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..agent.prices import Price, cost_of
 from .results import ERRORS
 from .stats import (
     BOOTSTRAP_SAMPLES,
@@ -23,9 +24,6 @@ from .stats import (
     pass_hat_k,
     wilson,
 )
-
-#: A price per million tokens: one number for both directions, or (prompt, completion).
-Price = float | tuple[float, float]
 
 
 def _pandas() -> Any:
@@ -52,9 +50,8 @@ def cost(row: Mapping[str, Any], prices: Mapping[str, Price]) -> float | None:
     price = prices.get(row.get("model", ""))
     if price is None or row.get("tokens_estimated"):
         return None
-    prompt, completion = (price, price) if isinstance(price, (int, float)) else price
-    return round((int(row.get("prompt_tokens") or 0) * prompt
-                  + int(row.get("completion_tokens") or 0) * completion) / 1e6, 6)  # fmt: skip
+    return cost_of(int(row.get("prompt_tokens") or 0), int(row.get("completion_tokens") or 0),
+                   price)  # fmt: skip
 
 
 class Results:
