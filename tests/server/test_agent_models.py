@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from fake_openai import FakeOpenAI, Script
 from replies import b64, block
-from server_helpers import API, Api
+from server_helpers import Api
 from test_agent_handlers import Stream
 
 KEY = "sk-typed-in-the-panel-7f3a9c"
@@ -135,8 +135,8 @@ async def test_endpoints_that_do_not_fit_are_refused_and_nothing_is_saved(
 async def test_a_key_env_endpoint_reads_the_servers_environment(
     api: Api, jp_fetch: Any, fake: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await api("agent", "models", body={"name": "env", "base_url": fake.url,
-                                       "model": "fake-model", "key_env": "MY_FAKE_KEY"})  # fmt: skip
+    body = {"name": "env", "base_url": fake.url, "model": "fake-model", "key_env": "MY_FAKE_KEY"}
+    await api("agent", "models", body=body)
     status, answer = await api("agent", "runs", body={"task": "x", "model": "env"})
     assert status == 503 and "$MY_FAKE_KEY" in answer["error"]["message"]
     monkeypatch.setenv("MY_FAKE_KEY", KEY)
