@@ -93,10 +93,6 @@ class OperatorAgent(Configurable):
         "model": "qwen2.5-coder", "key_env": "MY_KEY"}] (key_env: the variable holding its key,
         in the server's environment; never a key itself).""",
     ).tag(config=True)
-    models_dir = Unicode(
-        "", help="Folder of the endpoints added from the panel and their typed keys (0600). "
-        "Empty: jupyter_operator/models in Jupyter's data folder, out of every workspace's reach."
-    ).tag(config=True)
     prices = Dict(
         help="""Prices per million tokens by model name, for the cost the panel shows and the
         Ask budget: {"gpt-4o-mini": [0.15, 0.6]} (prompt, completion) or one number for both
@@ -122,10 +118,12 @@ class OperatorAgent(Configurable):
 
     def store(self) -> EndpointStore:
         """The endpoints people added (read afresh each time: no restart, and the notebook's
-        ``%operator model`` or the command line may have changed them)."""
+        ``%operator model`` or the command line may have changed them). Always in Jupyter's data
+        folder, which no workspace can reach: there is no setting to move the typed keys
+        somewhere a workspace might."""
         from ..agent.endpoints import EndpointStore
 
-        return EndpointStore(self.models_dir or None)
+        return EndpointStore()
 
     def configured(self) -> list[Endpoint]:
         """The endpoints of ``c.OperatorAgent.models`` (malformed entries are logged, skipped)."""
