@@ -14,7 +14,7 @@ import { costText, IAgentEvent, usageText } from './askstream';
 import { IAskHost, TurnView } from './askturn';
 import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
-import { button, el } from './dom';
+import { button, el, summary } from './dom';
 import { QuestionBox, questionText } from './question';
 import { decidedAndChanged, mergeItem } from './state';
 import { Decision, IAnsweredItem, IDecideResponse, IOperatorItem } from './types';
@@ -52,7 +52,7 @@ export class AskView {
     private _host: IAskHost | null = null
   ) {
     this.node = el('details', 'jp-Operator-ask');
-    this.node.append(el('summary', 'jp-Operator-ask-summary', 'Ask a model'));
+    this.node.append(summary('Ask a model', 'jp-Operator-ask-summary'));
     this._models = new ModelPicker(
       this._client.settings,
       () => {

@@ -10,7 +10,7 @@ import { ServerConnection } from '@jupyterlab/services';
 import { fetchJson } from './askrequests';
 import { budgetValue } from './askstream';
 import { OperatorRequestError } from './client';
-import { button, el } from './dom';
+import { button, el, summary } from './dom';
 import { describeHttpError, endpointUrl } from './request';
 
 /** A price per million tokens: one number, or [prompt, completion]. */
@@ -130,7 +130,7 @@ export class ModelPicker {
     this._maxCost.setAttribute('aria-label', 'Budget: most cost for the run');
     const budget = el('details', 'jp-Operator-ask-options');
     budget.append(
-      el('summary', 'jp-Operator-ask-options-summary', 'Options: budget'),
+      summary('Options: budget', 'jp-Operator-ask-options-summary'),
       labelled('Max tokens', this._maxTokens),
       labelled('Max cost', this._maxCost)
     );
