@@ -28,7 +28,13 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-from .cli_agent import add_agent_parser, agent_command, approve_all_unattended
+from .cli_agent import (
+    add_agent_parser,
+    add_models_parser,
+    agent_command,
+    approve_all_unattended,
+    models_command,
+)
 from .cli_options import (
     EXIT_FAILED,
     EXIT_OK,
@@ -107,6 +113,7 @@ def _parser() -> argparse.ArgumentParser:
     history = sub.add_parser("history", help="list the changes applied in a workspace")
     common(history)
     add_agent_parser(sub, common)
+    add_models_parser(sub)
     from .experiments.command import add_parser as add_eval_parser
 
     add_eval_parser(sub)
@@ -306,6 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_undo(args)
         if args.command == "agent":
             return agent_command(args, _terminal)
+        if args.command == "models":
+            return models_command()
         if args.command == "eval":
             from .experiments.command import run as run_eval
 

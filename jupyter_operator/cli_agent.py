@@ -28,6 +28,9 @@ def add_agent_parser(sub: Any, common: Any) -> None:
     agent.add_argument("--base-url", default=None,
                        help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL, else OpenAI); "
                             "the key is read from $OPENAI_API_KEY")  # fmt: skip
+    agent.add_argument("--endpoint", default=None, metavar="NAME",
+                       help="a named endpoint (the panel's Add model; jupyter-operator "
+                            "models lists them): its base URL, model and key")  # fmt: skip
     agent.add_argument("--replay", default=None, metavar="FILE",
                        help="scripted replies from a JSON or JSONL file (offline)")  # fmt: skip
     agent.add_argument("--approve", choices=("all", "none", "ask"), default=None,
@@ -39,6 +42,41 @@ def add_agent_parser(sub: Any, common: Any) -> None:
                        help="folder of the JSONL transcript (default: runs/ in the undo journal's "
                             "folder); the run's workspace can never reach it")  # fmt: skip
     agent.add_argument("task", help="what the model should do")
+
+
+def add_models_parser(sub: Any) -> None:
+    """``jupyter-operator models``: the named endpoints (never a key)."""
+    sub.add_parser("models", help="list the named model endpoints (the panel's Add model)")
+
+
+def models_command() -> int:
+    """Print the named endpoints, one a line, with where each key comes from (never the key)."""
+    from .agent.endpoints import EndpointStore
+
+    try:
+        saved = EndpointStore().saved()
+    except ValueError as exc:
+        print(f"jupyter-operator: models: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    if not saved:
+        print("No named endpoints: add one in the panel's Ask (Add model).")
+    for endpoint in saved:
+        print(f"{endpoint.name}\t{endpoint.model} at {endpoint.endpoint}\t"
+              f"key: {endpoint.key_source()}")  # fmt: skip
+    return EXIT_OK
+
+
+def _named_model(name: str) -> Any:
+    """The model of the named endpoint ``name``; ValueError naming the known ones."""
+    from .agent.endpoints import EndpointStore, build_model
+
+    store = EndpointStore()
+    saved = store.saved()
+    found = next((e for e in saved if e.name == name), None)
+    if found is None:
+        known = ", ".join(e.name for e in saved) or "none yet"
+        raise ValueError(f"--endpoint {name}: no such named endpoint (known: {known})")
+    return build_model(found, store)
 
 
 def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] | None]) -> int:
@@ -60,6 +98,8 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
         policy = policy_from_args(args)
         if args.replay:
             model = ReplayModel(args.replay)
+        elif args.endpoint:
+            model = _named_model(args.endpoint)
         else:
             hints = SettingHints(model="pass --model NAME (or --replay FILE)",
                                  api_key="in the environment")  # fmt: skip

@@ -12,31 +12,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
-#: USD per million tokens: one number for both directions, or (prompt, completion).
-Price = float | tuple[float, float]
+from .prices import prices_of
+
 #: The limits a run can reach, as the ``budget`` field of its stop names them.
 LIMITS = ("tokens", "cost", "seconds")
 #: The stop reason of a run that reached one of its budgets.
 BUDGET = "budget"
-
-
-def prices_of(price: Price) -> tuple[float, float]:
-    """``price`` as (prompt, completion) USD per million tokens; ``ValueError`` for a price
-    that is not a finite number of at least 0 (or a pair of them)."""
-    pair = (price, price) if isinstance(price, (int, float)) else tuple(price)
-    if len(pair) != 2 or not all(
-        isinstance(p, (int, float)) and not isinstance(p, bool) and math.isfinite(p) and p >= 0
-        for p in pair
-    ):
-        raise ValueError(f"a price is USD per million tokens, one number of at least 0 or "
-                         f"(prompt, completion), not {price!r}")  # fmt: skip
-    return float(pair[0]), float(pair[1])
-
-
-def cost_usd(prompt_tokens: int, completion_tokens: int, price: Price) -> float:
-    """What ``prompt_tokens`` and ``completion_tokens`` cost at ``price``, in USD."""
-    prompt, completion = prices_of(price)
-    return round((prompt_tokens * prompt + completion_tokens * completion) / 1e6, 6)
 
 
 def check_limits(*, max_tokens: Any = None, max_cost: Any = None, max_seconds: Any = None,

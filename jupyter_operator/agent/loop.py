@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from . import records
-from .budgets import BUDGET, Price, check_limits, cost_usd, used_up
+from .budgets import BUDGET, check_limits, used_up
 from .control import Control
 from .guards import RepeatGuard
 from .models import Message, Model, ReplayModel
+from .prices import Price, cost_of
 from .prompt import DUPLICATES_NOTE, system_prompt
 from .settling import Settling
 from .stops import TurnEnd
@@ -129,7 +130,7 @@ class Agent(Control, Streaming, Settling):
         self.max_tokens = max_tokens
         self.max_seconds = max_seconds
         self.max_cost = max_cost
-        #: USD per million tokens (``budgets.Price``): what ``cost`` and ``max_cost`` count in.
+        #: USD per million tokens (``prices.Price``): what ``cost`` and ``max_cost`` count in.
         self.price = price
         #: Tokens the model can take (the conversation is compacted before it outgrows them;
         #: None: a default for the model's family, ``compaction.window_for``).
@@ -192,7 +193,7 @@ class Agent(Control, Streaming, Settling):
         a price."""
         if self.price is None:
             return None
-        return cost_usd(self.prompt_tokens, self.completion_tokens, self.price)
+        return cost_of(self.prompt_tokens, self.completion_tokens, self.price)
 
     @property
     def limits(self) -> dict[str, float]:
@@ -324,7 +325,7 @@ class Agent(Control, Streaming, Settling):
                 raise _Stop("repeated_failure", repeated)
             run = await self._engine(functools.partial(self._plan, turn, reply))
             self._turn_end.planned(turn, run)
-            self._emit(ev.TurnPlanned(turn, run, tokens=self.tokens))
+            self._emit(ev.TurnPlanned(turn, run, tokens=self.tokens, usage=self._last_usage))
             if not run.items:
                 if run.skipped_duplicates:
                     user = DUPLICATES_NOTE

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..agent.budgets import Price, cost_usd
+from ..agent.prices import Price, cost_of
 from .results import ERRORS
 from .stats import (
     BOOTSTRAP_SAMPLES,
@@ -50,8 +50,8 @@ def cost(row: Mapping[str, Any], prices: Mapping[str, Price]) -> float | None:
     price = prices.get(row.get("model", ""))
     if price is None or row.get("tokens_estimated"):
         return None
-    return cost_usd(int(row.get("prompt_tokens") or 0), int(row.get("completion_tokens") or 0),
-                    price)  # fmt: skip
+    return cost_of(int(row.get("prompt_tokens") or 0), int(row.get("completion_tokens") or 0),
+                   price)  # fmt: skip
 
 
 class Results:

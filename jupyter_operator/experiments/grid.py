@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..agent.budgets import Price, check_limits, prices_of
+from ..agent.budgets import check_limits
+from ..agent.prices import Price, prices_of
 from .analysis import cost
 from .fingerprint import NO_FINGERPRINT, changed, fingerprint, fingerprint_parts
 from .results import ERRORS, Refused, ResultsFile
@@ -237,7 +238,7 @@ class Experiment:
     Budgets: ``max_tokens``, ``max_cost`` (USD) and ``max_seconds`` apply to every run, each
     as the lower of it and the task's own (``RunSpec.limits``); a run that reaches one stops
     with the reason ``budget``. ``prices`` (model name -> USD per million tokens,
-    ``agent.budgets.Price``) gives each row its ``cost``; a run with a cost budget whose model
+    ``agent.prices.Price``) gives each row its ``cost``; a run with a cost budget whose model
     has no price is refused here, before anything runs.
 
     ``budget_cost`` (USD) is the grid's own cost budget (``spending.py``): a run starts only

@@ -25,7 +25,7 @@ from .tasks import Task, materialize
 
 if TYPE_CHECKING:
     from ..agent import Model
-    from ..agent.budgets import Price
+    from ..agent.prices import Price
     from ..engine import Run
     from .review import Review
 
@@ -230,7 +230,7 @@ def _agent_run(spec: RunSpec, workspace: Path, scratch: Path,
 def run_one(spec: RunSpec) -> dict[str, Any]:
     """Run ``spec`` and return its results row (with ``transcript_text``); never raises, but
     ``SandboxUnavailable`` before anything ran (checked here, on the worker that would run it)."""
-    from ..agent.budgets import cost_usd
+    from ..agent.prices import cost_of
     from ..agent.transcript import summarize
     from ..shell import sandbox_available
 
@@ -273,7 +273,7 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
             "denied", "prompt_tokens", "completion_tokens", "tokens",
             "tokens_estimated")})  # fmt: skip
         if spec.price is not None:  # estimated counts are not priced as if an endpoint said so
-            row["cost"] = None if row["tokens_estimated"] else cost_usd(
+            row["cost"] = None if row["tokens_estimated"] else cost_of(
                 row["prompt_tokens"], row["completion_tokens"], spec.price)  # fmt: skip
         faults = [r for r in records if r.get("type") == "model_error"]
         if row["stop_reason"] == "model_error" and faults:

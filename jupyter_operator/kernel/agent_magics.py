@@ -23,14 +23,17 @@ from .session import session
 
 if TYPE_CHECKING:
     from ..agent import Agent, Model
+    from ..agent.endpoints import Endpoint
 
 USAGE = """\
 %%operator_agent [--model NAME] [--max-turns N] [--policy POLICY] [--replay FILE] [--root DIR]
                 [--max-tokens N] [--max-cost USD --price IN[,OUT]] [--max-seconds S]
     the cell body is the task; the model proposes commands, you approve, results go back;
     the run stops at a budget (the price is USD per million prompt[, completion] tokens)
-%operator model                       show the endpoint and model the agent uses
-%operator model NAME [--base-url URL] set them (the key stays in OPENAI_API_KEY)"""
+%operator model                       show the endpoint and model the agent uses, and the named
+                                      endpoints (the panel's list: added with "Add model")
+%operator model NAME                  use the named endpoint NAME (its key stays where it is)
+%operator model NAME [--base-url URL] else: NAME is a model (the key stays in OPENAI_API_KEY)"""
 
 NO_LOOP_REASON = "this IPython has no running event loop to wait for a decision in."
 
@@ -41,6 +44,8 @@ class AgentSettings:
 
     model: str | None = None
     base_url: str | None = None
+    #: A named endpoint of the shared list (``agent.endpoints``) chosen by name.
+    endpoint: str | None = None
     #: The agent of the latest ``%%operator_agent`` cell, and its display.
     last_agent: Any = None
     last_view: Any = None
@@ -80,21 +85,55 @@ def _options(args: list[str], names: dict[str, str], magic: str) -> dict[str, st
     return found
 
 
+def _saved_endpoints() -> list[Endpoint]:
+    """The named endpoints of the shared list (the panel's "Add model"); a store that cannot
+    be read is said as a usage error."""
+    from ..agent.endpoints import EndpointStore
+
+    try:
+        return EndpointStore().saved()
+    except ValueError as exc:
+        raise UsageError(f"operator model: the saved endpoints cannot be read ({exc})") from None
+
+
+def _named(name: str | None) -> Endpoint | None:
+    return next((e for e in _saved_endpoints() if e.name == name), None) if name else None
+
+
 def model_command(args: list[str]) -> None:
-    """``%operator model [NAME] [--base-url URL]``: show or set the agent's endpoint and model."""
+    """``%operator model [NAME] [--base-url URL]``: show or set the agent's endpoint and model.
+
+    A NAME of the shared list of endpoints (what the panel's "Add model" saved) picks that
+    endpoint; any other NAME is a model name at ``--base-url`` (else ``$OPENAI_BASE_URL``).
+    """
     from ..agent.openai_chat import ENV_API_KEY, endpoint_name
 
     if args:
         name = args[0] if not args[0].startswith("-") else None
         opts = _options(args[1:] if name else args, {"--base-url": "a URL"}, "operator model")
-        if name:
+        named = _named(name) if "--base-url" not in opts else None
+        SETTINGS.endpoint = named.name if named is not None else None
+        if name and named is None:
             SETTINGS.model = name
         if "--base-url" in opts:
             SETTINGS.base_url = opts["--base-url"]
-    key = "set" if os.environ.get(ENV_API_KEY) else "not set (fine for local servers)"
-    print(f"model:    {SETTINGS.model_name() or '(none: %operator model NAME, or --replay FILE)'}")
-    print(f"endpoint: {endpoint_name(SETTINGS.base())}")
-    print(f"key:      {ENV_API_KEY} {key}")
+    saved = _saved_endpoints()
+    chosen = next((e for e in saved if e.name == SETTINGS.endpoint), None)
+    if chosen is not None:
+        print(f"endpoint: {chosen.name} ({chosen.model} at {chosen.endpoint})")
+        print(f"key:      {chosen.key_source()}")
+    else:
+        key = "set" if os.environ.get(ENV_API_KEY) else "not set (fine for local servers)"
+        print("model:    "
+              f"{SETTINGS.model_name() or '(none: %operator model NAME, or --replay FILE)'}")
+        print(f"endpoint: {endpoint_name(SETTINGS.base())}")
+        print(f"key:      {ENV_API_KEY} {key}")
+    if saved:  # the list the panel's picker shows (never a key)
+        print("named endpoints (%operator model NAME):")
+        for endpoint in saved:
+            mark = "*" if endpoint is chosen else " "
+            print(f" {mark} {endpoint.name}: {endpoint.model} at {endpoint.endpoint} "
+                  f"(key: {endpoint.key_source()})")  # fmt: skip
 
 
 def build_model(opts: dict[str, str]) -> Model:
@@ -107,6 +146,16 @@ def build_model(opts: dict[str, str]) -> Model:
             return ReplayModel(opts["--replay"])
         except (OSError, ValueError) as exc:
             raise UsageError(f"operator_agent: cannot read the replay file ({exc})") from None
+    named = _named(opts.get("--model", SETTINGS.endpoint))
+    if named is not None:  # a named endpoint: its own base URL and key
+        from ..agent.endpoints import EndpointStore
+        from ..agent.endpoints import build_model as build_endpoint
+
+        try:
+            return build_endpoint(named, EndpointStore())  # type: ignore[no-any-return]
+        except (ModelError, ValueError) as exc:
+            message = exc.message if isinstance(exc, ModelError) else str(exc)
+            raise UsageError(f"operator_agent: {message}") from None
     name = opts.get("--model") or SETTINGS.model_name()
     if not name:
         raise UsageError(

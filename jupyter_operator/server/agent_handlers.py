@@ -1,14 +1,24 @@
 """The panel's Ask mode: the server runs the agent loop and streams it to the browser.
 
 The model is called from the server, so the endpoint's key stays on the server (its
-environment or ``c.OperatorAgent.api_key``): it is never sent to the browser, logged or saved.
-Each turn's run is registered as a REST session, so decisions use the existing decide API.
+environment, ``c.OperatorAgent.api_key``, or a key typed once in the panel and stored 0600 out
+of every workspace, ``agent.endpoints``): it is never sent to the browser, logged or saved in a
+transcript. Each turn's run is registered as a REST session, so decisions use the existing
+decide API.
 
 ==============================================  ===============================================
 ``GET agent``                                   ``{"available", "model", "endpoint", "label",
                                                 "max_turns"}`` (never the key)
-``POST agent/runs`` ``{"task", "workspace"?}``  ``{"run", "model", "endpoint", "label",
-                                                "max_turns"}``
+``GET agent/models``                            ``{"models": [{"name", "base_url", "model",
+                                                "endpoint", "label", "key", "source",
+                                                "price"}], "default": {...}}`` (``key`` says
+                                                where it comes from, never what it is)
+``POST agent/models`` ``{"name", "base_url",      ``{"model": {...}}``: saved at once, no restart
+"model", "api_key"? | "key_env"?}``
+``DELETE agent/models/{name}``                  ``{"removed"}`` (configured ones: 409)
+``POST agent/runs`` ``{"task", "workspace"?,      ``{"run", "model", "endpoint", "label",
+"model"?, "max_tokens"?, "max_cost"?}``         "max_turns", "price", "max_tokens",
+                                                "max_cost"}``
 ``GET agent/runs/{run}/events?from=N``          ``text/event-stream``: one ``data: {...}`` per
                                                 event (``id:`` its number), until ``stopped``
 ``POST agent/runs/{run}/stop``                  ``{"run", "stopping": true}``
@@ -18,7 +28,8 @@ Each turn's run is registered as a REST session, so decisions use the existing d
 ==============================================  ===============================================
 
 Events are the agent's (``agent.events``) as JSON: ``turn_started``, ``delta``, ``block``,
-``planned`` (with ``session`` for the decide API, ``items`` and the ``tokens`` reported so far),
+``planned`` (with ``session`` for the decide API, ``items``, the ``tokens`` reported so far, the
+reply's ``usage`` and, when the model's price is known, ``turn_cost`` and the run's ``cost``),
 ``item``, ``turn_finished``,
 ``notice`` and ``stopped``. A panel that reconnects passes ``from`` to get what it missed.
 """
@@ -35,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from jupyter_server.auth.decorator import authorized
 from tornado import web
 from tornado.iostream import StreamClosedError
-from traitlets import Integer, Unicode
+from traitlets import Dict, Integer, List, Unicode
 from traitlets.config import Configurable
 
 from .errors import ApiError
@@ -43,9 +54,12 @@ from .handlers import OperatorApiHandler, OperatorPostHandler
 
 if TYPE_CHECKING:
     from ..agent import Agent, Model
+    from ..agent.endpoints import Endpoint, EndpointStore
+    from ..agent.prices import Price
     from .sessions import SessionService
 
 RUN_ID = r"(?P<run_id>[A-Za-z0-9_-]{1,64})"
+ENDPOINT_NAME = r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,63})"
 #: Finished runs kept for panels that reconnect; the oldest finished ones go first.
 KEEP_RUNS = 20
 
@@ -72,6 +86,18 @@ class OperatorAgent(Configurable):
         "", help="Folder of the run transcripts. Empty: runs/ in the undo journal's folder. "
         "Every run's workspace reserves it: no model can reach a transcript."
     ).tag(config=True)
+    models = List(
+        Dict(),
+        help="""Named endpoints the panel's model picker offers, besides the ones people add
+        from the panel: [{"name": "local", "base_url": "http://localhost:11434/v1",
+        "model": "qwen2.5-coder", "key_env": "MY_KEY"}] (key_env: the variable holding its key,
+        in the server's environment; never a key itself).""",
+    ).tag(config=True)
+    prices = Dict(
+        help="""Prices per million tokens by model name, for the cost the panel shows and the
+        Ask budget: {"gpt-4o-mini": [0.15, 0.6]} (prompt, completion) or one number for both
+        (the experiments' --price MODEL=IN,OUT, as a table)."""
+    ).tag(config=True)
 
     def describe(self) -> dict[str, Any]:
         """What the panel may know: model and endpoint names, never the key."""
@@ -87,13 +113,73 @@ class OperatorAgent(Configurable):
         base = self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         endpoint = endpoint_name(base)
         return {"available": bool(name), "model": name or None, "endpoint": endpoint,
-                "label": model_label(name, endpoint) if name else None}  # fmt: skip
+                "label": model_label(name, endpoint) if name else None,
+                "price": self.price(name) if name else None}  # fmt: skip
 
-    def build_model(self) -> Model:
-        """A new model client for one run; ApiError with one sentence when it cannot be made."""
+    def store(self) -> EndpointStore:
+        """The endpoints people added (read afresh each time: no restart, and the notebook's
+        ``%operator model`` or the command line may have changed them). Always in Jupyter's data
+        folder, which no workspace can reach: there is no setting to move the typed keys
+        somewhere a workspace might."""
+        from ..agent.endpoints import EndpointStore
+
+        return EndpointStore()
+
+    def configured(self) -> list[Endpoint]:
+        """The endpoints of ``c.OperatorAgent.models`` (malformed entries are logged, skipped)."""
+        from ..agent.endpoints import Endpoint, EndpointError, check_endpoint
+
+        found = []
+        for entry in self.models:
+            fields = {k: entry.get(k, "") for k in ("name", "base_url", "model", "key_env")}
+            try:
+                check_endpoint(**{k: str(v) for k, v in fields.items()})
+            except EndpointError as exc:
+                self.log.warning("c.OperatorAgent.models: %s is left out (%s)",
+                                 str(fields["name"])[:64], exc.message)  # fmt: skip
+                continue
+            found.append(Endpoint(**fields, source="config"))
+        return found
+
+    def endpoints(self) -> list[Endpoint]:
+        """Every named endpoint: the configured ones, then the ones people added."""
+        try:
+            saved = self.store().saved()
+        except ValueError as exc:  # a store that cannot be read: said, not fatal
+            self.log.warning("saved model endpoints cannot be read: %s", exc)
+            saved = []
+        configured = self.configured()
+        names = {e.name for e in configured}
+        return configured + [e for e in saved if e.name not in names]
+
+    def endpoint(self, name: str) -> Endpoint:
+        """The endpoint called ``name``; ApiError(404) when there is none."""
+        for found in self.endpoints():
+            if found.name == name:
+                return found
+        raise ApiError(404, "endpoint_not_found", "No model endpoint with this name")
+
+    def price(self, model: str) -> Price | None:
+        """The price of ``model`` per million tokens, None when the table has none."""
+        from ..agent.prices import price_of
+
+        return price_of(self.prices, model)
+
+    def build_model(self, name: str | None = None) -> Model:
+        """A new model client for one run (``name``: a named endpoint, else the server's
+        default); ApiError with one sentence when it cannot be made."""
         from ..agent import ModelError, OpenAIChat, ReplayModel
         from ..agent.openai_chat import SettingHints
 
+        if name:
+            from ..agent.endpoints import build_model
+
+            endpoint = self.endpoint(name)
+            try:
+                return build_model(endpoint, self.store())  # type: ignore[no-any-return]
+            except (ModelError, ValueError) as exc:
+                message = exc.message if isinstance(exc, ModelError) else str(exc)
+                raise ApiError(503, "agent_not_configured", message) from None
         if self.replay:
             try:
                 return ReplayModel(self.replay, delay=0.0)
@@ -132,13 +218,27 @@ class AgentService:
         self.sessions = sessions
         self.runs: OrderedDict[str, AgentRun] = OrderedDict()
 
-    def start(self, task: str, workspace: str) -> AgentRun:
-        """Start a run of ``task`` in ``workspace`` (reads and policy as for any session)."""
+    def start(
+        self,
+        task: str,
+        workspace: str,
+        endpoint: str | None = None,
+        *,
+        max_tokens: int | None = None,
+        max_cost: float | None = None,
+    ) -> AgentRun:
+        """Start a run of ``task`` in ``workspace`` (reads and policy as for any session) with
+        the model of the named ``endpoint`` (else the server's default), stopped cleanly at
+        ``max_tokens`` or ``max_cost``."""
         from ..agent import Agent
 
         if workspace not in self.sessions.registry:
             raise ApiError(404, "workspace_not_found", "No workspace with this name")
-        model = self.config.build_model()
+        model = self.config.build_model(endpoint)
+        price = self.config.price(model.name)
+        if max_cost is not None and price is None:
+            raise ApiError(400, "no_price", f"No price is known for {model.name} "
+                           "(c.OperatorAgent.prices): a cost budget cannot be kept")  # fmt: skip
         operator = self.sessions.registry.new_operator(workspace)
         transcripts: Any = self.config.transcripts_dir or True
         first = [operator]
@@ -153,7 +253,8 @@ class AgentService:
             agent = Agent(model, root=operator.root, policy=operator.policy,
                           max_turns=self.config.max_turns, transcripts=transcripts,
                           journal_dir=operator.journal.base, operator_factory=operator_factory,
-                          engine_call=engine_call)  # fmt: skip
+                          engine_call=engine_call, max_tokens=max_tokens, max_cost=max_cost,
+                          price=price)  # fmt: skip
         except ValueError:
             operator.close()
             message = "The transcripts folder is this workspace's folder; configure another"
@@ -189,10 +290,17 @@ class AgentService:
 
     def _record(self, run: AgentRun, event: Any) -> None:
         from ..agent import events as ev
+        from ..agent.prices import cost_of
 
         data = event.to_json()
         if isinstance(event, ev.TurnPlanned):  # the decide API serves the turn's run
             data["session"] = self.sessions.adopt(run.workspace, run.agent.operator, event.run)
+            usage, price = event.usage, run.agent.price
+            if usage and price is not None and not usage.get("estimated"):
+                data["turn_cost"] = cost_of(usage["prompt_tokens"], usage["completion_tokens"],
+                                            price)  # fmt: skip
+        if isinstance(event, (ev.TurnPlanned, ev.TurnFinished, ev.Stopped)):
+            data["cost"] = run.agent.cost  # the run's so far (None: no price known)
         run.events.append(json.dumps(data))
         run.changed.set()
 
@@ -228,8 +336,11 @@ class AgentInfoHandler(_AgentHandler):
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        info = self.agents.config.describe()
-        self.finish(json.dumps({**info, "max_turns": self.agents.config.max_turns}))
+        config = self.agents.config
+        info = config.describe()
+        # Ask works with the server's default model or with any named endpoint.
+        named = bool(config.endpoints())
+        self.finish(json.dumps({**info, "max_turns": config.max_turns, "named": named}))
 
 
 class AgentRunsHandler(OperatorPostHandler, _AgentHandler):
@@ -244,15 +355,78 @@ class AgentRunsHandler(OperatorPostHandler, _AgentHandler):
             body = self.parse(AskBody)
             if not body.task.strip():
                 raise ApiError(400, "bad_request", "task: the task is empty")
-            run = self.agents.start(body.task, body.workspace)
+            run = self.agents.start(body.task, body.workspace, body.model,
+                                    max_tokens=body.max_tokens, max_cost=body.max_cost)  # fmt: skip
             from ..agent.models import model_label
 
             model = run.agent.model
             return {"run": run.id, "model": model.name, "endpoint": model.endpoint,
                     "label": model_label(model.name, model.endpoint),
-                    "max_turns": run.agent.max_turns}  # fmt: skip
+                    "max_turns": run.agent.max_turns, "price": run.agent.price,
+                    "max_tokens": run.agent.max_tokens, "max_cost": run.agent.max_cost}  # fmt: skip
 
         await self.respond(work())
+
+
+class AgentModelsHandler(OperatorPostHandler, _AgentHandler):
+    """``GET agent/models``: the named endpoints (never a key); ``POST``: add one."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        config = self.agents.config
+        models = [_listed(config, e) for e in config.endpoints()]
+        self.finish(json.dumps({"models": models, "default": config.describe()}))
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        async def work() -> dict[str, Any]:
+            from ..agent.endpoints import Endpoint, EndpointError
+            from .bodies import EndpointBody
+
+            body = self.parse(EndpointBody)
+            config = self.agents.config
+            endpoint = Endpoint(body.name, body.base_url.strip(), body.model.strip(),
+                                body.key_env.strip())  # fmt: skip
+            taken = [e.name for e in config.configured()]
+            try:
+                added = config.store().add(endpoint, body.api_key, taken=taken)
+            except EndpointError as exc:
+                status = 409 if exc.code == "endpoint_exists" else 400
+                raise ApiError(status if exc.code != "store" else 500, exc.code,
+                               exc.message) from None  # fmt: skip
+            return {"model": _listed(config, added)}
+
+        await self.respond(work())
+
+
+class AgentModelHandler(_AgentHandler):
+    """``DELETE agent/models/{name}``: forget an endpoint a person added (and its key)."""
+
+    @web.authenticated
+    @authorized
+    async def delete(self, name: str) -> None:
+        async def work() -> dict[str, Any]:
+            from ..agent.endpoints import EndpointError
+
+            config = self.agents.config
+            if any(e.name == name for e in config.configured()):
+                raise ApiError(409, "endpoint_configured", "This endpoint is set in the "
+                               "server's configuration (c.OperatorAgent.models)")  # fmt: skip
+            try:
+                config.store().remove(name)
+            except EndpointError as exc:
+                raise ApiError(404 if exc.code == "endpoint_not_found" else 500, exc.code,
+                               exc.message) from None  # fmt: skip
+            return {"removed": name}
+
+        await self.respond(work())
+
+
+def _listed(config: OperatorAgent, endpoint: Endpoint) -> dict[str, Any]:
+    """An endpoint as the panel lists it: no key, and its price when the table has one."""
+    return {**endpoint.public(), "price": config.price(endpoint.model)}
 
 
 class AgentEventsHandler(_AgentHandler):
@@ -331,6 +505,8 @@ def agent_handlers(
     """The Ask mode routes, relative to the server's ``base_url``."""
     return [
         (f"/{prefix}/agent", AgentInfoHandler),
+        (f"/{prefix}/agent/models", AgentModelsHandler),
+        (f"/{prefix}/agent/models/{ENDPOINT_NAME}", AgentModelHandler),
         (f"/{prefix}/agent/runs", AgentRunsHandler),
         (f"/{prefix}/agent/runs/{RUN_ID}/events", AgentEventsHandler),
         (f"/{prefix}/agent/runs/{RUN_ID}/stop", AgentStopHandler),

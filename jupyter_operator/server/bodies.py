@@ -98,10 +98,26 @@ class UndoBody(Body):
 
 
 class AskBody(Body):
-    """``POST agent/runs``."""
+    """``POST agent/runs``: ``model`` names an endpoint (else the server's default); the
+    budgets stop the run cleanly when reached."""
 
     task: str
     workspace: str = "default"
+    model: str | None = None
+    max_tokens: Annotated[int, Field(gt=0)] | None = None
+    max_cost: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
+
+
+class EndpointBody(Body):
+    """``POST agent/models``: a named endpoint; its key typed (``api_key``, stored on the
+    server, never sent back) or named (``key_env``, a variable of the server's environment),
+    or neither (``$OPENAI_API_KEY``, or none for a local server)."""
+
+    name: Annotated[str, Field(max_length=64)]
+    base_url: Annotated[str, Field(max_length=2048)]
+    model: Annotated[str, Field(max_length=256)]
+    api_key: Annotated[str, Field(max_length=4096)] | None = None
+    key_env: Annotated[str, Field(max_length=128)] = ""
 
 
 class AnswerBody(Body):

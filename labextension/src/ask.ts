@@ -8,12 +8,13 @@
  */
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
+import { ModelPicker } from './askmodels';
 import { fetchJson, followEvents, IAskInfo, IAskStarted } from './askrequests';
-import { IAgentEvent } from './askstream';
+import { costText, IAgentEvent, usageText } from './askstream';
 import { IAskHost, TurnView } from './askturn';
 import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
-import { button, el } from './dom';
+import { button, el, summary } from './dom';
 import { QuestionBox, questionText } from './question';
 import { decidedAndChanged, mergeItem } from './state';
 import { Decision, IAnsweredItem, IDecideResponse, IOperatorItem } from './types';
@@ -33,6 +34,11 @@ export class AskView {
   private _run: string | null = null;
   private _info: IAskInfo | null = null;
   private _tokens = 0;
+  /** What the run cost so far (null: no price known). */
+  private _cost: number | null = null;
+  /** Some of the run's tokens were estimated (an offline model reports no usage). */
+  private _estimated = false;
+  private _models: ModelPicker;
   private _turn = 0;
   private _maxTurns = 0;
   private _state = '';
@@ -46,7 +52,14 @@ export class AskView {
     private _host: IAskHost | null = null
   ) {
     this.node = el('details', 'jp-Operator-ask');
-    this.node.append(el('summary', 'jp-Operator-ask-summary', 'Ask a model'));
+    this.node.append(summary('Ask a model', 'jp-Operator-ask-summary'));
+    this._models = new ModelPicker(
+      this._client.settings,
+      () => {
+        this._askButton.disabled = !this._models.available;
+      },
+      reason => this._showError(reason)
+    );
     this._task = el('textarea', 'jp-Operator-ask-task');
     this._task.placeholder = 'A task for the model, e.g. "add a README for this folder"';
     this._task.setAttribute('aria-label', 'Task for the model');
@@ -68,7 +81,7 @@ export class AskView {
     this._error.setAttribute('role', 'alert');
     this._error.hidden = true;
     this._turnsNode = el('div', 'jp-Operator-ask-turns');
-    this.node.append(this._task, row, this._error, this._turnsNode);
+    this.node.append(this._models.node, this._task, row, this._error, this._turnsNode);
     this.node.addEventListener('toggle', () => {
       if (this.node.open && !this._info) {
         void this.refreshInfo();
@@ -81,17 +94,20 @@ export class AskView {
     return this._run;
   }
 
-  /** Ask the server which model Ask mode uses (never its key). */
+  /** Ask the server which models Ask mode can use (never a key). */
   async refreshInfo(): Promise<void> {
     try {
       const info = await this._fetchJson<IAskInfo>(['agent']);
       this._info = info;
+      const list = await this._models.refresh();
       if (!this._run) {
         this._status.textContent = info.available
           ? (info.label ?? `${info.model} at ${info.endpoint}`)
-          : 'No model configured on the server (c.OperatorAgent.model).';
+          : list.models.length
+            ? 'Pick a model above.'
+            : 'No model configured on the server: add one with "Add model".';
       }
-      this._askButton.disabled = !info.available;
+      this._askButton.disabled = !this._models.available;
     } catch (reason) {
       this._showError(reason);
     }
@@ -111,10 +127,20 @@ export class AskView {
     this._clear();
     this._askButton.disabled = true;
     try {
-      const body: Record<string, string> = { task: text };
+      const choice = this._models.choice();
+      const body: Record<string, string | number> = { task: text };
       const workspace = this._workspace();
       if (workspace) {
         body.workspace = workspace;
+      }
+      if (choice.model) {
+        body.model = choice.model;
+      }
+      if (choice.max_tokens !== undefined) {
+        body.max_tokens = choice.max_tokens;
+      }
+      if (choice.max_cost !== undefined) {
+        body.max_cost = choice.max_cost;
       }
       const started = await this._fetchJson<IAskStarted>(['agent', 'runs'], body);
       this._run = started.run;
@@ -126,7 +152,7 @@ export class AskView {
     } catch (reason) {
       this._showError(reason);
     } finally {
-      this._askButton.disabled = false;
+      this._askButton.disabled = !this._models.available;
       this._stopButton.disabled = true;
     }
   }
@@ -192,6 +218,11 @@ export class AskView {
       case 'planned':
         // The reply's usage is known once it ended: shown while its turn waits for decisions.
         this._tokens = event.tokens ?? this._tokens;
+        this._cost = event.cost ?? this._cost;
+        this._estimated = this._estimated || Boolean(event.usage?.estimated);
+        if (this._current()) {
+          this._current().usage.textContent = `· ${usageText(event.usage, event.turn_cost)}`;
+        }
         this._showCards(event);
         break;
       case 'item': {
@@ -205,6 +236,7 @@ export class AskView {
       }
       case 'turn_finished':
         this._tokens = event.tokens ?? this._tokens;
+        this._cost = event.cost ?? this._cost;
         this._renderStatus('running');
         break;
       case 'notice': {
@@ -214,6 +246,7 @@ export class AskView {
       }
       case 'stopped':
         this._tokens = event.tokens ?? this._tokens;
+        this._cost = event.cost ?? this._cost;
         this._stopButton.disabled = true;
         if (event.reason === 'question' && this._run) {
           this._renderStatus('the model asks you a question (below)');
@@ -357,7 +390,11 @@ export class AskView {
     if (state !== undefined) {
       this._state = state;
     }
-    this._status.textContent = `Turn ${this._turn}/${this._maxTurns} · ${this._tokens.toLocaleString()} tokens · ${this._state}`;
+    const cost = this._cost === null ? '' : ` · ${costText(this._cost)}`;
+    const count = this._tokens.toLocaleString('en-US');
+    const tokens = this._estimated ? `~${count} tokens (estimate)` : `${count} tokens${cost}`;
+    // The run's total so far (each turn's own tokens are in its heading).
+    this._status.textContent = `Turn ${this._turn}/${this._maxTurns} · ${tokens} · ${this._state}`;
   }
 
   private _clear(): void {
@@ -368,6 +405,8 @@ export class AskView {
     this._turnsNode.replaceChildren();
     this._run = null;
     this._tokens = 0;
+    this._cost = null;
+    this._estimated = false;
     this._turn = 0;
     this._seen = 0;
   }

@@ -18,10 +18,60 @@ export interface IAgentEvent {
   items?: unknown[];
   item?: unknown;
   tokens?: number;
+  /** This reply's usage, as the endpoint reported it (`estimated` for offline models). */
+  usage?: ITokenUsage | null;
+  /** What this reply cost, when the model's price is known. */
+  turn_cost?: number;
+  /** What the run cost so far (null: no price known). */
+  cost?: number | null;
   results_text?: string;
   message?: string;
   reason?: string;
   turns?: number;
+}
+
+/** One reply's tokens. */
+export interface ITokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+  estimated: boolean;
+}
+
+/** A cost as a person reads it: dollars, with enough digits to show a small one. */
+export function costText(cost: number): string {
+  if (cost === 0) {
+    return '$0';
+  }
+  return cost >= 0.01 ? `$${cost.toFixed(2)}` : `$${cost.toPrecision(2)}`;
+}
+
+/**
+ * One turn's tokens: "1,234 tokens (1,000 in, 234 out) · $0.0012", counts that were only
+ * estimated labelled so ("~56 tokens (estimate)"), "no usage reported" without any.
+ */
+export function usageText(usage: ITokenUsage | null | undefined, cost?: number | null): string {
+  if (!usage) {
+    return 'no usage reported';
+  }
+  const total = usage.total_tokens.toLocaleString('en-US');
+  if (usage.estimated) {
+    return `~${total} tokens (estimate)`;
+  }
+  const prompt = usage.prompt_tokens.toLocaleString('en-US');
+  const completion = usage.completion_tokens.toLocaleString('en-US');
+  const priced = cost === undefined || cost === null ? '' : ` · ${costText(cost)}`;
+  return `${total} tokens (${prompt} in, ${completion} out)${priced}`;
+}
+
+/** A positive number typed in a budget field, undefined when blank; NaN when not one. */
+export function budgetValue(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!trimmed) {
+    return undefined;
+  }
+  const value = Number(trimmed);
+  return Number.isFinite(value) && value > 0 ? value : NaN;
 }
 
 /**

@@ -34,6 +34,8 @@ const PROSE_LIMIT = 100_000;
 /** The widgets of one turn. */
 export class TurnView {
   readonly node = el('section', 'jp-Operator-ask-turn');
+  /** The reply's tokens (and cost), once the endpoint reported them. */
+  readonly usage = el('span', 'jp-Operator-ask-usage');
   readonly prose = el('div', 'jp-Operator-ask-prose');
   readonly received = el('div', 'jp-Operator-ask-received');
   readonly cardsNode = el('div', 'jp-Operator-cards');
@@ -43,8 +45,10 @@ export class TurnView {
   private _shown = 0;
 
   constructor(readonly turn: number) {
+    const title = el('h3', 'jp-Operator-subtitle', `Turn ${turn}`);
+    title.append(' ', this.usage);
     this.node.append(
-      el('h3', 'jp-Operator-subtitle', `Turn ${turn}`),
+      title,
       this.prose,
       this.received,
       this.cardsNode

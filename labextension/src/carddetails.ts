@@ -3,7 +3,7 @@
  * result. Long results show their first lines only; the model's results hold the whole
  * text (the notebook's kernel sends only those lines, saying how much it left out).
  */
-import { el } from './dom';
+import { el, summary } from './dom';
 import { readCellsNode } from './readcells';
 import { IOperatorItem } from './types';
 
@@ -45,7 +45,7 @@ export function detailsNode(item: IOperatorItem): HTMLElement | null {
     // Cells as cells; the model's one line of JSON stays in the results box.
     const details = el('details', 'jp-Operator-details');
     details.open = true;
-    details.append(el('summary', '', 'Cells'), cells);
+    details.append(summary('Cells'), cells);
     return details;
   }
   if (item.status === 'running') {
@@ -58,13 +58,13 @@ export function detailsNode(item: IOperatorItem): HTMLElement | null {
   if (item.execution?.outcome) {
     const details = el('details', 'jp-Operator-details jp-Operator-run-output');
     details.open = true;
-    details.append(el('summary', '', 'Output (as the model reads it)'), body);
+    details.append(summary('Output (as the model reads it)'), body);
     return details;
   }
   if (item.kind === 'read') {
     const details = el('details', 'jp-Operator-details');
     details.open = item.details.length < 4000;
-    details.append(el('summary', '', 'Result'), body);
+    details.append(summary('Result'), body);
     return details;
   }
   return body;

@@ -21,7 +21,7 @@ import {
   whereLabel
 } from './celldiff';
 import { DiffView } from './diffview';
-import { button, el } from './dom';
+import { button, el, relabel, summary } from './dom';
 import { ICellChange, INotebookCells } from './types';
 
 /** The cell view of a notebook change, with the JSON diff one click away. */
@@ -87,7 +87,7 @@ export class CellDiffView {
     }
     this._jsonHost.hidden = !json;
     this._cellsHost.hidden = json;
-    this._toggle.textContent = json ? 'Show cells' : 'Show JSON diff';
+    relabel(this._toggle, json ? 'Show cells' : 'Show JSON diff');
     this.node.dataset.view = json ? 'json' : 'cells';
   }
 
@@ -164,7 +164,7 @@ export class CellDiffView {
     const notes = notesOf(entry);
     if (notes) {
       const details = el('details', 'jp-Operator-cell-notes');
-      details.append(el('summary', '', notes.label));
+      details.append(summary(notes.label));
       const list = el('ul');
       for (const line of notes.lines) {
         list.append(el('li', '', line));

@@ -21,6 +21,7 @@ export function dialectRow(): { row: HTMLElement; select: HTMLSelectElement } {
   const row = el('label', 'jp-Operator-row');
   row.append(el('span', 'jp-Operator-label', 'Dialect'));
   const select = el('select', 'jp-mod-styled jp-Operator-dialect');
+  select.setAttribute('aria-label', 'Dialect of the reply');
   select.title =
     'How to read the pasted text; a script of slash commands is detected when it starts with one';
   for (const [value, label] of CHOICES) {

@@ -58,9 +58,11 @@ class FoldWidget extends WidgetType {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'jp-Operator-fold';
-    button.textContent = this.changed
-      ? `⋯ Show ${plural(this.count, 'more changed line')}`
-      : `⋯ Show ${plural(this.count, 'unchanged line')}`;
+    const label = this.changed
+      ? `Show ${plural(this.count, 'more changed line')}`
+      : `Show ${plural(this.count, 'unchanged line')}`;
+    button.textContent = `⋯ ${label}`;
+    button.setAttribute('aria-label', label);
     button.addEventListener('click', event => {
       event.preventDefault();
       view.dispatch({ effects: unfold.of(view.posAtDOM(button)) });

@@ -20,7 +20,10 @@ export function el<K extends keyof HTMLElementTagNameMap>(
   return node;
 }
 
-/** Create a real `<button type="button">` with a label and a click handler. */
+/**
+ * Create a real `<button type="button">` with a label and a click handler. Its aria-label is
+ * its visible label (the title, if any, is its description); `relabel` changes both.
+ */
 export function button(
   label: string,
   className: string,
@@ -29,10 +32,24 @@ export function button(
 ): HTMLButtonElement {
   const node = el('button', `jp-Button jp-mod-styled ${className}`, label);
   node.type = 'button';
+  node.setAttribute('aria-label', label);
   if (title) {
     node.title = title;
   }
   node.addEventListener('click', () => onClick());
+  return node;
+}
+
+/** Change a control's visible label and its aria-label together. */
+export function relabel(node: HTMLElement, label: string): void {
+  node.textContent = label;
+  node.setAttribute('aria-label', label);
+}
+
+/** The `<summary>` of a folded section, labelled with its text. */
+export function summary(text: string, className?: string): HTMLElement {
+  const node = el('summary', className, text);
+  node.setAttribute('aria-label', text);
   return node;
 }
 

@@ -4,7 +4,7 @@
  * translated to. The server never lets a rule approve a translation; the person does.
  */
 import { visibleText } from './diff';
-import { el } from './dom';
+import { el, summary } from './dom';
 import { IForeignCall } from './types';
 
 /** What the card says of a translated (or untranslatable) call. */
@@ -26,7 +26,7 @@ export function foreignNode(foreign: IForeignCall): HTMLElement {
   if (foreign.block !== null) {
     const details = el('details', 'jp-Operator-foreign-block');
     details.open = true;
-    details.append(el('summary', undefined, 'Translation'), el('pre', undefined, visibleText(foreign.block)));
+    details.append(summary('Translation'), el('pre', undefined, visibleText(foreign.block)));
     node.append(details);
   }
   return node;

@@ -8,7 +8,7 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import { visibleText } from './diff';
 import { DiffView } from './diffview';
-import { button, el } from './dom';
+import { button, el, summary } from './dom';
 import { IExecutionRecord, IHistoryEntry } from './types';
 
 /** What a history row asks its panel to do. */
@@ -59,8 +59,8 @@ export class HistoryView {
     private _onRebuild: RebuildAction | null = null
   ) {
     this.node = el('details', 'jp-Operator-history');
-    const summary = el('summary', 'jp-Operator-history-title', 'History');
-    this.node.append(summary);
+    const title = summary('History', 'jp-Operator-history-title');
+    this.node.append(title);
     const bar = el('div', 'jp-Operator-row');
     bar.append(
       button('Refresh', 'jp-mod-styled jp-Operator-history-refresh', () => this._onRefresh())
@@ -186,7 +186,7 @@ export class HistoryView {
     row.append(head, meta);
     if (entry.diff) {
       const details = el('details', 'jp-Operator-history-diff');
-      details.append(el('summary', '', 'Diff'));
+      details.append(summary('Diff'));
       const host = el('div', 'jp-Operator-diff');
       details.append(host);
       const diff = entry.diff;

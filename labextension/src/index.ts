@@ -16,6 +16,7 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { OperatorClient } from './client';
+import { addCardCommands } from './cardcommands';
 import { addCommands } from './commands';
 import { addFileCommands } from './filecommands';
 import { serveKernelRuns } from './kernelruns';
@@ -93,6 +94,7 @@ const plugin: JupyterFrontEndPlugin<void> = {
     app.shell.add(panel, 'right', { rank: 600 });
     restorer?.add(panel, 'jupyter-operator');
     addCommands(app, panel, tracker, palette);
+    addCardCommands(app, panel.node, palette);
     addFileCommands(app, palette, languages);
   }
 };

@@ -3,7 +3,7 @@
  * shell item's card shows (the exact command, its working folder, the extra
  * environment, whether it is sandboxed, then its output). Text nodes only.
  */
-import { el } from './dom';
+import { el, summary } from './dom';
 import { IOperatorItem } from './types';
 
 const JSON_START = /^\s*[[{]\s*(?:\{\s*)?"(?:type|operations|id)"\s*:/;
@@ -52,7 +52,7 @@ export function shellBlock(item: IOperatorItem): HTMLElement | null {
     if (text) {
       const details = el('details', 'jp-Operator-details');
       details.open = true;
-      details.append(el('summary', '', label), el('pre', 'jp-Operator-details-text', text));
+      details.append(summary(label), el('pre', 'jp-Operator-details-text', text));
       node.append(details);
     }
   }

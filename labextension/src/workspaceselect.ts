@@ -5,7 +5,7 @@
  * the rules on that list are pure functions in workspaces.ts.
  */
 import { OperatorClient } from './client';
-import { el } from './dom';
+import { el, summary } from './dom';
 import { IWorkspace } from './types';
 import { pickWorkspace, whereText } from './workspaces';
 
@@ -26,11 +26,12 @@ export class WorkspaceSelect {
     this.row.append(el('span', 'jp-Operator-label', 'Workspace'));
     this._select = el('select', 'jp-mod-styled jp-Operator-workspace');
     this._select.title = 'The folder the reply\'s paths are relative to';
+    this._select.setAttribute('aria-label', 'Workspace');
     this._select.addEventListener('change', onChange);
     this.row.append(this._select);
     // Out of reach whatever the rules say (the server's token lives in Jupyter's runtime folder).
     this.outOfReach = el('details', 'jp-Operator-out-of-reach');
-    this.outOfReach.append(el('summary', '', 'Out of reach of every workspace'));
+    this.outOfReach.append(summary('Out of reach of every workspace'));
     this.outOfReach.hidden = true;
   }
 

@@ -10,7 +10,7 @@ from fake_openai import FakeOpenAI, Script
 from replies import b64, block
 
 from jupyter_operator.agent import Agent, OpenAIChat
-from jupyter_operator.agent.budgets import cost_usd
+from jupyter_operator.agent.prices import cost_of
 from jupyter_operator.agent.settling import OUT_OF_TIME_TEXT
 
 
@@ -60,7 +60,7 @@ def test_a_run_stops_at_its_cost_budget_priced_from_the_reported_usage(
     assert "cost budget ($0.5) is used up ($0.6 spent)" in result.message
     stop = stop_record(agent)
     assert stop["budget"] == "cost" and stop["cost"] == pytest.approx(0.6)
-    assert cost_usd(200_000, 20_000, (2.0, 10.0)) == pytest.approx(0.6)
+    assert cost_of(200_000, 20_000, (2.0, 10.0)) == pytest.approx(0.6)
 
 
 def test_a_cost_budget_needs_the_model_s_price(fake: FakeOpenAI, workspace: Path) -> None:

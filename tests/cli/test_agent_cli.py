@@ -311,3 +311,31 @@ def test_in_a_session_with_no_terminal_at_all_the_exit_says_no_one_was_asked(
     assert not (root / "a.txt").exists()
     assert "w1 -> Rejected: " in proc.stderr and "no one could be asked" in proc.stderr
     assert proc.returncode == 1, "a run whose changes no one could decide exits 0"
+
+
+def test_models_lists_the_named_endpoints_and_agent_runs_through_one(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """The list the panel's Add model saves: ``models`` shows it (never a key), ``agent
+    --endpoint NAME`` runs with its stored key."""
+    from jupyter_operator.agent.endpoints import Endpoint, EndpointStore
+
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "data"))
+    assert main(["models"]) == 0
+    assert "No named endpoints" in capsys.readouterr().out
+    with FakeOpenAI(key="sk-stored-for-the-terminal-42") as fake:
+        EndpointStore(use_keyring=False).add(Endpoint("loopback", fake.url, "fake-model"),
+                                             fake.key)  # fmt: skip
+        assert main(["models"]) == 0
+        listed = capsys.readouterr().out
+        assert listed.startswith("loopback\tfake-model at 127.0.0.1") and "key: stored" in listed
+        fake.add(block("w1", "fs.write", path="a.txt", content_b64=b64("a")), "All done.")
+        argv = ["agent", "--root", str(root), "--journal-dir", str(tmp_path / "journal"),
+                "--endpoint", "loopback", "--approve", "all", "go"]  # fmt: skip
+        assert main(argv) == 0
+        out, err = capsys.readouterr()
+        assert main([*argv[:-5], "--endpoint", "nope", "go"]) == 2
+        assert "no such named endpoint (known: loopback)" in capsys.readouterr().err
+    assert (root / "a.txt").read_text() == "a"
+    assert fake.key not in out + err + listed

@@ -194,3 +194,32 @@ def test_a_cell_s_run_stops_at_its_cost_budget(
     assert (agent.result.reason, agent.result.budget) == ("budget", "cost")
     assert sent == 2 and agent.cost == pytest.approx(0.6)
     assert agent.limits == {"max_tokens": 1_000_000, "max_cost": 0.5}
+
+
+def test_operator_model_lists_and_uses_the_endpoints_added_in_the_panel(
+    ip: Any, root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The panel's "Add model" saves to the shared list: the notebook sees the same names, and
+    runs through one with its stored key (never printed)."""
+    from fake_openai import FakeOpenAI
+
+    from jupyter_operator.agent.endpoints import Endpoint, EndpointStore
+    from jupyter_operator.kernel.agent_magics import last_agent
+
+    monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "data"))
+    with FakeOpenAI(key="sk-stored-for-the-kernel-99") as fake:
+        EndpointStore(use_keyring=False).add(Endpoint("loopback", fake.url, "fake-model"),
+                                             fake.key)  # fmt: skip
+        ip.run_line_magic("operator", "model")
+        shown = capsys.readouterr().out
+        assert "loopback: fake-model at 127.0.0.1" in shown and "(key: stored)" in shown
+        ip.run_line_magic("operator", "model loopback")
+        shown = capsys.readouterr().out
+        assert "endpoint: loopback (fake-model at 127.0.0.1" in shown and "* loopback" in shown
+        fake.add(block("w1", "fs.write", path="k.txt", content_b64=b64("k")), "Done.")
+        ip.run_cell_magic("operator_agent", f'--root "{root}" --policy auto=all', "write k")
+    agent = last_agent()
+    assert agent.result.reason == "done" and agent.model.base_url == fake.url
+    assert (root / "k.txt").read_text() == "k"
+    assert fake.key not in capsys.readouterr().out

@@ -187,7 +187,7 @@ def test_describe_never_holds_the_key() -> None:
     config = OperatorAgent(model="m", base_url="http://h:1/v1", api_key="sk-abc")
     assert "sk-abc" not in json.dumps(config.describe())
     assert config.describe() == {"available": True, "model": "m", "endpoint": "h:1",
-                                 "label": "m at h:1"}  # fmt: skip
+                                 "label": "m at h:1", "price": None}  # fmt: skip
     replay = OperatorAgent(replay="script.jsonl").describe()
     assert replay["label"] == "scripted replies"  # never "replay at offline"
 

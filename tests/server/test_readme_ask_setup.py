@@ -33,3 +33,14 @@ def test_how_to_give_ask_a_model_is_said_near_the_top_with_the_real_names() -> N
     unknown = named - set(OperatorAgent.class_trait_names(config=True))
     assert not unknown, f"the README names settings the server does not have: {unknown}"
     assert "No model configured on the server" in top  # what the panel says (ask.ts)
+
+
+def test_the_no_config_path_names_the_panels_real_controls() -> None:
+    """A person goes from lab.sh to asking with the panel alone: the README names the buttons
+    the panel really has."""
+    top = first_part()
+    source = (README.parent / "labextension" / "src" / "askmodels.ts").read_text(encoding="utf-8")
+    for control in ("Add model", "Save model"):
+        assert f"**{control}**" in top and f"'{control}'" in source, control
+    assert "c.OperatorAgent.prices" in top and "prices" in OperatorAgent.class_trait_names()
+    assert "--endpoint NAME" in top and "%operator model NAME" in top

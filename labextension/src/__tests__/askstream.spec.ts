@@ -1,4 +1,4 @@
-import { parseFrames, ProseFilter } from '../askstream';
+import { budgetValue, costText, parseFrames, ProseFilter, usageText } from '../askstream';
 
 describe('parseFrames', () => {
   it('returns complete frames and keeps the rest', () => {
@@ -47,5 +47,41 @@ describe('ProseFilter', () => {
     expect(filter.feed('Hel')).toBe('Hel');
     expect(filter.feed('lo')).toBe('lo');
     expect(filter.feed('\nOPER')).toBe('\n');
+  });
+});
+
+describe('usageText', () => {
+  const usage = { prompt_tokens: 1200, completion_tokens: 345, total_tokens: 1545, estimated: false };
+
+  it("shows the endpoint's counts, and the cost when a price is known", () => {
+    expect(usageText(usage)).toBe('1,545 tokens (1,200 in, 345 out)');
+    expect(usageText(usage, null)).toBe('1,545 tokens (1,200 in, 345 out)');
+    expect(usageText(usage, 1.89)).toBe('1,545 tokens (1,200 in, 345 out) · $1.89');
+  });
+
+  it('labels estimated counts, which are never priced', () => {
+    expect(usageText({ ...usage, estimated: true }, 1.89)).toBe('~1,545 tokens (estimate)');
+  });
+
+  it('says when no usage was reported', () => {
+    expect(usageText(null)).toBe('no usage reported');
+  });
+});
+
+describe('costText', () => {
+  it('shows small costs with two significant digits', () => {
+    expect(costText(0)).toBe('$0');
+    expect(costText(0.000123)).toBe('$0.00012');
+    expect(costText(3.9)).toBe('$3.90');
+  });
+});
+
+describe('budgetValue', () => {
+  it('reads a positive number, blank as none, anything else as NaN', () => {
+    expect(budgetValue(' ')).toBeUndefined();
+    expect(budgetValue('2.5')).toBe(2.5);
+    expect(budgetValue('0')).toBeNaN();
+    expect(budgetValue('-1')).toBeNaN();
+    expect(budgetValue('abc')).toBeNaN();
   });
 });

@@ -1,0 +1,142 @@
+"""Ask mode with a model added from the panel: no model in any config file, no restart.
+
+The server starts with no model at all. The person adds the loopback endpoint with its key in
+the panel's "Add model" form, then asks through it at once; each turn shows the tokens the
+endpoint reported, and the cost from the server's price table. The key is typed once: no answer
+of the server, no page content and no file of the workspace holds it afterwards, and the file
+it is stored in (Jupyter's data folder) is owner-only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from browserkit import LabServer, require_chromium, screenshot, start_server, stop_server
+from fake_openai import FakeOpenAI, Script
+from replies import b64, block
+from test_ask_mode import ASK
+
+import jupyter_operator
+
+pytestmark = pytest.mark.timeout(240)
+
+KEY = "sk-typed-once-in-the-panel-51c0ffee"
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(key=KEY) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def bare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    """JupyterLab with no model configured and no key in its environment; its own Jupyter
+    data folder (where added endpoints are stored), which serves the lab extension of the
+    package under test."""
+    require_chromium()
+    root = tmp_path_factory.mktemp("models-root")
+    settings = tmp_path_factory.mktemp("models-settings")
+    config = tmp_path_factory.mktemp("models-config")
+    data = tmp_path_factory.mktemp("models-data")
+    (data / "labextensions").mkdir()
+    built = Path(jupyter_operator.__file__).parent / "labextension"
+    (data / "labextensions" / "jupyter-operator").symlink_to(built, target_is_directory=True)
+    (config / "jupyter_server_config.json").write_text(json.dumps({
+        "OperatorAgent": {"transcripts_dir": str(tmp_path_factory.mktemp("models-runs")),
+                          "prices": {"fake-model": [1000, 2000]}},
+        "OperatorExtension": {"journal_dir": str(tmp_path_factory.mktemp("models-journal"))},
+    }))  # fmt: skip
+    with pytest.MonkeyPatch.context() as env:
+        for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "JUPYTER_OPERATOR_MODEL"):
+            env.delenv(name, raising=False)
+        env.setenv("JUPYTER_CONFIG_DIR", str(config))
+        env.setenv("JUPYTER_DATA_DIR", str(data))
+        env.setenv("JUPYTER_PREFER_ENV_PATH", "0")  # this data folder's extension first
+        server = start_server(root, settings, "lab")
+    server.data = data  # type: ignore[attr-defined]
+    yield server
+    stop_server(server)
+
+
+def open_panel_ask(page, server: LabServer) -> None:
+    page.goto(server.page_url("lab/workspaces/models"))
+    tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
+    tab.wait_for(timeout=60_000)
+    page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=60_000)
+    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
+        tab.click()
+    page.locator(f"{ASK} .jp-Operator-ask-summary").click()
+
+
+def test_add_a_model_in_the_panel_and_ask_through_it_without_a_restart(
+    bare_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    answers: list[str] = []
+
+    def keep(response) -> None:  # every answer of the extension's API, to look for the key
+        if "/jupyter-operator/api/" in response.url:
+            with contextlib.suppress(Exception):  # an event stream still open at the end
+                answers.append(response.text())
+
+    page.on("response", keep)
+    open_panel_ask(page, bare_server)
+    status = page.locator(f"{ASK} .jp-Operator-ask-status")
+    status.filter(has_text="No model configured on the server").wait_for()
+    assert page.locator(f"{ASK} .jp-Operator-ask-button").is_disabled()
+
+    page.get_by_role("button", name="Add a model endpoint").click()
+    form = page.locator(f"{ASK} .jp-Operator-ask-addform")
+    form.get_by_label("Endpoint name").fill("loopback")
+    form.get_by_label("Base URL").fill(fake.url)
+    form.get_by_label("Model name at the endpoint").fill("fake-model")
+    form.get_by_label("API key").fill(KEY)
+    screenshot(page, "ask-models-add-form")
+    form.get_by_role("button", name="Save the model endpoint").click()
+    form.wait_for(state="hidden")
+    picker = page.get_by_label("Model to ask")
+    picker.locator('option[value="loopback"]').wait_for(state="attached")
+    assert picker.input_value() == "loopback"
+    assert "loopback: fake-model at 127.0.0.1" in (picker.locator("option:checked").text_content()
+                                                   or "")  # fmt: skip
+    assert form.get_by_label("API key").input_value() == ""  # not kept in the page
+    assert page.locator(f"{ASK} .jp-Operator-ask-button").is_enabled()
+
+    (bare_server.root / "notes.txt").write_text("alpha\n")
+    fake.add(
+        Script("Writing.\n" + block("w1", "fs.write", path="plan.md",
+                                      content_b64=b64("# Plan\n")), usage=(1200, 345)),
+        Script("Done: plan.md is written.", usage=(2000, 7)),
+    )  # fmt: skip
+    page.locator(f"{ASK} .jp-Operator-ask-task").fill("Write a plan")
+    page.locator(f"{ASK} .jp-Operator-ask-button").click()
+    write = page.locator(f'{ASK} .jp-Operator-card[data-id="w1"][data-status="pending"]')
+    write.wait_for(timeout=30_000)
+    turns = page.locator(f"{ASK} .jp-Operator-ask-turn")
+    # The endpoint's usage of turn 1 (1200 + 345 tokens at 1000 and 2000 a million: 1.2 + 0.69)
+    usage = turns.nth(0).locator(".jp-Operator-ask-usage")
+    assert usage.text_content() == "· 1,545 tokens (1,200 in, 345 out) · $1.89"
+    assert "· 1,545 tokens · $1.89 · waiting for you" in (status.text_content() or "")
+    screenshot(page, "ask-models-turn-usage")
+    write.locator(".jp-Operator-approve").click()
+    status.filter(has_text="ended").wait_for(timeout=30_000)
+    second = turns.nth(1).locator(".jp-Operator-ask-usage")
+    assert second.text_content() == "· 2,007 tokens (2,000 in, 7 out) · $2.01"
+    assert "Turn 2/10 · 3,552 tokens · $3.90 · ended" in (status.text_content() or "")
+    assert (bare_server.root / "plan.md").read_text() == "# Plan\n"
+    screenshot(page, "ask-models-done")
+
+    # The key went to the server once: no answer, page or workspace file holds it.
+    assert answers and all(KEY not in text for text in answers)
+    assert KEY not in page.content()
+    root_files = [p for p in bare_server.root.rglob("*") if p.is_file()]
+    assert all(KEY.encode() not in p.read_bytes() for p in root_files)
+    keys = bare_server.data / "jupyter_operator" / "models" / "keys.json"  # type: ignore[attr-defined]
+    assert stat.S_IMODE(os.stat(keys).st_mode) == 0o600
+    assert page.console_errors == []
