@@ -7,8 +7,10 @@ Each turn's run is registered as a REST session, so decisions use the existing d
 ==============================================  ===============================================
 ``GET agent``                                   ``{"available", "model", "endpoint", "label",
                                                 "max_turns"}`` (never the key)
-``POST agent/runs`` ``{"task", "workspace"?}``  ``{"run", "model", "endpoint", "label",
-                                                "max_turns"}``
+``POST agent/runs`` ``{"task", "workspace"?,    ``{"run", "model", "endpoint", "label",
+"fix"?}``                                       "max_turns", "task"}``: ``fix`` (a failed
+                                                cell, its outputs and notebook) has the
+                                                server write the task (``fix_error``)
 ``GET agent/runs/{run}/events?from=N``          ``text/event-stream``: one ``data: {...}`` per
                                                 event (``id:`` its number), until ``stopped``
 ``POST agent/runs/{run}/stop``                  ``{"run", "stopping": true}``
@@ -242,15 +244,23 @@ class AgentRunsHandler(OperatorPostHandler, _AgentHandler):
             from .bodies import AskBody
 
             body = self.parse(AskBody)
-            if not body.task.strip():
+            task = body.task
+            if body.fix is not None:
+                from .fix_error import fix_task
+
+                fix = body.fix
+                cells = [cell.model_dump() for cell in fix.cells]
+                task = fix_task(fix.notebook, fix.cell_id, fix.cell_index, fix.source,
+                                fix.outputs, cells, note=body.task)  # fmt: skip
+            if not task.strip():
                 raise ApiError(400, "bad_request", "task: the task is empty")
-            run = self.agents.start(body.task, body.workspace)
+            run = self.agents.start(task, body.workspace)
             from ..agent.models import model_label
 
             model = run.agent.model
             return {"run": run.id, "model": model.name, "endpoint": model.endpoint,
                     "label": model_label(model.name, model.endpoint),
-                    "max_turns": run.agent.max_turns}  # fmt: skip
+                    "max_turns": run.agent.max_turns, "task": task}  # fmt: skip
 
         await self.respond(work())
 

@@ -92,11 +92,34 @@ class UndoBody(Body):
     live: LiveAnswerBody | None = None
 
 
-class AskBody(Body):
-    """``POST agent/runs``."""
+class FixCellBody(Body):
+    """One cell of the notebook a fix is asked for, as open in the page."""
 
-    task: str
+    cell_type: str = Field(default="code", max_length=20)
+    id: str | None = Field(default=None, max_length=200)
+    source: str = Field(default="", max_length=1_000_000)
+
+
+class FixBody(Body):
+    """``fix`` of ``POST agent/runs``: a cell whose run ended in an error ("Fix with Operator").
+
+    ``notebook`` is relative to the workspace; ``outputs`` are the cell's nbformat outputs."""
+
+    notebook: str = Field(max_length=4096)
+    cell_id: str = Field(min_length=1, max_length=200)
+    cell_index: int = Field(ge=0)
+    source: str = Field(max_length=1_000_000)
+    outputs: list[dict[str, Any]] = Field(default_factory=list, max_length=500)
+    cells: list[FixCellBody] = Field(default_factory=list, max_length=5000)
+
+
+class AskBody(Body):
+    """``POST agent/runs``: a task, or a fix (its task is written by the server; ``task``
+    adds the person's words)."""
+
+    task: str = ""
     workspace: str = "default"
+    fix: FixBody | None = None
 
 
 class AnswerBody(Body):

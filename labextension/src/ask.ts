@@ -11,6 +11,7 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { fetchJson, followEvents, IAskInfo, IAskStarted } from './askrequests';
 import { IAgentEvent } from './askstream';
 import { IAskHost, TurnView } from './askturn';
+import { IFixRequest } from './fixrequest';
 import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el } from './dom';
@@ -97,10 +98,17 @@ export class AskView {
     }
   }
 
-  /** Start a run of the task in the box. */
-  async ask(task?: string): Promise<void> {
-    const text = (task ?? this._task.value).trim();
-    if (!text) {
+  /**
+   * Start a run of the task in the box; with `fix` (a cell whose run ended in an error), the
+   * server writes the task from the cell and its notebook, and `task` adds the person's words.
+   */
+  async ask(task?: string, fix?: IFixRequest): Promise<void> {
+    if (fix && !this._stopButton.disabled) {
+      this._showError(new OperatorRequestError('BUSY', 'A run is going on: stop it before asking for a fix.'));
+      return;
+    }
+    const text = (task ?? (fix ? '' : this._task.value)).trim();
+    if (!text && !fix) {
       this._showError(new OperatorRequestError('EMPTY', 'Write a task for the model first.'));
       return;
     }
@@ -111,13 +119,16 @@ export class AskView {
     this._clear();
     this._askButton.disabled = true;
     try {
-      const body: Record<string, string> = { task: text };
+      const body: Record<string, unknown> = fix ? { task: text, fix } : { task: text };
       const workspace = this._workspace();
       if (workspace) {
         body.workspace = workspace;
       }
       const started = await this._fetchJson<IAskStarted>(['agent', 'runs'], body);
       this._run = started.run;
+      if (started.task) {
+        this._task.value = started.task; // what the model was asked, a fix's task included
+      }
       this._maxTurns = started.max_turns;
       this._stopButton.disabled = false;
       this._state = started.label ?? `${started.model} at ${started.endpoint}`;

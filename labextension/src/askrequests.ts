@@ -25,6 +25,8 @@ export interface IAskStarted {
   endpoint: string;
   label?: string;
   max_turns: number;
+  /** The task the model got (the server writes a fix's). */
+  task?: string;
 }
 
 /** One request; a network failure becomes an OperatorRequestError. */

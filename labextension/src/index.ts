@@ -16,8 +16,9 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { OperatorClient } from './client';
-import { addCommands } from './commands';
+import { addCommands, CommandIDs } from './commands';
 import { addFileCommands } from './filecommands';
+import { FixButtons } from './fixerror';
 import { serveKernelRuns } from './kernelruns';
 import { OpenNotebookReport } from './livecells';
 import { OperatorPanel } from './panel';
@@ -71,6 +72,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
         nb.disposed.connect(() => setTimeout(changed, 0));
       });
       report.start();
+      // A cell whose run ended in an error offers "Fix with Operator" on its error output.
+      new FixButtons(tracker, (nb, cellId) =>
+        void app.commands.execute(CommandIDs.fixError, { path: nb.context.path, cellId })
+      );
     }
     // A proposal of an MCP client waits for the person: say so wherever they are in Lab.
     panel.proposalsArrived.connect((_, arrived) => {
