@@ -92,6 +92,15 @@ class UndoBody(Body):
     live: LiveAnswerBody | None = None
 
 
+class UndoRunBody(Body):
+    """``POST undo-run``: undo every change of one run (``preview``: only list them)."""
+
+    workspace: str = "default"
+    run: str = Field(min_length=1, max_length=200)
+    folder: str | None = None
+    preview: bool = False
+
+
 class FixCellBody(Body):
     """One cell of the notebook a fix is asked for, as open in the page."""
 
