@@ -129,6 +129,14 @@ class AskBody(Body):
     task: str = ""
     workspace: str = "default"
     fix: FixBody | None = None
+    thread: str | None = Field(default=None, min_length=1, max_length=4200)
+
+
+class ThreadBody(Body):
+    """``POST agent/threads``: start the Ask view's thread ``key`` afresh."""
+
+    workspace: str = "default"
+    key: str = Field(min_length=1, max_length=4200)
 
 
 class AnswerBody(Body):
