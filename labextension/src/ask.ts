@@ -10,6 +10,7 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import { fetchJson, followEvents, IAskInfo, IAskStarted } from './askrequests';
 import { IAgentEvent } from './askstream';
+import { ThreadView } from './askthreadview';
 import { IAskHost, TurnView } from './askturn';
 import { IFixRequest } from './fixrequest';
 import { ItemCard } from './card';
@@ -39,6 +40,8 @@ export class AskView {
   private _state = '';
   /** Events of the run received so far (an answer's stream starts after them). */
   private _seen = 0;
+  /** The conversation of the person's notebook (or folder) a run continues (askthread.ts). */
+  private _thread: ThreadView;
 
   constructor(
     private _client: OperatorClient,
@@ -69,12 +72,39 @@ export class AskView {
     this._error.setAttribute('role', 'alert');
     this._error.hidden = true;
     this._turnsNode = el('div', 'jp-Operator-ask-turns');
-    this.node.append(this._task, row, this._error, this._turnsNode);
+    this._thread = new ThreadView(
+      (segments, body, query) => fetchJson(this._client.settings, segments, body, query),
+      this._workspace,
+      () => 'folder:.',
+      () => this._clear()
+    );
+    this.node.append(this._task, row, this._error, this._thread.node, this._turnsNode);
     this.node.addEventListener('toggle', () => {
       if (this.node.open && !this._info) {
         void this.refreshInfo();
       }
+      if (this.node.open) {
+        void this.threadChanged();
+      }
     });
+  }
+
+  /** Where the key of the person's thread comes from (the document they work in). */
+  setThreadSource(source: () => string): void {
+    this._thread.setSource(source);
+  }
+
+  /** The person may work in another document now: show its thread (not while a run streams). */
+  async threadChanged(): Promise<void> {
+    if (!this.node.open || !this._stopButton.disabled || !this._thread.moved) {
+      return;
+    }
+    this._clear(); // the turns on display belong to the thread left
+    try {
+      await this._thread.refresh();
+    } catch (reason) {
+      this._showError(reason);
+    }
   }
 
   /** The run being shown, if any. */
@@ -116,10 +146,14 @@ export class AskView {
       this._task.value = task;
     }
     this._error.hidden = true;
-    this._clear();
     this._askButton.disabled = true;
+    this._thread.setBusy(true);
     try {
+      // The thread as saved, the last run included, then this run's turns below it.
+      await this._thread.refresh(true);
+      this._clear();
       const body: Record<string, unknown> = fix ? { task: text, fix } : { task: text };
+      body.thread = this._thread.key;
       const workspace = this._workspace();
       if (workspace) {
         body.workspace = workspace;
@@ -139,6 +173,7 @@ export class AskView {
     } finally {
       this._askButton.disabled = false;
       this._stopButton.disabled = true;
+      this._thread.setBusy(false);
     }
   }
 

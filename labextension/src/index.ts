@@ -95,6 +95,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
         });
       }
     });
+    // The Ask view keeps one thread per notebook (per folder for other files): the one of
+    // the document in the main area.
+    const documentPath = (): string | null => {
+      const context = (app.shell.currentWidget as { context?: { path?: unknown } } | null)?.context;
+      return typeof context?.path === 'string' ? context.path : null;
+    };
+    panel.ask.setThreadSource(() => panel.threadKeyOf(documentPath()));
+    app.shell.currentChanged?.connect(() => void panel.ask.threadChanged());
     app.shell.add(panel, 'right', { rank: 600 });
     restorer?.add(panel, 'jupyter-operator');
     addCommands(app, panel, tracker, palette);

@@ -15,6 +15,7 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
 import { AskView } from './ask';
+import { threadKey } from './askthread';
 import { saveDraft } from './draft';
 import { OperatorClient, OperatorRequestError } from './client';
 import { DialectChoice, dialectRow } from './dialect';
@@ -289,6 +290,12 @@ export class OperatorPanel extends Widget {
     this._workspaces.value = picked.workspace; // the run's cards and paths are taken there
     this.ask.node.open = true;
     await this.ask.ask(undefined, fix);
+  }
+
+  /** The Ask thread of the document at `docPath` (server-relative; null: none) in the
+   * workspace on display: one per notebook, one per folder for other files. */
+  threadKeyOf(docPath: string | null): string {
+    return threadKey(this._workspaces.list, this._workspaces.value, docPath);
   }
 
   /** Approve or reject one pending item (`content`: approve the person's edit of it). */

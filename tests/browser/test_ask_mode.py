@@ -448,3 +448,55 @@ def test_the_fix_shortcut_asks_about_the_active_cells_error(
     sent = fake.requests[asked]["messages"][-1]["content"]
     assert "cell boom (index 0) of the notebook keys.ipynb" in sent
     assert "ZeroDivisionError: division by zero" in sent and "\x1b" not in sent
+
+
+def test_the_notebooks_thread_continues_and_a_reload_shows_it_again(
+    ask_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    """The Ask view keeps one conversation per notebook: a follow-up continues it, a page
+    reload shows it again, New thread starts afresh."""
+    from cell_notebooks import code, notebook
+
+    (ask_server.root / "thread.ipynb").write_text(notebook(code("ratio = 6 / 3", id="r")))
+    fake.add("It computes a ratio.", "The ratio is 2.0.", "Hello again.")
+    page.goto(ask_server.page_url("lab/workspaces/ask-thread/tree/thread.ipynb"))
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
+    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
+        tab.click()
+    page.locator(f"{ASK} .jp-Operator-ask-summary").click()
+    name = page.locator(f"{ASK} .jp-Operator-ask-thread-name")
+    name.filter(has_text="Thread: thread.ipynb").wait_for()
+    status = page.locator(f"{ASK} .jp-Operator-ask-status")
+    box = page.locator(f"{ASK} .jp-Operator-ask-task")
+    for turn, task in enumerate(("What does this notebook do?", "And its value?"), 1):
+        box.fill(task)
+        page.locator(f"{ASK} .jp-Operator-ask-button").click()
+        status.filter(has_text="ended").wait_for(timeout=30_000)
+        page.locator(f"{ASK} .jp-Operator-ask-prose").filter(
+            has_text="It computes a ratio." if turn == 1 else "The ratio is 2.0.").wait_for()
+    said = [(m["role"], m["content"]) for m in fake.requests[-1]["messages"][1:]]
+    assert said == [("user", "What does this notebook do?"),
+                    ("assistant", "It computes a ratio."), ("user", "And its value?")]  # fmt: skip
+
+    page.reload()
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    summary = page.locator(f"{ASK} .jp-Operator-ask-summary")
+    summary.wait_for(timeout=60_000)
+    if page.locator(f"{ASK}[open]").count() == 0:
+        summary.click()
+    log = page.locator(f"{ASK} .jp-Operator-ask-thread-log")
+    log.get_by_text("The ratio is 2.0.").wait_for(timeout=30_000)
+    shown = log.locator(".jp-Operator-ask-thread-text").all_text_contents()
+    assert shown == ["What does this notebook do?", "It computes a ratio.", "And its value?",
+                     "The ratio is 2.0."]  # fmt: skip
+    assert "Thread: thread.ipynb" in (name.text_content() or "")
+    screenshot(page, "ask-thread-after-reload")
+
+    page.locator(f"{ASK} .jp-Operator-ask-new-thread").click()
+    log.locator(".jp-Operator-ask-thread-text").first.wait_for(state="detached")
+    box.fill("Hello")
+    page.locator(f"{ASK} .jp-Operator-ask-button").click()
+    status.filter(has_text="ended").wait_for(timeout=30_000)
+    assert [m["role"] for m in fake.requests[-1]["messages"]] == ["system", "user"]
+    assert page.console_errors == []
