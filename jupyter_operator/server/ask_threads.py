@@ -50,7 +50,7 @@ class ThreadStore:
         return key
 
     def _file(self, workspace: str, key: str) -> Path:
-        digest = hashlib.sha256(f"{workspace}\0{key}".encode()).hexdigest()[:40]
+        digest = hashlib.sha256(json.dumps([workspace, key]).encode()).hexdigest()[:40]
         return self.folder / f"{digest}.json"
 
     def load(self, workspace: str, key: str) -> list[dict[str, str]]:

@@ -115,7 +115,7 @@ class FixBody(Body):
     ``notebook`` is relative to the workspace; ``outputs`` are the cell's nbformat outputs."""
 
     notebook: str = Field(max_length=4096)
-    cell_id: str = Field(min_length=1, max_length=200)
+    cell_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")  # nbformat's cell id
     cell_index: int = Field(ge=0)
     source: str = Field(max_length=1_000_000)
     outputs: list[dict[str, Any]] = Field(default_factory=list, max_length=500)
