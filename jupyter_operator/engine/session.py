@@ -269,13 +269,16 @@ class Operator:
         a time (``ERR_PAGE_UNAVAILABLE``). The items that applied the entries become undone.
         """
         with self._lock, self._in_use() as op:
-            planned = plan_group(op.workspace, op.journal, entry_ids)
-            held = next((e for e in planned if live_route.held_by_page(self, e)), None)
+            # Before the disk is checked: a change the page holds is not on the disk yet.
+            wanted = set(entry_ids)
+            held = next((e for e in reversed(op.journal.entries()) if e.entry_id in wanted
+                         and not e.undone and live_route.held_by_page(self, e)), None)  # fmt: skip
             if held is not None:
                 raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, f"{held.path} is open in a page, "
                                     "which undoes its cell changes one at a time: undo this run's "
-                                    "changes from History one by one, or close the notebook "
-                                    "first. Nothing was changed.")  # fmt: skip
+                                    "changes from History one by one, or save and close the "
+                                    "notebook first. Nothing was changed.")  # fmt: skip
+            planned = plan_group(op.workspace, op.journal, entry_ids)
             if preview:
                 return planned
             done = undo_group(op.workspace, op.journal, entry_ids)

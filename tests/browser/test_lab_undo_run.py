@@ -100,3 +100,25 @@ def test_undo_this_run_refuses_as_a_whole_when_a_file_changed_since(lab_server, 
     beside.scroll_into_view_if_needed()
     assert ("calc", "code", "y = x * 10") in cells_of(root / "us-nb.ipynb")
     screenshot(page, "history-undo-run-refused")
+
+
+def test_undo_this_run_with_a_notebook_open_in_the_page_says_why_not(lab_server, page) -> None:
+    """A cell change that landed in a notebook open in the page is undone by that page, one
+    change at a time: the run's undo is refused as a whole, under the run, nothing changed."""
+    root = lab_server.root
+    _seed(root, "uo-")
+    open_lab(page, lab_server, "uo-nb.ipynb")
+    page.locator(".jp-NotebookPanel:visible .jp-Cell").first.wait_for(timeout=60_000)
+    _apply_run(page, "uo-")
+    files = [root / "uo-keep.txt", root / "uo-made" / "new.txt", root / "uo-nb.ipynb"]
+    before = {p: p.read_bytes() for p in files}
+    open_history(page)
+    group = _run_group(page, "uo-w1")
+    group.locator(".jp-Operator-history-undo-run").click()
+    refusal = group.locator(".jp-Operator-run-undo-error")
+    refusal.wait_for()
+    assert "uo-nb.ipynb is open in a page" in (refusal.text_content() or "")
+    assert "Nothing was changed" in (refusal.text_content() or "")
+    assert {p: p.read_bytes() for p in files} == before and not (root / "uo-gone.txt").exists()
+    refusal.scroll_into_view_if_needed()
+    screenshot(page, "history-undo-run-open-notebook")

@@ -124,6 +124,25 @@ def test_a_notebook_open_in_a_page_refuses_the_run_undo(root: Path, applied) -> 
     assert _disk(root) == before
 
 
+def test_a_cell_change_the_page_holds_is_refused_before_the_disk_is_checked(
+    root: Path, applied
+) -> None:
+    """A change that landed in the open notebook is not on the disk until the person saves:
+    the run's undo says the page holds it (not that the file changed)."""
+    op, _ = applied
+    (root / "nb.ipynb").write_text(standard())  # the disk as before the change
+
+    class Held:
+        def holds(self, path: Path) -> bool:
+            return path.name == "nb.ipynb"
+
+    op.pages = Held()
+    with pytest.raises(OperatorError) as caught:
+        op.undo_group([e.entry_id for e in op.history()])
+    assert caught.value.code == codes.ERR_PAGE_UNAVAILABLE
+    assert (root / "notes.txt").read_text() == "newer notes\n"
+
+
 def test_nothing_left_to_undo(applied) -> None:
     op, _ = applied
     ids = [e.entry_id for e in op.history()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from cell_notebooks import cells_of, standard
 from replies import b64, block
@@ -72,3 +73,25 @@ async def test_an_unknown_run_has_nothing_to_undo(api: Api, root: Path) -> None:
     assert status == 404 and body["error"]["code"] == "ERR_NOT_FOUND"
     status, body = await api("undo-run", body={"run": ""})
     assert status == 400
+
+
+async def test_the_preview_lists_the_runs_cell_runs_as_not_undone(
+    api: Api, root: Path, jp_serverapp: Any
+) -> None:
+    """A run's cell runs come with the preview (the panel offers Rebuild state): only that
+    run's, and an undo leaves them in the ledger."""
+    from jupyter_operator.workspace.ledger import ExecutionRecord, executions, record_execution
+
+    run = await _applied(api, root)
+    extension = jp_serverapp.extension_manager.extension_points["jupyter_operator"].app
+    journal = extension.registry.history_operator("default").journal
+    for session, cell in ((run, "calc"), ("another-run", "load")):
+        record_execution(journal, ExecutionRecord(
+            time=1.0, session=session, command_id=f"run-{cell}", action="nb.runCell",
+            notebook="nb.ipynb", cell_id=cell, source_sha256=None, kernel_name="python3",
+            kernel_identity=None, where="live", execution_count=1, status="ok"))  # fmt: skip
+    _, preview = await api("undo-run", body={"run": run, "preview": True})
+    assert [(r["cell_id"], r["status"]) for r in preview["executions"]] == [("calc", "ok")]
+    _, done = await api("undo-run", body={"run": run})
+    assert [r["cell_id"] for r in done["executions"]] == ["calc"]
+    assert len(executions(journal)) == 2
