@@ -14,7 +14,7 @@ import functools
 import logging
 import os
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -216,13 +216,25 @@ class Agent(Control, Streaming, Settling):
                        extensions=self.extensions) as op:  # fmt: skip
             return system_prompt(op)
 
-    async def run(self, task: str) -> AgentResult:
-        """Run ``task`` to its end and return how it ended (never raises for endpoint faults)."""
-        return await self._drive(task, None)
+    async def run(self, task: str, earlier: Sequence[Message] = ()) -> AgentResult:
+        """Run ``task`` to its end and return how it ended (never raises for endpoint faults).
 
-    async def _drive(self, user: str, messages: list[Message] | None) -> AgentResult:
-        """A new run of the task ``user`` (``messages`` None), or the answer ``user`` to the
-        question that ended the conversation ``messages``."""
+        ``earlier`` is the conversation the task follows up (a thread's messages after its
+        system prompt): the model reads it before the task, under this run's system prompt,
+        and it is compacted with the run's own turns when the window needs it.
+        """
+        return await self._drive(task, None, earlier)
+
+    @property
+    def conversation(self) -> list[Message]:
+        """The messages of the current (or last) run after the system prompt, compacted as the
+        model last saw them: what a follow-up in the same thread passes as ``earlier``."""
+        return [dict(m) for m in self._messages if m.get("role") != "system"]
+
+    async def _drive(self, user: str, messages: list[Message] | None,
+                     earlier: Sequence[Message] = ()) -> AgentResult:  # fmt: skip
+        """A new run of the task ``user`` (``messages`` None) after the conversation
+        ``earlier``, or the answer ``user`` to the question that ended ``messages``."""
         from ..engine import Operator as _Operator
 
         if self.running:
@@ -272,6 +284,11 @@ class Agent(Control, Streaming, Settling):
                     system = await self._engine(lambda: system_prompt(operator))
                 messages = [{"role": "system", "content": system}]
                 transcript.add("message", turn=0, role="system", content=system)
+                for said in earlier:  # a thread's conversation so far, as the model saw it
+                    if said.get("role") in ("user", "assistant"):
+                        messages.append({"role": said["role"], "content": str(said["content"])})
+                        transcript.add("message", turn=0, role=said["role"],
+                                       content=str(said["content"]))  # fmt: skip
             self._messages = messages
             reason, message = await self._turns(user, messages, started, first)
             budget = None

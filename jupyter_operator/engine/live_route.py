@@ -223,6 +223,14 @@ def history_edits(op: Operator, entry_id: str | None, direction: str) -> tuple[A
                    "entry_id": entry.entry_id, "direction": direction, **edits}  # fmt: skip
 
 
+def held_by_page(op: Operator, entry: Any) -> bool:
+    """Whether an undo or redo of ``entry`` would go to a page that holds its notebook open
+    (``history_edits``), rather than to the disk."""
+    pages: LivePages | None = getattr(op, "pages", None)
+    return (pages is not None and entry.change == "modify" and is_notebook(entry.path)
+            and pages.holds(op.root.joinpath(*entry.path.split("/"))))  # fmt: skip
+
+
 def settle_history(op: Operator, entry_id: str, direction: str, answer: dict[str, Any]) -> Any:
     """The page's answer to an undo or redo sent to it: applied marks the entry (the caller
     settles its item); stale refuses with ``ERR_UNDO_CONFLICT`` naming the cell; any other answer

@@ -55,6 +55,7 @@ from .rules import Verdict
 from .run import Run
 from .shell_ops import ShellHistory
 from .shell_policy import ShellPolicy
+from .undo import plan_group, undo_group
 from .undo import redo as _redo
 from .undo import undo as _undo
 
@@ -269,6 +270,33 @@ class Operator:
             entry = _undo(op.workspace, op.journal, entry_id)
         history.settle(self.journal, entry)
         return entry
+
+    def undo_group(self, entry_ids: list[str], *, preview: bool = False) -> list[HistoryEntry]:
+        """Undo the live entries of a group (the changes of one run) in one step, newest first;
+        with ``preview``, only say which entries it would undo, in that order.
+
+        Refused as a whole, nothing changed, like a single undo (``ERR_UNDO_CONFLICT``: a path
+        changed since, or a later change outside the group is in the way), and when one of the
+        changes is to a notebook a page holds open: that page undoes its cells, one change at
+        a time (``ERR_PAGE_UNAVAILABLE``). The items that applied the entries become undone.
+        """
+        with self._lock, self._in_use() as op:
+            # Before the disk is checked: a change the page holds is not on the disk yet.
+            wanted = set(entry_ids)
+            held = next((e for e in reversed(op.journal.entries()) if e.entry_id in wanted
+                         and not e.undone and live_route.held_by_page(self, e)), None)  # fmt: skip
+            if held is not None:
+                raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, f"{held.path} is open in a page, "
+                                    "which undoes its cell changes one at a time: undo this run's "
+                                    "changes from History one by one, or save and close the "
+                                    "notebook first. Nothing was changed.")  # fmt: skip
+            planned = plan_group(op.workspace, op.journal, entry_ids)
+            if preview:
+                return planned
+            done = undo_group(op.workspace, op.journal, entry_ids)
+        for entry in done:
+            history.settle(self.journal, entry)
+        return done
 
     def redo(self, entry_id: str | None = None) -> HistoryEntry:
         """Apply an undone entry again (the one undone last when no id is given).

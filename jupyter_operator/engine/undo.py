@@ -223,3 +223,63 @@ def _found_as_before(entry: HistoryEntry, current: Snapshot) -> bool:
     if entry.before_sha256 is None:  # the delete of a folder
         return current.exists and current.is_dir
     return current.exists and not current.is_dir and current.sha256 == entry.before_sha256
+
+
+def _left_as(entry: HistoryEntry, current: Snapshot) -> bool:
+    """True when the path is in the state ``entry`` left it (what its undo expects)."""
+    if entry.change == "delete":
+        return not current.exists or (entry.partial and current.is_dir)
+    return current.exists and not current.is_dir and current.sha256 == entry.after_sha256
+
+
+def plan_group(ws: Workspace, journal: Journal, entry_ids: list[str]) -> list[HistoryEntry]:
+    """The live entries of a group (a run's changes) in the order an undo of the whole group
+    takes them, newest first, after every check that does not change anything.
+
+    Refused as a whole with ``ERR_UNDO_CONFLICT`` when a change outside the group touched one
+    of its paths later, or a path is no longer as the group's last change to it left it (the
+    stale guard of a single undo, for every path before any is touched).
+    """
+    entries = journal.entries()
+    wanted = set(entry_ids)
+    group = [e for e in entries if e.entry_id in wanted and not e.undone]
+    if not group:
+        raise OperatorError(codes.ERR_NOT_FOUND, "nothing of this run is left to undo.")
+    members = {e.entry_id for e in group}
+    for entry in group:
+        key = path_key(entry.path)
+        index = entries.index(entry)
+        outside = [e for e in entries[index + 1 :] if not e.undone
+                   and e.entry_id not in members and overlaps(key, path_key(e.path))]  # fmt: skip
+        if outside:
+            later = outside[-1]
+            raise _conflict(f"{entry.path} was changed again by {_label(later)}, outside this "
+                            f"run; undo {later.entry_id} first. Nothing was changed.")  # fmt: skip
+    for position, entry in enumerate(group):
+        key = path_key(entry.path)
+        if any(overlaps(key, path_key(e.path)) for e in group[position + 1 :]):
+            continue  # a later change of the run is undone first; it finds the path as checked
+        if not _left_as(entry, ws.snapshot(entry.path, limit=EDIT_LIMIT)):
+            raise _conflict(f"{entry.path} changed after {entry.entry_id} was applied; undoing "
+                            f"the run would lose that change. Nothing was changed.")  # fmt: skip
+    return list(reversed(group))
+
+
+def undo_group(ws: Workspace, journal: Journal, entry_ids: list[str]) -> list[HistoryEntry]:
+    """Undo every live entry of a group in one step, newest first (``plan_group``).
+
+    Should one undo still fail (the disk changed during the undo), the ones done are applied
+    again, newest last, so the group is undone entirely or not at all.
+    """
+    done: list[HistoryEntry] = []
+    try:
+        for entry in plan_group(ws, journal, entry_ids):
+            done.append(undo(ws, journal, entry.entry_id))
+    except OperatorError as exc:
+        if not done:
+            raise
+        for entry in reversed(done):
+            redo(ws, journal, entry.entry_id)
+        raise OperatorError(exc.code, f"{exc.message} What the run's undo had restored was "
+                            "applied again; nothing was changed.") from None  # fmt: skip
+    return done

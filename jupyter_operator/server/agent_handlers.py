@@ -17,8 +17,14 @@ decide API.
 "model", "api_key"? | "key_env"?}``
 ``DELETE agent/models/{name}``                  ``{"removed"}`` (configured ones: 409)
 ``POST agent/runs`` ``{"task", "workspace"?,      ``{"run", "model", "endpoint", "label",
-"model"?, "max_tokens"?, "max_cost"?}``         "max_turns", "price", "max_tokens",
-                                                "max_cost"}``
+"model"?, "max_tokens"?, "max_cost"?,           "max_turns", "price", "max_tokens",
+"fix"?, "thread"?}``                            "max_cost", "task"}``: ``fix`` (a failed
+                                                cell, its outputs and notebook) has the
+                                                server write the task (``fix_error``)
+``GET agent/threads?workspace=&key=``           ``{"workspace", "key", "messages", "busy"}``:
+                                                the Ask view's thread (``ask_threads``); a
+                                                run with ``"thread": key`` continues it
+``POST agent/threads`` ``{"workspace", "key"}``   the same, the thread started afresh
 ``GET agent/runs/{run}/events?from=N``          ``text/event-stream``: one ``data: {...}`` per
                                                 event (``id:`` its number), until ``stopped``
 ``POST agent/runs/{run}/stop``                  ``{"run", "stopping": true}``
@@ -38,9 +44,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from jupyter_server.auth.decorator import authorized
@@ -56,7 +64,10 @@ if TYPE_CHECKING:
     from ..agent import Agent, Model
     from ..agent.endpoints import Endpoint, EndpointStore
     from ..agent.prices import Price
+    from .ask_threads import ThreadStore
     from .sessions import SessionService
+
+log = logging.getLogger(__name__)
 
 RUN_ID = r"(?P<run_id>[A-Za-z0-9_-]{1,64})"
 ENDPOINT_NAME = r"(?P<name>[A-Za-z0-9][A-Za-z0-9._-]{0,63})"
@@ -208,6 +219,8 @@ class AgentRun:
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     task: asyncio.Task[Any] | None = None
     finished: bool = False
+    #: The Ask view's thread the run continues and saves to (``ask_threads``), if any.
+    thread: str | None = None
 
 
 class AgentService:
@@ -218,6 +231,18 @@ class AgentService:
         self.sessions = sessions
         self.runs: OrderedDict[str, AgentRun] = OrderedDict()
 
+    def threads(self, workspace: str) -> ThreadStore:
+        """The Ask view's threads of ``workspace``: ``threads/`` beside its run transcripts."""
+        from ..agent.transcript import default_directory
+        from .ask_threads import ThreadStore
+
+        if workspace not in self.sessions.registry:
+            raise ApiError(404, "workspace_not_found", "No workspace with this name")
+        configured = self.config.transcripts_dir
+        journal = self.sessions.registry.history_operator(workspace).journal.base
+        folder = Path(configured) if configured else default_directory(journal)
+        return ThreadStore(folder / "threads")
+
     def start(
         self,
         task: str,
@@ -226,10 +251,12 @@ class AgentService:
         *,
         max_tokens: int | None = None,
         max_cost: float | None = None,
+        thread: str | None = None,
     ) -> AgentRun:
         """Start a run of ``task`` in ``workspace`` (reads and policy as for any session) with
         the model of the named ``endpoint`` (else the server's default), stopped cleanly at
-        ``max_tokens`` or ``max_cost``."""
+        ``max_tokens`` or ``max_cost``; ``thread``: the Ask view's thread it follows up, and
+        where its conversation is saved."""
         from ..agent import Agent
 
         if workspace not in self.sessions.registry:
@@ -239,6 +266,12 @@ class AgentService:
         if max_cost is not None and price is None:
             raise ApiError(400, "no_price", f"No price is known for {model.name} "
                            "(c.OperatorAgent.prices): a cost budget cannot be kept")  # fmt: skip
+        earlier: list[dict[str, str]] = []
+        if thread is not None:
+            if any(r.thread == thread and r.workspace == workspace and not r.finished
+                   for r in self.runs.values()):  # fmt: skip
+                raise ApiError(409, "thread_busy", "A run of this thread is going on")
+            earlier = self.threads(workspace).load(workspace, thread)
         operator = self.sessions.registry.new_operator(workspace)
         transcripts: Any = self.config.transcripts_dir or True
         first = [operator]
@@ -259,10 +292,10 @@ class AgentService:
             operator.close()
             message = "The transcripts folder is this workspace's folder; configure another"
             raise ApiError(503, "agent_not_configured", message) from None
-        run = AgentRun(secrets.token_urlsafe(12), workspace, agent)
+        run = AgentRun(secrets.token_urlsafe(12), workspace, agent, thread=thread)
         agent.subscribe(lambda event: self._record(run, event))
         self._keep(run)
-        self._go(run, agent.run(task))
+        self._go(run, agent.run(task, earlier))
         return run
 
     def answer(self, run_id: str, text: str) -> AgentRun:
@@ -281,6 +314,12 @@ class AgentService:
             try:
                 await work
             finally:
+                if run.thread is not None and run.agent.conversation:  # a follow-up goes on here
+                    try:
+                        self.threads(run.workspace).save(run.workspace, run.thread,
+                                                         run.agent.conversation)  # fmt: skip
+                    except (OSError, ApiError):
+                        log.warning("the Ask thread of run %s could not be saved", run.id)
                 run.finished = True
                 run.changed.set()
                 if run.agent.operator is not None:
@@ -353,17 +392,57 @@ class AgentRunsHandler(OperatorPostHandler, _AgentHandler):
             from .bodies import AskBody
 
             body = self.parse(AskBody)
-            if not body.task.strip():
+            task = body.task
+            if body.fix is not None:
+                from .fix_error import fix_task
+
+                fix = body.fix
+                cells = [cell.model_dump() for cell in fix.cells]
+                task = fix_task(fix.notebook, fix.cell_id, fix.cell_index, fix.source,
+                                fix.outputs, cells, note=body.task)  # fmt: skip
+            if not task.strip():
                 raise ApiError(400, "bad_request", "task: the task is empty")
-            run = self.agents.start(body.task, body.workspace, body.model,
-                                    max_tokens=body.max_tokens, max_cost=body.max_cost)  # fmt: skip
+            run = self.agents.start(task, body.workspace, body.model, max_tokens=body.max_tokens,
+                                    max_cost=body.max_cost, thread=body.thread)  # fmt: skip
             from ..agent.models import model_label
 
             model = run.agent.model
             return {"run": run.id, "model": model.name, "endpoint": model.endpoint,
                     "label": model_label(model.name, model.endpoint),
                     "max_turns": run.agent.max_turns, "price": run.agent.price,
-                    "max_tokens": run.agent.max_tokens, "max_cost": run.agent.max_cost}  # fmt: skip
+                    "max_tokens": run.agent.max_tokens, "max_cost": run.agent.max_cost,
+                    "task": task}  # fmt: skip
+
+        await self.respond(work())
+
+
+class AgentThreadHandler(OperatorPostHandler, _AgentHandler):
+    """``GET agent/threads?workspace=&key=``: a thread's conversation; ``POST agent/threads``
+    ``{"workspace", "key"}``: start it afresh."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        async def work() -> dict[str, Any]:
+            workspace = self.get_query_argument("workspace", "default")
+            key = self.get_query_argument("key", "")
+            messages = self.agents.threads(workspace).load(workspace, key)
+            busy = any(r.thread == key and r.workspace == workspace and not r.finished
+                       for r in self.agents.runs.values())  # fmt: skip
+            return {"workspace": workspace, "key": key, "messages": messages, "busy": busy}
+
+        await self.respond(work())
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        async def work() -> dict[str, Any]:
+            from .bodies import ThreadBody
+
+            body = self.parse(ThreadBody)
+            store = self.agents.threads(body.workspace)
+            store.restart(body.workspace, body.key)
+            return {"workspace": body.workspace, "key": body.key, "messages": [], "busy": False}
 
         await self.respond(work())
 
@@ -508,6 +587,7 @@ def agent_handlers(
         (f"/{prefix}/agent/models", AgentModelsHandler),
         (f"/{prefix}/agent/models/{ENDPOINT_NAME}", AgentModelHandler),
         (f"/{prefix}/agent/runs", AgentRunsHandler),
+        (f"/{prefix}/agent/threads", AgentThreadHandler),
         (f"/{prefix}/agent/runs/{RUN_ID}/events", AgentEventsHandler),
         (f"/{prefix}/agent/runs/{RUN_ID}/stop", AgentStopHandler),
         (f"/{prefix}/agent/runs/{RUN_ID}/answer", AgentAnswerHandler),

@@ -97,15 +97,55 @@ class UndoBody(Body):
     live: LiveAnswerBody | None = None
 
 
-class AskBody(Body):
-    """``POST agent/runs``: ``model`` names an endpoint (else the server's default); the
-    budgets stop the run cleanly when reached."""
+class UndoRunBody(Body):
+    """``POST undo-run``: undo every change of one run (``preview``: only list them)."""
 
-    task: str
     workspace: str = "default"
+    run: str = Field(min_length=1, max_length=200)
+    folder: str | None = None
+    preview: bool = False
+
+
+class FixCellBody(Body):
+    """One cell of the notebook a fix is asked for, as open in the page."""
+
+    cell_type: str = Field(default="code", max_length=20)
+    id: str | None = Field(default=None, max_length=200)
+    source: str = Field(default="", max_length=1_000_000)
+
+
+class FixBody(Body):
+    """``fix`` of ``POST agent/runs``: a cell whose run ended in an error ("Fix with Operator").
+
+    ``notebook`` is relative to the workspace; ``outputs`` are the cell's nbformat outputs."""
+
+    notebook: str = Field(max_length=4096)
+    cell_id: str = Field(pattern=r"^[A-Za-z0-9_-]{1,64}$")  # nbformat's cell id
+    cell_index: int = Field(ge=0)
+    source: str = Field(max_length=1_000_000)
+    outputs: list[dict[str, Any]] = Field(default_factory=list, max_length=500)
+    cells: list[FixCellBody] = Field(default_factory=list, max_length=5000)
+
+
+class AskBody(Body):
+    """``POST agent/runs``: a task, or a fix (its task is written by the server; ``task``
+    adds the person's words). ``model`` names an endpoint (else the server's default); the
+    budgets stop the run cleanly when reached; ``thread`` is the Ask view's thread it follows."""
+
+    task: str = ""
+    workspace: str = "default"
+    fix: FixBody | None = None
+    thread: str | None = Field(default=None, min_length=1, max_length=4200)
     model: str | None = None
     max_tokens: Annotated[int, Field(gt=0)] | None = None
     max_cost: Annotated[float, Field(gt=0, allow_inf_nan=False)] | None = None
+
+
+class ThreadBody(Body):
+    """``POST agent/threads``: start the Ask view's thread ``key`` afresh."""
+
+    workspace: str = "default"
+    key: str = Field(min_length=1, max_length=4200)
 
 
 class EndpointBody(Body):

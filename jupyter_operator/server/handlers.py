@@ -56,6 +56,11 @@
                                             cell edits; nothing is undone yet), then the page
                                             posts ``{"id", "live": {"state", "cell"?}}``
 ``POST redo``                               the same, for a change applied again
+``POST undo-run``                           ``{"workspace"?, "run", "folder"?, "preview"?}`` ->
+                                            ``{"run", "entries", "executions"}``: every live
+                                            change of the run (``session`` of its history
+                                            entries) undone in one step, newest first, or
+                                            refused as a whole; ``preview``: only listed
 ``GET history?workspace=&folder=``          ``{"workspace", "folder", "history": [entry...]}``,
                                             oldest first (a subfolder keeps its own history);
                                             entries carry ``session``, ``decided_by``, ``rule``
@@ -397,6 +402,24 @@ class UndoHandler(OperatorPostHandler):
         await self.respond(work())
 
 
+class UndoRunHandler(OperatorPostHandler):
+    """``POST undo-run``: undo every change of one run in one step, or preview it."""
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        """Undo (or preview the undo of) the run's changes, newest first."""
+
+        async def work() -> dict[str, Any]:
+            from .bodies import UndoRunBody
+
+            body = self.parse(UndoRunBody)
+            return await self.service.undo_run(body.workspace, body.run, body.folder,
+                                               body.preview)  # fmt: skip
+
+        await self.respond(work())
+
+
 class RedoHandler(OperatorPostHandler):
     """``POST redo``: apply an undone change again."""
 
@@ -445,6 +468,7 @@ def rest_handlers(
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/live", LiveAnswerHandler),
         (f"/{prefix}/open-notebooks", OpenNotebooksHandler),
         (f"/{prefix}/undo", UndoHandler),
+        (f"/{prefix}/undo-run", UndoRunHandler),
         (f"/{prefix}/redo", RedoHandler),
         (f"/{prefix}/history", HistoryHandler),
     ]

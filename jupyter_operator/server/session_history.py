@@ -113,6 +113,36 @@ class HistoryRequests:
 
         return await self._locked(workspace, work)
 
+    async def undo_run(
+        self, workspace: str, run: str, folder: str | None = None, preview: bool = False
+    ) -> dict[str, Any]:
+        """Undo every live change of one run (the entries the history lists with ``session``
+        ``run``) in one step, newest first (``Operator.undo_group``); with ``preview``, only
+        list what it would restore. The run's cell runs come with it: a kernel is never
+        undone (Rebuild state brings it in line)."""
+        self._check_workspace(workspace)
+
+        def work() -> dict[str, Any]:
+            from ..workspace.ledger import executions
+
+            operator = self._history_of(workspace, folder)
+            entries = operator.history()
+            members = [e for e in entries if self._entry_view(e).get("session") == run]
+            done = operator.undo_group([e.entry_id for e in members], preview=preview)
+            if not preview:
+                for entry in done:
+                    owner = next((s for s in self._sessions.values()
+                                  if entry.entry_id in s.entries), None)  # fmt: skip
+                    if owner is not None:
+                        mark_undone(owner, entry)
+                        self._save(owner)
+            ids = {run} | {e.session for e in members if e.session}
+            runs = [r.to_dict() for r in executions(operator.journal) if r.session in ids]
+            return {"workspace": workspace, "run": run, "preview": preview,
+                    "entries": [self._entry_view(e) for e in done], "executions": runs}  # fmt: skip
+
+        return await self._locked(workspace, work, write=not preview)
+
     async def history(self, workspace: str, folder: str | None = None) -> dict[str, Any]:
         """Every change applied in a workspace (or its subfolder ``folder``) through any
         session, oldest first."""

@@ -11,7 +11,9 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { ModelPicker } from './askmodels';
 import { fetchJson, followEvents, IAskInfo, IAskStarted } from './askrequests';
 import { costText, IAgentEvent, usageText } from './askstream';
+import { ThreadView } from './askthreadview';
 import { IAskHost, TurnView } from './askturn';
+import { IFixRequest } from './fixrequest';
 import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el, summary } from './dom';
@@ -44,6 +46,8 @@ export class AskView {
   private _state = '';
   /** Events of the run received so far (an answer's stream starts after them). */
   private _seen = 0;
+  /** The conversation of the person's notebook (or folder) a run continues (askthread.ts). */
+  private _thread: ThreadView;
 
   constructor(
     private _client: OperatorClient,
@@ -81,12 +85,39 @@ export class AskView {
     this._error.setAttribute('role', 'alert');
     this._error.hidden = true;
     this._turnsNode = el('div', 'jp-Operator-ask-turns');
-    this.node.append(this._models.node, this._task, row, this._error, this._turnsNode);
+    this._thread = new ThreadView(
+      (segments, body, query) => fetchJson(this._client.settings, segments, body, query),
+      this._workspace,
+      () => 'folder:.',
+      () => this._clear()
+    );
+    this.node.append(this._models.node, this._task, row, this._error, this._thread.node, this._turnsNode);
     this.node.addEventListener('toggle', () => {
       if (this.node.open && !this._info) {
         void this.refreshInfo();
       }
+      if (this.node.open) {
+        void this.threadChanged();
+      }
     });
+  }
+
+  /** Where the key of the person's thread comes from (the document they work in). */
+  setThreadSource(source: () => string): void {
+    this._thread.setSource(source);
+  }
+
+  /** The person may work in another document now: show its thread (not while a run streams). */
+  async threadChanged(): Promise<void> {
+    if (!this.node.open || !this._stopButton.disabled || !this._thread.moved) {
+      return;
+    }
+    this._clear(); // the turns on display belong to the thread left
+    try {
+      await this._thread.refresh();
+    } catch (reason) {
+      this._showError(reason);
+    }
   }
 
   /** The run being shown, if any. */
@@ -113,10 +144,17 @@ export class AskView {
     }
   }
 
-  /** Start a run of the task in the box. */
-  async ask(task?: string): Promise<void> {
-    const text = (task ?? this._task.value).trim();
-    if (!text) {
+  /**
+   * Start a run of the task in the box; with `fix` (a cell whose run ended in an error), the
+   * server writes the task from the cell and its notebook, and `task` adds the person's words.
+   */
+  async ask(task?: string, fix?: IFixRequest): Promise<void> {
+    if (fix && !this._stopButton.disabled) {
+      this._showError(new OperatorRequestError('BUSY', 'A run is going on: stop it before asking for a fix.'));
+      return;
+    }
+    const text = (task ?? (fix ? '' : this._task.value)).trim();
+    if (!text && !fix) {
       this._showError(new OperatorRequestError('EMPTY', 'Write a task for the model first.'));
       return;
     }
@@ -124,11 +162,15 @@ export class AskView {
       this._task.value = task;
     }
     this._error.hidden = true;
-    this._clear();
     this._askButton.disabled = true;
+    this._thread.setBusy(true);
     try {
       const choice = this._models.choice();
-      const body: Record<string, string | number> = { task: text };
+      // The thread as saved, the last run included, then this run's turns below it.
+      await this._thread.refresh(true);
+      this._clear();
+      const body: Record<string, unknown> = fix ? { task: text, fix } : { task: text };
+      body.thread = this._thread.key;
       const workspace = this._workspace();
       if (workspace) {
         body.workspace = workspace;
@@ -144,6 +186,9 @@ export class AskView {
       }
       const started = await this._fetchJson<IAskStarted>(['agent', 'runs'], body);
       this._run = started.run;
+      if (started.task) {
+        this._task.value = started.task; // what the model was asked, a fix's task included
+      }
       this._maxTurns = started.max_turns;
       this._stopButton.disabled = false;
       this._state = started.label ?? `${started.model} at ${started.endpoint}`;
@@ -154,6 +199,7 @@ export class AskView {
     } finally {
       this._askButton.disabled = !this._models.available;
       this._stopButton.disabled = true;
+      this._thread.setBusy(false);
     }
   }
 

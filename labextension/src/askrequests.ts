@@ -25,6 +25,8 @@ export interface IAskStarted {
   endpoint: string;
   label?: string;
   max_turns: number;
+  /** The task the model got (the server writes a fix's). */
+  task?: string;
 }
 
 /** One request; a network failure becomes an OperatorRequestError. */
@@ -40,9 +42,10 @@ async function send(settings: ServerConnection.ISettings, spec: IRequestSpec): P
 export async function fetchJson<T>(
   settings: ServerConnection.ISettings,
   segments: string[],
-  body?: unknown
+  body?: unknown,
+  query?: Record<string, string>
 ): Promise<T> {
-  const response = await send(settings, buildRequest(settings.baseUrl, segments, body));
+  const response = await send(settings, buildRequest(settings.baseUrl, segments, body, query));
   const text = await response.text();
   if (!response.ok) {
     const error = describeHttpError(response.status, text);

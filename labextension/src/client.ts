@@ -24,6 +24,7 @@ import {
   IScanResponse,
   ISessionsResponse,
   IUndoResponse,
+  IUndoRunResponse,
   IWorkspace,
   IWorkspacesResponse
 } from './types';
@@ -173,6 +174,12 @@ export class OperatorClient {
     live?: { state: string; cell?: string }
   ): Promise<IUndoResponse> {
     return this._call(['undo'], { ...undoBody(workspace, id, session, folder), ...(live ? { live } : {}) });
+  }
+
+  /** Undo every change of one run in one step (the server refuses it as a whole or does it
+   * all); `preview`: only list what it would restore. */
+  undoRun(workspace: string, run: string, folder?: string | null, preview = false): Promise<IUndoRunResponse> {
+    return this._call(['undo-run'], { workspace, run, preview, ...(folder ? { folder } : {}) });
   }
 
   private async _call<T>(

@@ -18,6 +18,7 @@ export namespace CommandIDs {
   export const copyResults = 'jupyter-operator:copy-results';
   export const undo = 'jupyter-operator:undo';
   export const copySpec = 'jupyter-operator:copy-spec';
+  export const fixError = 'jupyter-operator:fix-error';
 }
 
 /** Register the commands (and palette entries when a palette exists). */
@@ -102,6 +103,31 @@ export function addCommands(
   commands.addCommand(CommandIDs.copySpec, {
     label: 'Operator: Copy interface specification',
     execute: () => panel.copySpec()
+  });
+
+  commands.addCommand(CommandIDs.fixError, {
+    label: 'Operator: Fix this error',
+    caption: 'Ask the model to fix the error of the active cell (or of the cell given)',
+    icon: operatorIcon,
+    isEnabled: () => !!tracker?.activeCell,
+    execute: async args => {
+      // A cell's button names its notebook and cell; the shortcut takes the active cell.
+      const notebook =
+        typeof args.path === 'string'
+          ? tracker?.find(p => p.context.path === args.path)
+          : tracker?.currentWidget;
+      const model = notebook?.content.model;
+      if (!notebook || !model) {
+        return;
+      }
+      const cells = Array.from(model.cells, cell => cell.toJSON()) as Parameters<OperatorPanel['fixError']>[1];
+      const index =
+        typeof args.cellId === 'string'
+          ? cells.findIndex(c => c.id === args.cellId)
+          : notebook.content.activeCellIndex;
+      reveal();
+      await panel.fixError(notebook.context.path, cells, index);
+    }
   });
 
   if (palette) {

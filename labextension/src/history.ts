@@ -9,6 +9,7 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { visibleText } from './diff';
 import { DiffView } from './diffview';
 import { button, el, summary } from './dom';
+import { cellRunText, groupByRun, IRunGroup, restoreText } from './historyruns';
 import { IExecutionRecord, IHistoryEntry } from './types';
 
 /** What a history row asks its panel to do. */
@@ -16,6 +17,9 @@ export type HistoryAction = (entry: IHistoryEntry, action: 'undo' | 'redo') => v
 
 /** Propose a Rebuild state for a notebook (a card to approve, like any other run). */
 export type RebuildAction = (notebook: string) => void;
+
+/** "Undo this run": preview what it restores (`confirmed` false), or undo it. */
+export type RunUndoAction = (run: string, confirmed: boolean) => void;
 
 /** Said on every cell change and run: undo restores files and cells, never a kernel. */
 export const KERNEL_NOT_ROLLED_BACK =
@@ -56,7 +60,8 @@ export class HistoryView {
     private _onAction: HistoryAction,
     private _onRefresh: () => void,
     private _languages: IEditorLanguageRegistry | null,
-    private _onRebuild: RebuildAction | null = null
+    private _onRebuild: RebuildAction | null = null,
+    private _onRunUndo: RunUndoAction | null = null
   ) {
     this.node = el('details', 'jp-Operator-history');
     const title = summary('History', 'jp-Operator-history-title');
@@ -86,10 +91,99 @@ export class HistoryView {
   render(entries: readonly IHistoryEntry[], runs: readonly IExecutionRecord[] = []): void {
     this._clear();
     this._empty.hidden = entries.length > 0;
-    for (const entry of [...entries].reverse()) {
-      this._list.append(this._row(entry));
+    for (const group of groupByRun(entries)) {
+      this._list.append(this._group(group));
     }
     this._renderRuns(runs);
+  }
+
+  /**
+   * Show under a run what "Undo this run" restores, newest first (files and cells), and its
+   * cell runs, which no undo takes back (Rebuild state offered); the person confirms or not.
+   */
+  showRunPreview(run: string, entries: readonly IHistoryEntry[], runs: readonly IExecutionRecord[]): void {
+    const host = this._runPreview(run);
+    if (!host) {
+      return;
+    }
+    host.replaceChildren();
+    host.hidden = false;
+    const count = entries.length === 1 ? '1 change' : `${entries.length} changes`;
+    host.append(el('p', 'jp-Operator-run-preview-title', `Undo this run restores, newest first (${count}):`));
+    const list = el('ol', 'jp-Operator-run-preview-list');
+    for (const entry of entries) {
+      const row = el('li', 'jp-Operator-run-preview-entry', visibleText(restoreText(entry)));
+      row.dataset.entry = entry.entry_id;
+      list.append(row);
+    }
+    host.append(list);
+    if (runs.length) {
+      host.append(el('p', 'jp-Operator-run-preview-title', 'Cell runs of this run (not undoable):'));
+      const ran = el('ul', 'jp-Operator-run-preview-runs');
+      for (const record of runs) {
+        ran.append(el('li', 'jp-Operator-run-preview-run', visibleText(cellRunText(record))));
+      }
+      host.append(ran, el('p', 'jp-Operator-history-meta', KERNEL_NOT_ROLLED_BACK));
+      for (const notebook of new Set(runs.map(r => r.notebook))) {
+        host.append(
+          button(`Rebuild state of ${visibleText(notebook)}`, 'jp-mod-styled jp-Operator-rebuild', () => this._onRebuild?.(notebook))
+        );
+      }
+    }
+    const actions = el('div', 'jp-Operator-card-actions');
+    actions.append(
+      button(`Undo ${count}`, 'jp-mod-warn jp-Operator-run-undo-confirm', () => this._onRunUndo?.(run, true), 'Undo all of them in one step'),
+      button('Cancel', 'jp-mod-styled jp-Operator-run-undo-cancel', () => {
+        host.hidden = true;
+        host.replaceChildren();
+      })
+    );
+    host.append(actions);
+  }
+
+  /** Say under the run why its undo was refused (the panel's error is far above). */
+  showRunError(run: string, message: string): void {
+    const host = this._runPreview(run);
+    if (!host) {
+      return;
+    }
+    host.replaceChildren();
+    host.hidden = false;
+    const error = el('p', 'jp-Operator-error jp-Operator-run-undo-error', message);
+    error.setAttribute('role', 'alert');
+    const close = button('Close', 'jp-mod-styled jp-Operator-run-undo-cancel', () => {
+      host.hidden = true;
+      host.replaceChildren();
+    });
+    host.append(error, close);
+  }
+
+  private _runPreview(run: string): HTMLElement | null {
+    return this._list.querySelector<HTMLElement>(`.jp-Operator-history-run[data-run="${CSS.escape(run)}"] .jp-Operator-run-preview`);
+  }
+
+  /** A run's changes, with "Undo this run" when the history knows the run. */
+  private _group(group: IRunGroup): HTMLElement {
+    const node = el('li', 'jp-Operator-history-run');
+    node.dataset.run = group.run;
+    const head = el('div', 'jp-Operator-history-run-header');
+    const count = group.entries.length === 1 ? '1 change' : `${group.entries.length} changes`;
+    const label = group.entries.find(e => e.label)?.label;
+    const name = group.run ? `Run ${group.run.slice(0, 8)}` : 'Earlier changes';
+    head.append(el('span', 'jp-Operator-history-run-title', `${name}${label ? ` (${visibleText(label)})` : ''} · ${count}`));
+    if (group.run && this._onRunUndo) {
+      const undo = button('Undo this run', 'jp-mod-styled jp-Operator-history-undo-run', () => this._onRunUndo?.(group.run, false), 'Show what undoing every change of this run restores, then undo them in one step');
+      undo.disabled = group.live === 0;
+      head.append(undo);
+    }
+    const preview = el('div', 'jp-Operator-run-preview');
+    preview.hidden = true;
+    const rows = el('ol', 'jp-Operator-history-list jp-Operator-history-run-list');
+    for (const entry of group.entries) {
+      rows.append(this._row(entry));
+    }
+    node.append(head, preview, rows);
+    return node;
   }
 
   /** The execution ledger, by notebook, newest first, with Rebuild state for each notebook. */

@@ -17,8 +17,9 @@ import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
 
 import { OperatorClient } from './client';
 import { addCardCommands } from './cardcommands';
-import { addCommands } from './commands';
+import { addCommands, CommandIDs } from './commands';
 import { addFileCommands } from './filecommands';
+import { FixButtons } from './fixerror';
 import { serveKernelRuns } from './kernelruns';
 import { OpenNotebookReport } from './livecells';
 import { OperatorPanel } from './panel';
@@ -72,6 +73,10 @@ const plugin: JupyterFrontEndPlugin<void> = {
         nb.disposed.connect(() => setTimeout(changed, 0));
       });
       report.start();
+      // A cell whose run ended in an error offers "Fix with Operator" on its error output.
+      new FixButtons(tracker, (nb, cellId) =>
+        void app.commands.execute(CommandIDs.fixError, { path: nb.context.path, cellId })
+      );
     }
     // A proposal of an MCP client waits for the person: say so wherever they are in Lab.
     panel.proposalsArrived.connect((_, arrived) => {
@@ -91,6 +96,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
         });
       }
     });
+    // The Ask view keeps one thread per notebook (per folder for other files): the one of
+    // the document in the main area.
+    const documentPath = (): string | null => {
+      const context = (app.shell.currentWidget as { context?: { path?: unknown } } | null)?.context;
+      return typeof context?.path === 'string' ? context.path : null;
+    };
+    panel.ask.setThreadSource(() => panel.threadKeyOf(documentPath()));
+    app.shell.currentChanged?.connect(() => void panel.ask.threadChanged());
     app.shell.add(panel, 'right', { rank: 600 });
     restorer?.add(panel, 'jupyter-operator');
     addCommands(app, panel, tracker, palette);

@@ -15,9 +15,11 @@ import { ISignal, Signal } from '@lumino/signaling';
 import { Widget } from '@lumino/widgets';
 
 import { AskView } from './ask';
+import { threadKey } from './askthread';
 import { saveDraft } from './draft';
 import { OperatorClient, OperatorRequestError } from './client';
 import { DialectChoice, dialectRow } from './dialect';
+import { fixRequest, notebookInWorkspace } from './fixrequest';
 import { button, el } from './dom';
 import { operatorIcon } from './icon';
 import { LiveChanges } from './livecells';
@@ -266,6 +268,34 @@ export class OperatorPanel extends Widget {
     if (this.state) {
       await this._session.carryOutRuns(this.state);
     }
+  }
+
+  /**
+   * "Fix with Operator": start an Ask run on the error of cell `index` of the notebook at
+   * `path` (server-relative), in the workspace that holds the notebook; `cells` are the
+   * notebook's nbformat cells as open.
+   */
+  async fixError(path: string, cells: Parameters<typeof fixRequest>[1], index: number): Promise<void> {
+    const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    const picked = this._workspaces.pick(folder);
+    if (!picked) {
+      this.showError(`The notebook's folder (${folder || '.'}) is in no configured workspace.`);
+      return;
+    }
+    const fix = fixRequest(notebookInWorkspace(path, picked.folder), cells, index);
+    if (!fix) {
+      this.showError('This cell has no error to fix (run it first).');
+      return;
+    }
+    this._workspaces.value = picked.workspace; // the run's cards and paths are taken there
+    this.ask.node.open = true;
+    await this.ask.ask(undefined, fix);
+  }
+
+  /** The Ask thread of the document at `docPath` (server-relative; null: none) in the
+   * workspace on display: one per notebook, one per folder for other files. */
+  threadKeyOf(docPath: string | null): string {
+    return threadKey(this._workspaces.list, this._workspaces.value, docPath);
   }
 
   /** Approve or reject one pending item (`content`: approve the person's edit of it). */

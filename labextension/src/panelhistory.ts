@@ -42,7 +42,8 @@ export class PanelHistory {
       (entry, action) => void this.undoOrRedo(entry, action),
       () => void this.refresh(),
       languages,
-      rebuild
+      rebuild,
+      (run, confirmed) => void this.undoRun(run, confirmed)
     );
   }
 
@@ -97,6 +98,55 @@ export class PanelHistory {
         host.controls.showError(notReloadedMessage(changed));
       }
     });
+  }
+
+  /**
+   * "Undo this run": first show what it restores (and the cell runs it cannot take back);
+   * once confirmed, undo every change of the run in one step. The server refuses the run as
+   * a whole when any of its files changed since; an open document with unsaved edits
+   * refuses it here, as for a single undo.
+   */
+  async undoRun(run: string, confirmed: boolean): Promise<void> {
+    const host = this._host;
+    const { workspace, folder } = host.shown();
+    await host.request(async () => {
+      try {
+        await this._undoRun(workspace, folder, run, confirmed);
+      } catch (reason) {
+        this._view.showRunError(run, plainError(reason));
+        throw reason; // the panel shows it too
+      }
+    });
+  }
+
+  private async _undoRun(workspace: string, folder: string | null | undefined, run: string, confirmed: boolean): Promise<void> {
+    const host = this._host;
+    const preview = await host.client.undoRun(workspace, run, folder, true);
+    if (!confirmed) {
+      this._view.showRunPreview(run, preview.entries, preview.executions);
+      return;
+    }
+    const targets = [...new Set(preview.entries.map(e => host.docs.docPath(e.path)))];
+    for (const target of targets) {
+      if (target && !host.docs.open.isLiveNotebook(target) && (await host.docs.open.check(target)).state === 'edited') {
+        host.controls.showError(dirtyMessage(target, 'undo'));
+        this._view.showRunError(run, dirtyMessage(target, 'undo'));
+        return;
+      }
+    }
+    let answer;
+    try {
+      answer = await host.client.undoRun(workspace, run, folder);
+    } finally {
+      await this._refreshAfterChange();
+    }
+    const count = answer.entries.length === 1 ? '1 change' : `${answer.entries.length} changes`;
+    host.controls.showNote(`Undid ${count} of run ${run.slice(0, 8)}, newest first.`);
+    for (const target of targets) {
+      if ((await host.docs.open.reload(target)) === 'edited' && target) {
+        host.controls.showError(notReloadedMessage(target));
+      }
+    }
   }
 
   /** Show the history of the workspace on display. */

@@ -273,6 +273,18 @@ export interface IHistoryEntry {
   diff?: string | null;
   /** Where it landed: `disk` (the file) or `page` (the notebook open in a page). */
   route?: 'disk' | 'page';
+  /** The label of the session that made it (an Ask run, an MCP client), when known. */
+  label?: string | null;
+}
+
+/** `POST undo-run`: what undoing a run restores (or restored), newest first. */
+export interface IUndoRunResponse {
+  workspace: string;
+  run: string;
+  preview: boolean;
+  entries: IHistoryEntry[];
+  /** The run's cell runs: no undo takes them back. */
+  executions: IExecutionRecord[];
 }
 
 /** `GET history`. */

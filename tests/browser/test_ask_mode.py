@@ -373,3 +373,130 @@ def test_the_notebook_agent_asks_and_the_answer_in_the_cell_continues(
     assert (ask_server.root / "nb-answered.md").read_text() == "# Plan\n"
     assert fake.requests[-2]["messages"][-1] == {"role": "user", "content": "nb-answered.md"}
     screenshot(page, "agent-notebook-answered")
+
+
+def test_fix_with_operator_sends_the_traceback_and_the_approved_fix_runs(
+    ask_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    """"Fix with Operator" on a cell's error output: the model gets the cell, its traceback
+    without colour codes and the notebook; the person approves & runs its fix, the cell ends
+    without an error and the rerun's result goes back to the model."""
+    from cell_notebooks import code, notebook
+
+    fixed = "print('ratio', total / max(count, 1))"
+    (ask_server.root / "ratio.ipynb").write_text(notebook(
+        code("total, count = 6, 0", id="load"),
+        code("print('ratio', total / count)", id="ratio")))  # fmt: skip
+    fake.add(
+        "Dividing by a zero count.\n" + block("f1", "nb.replaceCell", notebook="ratio.ipynb",
+                                               cell_id="ratio", content_b64=b64(fixed)),
+        "The cell runs without an error now.",
+    )  # fmt: skip
+    asked = len(fake.requests)
+    page.goto(ask_server.page_url("lab/workspaces/fix-error/tree/ratio.ipynb"))
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    run_quick_cell(page, 0)
+    run_quick_cell(page, 1)
+    output = page.locator(".jp-NotebookPanel:visible .jp-Cell").nth(1).locator(".jp-OutputArea")
+    output.get_by_text("ZeroDivisionError").first.wait_for(timeout=30_000)
+    fix_button = output.locator(".jp-Operator-fix-error")
+    fix_button.wait_for()
+    assert page.locator(".jp-Operator-fix-error").count() == 1  # only the failed cell has one
+    screenshot(page, "fix-error-button")
+    fix_button.click()
+    card = page.locator(f'{ASK} .jp-Operator-card[data-id="f1"][data-status="pending"]')
+    card.wait_for(timeout=60_000)
+    sent = fake.requests[asked]["messages"][-1]["content"]
+    assert "ZeroDivisionError: division by zero" in sent
+    assert "print('ratio', total / count)" in sent and "total, count = 6, 0" in sent
+    assert "cell ratio (index 1) of the notebook ratio.ipynb" in sent
+    assert "\x1b" not in sent and "[0;31m" not in sent
+    task = page.locator(f"{ASK} .jp-Operator-ask-task").input_value()
+    assert task == sent  # the Ask box shows what the model was asked
+    screenshot(page, "fix-error-offered")
+    card.locator(".jp-Operator-approve-run").click()
+    page.locator(f"{ASK} .jp-Operator-ask-status").filter(has_text="ended").wait_for(
+        timeout=60_000)
+    output.get_by_text("ratio 6.0").wait_for(timeout=30_000)
+    assert output.get_by_text("ZeroDivisionError").count() == 0
+    assert output.locator(".jp-Operator-fix-error").count() == 0
+    rerun = _results_sent(fake, 1)["f1"]
+    assert rerun.ok and "ratio 6.0" in (rerun.details or "")
+    screenshot(page, "fix-error-fixed")
+    assert page.console_errors == []
+
+
+def test_the_fix_shortcut_asks_about_the_active_cells_error(
+    ask_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    """Ctrl+Alt+F (the command's default shortcut) on the failed cell starts the same run."""
+    from cell_notebooks import code, notebook
+
+    (ask_server.root / "keys.ipynb").write_text(notebook(code("1 / 0", id="boom")))
+    fake.add("The cell divides by zero on purpose; nothing to change.")
+    asked = len(fake.requests)
+    page.goto(ask_server.page_url("lab/workspaces/fix-keys/tree/keys.ipynb"))
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    run_quick_cell(page, 0)
+    cell = page.locator(".jp-NotebookPanel:visible .jp-Cell").nth(0)
+    cell.locator(".jp-Operator-fix-error").wait_for(timeout=30_000)
+    cell.locator(".jp-InputPrompt").click()  # the failed cell is the active one
+    page.keyboard.press("Escape")
+    page.keyboard.press("Control+Alt+f")
+    status = page.locator(f"{ASK} .jp-Operator-ask-status")
+    status.filter(has_text="ended").wait_for(timeout=60_000)
+    sent = fake.requests[asked]["messages"][-1]["content"]
+    assert "cell boom (index 0) of the notebook keys.ipynb" in sent
+    assert "ZeroDivisionError: division by zero" in sent and "\x1b" not in sent
+
+
+def test_the_notebooks_thread_continues_and_a_reload_shows_it_again(
+    ask_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    """The Ask view keeps one conversation per notebook: a follow-up continues it, a page
+    reload shows it again, New thread starts afresh."""
+    from cell_notebooks import code, notebook
+
+    (ask_server.root / "thread.ipynb").write_text(notebook(code("ratio = 6 / 3", id="r")))
+    fake.add("It computes a ratio.", "The ratio is 2.0.", "Hello again.")
+    page.goto(ask_server.page_url("lab/workspaces/ask-thread/tree/thread.ipynb"))
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
+    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
+        tab.click()
+    page.locator(f"{ASK} .jp-Operator-ask-summary").click()
+    name = page.locator(f"{ASK} .jp-Operator-ask-thread-name")
+    name.filter(has_text="Thread: thread.ipynb").wait_for()
+    status = page.locator(f"{ASK} .jp-Operator-ask-status")
+    box = page.locator(f"{ASK} .jp-Operator-ask-task")
+    for turn, task in enumerate(("What does this notebook do?", "And its value?"), 1):
+        box.fill(task)
+        page.locator(f"{ASK} .jp-Operator-ask-button").click()
+        status.filter(has_text="ended").wait_for(timeout=30_000)
+        page.locator(f"{ASK} .jp-Operator-ask-prose").filter(
+            has_text="It computes a ratio." if turn == 1 else "The ratio is 2.0.").wait_for()
+    said = [(m["role"], m["content"]) for m in fake.requests[-1]["messages"][1:]]
+    assert said == [("user", "What does this notebook do?"),
+                    ("assistant", "It computes a ratio."), ("user", "And its value?")]  # fmt: skip
+
+    page.reload()
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    summary = page.locator(f"{ASK} .jp-Operator-ask-summary")
+    summary.wait_for(timeout=60_000)
+    if page.locator(f"{ASK}[open]").count() == 0:
+        summary.click()
+    log = page.locator(f"{ASK} .jp-Operator-ask-thread-log")
+    log.get_by_text("The ratio is 2.0.").wait_for(timeout=30_000)
+    shown = log.locator(".jp-Operator-ask-thread-text").all_text_contents()
+    assert shown == ["What does this notebook do?", "It computes a ratio.", "And its value?",
+                     "The ratio is 2.0."]  # fmt: skip
+    assert "Thread: thread.ipynb" in (name.text_content() or "")
+    screenshot(page, "ask-thread-after-reload")
+
+    page.locator(f"{ASK} .jp-Operator-ask-new-thread").click()
+    log.locator(".jp-Operator-ask-thread-text").first.wait_for(state="detached")
+    box.fill("Hello")
+    page.locator(f"{ASK} .jp-Operator-ask-button").click()
+    status.filter(has_text="ended").wait_for(timeout=30_000)
+    assert [m["role"] for m in fake.requests[-1]["messages"]] == ["system", "user"]
+    assert page.console_errors == []
