@@ -40,6 +40,8 @@ POLL_SECONDS = 0.25
 MAX_CALLS = 500
 #: The label of a client that did not say who it is.
 UNNAMED = "MCP client"
+#: The ASGI scope key of the Jupyter user who made the request (set by ``mcp_handler``).
+USER_KEY = "jupyter_operator.user"
 
 
 class OperatorMCP(Configurable):
@@ -63,14 +65,25 @@ class OperatorMCP(Configurable):
 
 @dataclass
 class McpCall:
-    """A tool call that became a session: who made it and what it was."""
+    """A tool call that waits (or waited) in its client's session: who made it and what."""
 
     session: str
+    items: tuple[str, ...]
     tool: str
     client: str
     created: float = field(default_factory=time.time)
-    #: Set once everything in its session was decided (operator_status skips it).
+    #: Set once its items were decided (operator_status skips it).
     decided: bool = False
+
+    @property
+    def id(self) -> str:
+        """The id the client is given: ``session:item`` (a session gathers many calls)."""
+        return call_id(self.session, self.items)
+
+
+def call_id(session: str, items: tuple[str, ...] | list[str]) -> str:
+    """A call's id: its client's session and its item (session ids hold no ``:``)."""
+    return f"{session}:{items[0]}" if items else session
 
 
 def client_label(ctx: Any) -> str:
@@ -82,6 +95,23 @@ def client_label(ctx: Any) -> str:
     text = f"{info.name} {info.version or ''}"
     # The client names itself: shown to people, so one line of printable text, bounded.
     return "".join(ch if ch.isprintable() else " " for ch in text).strip()[:120] or UNNAMED
+
+
+def client_key(ctx: Any, label: str) -> str:
+    """Which client session a call belongs to: the client's MCP session (2025-11-25), else its
+    ``name version`` (2026-07-28 has no sessions), always within the authenticated user.
+
+    Two users never share a session; two clients of one user that call themselves the same
+    and have no MCP session do.
+    """
+    request = getattr(ctx, "request", None)
+    scope = getattr(request, "scope", None) or {}
+    user = str(scope.get(USER_KEY) or "")
+    headers = getattr(request, "headers", None)
+    mcp_session = headers.get("mcp-session-id") if headers is not None else None
+    if mcp_session:
+        return f"{user}\x00session\x00{mcp_session}"
+    return f"{user}\x00client\x00{label}"
 
 
 class McpService:
@@ -160,7 +190,11 @@ class McpService:
         return await self.call(ctx, name, arguments)
 
     async def call(self, ctx: Any, name: str, arguments: dict[str, Any]) -> Any:
-        """Plan one tool call through the REST scan and answer its outcome (or that it waits)."""
+        """Plan one tool call through the REST scan and answer its outcome (or that it waits).
+
+        A call that waits for a person joins its client's session (``client_key``): the panel
+        lists one session per client, and each call's item is decided on its own.
+        """
         from .mcp_tools import ToolArgumentError, render
 
         try:
@@ -171,39 +205,44 @@ class McpService:
         # whole_details: a card shows the first lines of a result; the client gets all of it.
         try:
             view = await self.sessions.scan(text, self.config.workspace, None, dialect,
-                                            label=client, whole_details=True)  # fmt: skip
+                                            label=client, whole_details=True,
+                                            group=client_key(ctx, client))  # fmt: skip
         except ApiError as exc:
             return _error(f"Refused ({exc.code}): {exc.message}")
-        self.calls[view["session"]] = McpCall(view["session"], name, client)
+        made = McpCall(view["session"], tuple(i["id"] for i in view["items"]), name, client)
+        self.calls[made.id] = made
         while len(self.calls) > MAX_CALLS:
             self.calls.popitem(last=False)
-        return await self._outcome(ctx, view)
+        return await self._outcome(ctx, view, made.id)
 
     async def _wait_again(self, ctx: Any, arguments: dict[str, Any]) -> Any:
-        session_id = arguments.get("id")
+        wanted = arguments.get("id")
         unknown = _error("No call of an MCP client has this id (see operator_status).")
-        if not isinstance(session_id, str) or not session_id:
+        if not isinstance(wanted, str) or not wanted:
             return unknown
+        session_id, _, item_id = wanted.partition(":")
+        only = {item_id} if item_id else None
         try:
-            view = await self.sessions.get(session_id, whole_details=True)
+            view = await self.sessions.get(session_id, whole_details=True, only=only)
         except ApiError as exc:
-            if session_id not in self.calls:
+            if wanted not in self.calls:
                 return unknown
             return _error(f"Gone ({exc.code}): {exc.message}")
-        if session_id not in self.calls and view.get("label") is None:
+        if not view["items"] or (wanted not in self.calls and view.get("label") is None):
             return unknown  # a reply's session, not a tool call's (after a restart: labelled)
-        return await self._outcome(ctx, view)
+        return await self._outcome(ctx, view, wanted)
 
-    async def _outcome(self, ctx: Any, view: dict[str, Any]) -> Any:
+    async def _outcome(self, ctx: Any, view: dict[str, Any], wanted: str) -> Any:
         """Wait up to ``wait_seconds`` for the call's decision, with keep-alives."""
         loop = asyncio.get_running_loop()
         start = loop.time()
         deadline = start + self.config.wait_seconds
         next_beat = start
+        only = {i["id"] for i in view["items"]}
         while not view["done"]:
             now = loop.time()
             if now >= deadline:
-                return _pending(view)
+                return _pending(view, wanted)
             if now >= next_beat:
                 next_beat = now + self.config.progress_seconds
                 await ctx.session.report_progress(
@@ -211,29 +250,29 @@ class McpService:
                 )
             await asyncio.sleep(min(POLL_SECONDS, deadline - now))
             try:
-                view = await self.sessions.get(view["session"], whole_details=True)
+                view = await self.sessions.get(view["session"], whole_details=True, only=only)
             except ApiError as exc:  # forgotten meanwhile (a memory-only session went idle)
                 return _error(f"Gone ({exc.code}): {exc.message}")
-        made = self.calls.get(view["session"])
+        made = self.calls.get(wanted)
         if made is not None:
             made.decided = True
-        return _final(view)
+        return _final(view, wanted)
 
     async def _status(self) -> Any:
         lines = []
-        for session_id, made in list(self.calls.items()):
+        for wanted, made in list(self.calls.items()):
             if made.decided:
                 continue
             try:
-                view = await self.sessions.get(session_id)
+                view = await self.sessions.get(made.session, only=set(made.items))
             except ApiError:
-                self.calls.pop(session_id, None)
+                self.calls.pop(wanted, None)
                 continue
             if view["done"]:
                 made.decided = True
                 continue
             item = view["items"][0] if view["items"] else {}
-            lines.append(f"{session_id}: {made.tool} ({made.client}) {item.get('summary', '')}")
+            lines.append(f"{wanted}: {made.tool} ({made.client}) {item.get('summary', '')}")
         text = "\n".join(lines) or "Nothing is pending."
         import mcp_types as types
 
@@ -251,27 +290,27 @@ def _text(view: dict[str, Any]) -> tuple[str, bool]:
     return "\n\n".join(p for p in parts if p), failed
 
 
-def _final(view: dict[str, Any]) -> Any:
+def _final(view: dict[str, Any], wanted: str) -> Any:
     import mcp_types as types
 
     text, failed = _text(view)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         is_error=failed,
-        structured_content={"status": "done", "id": view["session"]},
+        structured_content={"status": "done", "id": wanted},
     )
 
 
-def _pending(view: dict[str, Any]) -> Any:
+def _pending(view: dict[str, Any], wanted: str) -> Any:
     import mcp_types as types
 
     summary = "; ".join(i.get("summary") or "" for i in view["items"] if i.get("needs_approval"))
-    text = (f"Pending (id {view['session']}): {summary or 'the change'} waits for a person's "
+    text = (f"Pending (id {wanted}): {summary or 'the change'} waits for a person's "
             "decision in JupyterLab. Nothing was changed yet. Call operator_wait with this id "
             "to collect the outcome.")  # fmt: skip
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
                                 structured_content={"status": "pending",
-                                                    "id": view["session"]})  # fmt: skip
+                                                    "id": wanted})  # fmt: skip
 
 
 def _error(text: str) -> Any:

@@ -91,9 +91,12 @@ async def wait_for_pending(api: Any, count: int = 1) -> list[dict[str, Any]]:
 
 
 async def decide(api: Any, session: str, decision: str, reason: str | None = None) -> None:
+    """Decide one call: ``session`` is a REST session (its first pending item is decided) or
+    a call's id, ``session:item``."""
+    session, _, item = session.partition(":")
     status, view = await api("sessions", session)
     assert status == 200, view
-    item = view["items"][0]["id"]
+    item = item or next(i["id"] for i in view["items"] if i["needs_approval"])
     body: dict[str, Any] = {"id": item, "decision": decision}
     if reason:
         body["reason"] = reason
@@ -470,3 +473,145 @@ async def test_the_stdio_relay_forwards_tools_and_calls(
     assert "through the relay" in text_of(read)
     assert session["label"] == "stdio-agent 3"
     assert not written.is_error and (root / "r.txt").read_text() == "r"
+
+
+# -- one REST session per client -------------------------------------------------------------
+
+
+async def session_view(api: Any, session: str) -> dict[str, Any]:
+    status, view = await api("sessions", session)
+    assert status == 200, view
+    return view
+
+
+async def items_waiting(api: Any, count: int) -> dict[str, Any]:
+    """The one open session, once it holds ``count`` pending items."""
+    for _ in range(200):
+        found = await pending_sessions(api)
+        if found and found[0]["pending"] >= count:
+            assert len(found) == 1, found
+            return found[0]
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no session with {count} pending items: {found}")
+
+
+@pytest.mark.parametrize("mode", ["legacy", MODERN])
+async def test_one_clients_calls_are_one_session_decided_item_by_item(
+    mcp_url: str, token: str, root: Path, api: Any, mode: str
+) -> None:
+    (root / "gone.txt").write_text("still here\n")
+    async with connect(mcp_url, token, name="claude-code", version="2.1", mode=mode) as client:
+        first = asyncio.create_task(client.call_tool("write_file", {"path": "a.txt",
+                                                                    "content": "A"}))  # fmt: skip
+        listed = await items_waiting(api, 1)
+        second = asyncio.create_task(client.call_tool("write_file", {"path": "b.txt",
+                                                                     "content": "B"}))  # fmt: skip
+        await items_waiting(api, 2)
+        third = asyncio.create_task(client.call_tool("delete_file", {"path": "gone.txt"}))
+        listed = await items_waiting(api, 3)  # the same session lists the later calls
+        assert listed["label"] == "claude-code 2.1"
+        view = await session_view(api, listed["session"])
+        assert [i["path"] for i in view["items"]] == ["a.txt", "b.txt", "gone.txt"]
+        assert [i["index"] for i in view["items"]] == [0, 1, 2]  # the panel keys cards by it
+        ids = [i["id"] for i in view["items"]]
+        # Each call is its own decision: the second is decided first, the others wait on.
+        await decide(api, f"{listed['session']}:{ids[1]}", "reject", "not b")
+        refused = await second
+        assert not first.done()
+        await decide(api, f"{listed['session']}:{ids[0]}", "approve")
+        written = await first
+        await decide(api, f"{listed['session']}:{ids[2]}", "reject")
+        await third
+    assert refused.is_error and "not b" in text_of(refused)
+    assert not written.is_error and (root / "a.txt").read_text() == "A"
+    assert written.structured_content["id"] == f"{listed['session']}:{ids[0]}"
+    assert not (root / "b.txt").exists()
+    assert await pending_sessions(api) == []
+
+
+@pytest.mark.parametrize(
+    "mcp_config", [{"wait_seconds": 0.3, "progress_seconds": 0.1}], indirect=True
+)
+async def test_pending_calls_of_one_session_are_waited_on_and_listed_by_their_own_ids(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    async with connect(mcp_url, token, name="agent", version="1") as client:
+        one = await client.call_tool("write_file", {"path": "one.txt", "content": "1"})
+        two = await client.call_tool("write_file", {"path": "two.txt", "content": "2"})
+        ids = [one.structured_content["id"], two.structured_content["id"]]
+        assert ids[0] != ids[1] and ids[0].split(":")[0] == ids[1].split(":")[0]
+        status = text_of(await client.call_tool("operator_status", {}))
+        assert ids[0] in status and ids[1] in status
+        await decide(api, ids[1], "approve")
+        done = await client.call_tool("operator_wait", {"id": ids[1]})
+        still = await client.call_tool("operator_wait", {"id": ids[0]})
+        status = text_of(await client.call_tool("operator_status", {}))
+    assert done.structured_content == {"status": "done", "id": ids[1]}
+    assert (root / "two.txt").read_text() == "2"
+    assert still.structured_content == {"status": "pending", "id": ids[0]}
+    assert ids[0] in status and ids[1] not in status
+    assert not (root / "one.txt").exists()
+
+
+async def test_a_client_that_comes_back_collects_decisions_of_its_session(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    async with connect(mcp_url, token, name="agent", version="1", mode=MODERN) as client:
+        calls = [asyncio.create_task(client.call_tool("write_file", {"path": f"{n}.txt",
+                                                                     "content": n}))
+                 for n in ("x", "y")]  # fmt: skip
+        listed = await items_waiting(api, 2)
+        for call in calls:
+            call.cancel()  # the client goes away mid-call
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.gather(*calls)
+    view = await session_view(api, listed["session"])
+    ids = {i["path"]: f"{listed['session']}:{i['id']}" for i in view["items"]}
+    await decide(api, ids["x.txt"], "approve")
+    await decide(api, ids["y.txt"], "reject", "no y")
+    async with connect(mcp_url, token, name="agent", version="1", mode=MODERN) as client:
+        x = await client.call_tool("operator_wait", {"id": ids["x.txt"]})
+        y = await client.call_tool("operator_wait", {"id": ids["y.txt"]})
+        # Its next call joins the same session: the client is known by name and version.
+        z = asyncio.create_task(client.call_tool("write_file", {"path": "z.txt",
+                                                                "content": "z"}))  # fmt: skip
+        again = await items_waiting(api, 1)
+        await decide(api, again["session"], "reject")
+        await z
+    assert not x.is_error and (root / "x.txt").read_text() == "x"
+    assert y.is_error and "no y" in text_of(y)
+    assert again["session"] == listed["session"]
+
+
+async def test_ten_clients_at_once_each_have_their_own_session(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    names = [f"agent-{n}" for n in range(10)]
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(
+            connect(mcp_url, token, name=name, mode="legacy" if n % 2 else MODERN))
+            for n, name in enumerate(names)]  # fmt: skip
+        calls = {(name, k): asyncio.create_task(client.call_tool(
+                    "write_file", {"path": f"{name}-{k}.txt", "content": f"{name} {k}"}))
+                 for name, client in zip(names, clients, strict=True)
+                 for k in range(2)}  # fmt: skip
+        for _ in range(400):
+            found = await pending_sessions(api)
+            if sum(s["pending"] for s in found) == 20:
+                break
+            await asyncio.sleep(0.05)
+        by_label = {s["label"]: s for s in found}
+        assert sorted(by_label) == sorted(f"{name} 1.0" for name in names)
+        assert all(s["pending"] == 2 for s in found)
+        for name in names:
+            view = await session_view(api, by_label[f"{name} 1.0"]["session"])
+            assert {i["path"] for i in view["items"]} == {f"{name}-0.txt", f"{name}-1.txt"}
+            for item in view["items"]:
+                verdict = "approve" if item["path"].endswith("-0.txt") else "reject"
+                await decide(api, f"{view['session']}:{item['id']}", verdict)
+        results = {key: await call for key, call in calls.items()}
+    for (name, k), result in results.items():
+        assert result.is_error == (k == 1), (name, k, text_of(result))
+        assert (root / f"{name}-{k}.txt").exists() == (k == 0)
+    assert (root / "agent-3-0.txt").read_text() == "agent-3 0"
+

@@ -327,3 +327,40 @@ async def test_a_decision_does_not_read_the_whole_history(
     answer = await service.undo("default", entry["entry_id"], scanned["session"])
     assert answer["session"]["items"][0]["status"] == "undone"
     assert not (ws_root / "f.txt").exists()
+
+
+# -- a client's calls gathered in one session ---------------------------------------------------
+
+
+async def test_a_clients_waiting_calls_are_one_session_that_survives_a_restart(
+    tmp_path: Path, ws_root: Path
+) -> None:
+    (ws_root / "f.txt").write_text("old\n")
+    first = _service(tmp_path, ws_root)
+    a = await first.scan(write_cmd("c1", "f.txt", "new\n"), label="agent 1", group="agent")
+    read = await first.scan("OPERATOR_CMD\nversion: 1\nid: c2\naction: fs.read\npath: f.txt\n"
+                            "END_OPERATOR_CMD\n", label="agent 1", group="agent")  # fmt: skip
+    b = await first.scan(write_cmd("c3", "g.txt", "g\n"), label="agent 1", group="agent")
+    other = await first.scan(write_cmd("c1", "h.txt", "h\n"), label="other 1", group="other")
+    assert a["session"] == b["session"] != other["session"]
+    assert read["session"] != a["session"] and read["done"]  # answered at once: its own
+    assert [i["id"] for i in b["items"]] == ["c3"] and not b["done"]  # only the call's item
+    await _stop(first)
+
+    second = _service(tmp_path, ws_root)
+    try:
+        listed = (await second.open_sessions())["sessions"]
+        assert {(s["session"], s["pending"], s["label"]) for s in listed} == {
+            (a["session"], 2, "agent 1"), (other["session"], 1, "other 1")}
+        answer = await second.decide(a["session"], "c3", "approve")
+        assert answer["item"]["status"] == "applied" and answer["item"]["index"] == 1
+        assert not answer["done"]  # c1 still waits
+        await second.decide(a["session"], "c1", "reject", "keep old")
+        state = await second.get(a["session"], only={"c3"})
+        assert [i["id"] for i in state["items"]] == ["c3"] and state["done"]
+        history = await second.history("default")
+        assert history["history"][-1]["label"] == "agent 1"
+    finally:
+        await _stop(second)
+    assert (ws_root / "g.txt").read_text() == "g\n"
+    assert (ws_root / "f.txt").read_text() == "old\n"
