@@ -91,7 +91,7 @@ class Operator:
                  session: str | None = None,
                  extensions: Iterable[str] = (),
                  runner: CellRunner | None = None,
-                 notebook_cap: str | None = None) -> None:  # fmt: skip
+                 notebook_cap: str | None = None, label: str | None = None) -> None:  # fmt: skip
         #: Host extensions of the protocol this session runs (``"nb"``: the notebook cell
         #: actions). Off by default: their actions are then ``ERR_UNKNOWN_ACTION``.
         self.extensions: tuple[str, ...] = check_extensions(extensions)
@@ -103,6 +103,9 @@ class Operator:
         self.shell_history = ShellHistory()
         #: Recorded with every change this session applies (shown in the history).
         self.session = session or f"s-{secrets.token_hex(4)}"
+        #: Who proposed what this session applies, for people (an MCP client's ``name
+        #: version``; None: a pasted reply or a person), recorded with every change.
+        self.label = label
         self.journal = Journal(self.root, Path(journal_dir) if journal_dir else None)
         protect = list(DEFAULT_PROTECTED if protected is None else protected)
         # The journal folder is out of reach by its real location (wherever it is), not by name.

@@ -172,6 +172,10 @@ class McpService:
                  for tool in TOOLS]  # fmt: skip
         hints = types.ToolAnnotations(read_only_hint=True, idempotent_hint=True,
                                       open_world_hint=False)  # fmt: skip
+        tools.append(types.Tool(name="undo", description=UNDO_TEXT, input_schema=UNDO_SCHEMA,
+                                annotations=types.ToolAnnotations(
+                                    read_only_hint=False, destructive_hint=True,
+                                    idempotent_hint=False, open_world_hint=False)))  # fmt: skip
         tools.append(types.Tool(name="operator_wait", description=WAIT_TEXT, annotations=hints,
                                 input_schema=WAIT_SCHEMA))  # fmt: skip
         tools.append(types.Tool(name="operator_status", description=STATUS_TEXT,
@@ -187,9 +191,34 @@ class McpService:
             return await self._wait_again(ctx, arguments)
         if name == "operator_status":
             return await self._status()
+        if name == "undo":
+            return await self._undo(ctx, arguments)
         return await self.call(ctx, name, arguments)
 
-    async def call(self, ctx: Any, name: str, arguments: dict[str, Any]) -> Any:
+    async def _undo(self, ctx: Any, arguments: dict[str, Any]) -> Any:
+        """Propose undoing a change as the change that restores it: a person decides it (or a
+        rule, as for a reply's ``/undo``); it is never undone here."""
+        from ..workspace.history_records import ENTRY_ID
+
+        entry_id = arguments.get("id")
+        if set(arguments) - {"id"} or (entry_id is not None and (
+                not isinstance(entry_id, str) or not ENTRY_ID.fullmatch(entry_id))):  # fmt: skip
+            return _error("Invalid arguments (ERR_INVALID_ARGUMENTS): 'id' is a history "
+                          "entry id such as j12, and nothing else is taken. Nothing was done.")
+        client = client_label(ctx)
+        try:
+            found = await self.sessions.undo_proposal(self.config.workspace, entry_id,
+                                                      None if entry_id else client)  # fmt: skip
+        except ApiError as exc:
+            return _error(f"Refused ({exc.code}): {exc.message}")
+        if found["content"] is None:  # the change made the file: undoing it deletes the file
+            return await self.call(ctx, "delete_file", {"path": found["path"]}, tool="undo")
+        return await self.call(ctx, "write_file", {"path": found["path"],
+                                                   "content": found["content"]},
+                               tool="undo")  # fmt: skip
+
+    async def call(self, ctx: Any, name: str, arguments: dict[str, Any],
+                   tool: str | None = None) -> Any:  # fmt: skip
         """Plan one tool call through the REST scan and answer its outcome (or that it waits).
 
         A call that waits for a person joins its client's session (``client_key``): the panel
@@ -209,7 +238,8 @@ class McpService:
                                             group=client_key(ctx, client))  # fmt: skip
         except ApiError as exc:
             return _error(f"Refused ({exc.code}): {exc.message}")
-        made = McpCall(view["session"], tuple(i["id"] for i in view["items"]), name, client)
+        made = McpCall(view["session"], tuple(i["id"] for i in view["items"]), tool or name,
+                       client)  # fmt: skip
         self.calls[made.id] = made
         while len(self.calls) > MAX_CALLS:
             self.calls.popitem(last=False)
@@ -330,6 +360,18 @@ WAIT_TEXT = (
     "Wait again for a change that answered 'Pending (id ...)' and return its outcome: the real "
     "result once approved, the person's reason once rejected, or 'Pending' again."
 )
+UNDO_TEXT = (
+    "Undo a change of the workspace's history: 'id' (a history entry such as j12), or without "
+    "it your own latest change that is not undone yet. It is proposed as the change that "
+    "restores the file, and a person approves or rejects it in JupyterLab (or a rule decides) "
+    "like any change; it answers 'Pending (id ...)' while nobody has decided."
+)
+UNDO_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"id": {"type": "string", "pattern": "^j[1-9][0-9]{0,15}$",
+                          "description": "The history entry to undo (default: your latest)."}},
+    "additionalProperties": False,
+}
 STATUS_TEXT = "List the changes of MCP clients that still wait for a person's decision."
 WAIT_SCHEMA: dict[str, Any] = {
     "type": "object",

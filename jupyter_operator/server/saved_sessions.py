@@ -90,6 +90,8 @@ def rebuild(registry: WorkspaceRegistry, session_id: str, data: dict[str, Any]) 
         except BaseException:
             close_operator(operator)
             raise
+    for made in getattr(run, "operators", None) or [operator]:
+        made.label = label  # what it applies from now on is recorded as the client's
     entries = data.get("entries") or {}
     return Session(session_id, workspace, operator, run, data["text"],
                    float(data.get("created") or time.time()), folder,

@@ -104,6 +104,7 @@ class SessionService(HistoryRequests):
 
         def work() -> Session:
             operator = self.registry.new_operator(workspace, folder)
+            operator.label = label  # recorded with each change it applies (the history's)
             try:
                 run = plan_reply(operator, text, dialect)
             except BaseException:

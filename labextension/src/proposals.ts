@@ -1,6 +1,7 @@
 /**
- * Changes MCP clients propose (coding agents calling the server's MCP tools): each tool call
- * that asks a person is a session of the REST API labelled with the client's `name version`.
+ * Changes MCP clients propose (coding agents calling the server's MCP tools): the tool calls of
+ * one client that ask a person are one session of the REST API labelled with the client's
+ * `name version`, one item per call.
  * The panel looks for them (`GET sessions`) every few seconds while the page is visible,
  * tells the person when one arrives, lists those not on display, and names the client on the
  * cards of each. The label is the client's own word: shown as text, control characters made
@@ -17,6 +18,13 @@ export const PROPOSAL_POLL_MS = 2500;
 export function sourceLabel(label: string | null | undefined): string | null {
   const name = (label ?? '').trim();
   return name ? `${visibleText(name)} via MCP` : null;
+}
+
+/** Who proposed a history entry, as its row says it: `, proposed by codex 0.9 via MCP`
+ * (empty for a pasted reply's change or a person's, which have no label). */
+export function proposedBy(label: string | null | undefined): string {
+  const source = sourceLabel(label);
+  return source ? `, proposed by ${source}` : '';
 }
 
 /** The sentence of a notification for one arrived proposal. */

@@ -273,6 +273,8 @@ export interface IHistoryEntry {
   diff?: string | null;
   /** Where it landed: `disk` (the file) or `page` (the notebook open in a page). */
   route?: 'disk' | 'page';
+  /** Who proposed it (an MCP client's `name version`); null for a reply or a person. */
+  label?: string | null;
 }
 
 /** `GET history`. */

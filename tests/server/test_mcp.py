@@ -615,3 +615,92 @@ async def test_ten_clients_at_once_each_have_their_own_session(
         assert (root / f"{name}-{k}.txt").exists() == (k == 0)
     assert (root / "agent-3-0.txt").read_text() == "agent-3 0"
 
+
+# -- one history: labels, the panel's undo and the client's undo ------------------------------
+
+
+async def approve_next(api: Any) -> None:
+    """Approve the one call that waits (whichever session it is in)."""
+    (listed,) = await wait_for_pending(api)
+    await decide(api, listed["session"], "approve")
+
+
+async def written_by(client: Any, api: Any, name: str, args: dict[str, Any]) -> Any:
+    """A change of ``client``, approved through the REST API."""
+    call = asyncio.create_task(client.call_tool(name, args))
+    await approve_next(api)
+    result = await call
+    assert not result.is_error, text_of(result)
+    return result
+
+
+async def test_mcp_changes_are_in_the_one_history_labelled_and_the_panels_undo_undoes_them(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    (root / "f.txt").write_text("before\n")
+    async with connect(mcp_url, token, name="codex", version="0.9") as client:
+        await written_by(client, api, "write_file", {"path": "f.txt", "content": "after\n"})
+    status, history = await api("history")
+    assert status == 200
+    (entry,) = history["history"]
+    assert (entry["label"], entry["path"], entry["decided_by"]) == ("codex 0.9", "f.txt", "person")
+    # The journal itself records who proposed it (what a restart or the CLI reads).
+    from jupyter_operator.engine import Operator
+
+    journal_dir = root.parent / "journal"
+    assert Operator(root, journal_dir=journal_dir).history()[-1].label == "codex 0.9"
+    status, undone = await api("undo", body={"workspace": "default"})  # the panel's Undo
+    assert status == 200, undone
+    assert undone["entry"]["entry_id"] == entry["entry_id"] and undone["entry"]["undone"]
+    assert (root / "f.txt").read_text() == "before\n"
+    status, history = await api("history")
+    assert history["history"][-1]["undone"] and history["history"][-1]["label"] == "codex 0.9"
+
+
+async def test_the_undo_tool_asks_the_person_and_undoes_only_once_approved(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    (root / "f.txt").write_text("one\n")
+    async with connect(mcp_url, token, name="agent", version="1") as client, \
+            connect(mcp_url, token, name="someone-else", version="1") as other:  # fmt: skip
+        await written_by(client, api, "write_file", {"path": "f.txt", "content": "two\n"})
+        await written_by(client, api, "write_file", {"path": "new.txt", "content": "new\n"})
+        await written_by(other, api, "write_file", {"path": "o.txt", "content": "o\n"})
+        # Without an id: the client's own latest change (new.txt), not the other client's.
+        asked = asyncio.create_task(client.call_tool("undo", {}))
+        (listed,) = await wait_for_pending(api)
+        assert listed["label"] == "agent 1"
+        view = await session_view(api, listed["session"])
+        pending = [i for i in view["items"] if i["needs_approval"]]
+        assert [(i["action"], i["path"]) for i in pending] == [("fs.delete", "new.txt")]
+        assert (root / "new.txt").exists()  # nothing undone before the person decides
+        await decide(api, f"{listed['session']}:{pending[0]['id']}", "reject", "keep it")
+        refused = await asked
+        assert refused.is_error and "keep it" in text_of(refused)
+        assert (root / "new.txt").read_text() == "new\n"
+        # With an id: that change, proposed as the write that restores it.
+        status, history = await api("history")
+        first = next(e for e in history["history"] if e["path"] == "f.txt")
+        asked = asyncio.create_task(client.call_tool("undo", {"id": first["entry_id"]}))
+        (listed,) = await wait_for_pending(api)
+        view = await session_view(api, listed["session"])
+        (item,) = [i for i in view["items"] if i["needs_approval"]]
+        assert (item["action"], item["path"]) == ("fs.write", "f.txt")
+        assert "-two" in item["diff"] and "+one" in item["diff"]
+        assert (root / "f.txt").read_text() == "two\n"
+        await decide(api, f"{listed['session']}:{item['id']}", "approve")
+        done = await asked
+        bad = await client.call_tool("undo", {"id": "../j1"})
+        unknown = await client.call_tool("undo", {"id": "j999"})
+        nothing = await other.call_tool("undo", {"id": first["entry_id"]})
+    assert not done.is_error, text_of(done)
+    assert (root / "f.txt").read_text() == "one\n"
+    assert (root / "o.txt").read_text() == "o\n"
+    assert bad.is_error and "ERR_INVALID_ARGUMENTS" in text_of(bad)
+    assert unknown.is_error and "ERR_NOT_FOUND" in text_of(unknown)
+    # f.txt no longer holds what j1 left: undoing it again would lose the later change.
+    assert nothing.is_error and "ERR_UNDO_CONFLICT" in text_of(nothing)
+    assert await pending_sessions(api) == []
+    status, history = await api("history")
+    assert status == 200
+    assert history["history"][-1]["label"] == "agent 1"  # the undo is a change of the client

@@ -1,4 +1,4 @@
-import { arrivalMessage, arrivals, ProposalWatch, sourceLabel } from '../proposals';
+import { arrivalMessage, arrivals, proposedBy, ProposalWatch, sourceLabel } from '../proposals';
 import { IPendingSession } from '../types';
 
 function pending(session: string, label: string | null, count = 1): IPendingSession {
@@ -76,5 +76,16 @@ describe('ProposalWatch', () => {
     expect(await watch.look()).toEqual([]);
     fail = false;
     expect((await watch.look()).map(s => s.session)).toEqual(['s1']);
+  });
+});
+
+describe('proposedBy', () => {
+  it("names the MCP client a history entry came from, as the panel's History row says it", () => {
+    expect(proposedBy('codex 0.9')).toBe(', proposed by codex 0.9 via MCP');
+  });
+
+  it('says nothing for a change of a reply or a person', () => {
+    expect(proposedBy(null)).toBe('');
+    expect(proposedBy(undefined)).toBe('');
   });
 });
