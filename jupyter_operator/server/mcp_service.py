@@ -21,6 +21,7 @@ import itertools
 import logging
 import time
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -127,20 +128,28 @@ class McpService:
         self._task: asyncio.Task[None] | None = None
         self._stop = asyncio.Event()
         self._starting = asyncio.Lock()
+        #: Who decides a call that waits, where no panel does (``mcp --standalone`` asks on the
+        #: terminal): called with the call's view once planned, it decides through
+        #: ``sessions.decide`` while the call waits as usual. None: the REST API's clients.
+        self.decider: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+        self._deciding: set[asyncio.Task[None]] = set()
 
     # -- the SDK ----------------------------------------------------------------------------
+
+    def server(self) -> Any:
+        """The SDK's low-level server with the tools (for any transport)."""
+        from mcp.server.lowlevel import Server
+
+        return Server("jupyter-operator", version=self.version, instructions=INSTRUCTIONS,
+                      on_list_tools=self._list_tools, on_call_tool=self._call_tool)  # fmt: skip
 
     async def manager(self) -> Any:
         """The SDK's streamable-HTTP session manager, running (started on first use)."""
         async with self._starting:
             if self._manager is None:
-                from mcp.server.lowlevel import Server
                 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-                server = Server("jupyter-operator", version=self.version,
-                                instructions=INSTRUCTIONS, on_list_tools=self._list_tools,
-                                on_call_tool=self._call_tool)  # fmt: skip
-                manager = StreamableHTTPSessionManager(app=server)
+                manager = StreamableHTTPSessionManager(app=self.server())
                 started = asyncio.Event()
                 self._task = asyncio.create_task(self._serve(manager, started))
                 await started.wait()
@@ -243,6 +252,11 @@ class McpService:
         self.calls[made.id] = made
         while len(self.calls) > MAX_CALLS:
             self.calls.popitem(last=False)
+        if self.decider is not None and not view["done"]:
+            # Decided beside the wait, which keeps the client informed (progress, pending).
+            task = asyncio.create_task(self.decider(view))
+            self._deciding.add(task)
+            task.add_done_callback(self._deciding.discard)
         return await self._outcome(ctx, view, made.id)
 
     async def _wait_again(self, ctx: Any, arguments: dict[str, Any]) -> Any:

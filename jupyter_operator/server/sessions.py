@@ -189,6 +189,17 @@ class SessionService(HistoryRequests):
         view = functools.partial(session.to_dict, whole_details=whole_details, only=only)
         return await self._locked(session.workspace, view, write=False)
 
+    async def waiting_items(self, session_id: str, only: Collection[str]) -> list[Any]:
+        """The engine items with these ids that wait for a decision (for a front that shows
+        them itself, such as a terminal; decide them with :meth:`decide`)."""
+        session = await self._lookup(session_id)
+
+        def work() -> list[Any]:
+            return [item for item in session.run.items if item.id in only
+                    and item.needs_approval]  # fmt: skip
+
+        return await self._locked(session.workspace, work, write=False)
+
     async def open_sessions(self, workspace: str | None = None) -> dict[str, Any]:
         """Sessions still open (something waits for a decision), newest first."""
         seen: set[str] = set()
