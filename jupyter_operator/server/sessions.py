@@ -53,6 +53,9 @@ log = logging.getLogger(__name__)
 #: Saved sessions ``GET sessions`` looks at (newest first), and how many it lists.
 LIST_LOOKS = 50
 LIST_MAX = 20
+#: Clients whose session is remembered (each MCP session is one): a forgotten client's next
+#: waiting call starts a new session; the old one stays listed and decidable.
+MAX_GROUPS = 1000
 
 
 class SessionService(HistoryRequests):
@@ -162,7 +165,11 @@ class SessionService(HistoryRequests):
             return target
 
         session = await self._locked(call.workspace, work)
-        self._groups[(call.workspace, call.folder, group)] = session.id
+        key = (call.workspace, call.folder, group)
+        self._groups.pop(key, None)  # the most recently used last: the oldest go first
+        self._groups[key] = session.id
+        while len(self._groups) > MAX_GROUPS:
+            self._groups.pop(next(iter(self._groups)))
         if session.id not in self._sessions:
             self._add(session)
         ids = {item.id for item in call.run.items}

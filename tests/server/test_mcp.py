@@ -704,3 +704,32 @@ async def test_the_undo_tool_asks_the_person_and_undoes_only_once_approved(
     status, history = await api("history")
     assert status == 200
     assert history["history"][-1]["label"] == "agent 1"  # the undo is a change of the client
+
+
+async def test_a_clients_session_takes_the_panels_edit_and_decide_all_per_call(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    async with connect(mcp_url, token, name="agent", version="1") as client:
+        calls = [asyncio.create_task(client.call_tool("write_file", {"path": "e.txt",
+                                                                     "content": "model\n"})),
+                 asyncio.create_task(client.call_tool("shell", {"command": "echo hi"}))]
+        listed = await items_waiting(api, 2)
+        view = await session_view(api, listed["session"])
+        write, shell = sorted(view["items"], key=lambda i: i["action"] == "shell")
+        assert write["editable"] and not shell["editable"]  # each call's own dialect
+        status, content = await api("sessions", listed["session"], "items", write["id"],
+                                    "content")  # fmt: skip
+        assert status == 200 and content["proposed"] == "model\n"
+        edit = {"id": shell["id"], "decision": "approve", "content": "rm -rf /\n"}
+        status, refused = await api("sessions", listed["session"], "decide", body=edit)
+        assert status == 400 and refused["error"]["code"] == "bad_edit"  # not the write's rule
+        edit = {"id": write["id"], "decision": "approve", "content": "person\n"}
+        status, answer = await api("sessions", listed["session"], "decide", body=edit)
+        assert status == 200 and answer["item"]["status"] == "applied"
+        status, answer = await api("sessions", listed["session"], "decide-all",
+                                   body={"decision": "reject", "reason": "no shell"})  # fmt: skip
+        assert status == 200 and answer["done"]
+        assert [i["id"] for i in answer["decided"]] == [shell["id"]]
+        written, ran = await asyncio.gather(*calls)
+    assert (root / "e.txt").read_text() == "person\n"
+    assert not written.is_error and ran.is_error and "no shell" in text_of(ran)

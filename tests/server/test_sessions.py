@@ -364,3 +364,16 @@ async def test_a_clients_waiting_calls_are_one_session_that_survives_a_restart(
         await _stop(second)
     assert (ws_root / "g.txt").read_text() == "g\n"
     assert (ws_root / "f.txt").read_text() == "old\n"
+
+
+async def test_a_clients_session_is_bounded_the_next_call_starts_another(
+    service: SessionService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jupyter_operator.server import client_runs
+
+    monkeypatch.setattr(client_runs, "MAX_PARTS", 2)
+    ids = [(await service.scan(write_cmd(f"c{n}", f"{n}.txt", "x\n"), group="g"))["session"]
+           for n in range(3)]  # fmt: skip
+    assert ids[0] == ids[1] != ids[2]
+    assert len((await service.get(ids[0]))["items"]) == 2
+    assert [i["index"] for i in (await service.get(ids[2]))["items"]] == [0]
