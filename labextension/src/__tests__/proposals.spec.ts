@@ -36,7 +36,13 @@ describe('arrivalMessage', () => {
 describe('arrivals', () => {
   it('reports labelled sessions not seen yet, oldest first', () => {
     const listed = [pending('new', 'a 1'), pending('reply', null), pending('old', 'b 2'), pending('seen', 'c 3')];
-    expect(arrivals(new Set(['seen']), listed).map(s => s.session)).toEqual(['old', 'new']);
+    expect(arrivals(new Map([['seen', 1]]), listed).map(s => s.session)).toEqual(['old', 'new']);
+  });
+
+  it("reports a client's session again when one more of its calls waits in it", () => {
+    const seen = new Map([['client', 1]]);
+    expect(arrivals(seen, [pending('client', 'a 1', 2)]).map(s => s.session)).toEqual(['client']);
+    expect(arrivals(seen, [pending('client', 'a 1', 1)])).toEqual([]);
   });
 });
 
@@ -60,6 +66,17 @@ describe('ProposalWatch', () => {
       [[], ['s2']]
     ]);
     expect(watch.waiting.map(s => s.session)).toEqual(['s2']);
+  });
+
+  it("reports a client's next call in its one session once, as an arrival", async () => {
+    let listed: IPendingSession[] = [pending('c', 'codex 0.9', 1)];
+    const watch = new ProposalWatch(async () => ({ sessions: listed }), () => undefined);
+    expect((await watch.look()).map(s => s.session)).toEqual(['c']);
+    listed = [pending('c', 'codex 0.9', 2)];
+    expect((await watch.look()).map(s => s.session)).toEqual(['c']);
+    expect(await watch.look()).toEqual([]);
+    listed = [pending('c', 'codex 0.9', 1)]; // one was decided: nothing arrived
+    expect(await watch.look()).toEqual([]);
   });
 
   it('keeps looking after a failed look', async () => {
