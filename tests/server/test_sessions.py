@@ -377,3 +377,39 @@ async def test_a_clients_session_is_bounded_the_next_call_starts_another(
     assert ids[0] == ids[1] != ids[2]
     assert len((await service.get(ids[0]))["items"]) == 2
     assert [i["index"] for i in (await service.get(ids[2]))["items"]] == [0]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        # A call's previewed bytes no longer match their digest.
+        lambda raw: raw.replace(base64.b64encode(b"two\n"), base64.b64encode(b"evil")),
+        # A call's items no longer match its text, or its id is given twice.
+        lambda raw: raw.replace(b'"id":"c2"', b'"id":"zz"'),
+        lambda raw: raw.replace(b"id: c2", b"id: c1").replace(b'"id":"c2"', b'"id":"c1"'),
+        lambda raw: raw.replace(b'"parts":[', b'"parts":[1,'),
+        lambda raw: raw.replace(b'"parts":[', b'"parts":{"a":[').replace(b']}', b']}}', 1),
+    ],
+)
+async def test_a_damaged_saved_client_session_is_not_found_never_applied(
+    tmp_path: Path, ws_root: Path, damage
+) -> None:
+    first = _service(tmp_path, ws_root)
+    one = await first.scan(write_cmd("c1", "one.txt", "one\n"), label="a 1", group="a")
+    await first.scan(write_cmd("c2", "two.txt", "two\n"), label="a 1", group="a")
+    await _stop(first)
+    saved = tmp_path / "journal" / "sessions" / f"{one['session']}.json"
+    raw = saved.read_bytes()
+    assert damage(raw) != raw, "the damage must change the file"
+    saved.write_bytes(damage(raw))
+
+    second = _service(tmp_path, ws_root)
+    try:
+        for item in ("c1", "c2"):
+            with pytest.raises(ApiError) as info:
+                await second.decide(one["session"], item, "approve")
+            assert (info.value.status, info.value.code) == (404, "session_not_found")
+        assert not (ws_root / "one.txt").exists() and not (ws_root / "two.txt").exists()
+        assert not saved.exists()
+    finally:
+        await _stop(second)
