@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 #: Calls one client session holds; the next waiting call starts a new session (saving a
 #: session writes every part, so it must not grow without bound).
-MAX_PARTS = 100
+MAX_PARTS = 50
 
 
 @dataclass
@@ -189,10 +189,12 @@ def dump_parts(run: ClientRun, **extra: Any) -> bytes:
 
     from ..engine.persist import FORMAT, dump_run
 
-    parts = [json.loads(dump_run(part.run, part.text)) for part in run.parts
+    parts = [dump_run(part.run, part.text) for part in run.parts
              if getattr(part.run, "dialect", "operator") == "operator"]  # fmt: skip
-    body = {"format": FORMAT, "text": "", "items": [], "parts": parts, **extra}
-    return json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    body = {"format": FORMAT, "text": "", "items": [], **extra}
+    head = json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+    # Each part is already JSON text: joined as it is, not parsed and written again.
+    return head[:-1] + b',"parts":[' + b",".join(parts) + b"]}"
 
 
 def load_parts(new_operator: Callable[[], Operator], saved: Any) -> ClientRun:
