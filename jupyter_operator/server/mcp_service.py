@@ -272,8 +272,10 @@ class McpService:
             if wanted not in self.calls:
                 return unknown
             return _error(f"Gone ({exc.code}): {exc.message}")
-        if not view["items"] or (wanted not in self.calls and view.get("label") is None):
+        if wanted not in self.calls and (not view["items"] or view.get("label") is None):
             return unknown  # a reply's session, not a tool call's (after a restart: labelled)
+        if not view["items"]:
+            return _error(GONE)
         return await self._outcome(ctx, view, wanted)
 
     async def _outcome(self, ctx: Any, view: dict[str, Any], wanted: str) -> Any:
@@ -297,6 +299,8 @@ class McpService:
                 view = await self.sessions.get(view["session"], whole_details=True, only=only)
             except ApiError as exc:  # forgotten meanwhile (a memory-only session went idle)
                 return _error(f"Gone ({exc.code}): {exc.message}")
+            if not view["items"]:  # a call kept in memory only, its session reloaded without it
+                return _error(GONE)
         made = self.calls.get(wanted)
         if made is not None:
             made.decided = True
@@ -374,6 +378,8 @@ WAIT_TEXT = (
     "Wait again for a change that answered 'Pending (id ...)' and return its outcome: the real "
     "result once approved, the person's reason once rejected, or 'Pending' again."
 )
+GONE = ("Gone: the server no longer has this call (a shell command is kept in memory only, and "
+        "its session was forgotten, then loaded back without it); its outcome is not known.")
 UNDO_TEXT = (
     "Undo a change of the workspace's history: 'id' (a history entry such as j12), or without "
     "it your own latest change that is not undone yet. It is proposed as the change that "

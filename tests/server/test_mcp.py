@@ -733,3 +733,45 @@ async def test_a_clients_session_takes_the_panels_edit_and_decide_all_per_call(
         written, ran = await asyncio.gather(*calls)
     assert (root / "e.txt").read_text() == "person\n"
     assert not written.is_error and ran.is_error and "no shell" in text_of(ran)
+
+
+async def test_a_shell_call_whose_session_came_back_without_it_is_gone_not_done(
+    tmp_path: Path,
+) -> None:
+    """A client's session is saved without its shell calls (memory only): loaded back after
+    the server forgot it, waiting on such a call answers that it is gone, not an empty success."""
+    from types import SimpleNamespace
+
+    from jupyter_operator.server.mcp_service import McpCall, McpService, OperatorMCP
+    from jupyter_operator.server.sessions import SessionService
+    from jupyter_operator.server.workspaces import WorkspaceRegistry
+    from jupyter_operator.workspace.sessionstore import SessionStore
+
+    (tmp_path / "ws").mkdir()
+    registry = WorkspaceRegistry({"default": tmp_path / "ws"}, journal_dir=tmp_path / "j")
+    sessions = SessionService(registry, max_sessions=1,
+                              store=SessionStore(tmp_path / "j" / "sessions"))  # fmt: skip
+    service = McpService(OperatorMCP(wait_seconds=0.2), sessions, "0")
+    try:
+        write = await sessions.scan("OPERATOR_CMD\nversion: 1\nid: mcp-1\naction: fs.write\n"
+                                    "path: a.txt\ncontent: a\nEND_OPERATOR_CMD\n", group="g",
+                                    label="agent 1")  # fmt: skip
+        shell = await sessions.scan('{"type": "shell", "id": "mcp-2", "command": "echo hi"}',
+                                    dialect="json", group="g", label="agent 1")  # fmt: skip
+        assert shell["session"] == write["session"]
+        service.calls[f"{shell['session']}:mcp-2"] = McpCall(shell["session"], ("mcp-2",),
+                                                             "shell", "agent 1")  # fmt: skip
+        await sessions.scan("OPERATOR_CMD\nversion: 1\nid: r\naction: fs.list\npath: .\n"
+                            "END_OPERATOR_CMD\n")  # pushes the client's session out of memory
+        async def report_progress(*args: Any) -> None:
+            return None
+
+        ctx = SimpleNamespace(session=SimpleNamespace(report_progress=report_progress))
+        gone = await service._wait_again(ctx, {"id": f"{shell['session']}:mcp-2"})
+        kept = await service._wait_again(ctx, {"id": f"{write['session']}:mcp-1"})
+    finally:
+        sessions.close()
+        await sessions.drain()
+        registry.close()
+    assert gone.is_error and "Gone" in text_of(gone)
+    assert "Pending" in text_of(kept)  # the saved write came back and still waits
