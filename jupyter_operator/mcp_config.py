@@ -11,6 +11,8 @@ import argparse
 import json
 from typing import Any
 
+from .cli_options import policy_options
+
 CLIENTS = ("claude-code", "codex", "cursor", "vscode")
 TOKEN_ENV = "JUPYTER_TOKEN"
 ENDPOINT = "jupyter-operator/mcp"
@@ -23,9 +25,16 @@ def add_parser(sub: Any) -> None:
         "mcp",
         help="connect MCP clients to the MCP server in Jupyter",
         description="Without an action: relay the Jupyter server's MCP server over stdio "
-        "(the token from $JUPYTER_TOKEN).",
+        "(the token from $JUPYTER_TOKEN); with --standalone ROOT, serve the same tools over "
+        "stdio on the workspace ROOT without a Jupyter server, asking on the terminal.",
     )
     mcp.add_argument("--url", default=None, help="the Jupyter server's URL (relay)")
+    mcp.add_argument(
+        "--standalone", default=None, metavar="ROOT",
+        help="no Jupyter server: serve the tools on workspace ROOT, asking a person on the "
+             "terminal (/dev/tty); with no terminal, changes that ask are rejected",
+    )  # fmt: skip
+    policy_options(mcp)
     actions = mcp.add_subparsers(dest="mcp_command", required=False, metavar="ACTION")
     config = actions.add_parser(
         "config",
@@ -96,6 +105,13 @@ def run(args: argparse.Namespace) -> int:
     stderr); ``mcp`` alone: relay the server over stdio."""
     import sys
 
+    if args.mcp_command is None and args.standalone is not None:
+        import asyncio
+        from pathlib import Path
+
+        from .mcp_standalone import serve
+
+        return asyncio.run(serve(Path(args.standalone), args.rule, args.policy))
     if args.mcp_command is None:
         import asyncio
 

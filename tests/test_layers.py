@@ -38,7 +38,9 @@ ALLOWED: dict[str, set[str]] = {
     "cli": {"protocol", "dialects", "engine", "agent", "terminal", "experiments", "cli_agent",
             "cli_options", "mcp_config"},
     # The MCP clients' configuration snippets (``jupyter-operator mcp config``), a leaf.
-    "mcp_config": {"mcp_relay"},
+    "mcp_config": {"mcp_relay", "mcp_standalone", "cli_options"},
+    # ``jupyter-operator mcp --standalone``: the server's MCP tools over stdio, asking on a tty.
+    "mcp_standalone": {"server", "terminal"},
     # ``jupyter-operator mcp``: the Jupyter server's MCP server relayed over stdio.
     "mcp_relay": {"mcp_config"},
     # Beside cli.py: the agent command, and what the commands share (rules options, Operator).

@@ -50,7 +50,7 @@ def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = 
             return
         result, item.entry_id = mutations.apply(
             op.workspace, op.journal, cmd, item.proposal, session=op.session,
-            decided_by=item.decided_by, rule=item.rule,
+            decided_by=item.decided_by, rule=item.rule, label=op.label,
         )  # fmt: skip
         changed = getattr(op._runner, "changed", None)
         if changed is not None and cmd.action in CELL_WRITE_ACTIONS:

@@ -104,14 +104,14 @@ def plan(ws: Workspace, op: Operation) -> Proposal:
 
 def apply(ws: Workspace, journal: Journal, op: Operation, proposal: Proposal, *,
           session: str | None = None, decided_by: str | None = None,
-          rule: str | None = None) -> tuple[dict, str]:  # fmt: skip
+          rule: str | None = None, label: str | None = None) -> tuple[dict, str]:  # fmt: skip
     """Write exactly the previewed bytes and journal them; return the success event and the
     history entry id."""
     path = op.path  # type: ignore[attr-defined]
     command = SimpleNamespace(id=op.id, action=ACTIONS[op.type], params=SimpleNamespace(path=path))
     _, entry_id = mutations.apply(
         ws, journal, command, proposal,  # type: ignore[arg-type]
-        session=session, decided_by=decided_by, rule=rule,
+        session=session, decided_by=decided_by, rule=rule, label=label,
     )  # fmt: skip
     return _event(op, path), entry_id
 

@@ -220,6 +220,7 @@ class JsonRunSteps(DecidableRun[JsonItem]):
                 event, item.entry_id = json_files.apply(
                     ws, self._operator.journal, op, item.proposal,
                     session=self._operator.session, decided_by=item.decided_by, rule=item.rule,
+                    label=self._operator.label,
                 )  # fmt: skip
                 status = "applied"
                 if item.edited and item.proposed is not None:

@@ -162,7 +162,8 @@ def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
         entry = mutations.record_for(op.journal, entry_id, cmd.id, cmd.action,
                                      canonical_path(cmd.params.path), item.proposal,
                                      session=op.session, decided_by=item.decided_by,
-                                     rule=item.rule, route="page")  # fmt: skip
+                                     rule=item.rule, route="page",
+                                     label=op.label)  # fmt: skip
         op.journal.record(entry)
         item.entry_id = entry_id
         _expect(op, cmd.params.path, item.proposal.new_bytes)

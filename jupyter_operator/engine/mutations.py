@@ -215,7 +215,7 @@ def _history_diff(diff: str) -> bytes:
 
 def apply(ws: Workspace, journal: Journal, cmd: Command, proposal: Proposal, *,
           session: str | None = None, decided_by: str | None = None,
-          rule: str | None = None) -> tuple[Result, str]:  # fmt: skip
+          rule: str | None = None, label: str | None = None) -> tuple[Result, str]:  # fmt: skip
     """Write exactly the previewed bytes (or trash the path) and record it for undo and redo.
 
     Returns the result and the history entry id. Raises OperatorError (``ERR_STALE_PREVIEW``
@@ -225,7 +225,8 @@ def apply(ws: Workspace, journal: Journal, cmd: Command, proposal: Proposal, *,
     path = cmd.params.path
     entry_id = journal.allocate_id()
     entry = record_for(journal, entry_id, cmd.id, cmd.action, path, proposal,
-                       session=session, decided_by=decided_by, rule=rule)  # fmt: skip
+                       session=session, decided_by=decided_by, rule=rule,
+                       label=label)  # fmt: skip
     commit(ws, journal, entry, proposal)
     return Result(cmd.id, True, applied_summary(cmd, proposal)), entry_id
 

@@ -185,6 +185,7 @@ def _save_outputs(operator: Operator, item: Item, execution: executions.Executio
     entry = mutations.record_for(
         operator.journal, operator.journal.allocate_id(), item.id, "nb.runCell", path, proposal,
         session=operator.session, decided_by=item.decided_by, rule=item.rule,
+        label=operator.label,
     )  # fmt: skip
     mutations.commit(operator.workspace, operator.journal, entry, proposal)
 

@@ -93,7 +93,8 @@ class Operator:
                  extensions: Iterable[str] = (),
                  runner: CellRunner | None = None,
                  notebook_cap: str | None = None,
-                 workspace: Workspace | None = None) -> None:  # fmt: skip
+                 workspace: Workspace | None = None,
+                 label: str | None = None) -> None:  # fmt: skip
         """``workspace``: an open :class:`Workspace` of the same root, made with the same
         protected paths, journal and notebook cap, to use instead of opening one (a host that
         opens a session per reply shares one per root: opening it costs more than the rest of
@@ -109,6 +110,9 @@ class Operator:
         self.shell_history = ShellHistory()
         #: Recorded with every change this session applies (shown in the history).
         self.session = session or f"s-{secrets.token_hex(4)}"
+        #: Who proposed what this session applies, for people (an MCP client's ``name
+        #: version``; None: a pasted reply or a person), recorded with every change.
+        self.label = label
         self.journal = Journal(self.root, Path(journal_dir) if journal_dir else None)
         protect = list(DEFAULT_PROTECTED if protected is None else protected)
         # The journal folder is out of reach by its real location (wherever it is), not by name.

@@ -111,19 +111,18 @@ def undo(ws: Workspace, journal: Journal, entry_id: str | None = None) -> Histor
                    undo_count=entry.undo_count + 1)  # fmt: skip
 
 
-def inverse(ws: Workspace, journal: Journal) -> tuple[HistoryEntry, Snapshot, bytes | None]:
-    """What undoing the latest live entry would do, without doing it: the entry, the path's
-    current state and the bytes it would get back (None: the file it created goes away).
+def inverse(
+    ws: Workspace, journal: Journal, entry_id: str | None = None
+) -> tuple[HistoryEntry, Snapshot, bytes | None]:
+    """What undoing an entry (the latest live one when ``entry_id`` is None) would do, without
+    doing it: the entry, the path's current state and the bytes it would get back (None: the
+    file it created goes away).
 
-    A reply's ``/undo`` is planned from this as an ordinary change (previewed, decided, and
-    journaled like any write), so a model never changes a file without the person's approval.
-    Raises like :func:`undo` when the undo would be refused.
+    A reply's ``/undo`` and an MCP client's ``undo`` are planned from this as an ordinary
+    change (previewed, decided, and journaled like any write), so a model never changes a file
+    without the person's approval. Raises like :func:`undo` when the undo would be refused.
     """
-    entries = journal.entries()
-    live = [e for e in entries if not e.undone]
-    if not live:
-        raise OperatorError(codes.ERR_NOT_FOUND, "nothing to undo in this workspace.")
-    entry = live[-1]
+    entry = pick(journal, entry_id, "undo")
     current = ws.snapshot(entry.path, limit=EDIT_LIMIT)
     if entry.change == "delete":
         if entry.before_sha256 is None:

@@ -196,10 +196,20 @@ class OperatorExtension(ExtensionApp):
         assert self.serverapp is not None
         configured = dict(self.workspaces) or {"default": self.serverapp.root_dir}
         self._services: Services | None = None
+        self.load_rules(configured, self.serverapp.root_dir)
+        if self.static_saved_cards:  # a light module: saves must be hooked before any request
+            from .savehook import register
+
+            register(self.serverapp.contents_manager)
+        self.log.info("jupyter_operator: workspaces %s", ", ".join(self._roots))
+
+    def load_rules(self, configured: dict[str, str], root_dir: str) -> None:
+        """Resolve the workspace roots (name -> folder, relative ones from ``root_dir``) and
+        read the policy and shell rules of the configuration; TraitError otherwise."""
         self._policy: Policy | None = None
         self._shell_policy: ShellPolicy | None = None
         try:
-            self._roots = resolve_roots(configured, self.serverapp.root_dir)
+            self._roots = resolve_roots(configured, root_dir)
             if self.policy_file or self.policy_rules or self.policy.strip():
                 from ..engine.policy import Policy
 
@@ -217,11 +227,6 @@ class OperatorExtension(ExtensionApp):
             raise TraitError(f"OperatorExtension: cannot read policy_file: {reason}") from None
         except ValueError as exc:
             raise TraitError(f"OperatorExtension: {exc}") from None
-        if self.static_saved_cards:  # a light module: saves must be hooked before any request
-            from .savehook import register
-
-            register(self.serverapp.contents_manager)
-        self.log.info("jupyter_operator: workspaces %s", ", ".join(self._roots))
 
     @property
     def services(self) -> Services:
@@ -272,12 +277,21 @@ class OperatorExtension(ExtensionApp):
         return self._mcp
 
     def _build_services(self) -> Services:
-        from ..engine.shell_policy import ShellPolicy
-        from ..workspace.journal import default_directory
-        from ..workspace.sessionstore import SessionStore
         from .agent_handlers import setup_agents
         from .fileapi import FileApi
         from .open_pages import OpenPages
+
+        assert self.serverapp is not None
+        sessions = self.session_service(OpenPages(Path(self.serverapp.root_dir)))
+        agents = setup_agents(self, sessions)  # the panel's Ask mode (c.OperatorAgent.*)
+        return Services(sessions.registry, sessions, FileApi(sessions.registry), agents)
+
+    def session_service(self, pages: Any = None) -> SessionService:
+        """The workspaces (of :meth:`load_rules`) and their sessions, as configured; ``pages``
+        are the notebooks open in pages (none without a server: ``mcp --standalone``)."""
+        from ..engine.shell_policy import ShellPolicy
+        from ..workspace.journal import default_directory
+        from ..workspace.sessionstore import SessionStore
         from .sessions import SessionService
         from .workspaces import EXTENSIONS, WorkspaceRegistry
 
@@ -290,7 +304,7 @@ class OperatorExtension(ExtensionApp):
             extensions=EXTENSIONS if self.cell_actions else (),
             allow_auto_runs=self.allow_auto_runs,
             notebook_cap=self.notebook_policy_cap,
-            pages=OpenPages(Path(self.serverapp.root_dir)),
+            pages=pages,
         )
         store = SessionStore(
             Path(self.journal_dir or default_directory()) / "sessions",
@@ -298,14 +312,12 @@ class OperatorExtension(ExtensionApp):
             max_files=self.max_saved_sessions,
         )
         store.expire()
-        sessions = SessionService(
+        return SessionService(
             registry,
             max_sessions=self.max_sessions,
             idle_seconds=self.session_idle_seconds,
             store=store,
         )
-        agents = setup_agents(self, sessions)  # the panel's Ask mode (c.OperatorAgent.*)
-        return Services(registry, sessions, FileApi(registry), agents)
 
     def initialize_handlers(self) -> None:
         """Register the REST routes and the file API socket (base_url is prefixed for us)."""

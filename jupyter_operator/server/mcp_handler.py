@@ -13,6 +13,7 @@ of another origin gets 403, whatever credential it carries).
 from __future__ import annotations
 
 import asyncio
+import hmac
 from typing import Any
 from urllib.parse import urlparse
 
@@ -21,6 +22,7 @@ from jupyter_server.utils import origin_matches_pat
 from tornado import web
 
 from .handlers import OperatorPostHandler
+from .mcp_service import USER_KEY
 
 #: Response headers the SDK sets that tornado computes itself.
 HOP_HEADERS = frozenset({"content-length", "transfer-encoding", "connection"})
@@ -124,7 +126,17 @@ class McpHandler(OperatorPostHandler):
             ],
             "client": (request.remote_ip, 0),
             "server": (host or request.host, int(port) if port.isdigit() else None),
+            USER_KEY: self._principal(),  # keys the client's REST session
         }
+
+    def _principal(self) -> str:
+        """Who makes the request: the holder of the server's token when it carries the token
+        (Jupyter makes up a new anonymous user for each such request), else the user's name."""
+        token = self.token
+        given = self.identity_provider.get_token(self)
+        if token and given and hmac.compare_digest(token.encode(), given.encode()):
+            return "token"
+        return f"user:{getattr(self.current_user, 'username', '')}"
 
     def _receive(self) -> Any:
         body = b"".join(self._chunks)

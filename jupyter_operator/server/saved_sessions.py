@@ -32,9 +32,14 @@ def save_session(store: SessionStore | None, session: Session) -> None:
     if dialect not in ("operator", "commands"):
         return
     from ..engine.persist import dump_run
+    from .client_runs import ClientRun, dump_parts
     from .command_runs import memory_marker
 
-    if dialect == "commands":
+    if isinstance(session.run, ClientRun):
+        data = dump_parts(session.run, workspace=session.workspace, folder=session.folder,
+                          created=session.created, entries=session.entries,
+                          label=session.label, group=session.group)  # fmt: skip
+    elif dialect == "commands":
         data = memory_marker(session.workspace, session.created)
     else:
         data = dump_run(session.run, session.text, workspace=session.workspace,
@@ -67,19 +72,29 @@ def checked_data(raw: bytes, registry: WorkspaceRegistry) -> dict[str, Any]:
 
 
 def rebuild(registry: WorkspaceRegistry, session_id: str, data: dict[str, Any]) -> Session:
-    """A new engine session with the saved run loaded into it (blocking: a worker thread's)."""
+    """A new engine session with the saved run loaded into it (blocking: a worker thread's);
+    a client's session gets one per call (``client_runs.load_parts``)."""
     from ..engine.persist import load_run
+    from .client_runs import load_parts
 
     workspace, folder = data["workspace"], data.get("folder")
-    operator = registry.new_operator(workspace, folder)
-    try:
-        run = load_run(operator, data)
-    except BaseException:
-        close_operator(operator)
-        raise
+    label, group = data.get("label"), data.get("group")
+    label = label[:120] if isinstance(label, str) else None
+    if "parts" in data:
+        run: Any = load_parts(lambda: registry.new_operator(workspace, folder), data["parts"])
+        operator = run.operators[0]
+    else:
+        operator = registry.new_operator(workspace, folder)
+        try:
+            run = load_run(operator, data)
+        except BaseException:
+            close_operator(operator)
+            raise
+    for made in getattr(run, "operators", None) or [operator]:
+        made.label = label  # what it applies from now on is recorded as the client's
     entries = data.get("entries") or {}
-    label = data.get("label")
     return Session(session_id, workspace, operator, run, data["text"],
                    float(data.get("created") or time.time()), folder,
                    {str(k): str(v) for k, v in dict(entries).items()},
-                   label=label[:120] if isinstance(label, str) else None)  # fmt: skip
+                   label=label,
+                   group=group if isinstance(group, str) else None)  # fmt: skip

@@ -159,6 +159,47 @@ class HistoryRequests:
 
         return await self._locked(workspace, work, write=False)
 
+    async def undo_proposal(self, workspace: str, entry_id: str | None = None,
+                            label: str | None = None) -> dict[str, Any]:  # fmt: skip
+        """What undoing a change would write, for a model's undo to propose it (never done here).
+
+        The entry is ``entry_id``, else the latest live change proposed by ``label`` (an MCP
+        client's ``name version``), else the latest live change. Answers the entry's view,
+        ``path`` and ``content``: the text to write back, or None when the change created the
+        file (undoing it deletes the file). Refused (ApiError) as ``undo`` would refuse it, and
+        for content that is not text: only a person's undo restores that.
+        """
+        from ..engine.undo import inverse
+
+        self._check_workspace(workspace)
+
+        def work() -> dict[str, Any]:
+            operator = self._history_of(workspace, None)
+            chosen = entry_id
+            if chosen is None and label is not None:
+                mine = [e for e in operator.history()
+                        if not e.undone and self._label_of(e) == label]  # fmt: skip
+                if not mine:
+                    raise ApiError(404, "ERR_NOT_FOUND", f"no live change of {label} to undo.")
+                chosen = mine[-1].entry_id
+            entry, _, restored = inverse(operator.workspace, operator.journal, chosen)
+            try:
+                content = None if restored is None else restored.decode("utf-8")
+            except UnicodeDecodeError:
+                raise ApiError(409, "ERR_UNDO_CONFLICT", f"{entry.path} was not text before "
+                               f"{entry.entry_id}; only a person can undo that change "
+                               "(History).") from None  # fmt: skip
+            return {"entry": self._entry_view(entry), "path": entry.path, "content": content}
+
+        return await self._locked(workspace, work, write=False)
+
+    def _label_of(self, entry: HistoryEntry) -> str | None:
+        """Who proposed a change: the journal's record, else its session's (older entries)."""
+        if entry.label is not None:
+            return entry.label
+        owner = next((s for s in self._sessions.values() if entry.entry_id in s.entries), None)
+        return owner.label if owner is not None else None
+
     def _history_of(self, workspace: str, folder: str | None) -> Operator:
         return self.registry.history_operator(workspace, clean_folder(folder))
 
@@ -212,7 +253,8 @@ class HistoryRequests:
         view.setdefault("decided_by", getattr(item, "decided_by", None) or
                         ("person" if item is not None else None))  # fmt: skip
         view.setdefault("rule", getattr(item, "rule", None))
-        view.setdefault("label", owner.label if owner is not None else None)
+        if view.get("label") is None:  # the journal's own (newer entries) wins
+            view["label"] = owner.label if owner is not None else None
         if "diff" not in view:
             diff = getattr(entry, "diff", None)
             view["diff"] = diff() if callable(diff) else (diff or (item.diff if item else None))

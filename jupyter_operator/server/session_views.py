@@ -7,6 +7,7 @@ large fields (``diff``, ``cells``) the client already has (see :func:`decision_v
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,10 +21,21 @@ if TYPE_CHECKING:
     from ..workspace import HistoryEntry
 
 DECISIONS = ("approve", "reject")
+#: Item statuses of something not over yet (``DecidableRun.done``).
+WAITING = ("pending", "waiting", "running")
 
 
-def run_dialect(run: Any) -> str:
+def run_dialect(run: Any, item_id: str | None = None) -> str:
+    """The dialect of ``run`` (of the part holding ``item_id``, in a client's session)."""
+    if item_id is not None and hasattr(run, "dialect_of"):
+        return str(run.dialect_of(item_id))
     return str(getattr(run, "dialect", "operator"))
+
+
+def shown_index(item: Item, run: Any) -> int:
+    """The item's index as the session shows it (a client's session numbers its calls' items
+    in the order they joined; ``ClientRun.index_of``)."""
+    return int(run.index_of(item)) if hasattr(run, "index_of") else item.index
 
 
 def item_view(item: Item, run: Any, *, whole_details: bool = False) -> dict[str, Any]:
@@ -35,7 +47,8 @@ def item_view(item: Item, run: Any, *, whole_details: bool = False) -> dict[str,
     leaves out the ``content`` the details already hold.
     """
     view = item.to_dict()
-    if run_dialect(run) not in EDITABLE_DIALECTS:
+    view["index"] = shown_index(item, run)
+    if run_dialect(run, item.id) not in EDITABLE_DIALECTS:
         view["editable"] = False
     details = view.get("details")
     if details and not whole_details:
@@ -67,26 +80,38 @@ class Session:
     adopted: bool = False
     #: Where the text came from, for people (an MCP client's ``name version``); None: a reply.
     label: str | None = None
+    #: The client whose calls this session gathers (``SessionService.scan``'s ``group``).
+    group: str | None = None
 
-    def to_dict(self, *, whole_details: bool = False) -> dict[str, Any]:
-        """The session as the REST API shows it (``whole_details``: see :func:`item_view`).
+    def close(self) -> None:
+        """Release the engine session (every call's, in a client's session)."""
+        for operator in getattr(self.run, "operators", None) or [self.operator]:
+            operator.close()
+
+    def to_dict(self, *, whole_details: bool = False,
+                only: Collection[str] | None = None) -> dict[str, Any]:  # fmt: skip
+        """The session as the REST API shows it (``whole_details``: see :func:`item_view`;
+        ``only``: just the items with these ids, and ``done`` says whether they are, for a
+        caller that waits on one call of a client's session).
 
         With ``whole_details`` the items carry everything and ``results_text`` (the
         ``OPERATOR_RESULT`` blocks a model reads, a read's content again in base64) is None:
         a caller that answers with the items (the MCP server) would pay for encoding it.
         """
         run = self.run
+        items = run.items if only is None else [i for i in run.items if i.id in only]
+        done = run.done if only is None else not any(i.status in WAITING for i in items)
         return {
             "session": self.id,
             "workspace": self.workspace,
             "folder": self.folder,
             "created": self.created,
-            "items": [item_view(item, run, whole_details=whole_details) for item in run.items],
+            "items": [item_view(item, run, whole_details=whole_details) for item in items],
             "results_text": None if whole_details else run.results_text,
             "truncated_chars": run.truncated_chars,
             "unread_markers": getattr(run, "unread_markers", 0),
             "skipped_duplicates": list(run.skipped_duplicates),
-            "done": run.done,
+            "done": done,
             "dialect": getattr(run, "dialect", "operator"),
             "label": self.label,
         }
@@ -99,7 +124,7 @@ KEPT_BY_CLIENT = ("diff", "cells")
 
 def views(run: Any) -> dict[int, dict[str, Any]]:
     """Every item's view by index (to tell afterwards what a decision changed)."""
-    return {item.index: item_view(item, run) for item in run.items}
+    return {shown_index(item, run): item_view(item, run) for item in run.items}
 
 
 def _answer_view(view: dict[str, Any], before: dict[int, dict[str, Any]]) -> dict[str, Any]:
@@ -124,9 +149,10 @@ def decision_view(
     the results text and whether everything is decided. Unchanged items are not sent again, nor
     an unchanged diff: the client has them, and a large diff would otherwise go out again with
     every decision."""
-    done = {made.item.index for made in decided}
-    changed = [_answer_view(view, before) for item in run.items if item.index not in done
-               and (view := item_view(item, run)) != before.get(item.index)]  # fmt: skip
+    done = {shown_index(made.item, run) for made in decided}
+    changed = [_answer_view(view, before) for item in run.items
+               if (index := shown_index(item, run)) not in done
+               and (view := item_view(item, run)) != before.get(index)]  # fmt: skip
     return {"items": changed, "results_text": run.results_text, "done": run.done}
 
 

@@ -23,7 +23,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..engine.edits import EDITABLE_DIALECTS
@@ -53,6 +53,9 @@ log = logging.getLogger(__name__)
 #: Saved sessions ``GET sessions`` looks at (newest first), and how many it lists.
 LIST_LOOKS = 50
 LIST_MAX = 20
+#: Clients whose session is remembered (each MCP session is one): a forgotten client's next
+#: waiting call starts a new session; the old one stays listed and decidable.
+MAX_GROUPS = 1000
 
 
 def _ended_unchanged_call(session: Session) -> bool:
@@ -84,6 +87,9 @@ class SessionService(HistoryRequests):
         self._clock = clock
         self._sessions: OrderedDict[str, Session] = OrderedDict()  # least recently used first
         self._owners: dict[str, str] = {}  # history entry id -> session id (seen so far)
+        #: (workspace, folder, client) -> the session gathering that client's calls.
+        self._groups: dict[tuple[str, str | None, str], str] = {}
+        self._joining = asyncio.Lock()
         self._closing: set[asyncio.Task[None]] = set()
 
     # -- sessions ---------------------------------------------------------------------------
@@ -92,6 +98,7 @@ class SessionService(HistoryRequests):
         self, text: str, workspace: str = "default", folder: str | None = None,
         dialect: str = "auto", label: str | None = None, whole_details: bool = False,
         files: Mapping[str, bytes] | None = None,
+        group: str | None = None,
     ) -> dict[str, Any]:
         """Create a session for one reply; reads (and whatever the policy allows) have run.
 
@@ -104,6 +111,12 @@ class SessionService(HistoryRequests):
         holding them (``WorkspaceRegistry.add_review``), never in ``workspace``, so a proposal
         made elsewhere (an experiment's run) is previewed against its own files, and deciding
         it changes nothing the server serves.
+        ``whole_details``: each item's details in full, not only what its card shows.
+
+        ``group`` names a client whose calls form one session (an MCP client): a reply that
+        waits for a person joins that client's session (``client_runs.ClientRun``), and the
+        answer is that session with only this reply's items. A reply answered at once (a
+        read, a change a rule applied, a refusal) stays a session of its own, as without it.
         """
         from .command_runs import plan_reply
 
@@ -114,6 +127,7 @@ class SessionService(HistoryRequests):
 
         def work() -> Session:
             operator = self.registry.new_operator(workspace, folder)
+            operator.label = label  # recorded with each change it applies (the history's)
             try:
                 run = plan_reply(operator, text, dialect)
             except BaseException:
@@ -122,7 +136,7 @@ class SessionService(HistoryRequests):
             session = Session(secrets.token_urlsafe(16), workspace, operator, run, text)
             session.folder = clean_folder(folder)
             session.label = label
-            if not _ended_unchanged_call(session):
+            if (group is None or run.done) and not _ended_unchanged_call(session):
                 self._save(session)
             return session
 
@@ -131,8 +145,55 @@ class SessionService(HistoryRequests):
         # (workspace/locks.py). So one slow preview (a large edit planned up to its size cap)
         # never holds up decisions, undo or the file API in the same workspace.
         session = await self._unlocked(work)
+        if group is not None and not session.run.done:
+            return await self._join(group, session, whole_details)
         self._add(session)
         return session.to_dict(whole_details=whole_details)
+
+    async def _join(self, group: str, call: Session, whole_details: bool) -> dict[str, Any]:
+        """Add a waiting call to its client's session (made on the first one), saved."""
+        async with self._joining:  # two first calls of a client at once make one session
+            return await self._join_locked(group, call, whole_details)
+
+    async def _join_locked(self, group: str, call: Session,
+                           whole_details: bool) -> dict[str, Any]:  # fmt: skip
+        from .client_runs import MAX_PARTS, ClientRun
+
+        known = self._groups.get((call.workspace, call.folder, group))
+        joined: Session | None = None
+        if known is not None:
+            with contextlib.suppress(ApiError):
+                joined = await self._lookup(known)
+
+        def work() -> Session:
+            target = joined
+            if target is None or not isinstance(target.run, ClientRun) or (
+                len(target.run.parts) >= MAX_PARTS
+            ):
+                target = Session(secrets.token_urlsafe(16), call.workspace, call.operator,
+                                 ClientRun(), folder=call.folder, label=call.label,
+                                 group=group)  # fmt: skip
+            try:
+                target.run.add(call.run, call.text, call.operator)
+            except ValueError:  # an id of the call is taken (a session restored after a restart)
+                target = Session(secrets.token_urlsafe(16), call.workspace, call.operator,
+                                 ClientRun(), folder=call.folder, label=call.label,
+                                 group=group)  # fmt: skip
+                target.run.add(call.run, call.text, call.operator)
+            target.label = call.label  # the client may have been updated
+            self._save(target)
+            return target
+
+        session = await self._locked(call.workspace, work)
+        key = (call.workspace, call.folder, group)
+        self._groups.pop(key, None)  # the most recently used last: the oldest go first
+        self._groups[key] = session.id
+        while len(self._groups) > MAX_GROUPS:
+            self._groups.pop(next(iter(self._groups)))
+        if session.id not in self._sessions:
+            self._add(session)
+        ids = {item.id for item in call.run.items}
+        return session.to_dict(whole_details=whole_details, only=ids)
 
     def adopt(self, workspace: str, operator: Operator, run: Run) -> str:
         """Serve a run made elsewhere (a turn of the agent loop) through the decide API.
@@ -147,12 +208,25 @@ class SessionService(HistoryRequests):
         """Run a blocking engine call in a worker thread under the workspace's lock."""
         return await self._locked(workspace, work, write=write)
 
-    async def get(self, session_id: str, *, whole_details: bool = False) -> dict[str, Any]:
+    async def get(self, session_id: str, *, whole_details: bool = False,
+                  only: Collection[str] | None = None) -> dict[str, Any]:  # fmt: skip
         """The current state of a session (``whole_details``: each item's details in full,
-        not only what its card shows, and no ``results_text``)."""
+        not only what its card shows, and no ``results_text``; ``only``: just the items with
+        these ids)."""
         session = await self._lookup(session_id)
-        view = functools.partial(session.to_dict, whole_details=whole_details)
+        view = functools.partial(session.to_dict, whole_details=whole_details, only=only)
         return await self._locked(session.workspace, view, write=False)
+
+    async def waiting_items(self, session_id: str, only: Collection[str]) -> list[Any]:
+        """The engine items with these ids that wait for a decision (for a front that shows
+        them itself, such as a terminal; decide them with :meth:`decide`)."""
+        session = await self._lookup(session_id)
+
+        def work() -> list[Any]:
+            return [item for item in session.run.items if item.id in only
+                    and item.needs_approval]  # fmt: skip
+
+        return await self._locked(session.workspace, work, write=False)
 
     async def open_sessions(self, workspace: str | None = None) -> dict[str, Any]:
         """Sessions still open (something waits for a decision), newest first."""
@@ -188,7 +262,7 @@ class SessionService(HistoryRequests):
         if content is not None and decision != "approve":
             raise ApiError(400, "bad_request", "content is only taken with decision 'approve'")
         session = await self._lookup(session_id)
-        if content is not None and run_dialect(session.run) not in EDITABLE_DIALECTS:
+        if content is not None and run_dialect(session.run, item_id) not in EDITABLE_DIALECTS:
             raise ApiError(400, "bad_edit", "a string command's change cannot be edited here")
 
         def work() -> dict[str, Any]:
@@ -267,7 +341,7 @@ class SessionService(HistoryRequests):
 
         def work() -> dict[str, Any]:
             item = session.run.item(item_id)
-            editable = item.editable and run_dialect(session.run) in EDITABLE_DIALECTS
+            editable = item.editable and run_dialect(session.run, item.id) in EDITABLE_DIALECTS
             return {"id": item.id, "path": item.path, "editable": editable,
                     "proposed": item.proposed_text(), "original": original_text(item)}  # fmt: skip
 
@@ -300,7 +374,7 @@ class SessionService(HistoryRequests):
         while self._sessions:
             _, session = self._sessions.popitem(last=False)
             if not session.adopted:
-                close_operator(session.operator)
+                session.close()
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -374,7 +448,7 @@ class SessionService(HistoryRequests):
             raise missing from None
         found = self._sessions.get(session_id)  # restored meanwhile by another request
         if found is not None:
-            close_operator(session.operator)
+            session.close()
             return found
         return session
 
@@ -409,7 +483,7 @@ class SessionService(HistoryRequests):
     async def _close_when_idle(self, session: Session) -> None:
         async with self.registry.lock(session.workspace).write():
             if not session.adopted:
-                close_operator(session.operator)
+                session.close()
 
     async def drain(self) -> None:
         """Wait until forgotten sessions have released their resources."""

@@ -22,7 +22,9 @@ SLOT = re.compile(r"j[1-9][0-9]{0,15}(-u[1-9][0-9]{0,8})?")
 DIGEST = re.compile(r"[0-9a-f]{64}")
 STORED = ("entry_id", "time", "command_id", "action", "path", "change", "before_sha256",
            "after_sha256", "session", "decided_by", "rule", "diff_sha256",
-           "created_dirs", "route")  # fmt: skip
+           "created_dirs", "route", "label")  # fmt: skip
+#: The longest ``label`` (who proposed a change) kept in an entry.
+MAX_LABEL = 120
 #: At most this many folders above a path (a path has at most 4096 bytes).
 MAX_CREATED_DIRS = 2048
 
@@ -69,6 +71,9 @@ class HistoryEntry:
     #: Where the change landed: ``disk`` (the file), or ``page`` (the cells of the notebook
     #: open in a page, which the person then saves).
     route: str = "disk"
+    #: Who proposed the change, for people (an MCP client's ``name version``); None: a
+    #: pasted reply or a person. Absent from entries written before it was recorded.
+    label: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view."""
@@ -103,6 +108,7 @@ def parse_entry(raw: Any) -> HistoryEntry:
         and type(values["created_dirs"]) is int
         and 0 <= values["created_dirs"] <= MAX_CREATED_DIRS
         and values["route"] in ("disk", "page")
+        and _text(values["label"], MAX_LABEL, True)
     )  # fmt: skip
     if not ok:
         raise ValueError("bad field")

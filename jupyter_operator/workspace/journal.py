@@ -38,6 +38,7 @@ from jupyter_operator.protocol import OperatorError, codes
 from .atomic import temp_name
 from .history_records import (
     DIGEST,
+    MAX_LABEL,
     SLOT,
     STORED,
     HistoryEntry,
@@ -316,6 +317,10 @@ class Journal:
     def record(self, entry: HistoryEntry) -> None:
         """Append an applied change."""
         stored = {key: getattr(entry, key) for key in STORED}
+        if stored["label"] is None:  # older readers take only the fields they know
+            del stored["label"]
+        else:  # a longer one would make the journal unreadable (parse_entry)
+            stored["label"] = stored["label"][:MAX_LABEL]
         self._append({"entry": stored})
 
     def mark_undone(self, entry_id: str) -> None:

@@ -1,6 +1,7 @@
 /**
  * The panel's History view: every change applied in the workspace, newest first, with its
- * time, action, path, session, who decided it (a person or a rule), its diff, and Undo or
+ * time, action, path, session, who decided it (a person or a rule) and who proposed it (an MCP
+ * client), its diff, and Undo or
  * Redo on any entry. Refusals (a later change to the same file must be undone first, or the
  * file changed since) come back from the server with their reason and are shown as errors.
  */
@@ -10,6 +11,7 @@ import { visibleText } from './diff';
 import { DiffView } from './diffview';
 import { button, el, summary } from './dom';
 import { cellRunText, groupByRun, IRunGroup, restoreText } from './historyruns';
+import { proposedBy } from './proposals';
 import { IExecutionRecord, IHistoryEntry } from './types';
 
 /** What a history row asks its panel to do. */
@@ -259,7 +261,11 @@ export class HistoryView {
     const session = entry.session ? `session ${entry.session.slice(0, 8)}` : 'an earlier session';
     // Where it landed: the open notebook's cells (the person saves them), or the file.
     const where = entry.route === 'page' ? ', applied in the open notebook' : '';
-    const meta = el('div', 'jp-Operator-history-meta', `${decisionText(entry)}${where}, in ${session}`);
+    const meta = el(
+      'div',
+      'jp-Operator-history-meta',
+      `${decisionText(entry)}${proposedBy(entry.label)}${where}, in ${session}`
+    );
     if (entry.action.startsWith('nb.')) {
       // A cell change or a run's saved outputs: the kernel's state is not part of an undo.
       meta.append(el('div', 'jp-Operator-kernel-note', KERNEL_NOT_ROLLED_BACK));

@@ -416,7 +416,14 @@ export class OperatorPanel extends Widget {
       return;
     }
     this._proposalsArrived.emit(arrived);
-    if (!this.hasPending && !this._busy) {
+    const shown = this.state?.session;
+    if (this._busy) {
+      return;
+    }
+    if (shown && arrived.some(s => s.session === shown)) {
+      // A new call of the client on display: its session now holds one more card.
+      void this.showSession(shown);
+    } else if (!this.hasPending) {
       void this.showSession(arrived[arrived.length - 1].session);
     }
   }

@@ -1,6 +1,7 @@
 /**
- * Changes MCP clients propose (coding agents calling the server's MCP tools): each tool call
- * that asks a person is a session of the REST API labelled with the client's `name version`.
+ * Changes MCP clients propose (coding agents calling the server's MCP tools): the tool calls of
+ * one client that ask a person are one session of the REST API labelled with the client's
+ * `name version`, one item per call.
  * The panel looks for them (`GET sessions`) every few seconds while the page is visible,
  * tells the person when one arrives, lists those not on display, and names the client on the
  * cards of each. The label is the client's own word: shown as text, control characters made
@@ -19,6 +20,13 @@ export function sourceLabel(label: string | null | undefined): string | null {
   return name ? `${visibleText(name)} via MCP` : null;
 }
 
+/** Who proposed a history entry, as its row says it: `, proposed by codex 0.9 via MCP`
+ * (empty for a pasted reply's change or a person's, which have no label). */
+export function proposedBy(label: string | null | undefined): string {
+  const source = sourceLabel(label);
+  return source ? `, proposed by ${source}` : '';
+}
+
 /** The sentence of a notification for one arrived proposal. */
 export function arrivalMessage(session: IPendingSession): string {
   const count = session.pending;
@@ -26,16 +34,19 @@ export function arrivalMessage(session: IPendingSession): string {
   return `${sourceLabel(session.label) ?? 'An MCP client'} proposes ${what}: review it in the Operator panel.`;
 }
 
-/** The labelled sessions of `listed` not in `seen`, oldest first (the list is newest first). */
-export function arrivals(seen: ReadonlySet<string>, listed: readonly IPendingSession[]): IPendingSession[] {
-  return listed.filter(s => s.label && !seen.has(s.session)).reverse();
+/** The labelled sessions of `listed` that wait for more than `seen` last counted in them (a
+ * client's session gathers its calls: one more call is one more pending item), oldest first
+ * (the list is newest first). */
+export function arrivals(seen: ReadonlyMap<string, number>, listed: readonly IPendingSession[]): IPendingSession[] {
+  return listed.filter(s => s.label && s.pending > (seen.get(s.session) ?? 0)).reverse();
 }
 
 /** Looks for pending MCP proposals and reports the new ones (see the module doc). */
 export class ProposalWatch {
   /** Labelled sessions that still wait, newest first (as of the last look). */
   waiting: IPendingSession[] = [];
-  private _seen = new Set<string>();
+  /** Pending items last counted in each labelled session. */
+  private _seen = new Map<string, number>();
   private _timer: ReturnType<typeof setInterval> | null = null;
   private _looking = false;
 
@@ -54,10 +65,10 @@ export class ProposalWatch {
     try {
       const listed = (await this._list()).sessions;
       const arrived = arrivals(this._seen, listed);
-      for (const session of arrived) {
-        this._seen.add(session.session);
-      }
       const waiting = listed.filter(s => s.label);
+      for (const session of waiting) {
+        this._seen.set(session.session, session.pending);
+      }
       const same =
         waiting.length === this.waiting.length &&
         waiting.every((s, i) => s.session === this.waiting[i].session && s.pending === this.waiting[i].pending);

@@ -273,7 +273,8 @@ export interface IHistoryEntry {
   diff?: string | null;
   /** Where it landed: `disk` (the file) or `page` (the notebook open in a page). */
   route?: 'disk' | 'page';
-  /** The label of the session that made it (an Ask run, an MCP client), when known. */
+  /** Who proposed it: the label of the session that made it (an Ask run, an MCP client's
+   * `name version`), when known; null for a reply or a person. */
   label?: string | null;
 }
 

@@ -27,10 +27,12 @@ class ToolCall(threading.Thread):
     """One tool call of an SDK client, made in a thread of its own (with its own event loop:
     Playwright's sync API keeps one running in the test's thread)."""
 
-    def __init__(self, server: LabServer, tool: str, arguments: dict[str, Any]) -> None:
+    def __init__(self, server: LabServer, tool: str, arguments: dict[str, Any],
+                 name: str = "claude-code 2.1", mode: str = "legacy") -> None:  # fmt: skip
         super().__init__(daemon=True)
         self.url = f"{server.url}jupyter-operator/mcp"
         self.token, self.tool, self.arguments = server.token, tool, arguments
+        self.name, self.mode = name, mode
         self.result: Any = None
         self.error: BaseException | None = None
 
@@ -43,9 +45,10 @@ class ToolCall(threading.Thread):
     async def _call(self) -> Any:
         http = httpx2.AsyncClient(headers={"Authorization": f"token {self.token}"},
                                   timeout=httpx2.Timeout(30, read=120))  # fmt: skip
-        info = Implementation(name="claude-code", version="2.1")
+        name, version = self.name.split()
+        info = Implementation(name=name, version=version)
         async with http, Client(streamable_http_client(self.url, http_client=http),
-                                client_info=info, mode="legacy") as client:  # fmt: skip
+                                client_info=info, mode=self.mode) as client:  # fmt: skip
             return await client.call_tool(self.tool, self.arguments)
 
 
@@ -93,3 +96,43 @@ def test_an_mcp_clients_write_is_approved_in_the_panel(lab_server: LabServer, pa
         "'.lm-TabBar-tab[data-id=\"jupyter-operator-panel\"]').hasAttribute('data-operator-proposals')"
     )
     screenshot(page, "lab-panel-mcp-approved")
+
+
+def test_a_clients_next_call_joins_its_session_on_display_and_the_history_names_it(
+    lab_server: LabServer, page
+) -> None:
+    open_lab(page, lab_server)
+    # The 2026-07-28 protocol has no MCP session: the client is known by name and version,
+    # so its two calls (two connections) are one session of the panel.
+    first = ToolCall(lab_server, "write_file", {"path": "joined/one.txt", "content": "1\n"},
+                     name="codex 0.9", mode="2026-07-28")  # fmt: skip
+    first.start()
+    cards = page.locator(f"{PANEL} .jp-Operator-card", has=page.locator(
+        ".jp-Operator-card-source", has_text="codex 0.9 via MCP"))  # fmt: skip
+    cards.first.wait_for(timeout=30_000)
+    assert cards.count() == 1
+    second = ToolCall(lab_server, "write_file", {"path": "joined/two.txt", "content": "2\n"},
+                      name="codex 0.9", mode="2026-07-28")  # fmt: skip
+    second.start()
+    # The session on display takes the new call as a second card (no other session listed).
+    page.wait_for_function(
+        "() => document.querySelectorAll('#jupyter-operator-panel .jp-Operator-card').length === 2",
+        timeout=30_000,
+    )
+    assert "joined/two.txt" in cards.nth(1).locator(".jp-Operator-card-path").text_content()
+    assert page.locator(f"{PANEL} .jp-Operator-proposal").count() == 0
+    screenshot(page, "lab-panel-mcp-one-session-per-client")
+    # Each call is decided on its own: the second first.
+    cards.nth(1).locator(".jp-Operator-approve").click()
+    second.join(timeout=60)
+    assert not second.is_alive() and second.error is None, second.error
+    assert first.is_alive()  # the first call still waits for its own decision
+    cards.nth(0).locator(".jp-Operator-reject").click()
+    first.join(timeout=60)
+    assert first.error is None and first.result.is_error
+    assert (lab_server.root / "joined" / "two.txt").read_text() == "2\n"
+    assert not (lab_server.root / "joined" / "one.txt").exists()
+    # The History names the client of the change.
+    page.locator(f"{PANEL} .jp-Operator-history summary").click()
+    page.locator(f"{PANEL} .jp-Operator-history-meta",
+                 has_text="proposed by codex 0.9 via MCP").first.wait_for(timeout=30_000)

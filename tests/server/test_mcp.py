@@ -91,9 +91,12 @@ async def wait_for_pending(api: Any, count: int = 1) -> list[dict[str, Any]]:
 
 
 async def decide(api: Any, session: str, decision: str, reason: str | None = None) -> None:
+    """Decide one call: ``session`` is a REST session (its first pending item is decided) or
+    a call's id, ``session:item``."""
+    session, _, item = session.partition(":")
     status, view = await api("sessions", session)
     assert status == 200, view
-    item = view["items"][0]["id"]
+    item = item or next(i["id"] for i in view["items"] if i["needs_approval"])
     body: dict[str, Any] = {"id": item, "decision": decision}
     if reason:
         body["reason"] = reason
@@ -470,3 +473,305 @@ async def test_the_stdio_relay_forwards_tools_and_calls(
     assert "through the relay" in text_of(read)
     assert session["label"] == "stdio-agent 3"
     assert not written.is_error and (root / "r.txt").read_text() == "r"
+
+
+# -- one REST session per client -------------------------------------------------------------
+
+
+async def session_view(api: Any, session: str) -> dict[str, Any]:
+    status, view = await api("sessions", session)
+    assert status == 200, view
+    return view
+
+
+async def items_waiting(api: Any, count: int) -> dict[str, Any]:
+    """The one open session, once it holds ``count`` pending items."""
+    for _ in range(200):
+        found = await pending_sessions(api)
+        if found and found[0]["pending"] >= count:
+            assert len(found) == 1, found
+            return found[0]
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no session with {count} pending items: {found}")
+
+
+@pytest.mark.parametrize("mode", ["legacy", MODERN])
+async def test_one_clients_calls_are_one_session_decided_item_by_item(
+    mcp_url: str, token: str, root: Path, api: Any, mode: str
+) -> None:
+    (root / "gone.txt").write_text("still here\n")
+    async with connect(mcp_url, token, name="claude-code", version="2.1", mode=mode) as client:
+        first = asyncio.create_task(client.call_tool("write_file", {"path": "a.txt",
+                                                                    "content": "A"}))  # fmt: skip
+        listed = await items_waiting(api, 1)
+        second = asyncio.create_task(client.call_tool("write_file", {"path": "b.txt",
+                                                                     "content": "B"}))  # fmt: skip
+        await items_waiting(api, 2)
+        third = asyncio.create_task(client.call_tool("delete_file", {"path": "gone.txt"}))
+        listed = await items_waiting(api, 3)  # the same session lists the later calls
+        assert listed["label"] == "claude-code 2.1"
+        view = await session_view(api, listed["session"])
+        assert [i["path"] for i in view["items"]] == ["a.txt", "b.txt", "gone.txt"]
+        assert [i["index"] for i in view["items"]] == [0, 1, 2]  # the panel keys cards by it
+        ids = [i["id"] for i in view["items"]]
+        # Each call is its own decision: the second is decided first, the others wait on.
+        await decide(api, f"{listed['session']}:{ids[1]}", "reject", "not b")
+        refused = await second
+        assert not first.done()
+        await decide(api, f"{listed['session']}:{ids[0]}", "approve")
+        written = await first
+        await decide(api, f"{listed['session']}:{ids[2]}", "reject")
+        await third
+    assert refused.is_error and "not b" in text_of(refused)
+    assert not written.is_error and (root / "a.txt").read_text() == "A"
+    assert written.structured_content["id"] == f"{listed['session']}:{ids[0]}"
+    assert not (root / "b.txt").exists()
+    assert await pending_sessions(api) == []
+
+
+@pytest.mark.parametrize(
+    "mcp_config", [{"wait_seconds": 0.3, "progress_seconds": 0.1}], indirect=True
+)
+async def test_pending_calls_of_one_session_are_waited_on_and_listed_by_their_own_ids(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    async with connect(mcp_url, token, name="agent", version="1") as client:
+        one = await client.call_tool("write_file", {"path": "one.txt", "content": "1"})
+        two = await client.call_tool("write_file", {"path": "two.txt", "content": "2"})
+        ids = [one.structured_content["id"], two.structured_content["id"]]
+        assert ids[0] != ids[1] and ids[0].split(":")[0] == ids[1].split(":")[0]
+        status = text_of(await client.call_tool("operator_status", {}))
+        assert ids[0] in status and ids[1] in status
+        await decide(api, ids[1], "approve")
+        done = await client.call_tool("operator_wait", {"id": ids[1]})
+        still = await client.call_tool("operator_wait", {"id": ids[0]})
+        status = text_of(await client.call_tool("operator_status", {}))
+    assert done.structured_content == {"status": "done", "id": ids[1]}
+    assert (root / "two.txt").read_text() == "2"
+    assert still.structured_content == {"status": "pending", "id": ids[0]}
+    assert ids[0] in status and ids[1] not in status
+    assert not (root / "one.txt").exists()
+
+
+async def test_a_client_that_comes_back_collects_decisions_of_its_session(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    async with connect(mcp_url, token, name="agent", version="1", mode=MODERN) as client:
+        calls = [asyncio.create_task(client.call_tool("write_file", {"path": f"{n}.txt",
+                                                                     "content": n}))
+                 for n in ("x", "y")]  # fmt: skip
+        listed = await items_waiting(api, 2)
+        for call in calls:
+            call.cancel()  # the client goes away mid-call
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.gather(*calls)
+    view = await session_view(api, listed["session"])
+    ids = {i["path"]: f"{listed['session']}:{i['id']}" for i in view["items"]}
+    await decide(api, ids["x.txt"], "approve")
+    await decide(api, ids["y.txt"], "reject", "no y")
+    async with connect(mcp_url, token, name="agent", version="1", mode=MODERN) as client:
+        x = await client.call_tool("operator_wait", {"id": ids["x.txt"]})
+        y = await client.call_tool("operator_wait", {"id": ids["y.txt"]})
+        # Its next call joins the same session: the client is known by name and version.
+        z = asyncio.create_task(client.call_tool("write_file", {"path": "z.txt",
+                                                                "content": "z"}))  # fmt: skip
+        again = await items_waiting(api, 1)
+        await decide(api, again["session"], "reject")
+        await z
+    assert not x.is_error and (root / "x.txt").read_text() == "x"
+    assert y.is_error and "no y" in text_of(y)
+    assert again["session"] == listed["session"]
+
+
+async def test_ten_clients_at_once_each_have_their_own_session(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    names = [f"agent-{n}" for n in range(10)]
+    async with contextlib.AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(
+            connect(mcp_url, token, name=name, mode="legacy" if n % 2 else MODERN))
+            for n, name in enumerate(names)]  # fmt: skip
+        calls = {(name, k): asyncio.create_task(client.call_tool(
+                    "write_file", {"path": f"{name}-{k}.txt", "content": f"{name} {k}"}))
+                 for name, client in zip(names, clients, strict=True)
+                 for k in range(2)}  # fmt: skip
+        for _ in range(400):
+            found = await pending_sessions(api)
+            if sum(s["pending"] for s in found) == 20:
+                break
+            await asyncio.sleep(0.05)
+        by_label = {s["label"]: s for s in found}
+        assert sorted(by_label) == sorted(f"{name} 1.0" for name in names)
+        assert all(s["pending"] == 2 for s in found)
+        for name in names:
+            view = await session_view(api, by_label[f"{name} 1.0"]["session"])
+            assert {i["path"] for i in view["items"]} == {f"{name}-0.txt", f"{name}-1.txt"}
+            for item in view["items"]:
+                verdict = "approve" if item["path"].endswith("-0.txt") else "reject"
+                await decide(api, f"{view['session']}:{item['id']}", verdict)
+        results = {key: await call for key, call in calls.items()}
+    for (name, k), result in results.items():
+        assert result.is_error == (k == 1), (name, k, text_of(result))
+        assert (root / f"{name}-{k}.txt").exists() == (k == 0)
+    assert (root / "agent-3-0.txt").read_text() == "agent-3 0"
+
+
+# -- one history: labels, the panel's undo and the client's undo ------------------------------
+
+
+async def approve_next(api: Any) -> None:
+    """Approve the one call that waits (whichever session it is in)."""
+    (listed,) = await wait_for_pending(api)
+    await decide(api, listed["session"], "approve")
+
+
+async def written_by(client: Any, api: Any, name: str, args: dict[str, Any]) -> Any:
+    """A change of ``client``, approved through the REST API."""
+    call = asyncio.create_task(client.call_tool(name, args))
+    await approve_next(api)
+    result = await call
+    assert not result.is_error, text_of(result)
+    return result
+
+
+async def test_mcp_changes_are_in_the_one_history_labelled_and_the_panels_undo_undoes_them(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    (root / "f.txt").write_text("before\n")
+    async with connect(mcp_url, token, name="codex", version="0.9") as client:
+        await written_by(client, api, "write_file", {"path": "f.txt", "content": "after\n"})
+    status, history = await api("history")
+    assert status == 200
+    (entry,) = history["history"]
+    assert (entry["label"], entry["path"], entry["decided_by"]) == ("codex 0.9", "f.txt", "person")
+    # The journal itself records who proposed it (what a restart or the CLI reads).
+    from jupyter_operator.engine import Operator
+
+    journal_dir = root.parent / "journal"
+    assert Operator(root, journal_dir=journal_dir).history()[-1].label == "codex 0.9"
+    status, undone = await api("undo", body={"workspace": "default"})  # the panel's Undo
+    assert status == 200, undone
+    assert undone["entry"]["entry_id"] == entry["entry_id"] and undone["entry"]["undone"]
+    assert (root / "f.txt").read_text() == "before\n"
+    status, history = await api("history")
+    assert history["history"][-1]["undone"] and history["history"][-1]["label"] == "codex 0.9"
+
+
+async def test_the_undo_tool_asks_the_person_and_undoes_only_once_approved(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    (root / "f.txt").write_text("one\n")
+    async with connect(mcp_url, token, name="agent", version="1") as client, \
+            connect(mcp_url, token, name="someone-else", version="1") as other:  # fmt: skip
+        await written_by(client, api, "write_file", {"path": "f.txt", "content": "two\n"})
+        await written_by(client, api, "write_file", {"path": "new.txt", "content": "new\n"})
+        await written_by(other, api, "write_file", {"path": "o.txt", "content": "o\n"})
+        # Without an id: the client's own latest change (new.txt), not the other client's.
+        asked = asyncio.create_task(client.call_tool("undo", {}))
+        (listed,) = await wait_for_pending(api)
+        assert listed["label"] == "agent 1"
+        view = await session_view(api, listed["session"])
+        pending = [i for i in view["items"] if i["needs_approval"]]
+        assert [(i["action"], i["path"]) for i in pending] == [("fs.delete", "new.txt")]
+        assert (root / "new.txt").exists()  # nothing undone before the person decides
+        await decide(api, f"{listed['session']}:{pending[0]['id']}", "reject", "keep it")
+        refused = await asked
+        assert refused.is_error and "keep it" in text_of(refused)
+        assert (root / "new.txt").read_text() == "new\n"
+        # With an id: that change, proposed as the write that restores it.
+        status, history = await api("history")
+        first = next(e for e in history["history"] if e["path"] == "f.txt")
+        asked = asyncio.create_task(client.call_tool("undo", {"id": first["entry_id"]}))
+        (listed,) = await wait_for_pending(api)
+        view = await session_view(api, listed["session"])
+        (item,) = [i for i in view["items"] if i["needs_approval"]]
+        assert (item["action"], item["path"]) == ("fs.write", "f.txt")
+        assert "-two" in item["diff"] and "+one" in item["diff"]
+        assert (root / "f.txt").read_text() == "two\n"
+        await decide(api, f"{listed['session']}:{item['id']}", "approve")
+        done = await asked
+        bad = await client.call_tool("undo", {"id": "../j1"})
+        unknown = await client.call_tool("undo", {"id": "j999"})
+        nothing = await other.call_tool("undo", {"id": first["entry_id"]})
+    assert not done.is_error, text_of(done)
+    assert (root / "f.txt").read_text() == "one\n"
+    assert (root / "o.txt").read_text() == "o\n"
+    assert bad.is_error and "ERR_INVALID_ARGUMENTS" in text_of(bad)
+    assert unknown.is_error and "ERR_NOT_FOUND" in text_of(unknown)
+    # f.txt no longer holds what j1 left: undoing it again would lose the later change.
+    assert nothing.is_error and "ERR_UNDO_CONFLICT" in text_of(nothing)
+    assert await pending_sessions(api) == []
+    status, history = await api("history")
+    assert status == 200
+    assert history["history"][-1]["label"] == "agent 1"  # the undo is a change of the client
+
+
+async def test_a_clients_session_takes_the_panels_edit_and_decide_all_per_call(
+    mcp_url: str, token: str, root: Path, api: Any
+) -> None:
+    async with connect(mcp_url, token, name="agent", version="1") as client:
+        calls = [asyncio.create_task(client.call_tool("write_file", {"path": "e.txt",
+                                                                     "content": "model\n"})),
+                 asyncio.create_task(client.call_tool("shell", {"command": "echo hi"}))]
+        listed = await items_waiting(api, 2)
+        view = await session_view(api, listed["session"])
+        write, shell = sorted(view["items"], key=lambda i: i["action"] == "shell")
+        assert write["editable"] and not shell["editable"]  # each call's own dialect
+        status, content = await api("sessions", listed["session"], "items", write["id"],
+                                    "content")  # fmt: skip
+        assert status == 200 and content["proposed"] == "model\n"
+        edit = {"id": shell["id"], "decision": "approve", "content": "rm -rf /\n"}
+        status, refused = await api("sessions", listed["session"], "decide", body=edit)
+        assert status == 400 and refused["error"]["code"] == "bad_edit"  # not the write's rule
+        edit = {"id": write["id"], "decision": "approve", "content": "person\n"}
+        status, answer = await api("sessions", listed["session"], "decide", body=edit)
+        assert status == 200 and answer["item"]["status"] == "applied"
+        status, answer = await api("sessions", listed["session"], "decide-all",
+                                   body={"decision": "reject", "reason": "no shell"})  # fmt: skip
+        assert status == 200 and answer["done"]
+        assert [i["id"] for i in answer["decided"]] == [shell["id"]]
+        written, ran = await asyncio.gather(*calls)
+    assert (root / "e.txt").read_text() == "person\n"
+    assert not written.is_error and ran.is_error and "no shell" in text_of(ran)
+
+
+async def test_a_shell_call_whose_session_came_back_without_it_is_gone_not_done(
+    tmp_path: Path,
+) -> None:
+    """A client's session is saved without its shell calls (memory only): loaded back after
+    the server forgot it, waiting on such a call answers that it is gone, not an empty success."""
+    from types import SimpleNamespace
+
+    from jupyter_operator.server.mcp_service import McpCall, McpService, OperatorMCP
+    from jupyter_operator.server.sessions import SessionService
+    from jupyter_operator.server.workspaces import WorkspaceRegistry
+    from jupyter_operator.workspace.sessionstore import SessionStore
+
+    (tmp_path / "ws").mkdir()
+    registry = WorkspaceRegistry({"default": tmp_path / "ws"}, journal_dir=tmp_path / "j")
+    sessions = SessionService(registry, max_sessions=1,
+                              store=SessionStore(tmp_path / "j" / "sessions"))  # fmt: skip
+    service = McpService(OperatorMCP(wait_seconds=0.2), sessions, "0")
+    try:
+        write = await sessions.scan("OPERATOR_CMD\nversion: 1\nid: mcp-1\naction: fs.write\n"
+                                    "path: a.txt\ncontent: a\nEND_OPERATOR_CMD\n", group="g",
+                                    label="agent 1")  # fmt: skip
+        shell = await sessions.scan('{"type": "shell", "id": "mcp-2", "command": "echo hi"}',
+                                    dialect="json", group="g", label="agent 1")  # fmt: skip
+        assert shell["session"] == write["session"]
+        service.calls[f"{shell['session']}:mcp-2"] = McpCall(shell["session"], ("mcp-2",),
+                                                             "shell", "agent 1")  # fmt: skip
+        await sessions.scan("OPERATOR_CMD\nversion: 1\nid: r\naction: fs.list\npath: .\n"
+                            "END_OPERATOR_CMD\n")  # pushes the client's session out of memory
+        async def report_progress(*args: Any) -> None:
+            return None
+
+        ctx = SimpleNamespace(session=SimpleNamespace(report_progress=report_progress))
+        gone = await service._wait_again(ctx, {"id": f"{shell['session']}:mcp-2"})
+        kept = await service._wait_again(ctx, {"id": f"{write['session']}:mcp-1"})
+    finally:
+        sessions.close()
+        await sessions.drain()
+        registry.close()
+    assert gone.is_error and "Gone" in text_of(gone)
+    assert "Pending" in text_of(kept)  # the saved write came back and still waits

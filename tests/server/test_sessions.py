@@ -411,3 +411,89 @@ async def test_a_tool_call_that_ended_unchanged_is_not_saved(tmp_path: Path, ws_
         assert applied["session"] in store.ids()  # undo may update it after a restart
     finally:
         await _stop(ruled)
+
+
+# -- a client's calls gathered in one session ---------------------------------------------------
+
+
+async def test_a_clients_waiting_calls_are_one_session_that_survives_a_restart(
+    tmp_path: Path, ws_root: Path
+) -> None:
+    (ws_root / "f.txt").write_text("old\n")
+    first = _service(tmp_path, ws_root)
+    a = await first.scan(write_cmd("c1", "f.txt", "new\n"), label="agent 1", group="agent")
+    read = await first.scan("OPERATOR_CMD\nversion: 1\nid: c2\naction: fs.read\npath: f.txt\n"
+                            "END_OPERATOR_CMD\n", label="agent 1", group="agent")  # fmt: skip
+    b = await first.scan(write_cmd("c3", "g.txt", "g\n"), label="agent 1", group="agent")
+    other = await first.scan(write_cmd("c1", "h.txt", "h\n"), label="other 1", group="other")
+    assert a["session"] == b["session"] != other["session"]
+    assert read["session"] != a["session"] and read["done"]  # answered at once: its own
+    assert [i["id"] for i in b["items"]] == ["c3"] and not b["done"]  # only the call's item
+    await _stop(first)
+
+    second = _service(tmp_path, ws_root)
+    try:
+        listed = (await second.open_sessions())["sessions"]
+        assert {(s["session"], s["pending"], s["label"]) for s in listed} == {
+            (a["session"], 2, "agent 1"), (other["session"], 1, "other 1")}
+        answer = await second.decide(a["session"], "c3", "approve")
+        assert answer["item"]["status"] == "applied" and answer["item"]["index"] == 1
+        assert not answer["done"]  # c1 still waits
+        await second.decide(a["session"], "c1", "reject", "keep old")
+        state = await second.get(a["session"], only={"c3"})
+        assert [i["id"] for i in state["items"]] == ["c3"] and state["done"]
+        history = await second.history("default")
+        assert history["history"][-1]["label"] == "agent 1"
+    finally:
+        await _stop(second)
+    assert (ws_root / "g.txt").read_text() == "g\n"
+    assert (ws_root / "f.txt").read_text() == "old\n"
+
+
+async def test_a_clients_session_is_bounded_the_next_call_starts_another(
+    service: SessionService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jupyter_operator.server import client_runs
+
+    monkeypatch.setattr(client_runs, "MAX_PARTS", 2)
+    ids = [(await service.scan(write_cmd(f"c{n}", f"{n}.txt", "x\n"), group="g"))["session"]
+           for n in range(3)]  # fmt: skip
+    assert ids[0] == ids[1] != ids[2]
+    assert len((await service.get(ids[0]))["items"]) == 2
+    assert [i["index"] for i in (await service.get(ids[2]))["items"]] == [0]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        # A call's previewed bytes no longer match their digest.
+        lambda raw: raw.replace(base64.b64encode(b"two\n"), base64.b64encode(b"evil")),
+        # A call's items no longer match its text, or its id is given twice.
+        lambda raw: raw.replace(b'"id":"c2"', b'"id":"zz"'),
+        lambda raw: raw.replace(b"id: c2", b"id: c1").replace(b'"id":"c2"', b'"id":"c1"'),
+        lambda raw: raw.replace(b'"parts":[', b'"parts":[1,'),
+        lambda raw: raw.replace(b'"parts":[', b'"parts":{"a":[').replace(b']}', b']}}', 1),
+    ],
+)
+async def test_a_damaged_saved_client_session_is_not_found_never_applied(
+    tmp_path: Path, ws_root: Path, damage
+) -> None:
+    first = _service(tmp_path, ws_root)
+    one = await first.scan(write_cmd("c1", "one.txt", "one\n"), label="a 1", group="a")
+    await first.scan(write_cmd("c2", "two.txt", "two\n"), label="a 1", group="a")
+    await _stop(first)
+    saved = tmp_path / "journal" / "sessions" / f"{one['session']}.json"
+    raw = saved.read_bytes()
+    assert damage(raw) != raw, "the damage must change the file"
+    saved.write_bytes(damage(raw))
+
+    second = _service(tmp_path, ws_root)
+    try:
+        for item in ("c1", "c2"):
+            with pytest.raises(ApiError) as info:
+                await second.decide(one["session"], item, "approve")
+            assert (info.value.status, info.value.code) == (404, "session_not_found")
+        assert not (ws_root / "one.txt").exists() and not (ws_root / "two.txt").exists()
+        assert not saved.exists()
+    finally:
+        await _stop(second)

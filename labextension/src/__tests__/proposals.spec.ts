@@ -1,4 +1,4 @@
-import { arrivalMessage, arrivals, ProposalWatch, sourceLabel } from '../proposals';
+import { arrivalMessage, arrivals, proposedBy, ProposalWatch, sourceLabel } from '../proposals';
 import { IPendingSession } from '../types';
 
 function pending(session: string, label: string | null, count = 1): IPendingSession {
@@ -36,7 +36,13 @@ describe('arrivalMessage', () => {
 describe('arrivals', () => {
   it('reports labelled sessions not seen yet, oldest first', () => {
     const listed = [pending('new', 'a 1'), pending('reply', null), pending('old', 'b 2'), pending('seen', 'c 3')];
-    expect(arrivals(new Set(['seen']), listed).map(s => s.session)).toEqual(['old', 'new']);
+    expect(arrivals(new Map([['seen', 1]]), listed).map(s => s.session)).toEqual(['old', 'new']);
+  });
+
+  it("reports a client's session again when one more of its calls waits in it", () => {
+    const seen = new Map([['client', 1]]);
+    expect(arrivals(seen, [pending('client', 'a 1', 2)]).map(s => s.session)).toEqual(['client']);
+    expect(arrivals(seen, [pending('client', 'a 1', 1)])).toEqual([]);
   });
 });
 
@@ -62,6 +68,17 @@ describe('ProposalWatch', () => {
     expect(watch.waiting.map(s => s.session)).toEqual(['s2']);
   });
 
+  it("reports a client's next call in its one session once, as an arrival", async () => {
+    let listed: IPendingSession[] = [pending('c', 'codex 0.9', 1)];
+    const watch = new ProposalWatch(async () => ({ sessions: listed }), () => undefined);
+    expect((await watch.look()).map(s => s.session)).toEqual(['c']);
+    listed = [pending('c', 'codex 0.9', 2)];
+    expect((await watch.look()).map(s => s.session)).toEqual(['c']);
+    expect(await watch.look()).toEqual([]);
+    listed = [pending('c', 'codex 0.9', 1)]; // one was decided: nothing arrived
+    expect(await watch.look()).toEqual([]);
+  });
+
   it('keeps looking after a failed look', async () => {
     let fail = true;
     const watch = new ProposalWatch(
@@ -76,5 +93,16 @@ describe('ProposalWatch', () => {
     expect(await watch.look()).toEqual([]);
     fail = false;
     expect((await watch.look()).map(s => s.session)).toEqual(['s1']);
+  });
+});
+
+describe('proposedBy', () => {
+  it("names the MCP client a history entry came from, as the panel's History row says it", () => {
+    expect(proposedBy('codex 0.9')).toBe(', proposed by codex 0.9 via MCP');
+  });
+
+  it('says nothing for a change of a reply or a person', () => {
+    expect(proposedBy(null)).toBe('');
+    expect(proposedBy(undefined)).toBe('');
   });
 });
