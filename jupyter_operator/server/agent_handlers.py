@@ -139,12 +139,19 @@ class AgentService:
         if workspace not in self.sessions.registry:
             raise ApiError(404, "workspace_not_found", "No workspace with this name")
         model = self.config.build_model()
-        operator = self.sessions.registry.new_operator(workspace)
+        registry = self.sessions.registry
+
+        def named_operator() -> Any:  # collaborators of a room see the model's name
+            operator = registry.new_operator(workspace)
+            operator.model_name = getattr(model, "name", None) or None
+            return operator
+
+        operator = named_operator()
         transcripts: Any = self.config.transcripts_dir or True
         first = [operator]
 
         def operator_factory() -> Any:  # the first run's, then a new one for each answer
-            return first.pop() if first else self.sessions.registry.new_operator(workspace)
+            return first.pop() if first else named_operator()
 
         async def engine_call(work: Any) -> Any:
             return await self.sessions.locked(workspace, work)

@@ -278,6 +278,7 @@ class OperatorExtension(ExtensionApp):
         from .agent_handlers import setup_agents
         from .fileapi import FileApi
         from .open_pages import OpenPages
+        from .rooms import SharedRooms
         from .sessions import SessionService
         from .workspaces import EXTENSIONS, WorkspaceRegistry
 
@@ -291,6 +292,7 @@ class OperatorExtension(ExtensionApp):
             allow_auto_runs=self.allow_auto_runs,
             notebook_cap=self.notebook_policy_cap,
             pages=OpenPages(Path(self.serverapp.root_dir)),
+            rooms=SharedRooms(self.serverapp),
         )
         store = SessionStore(
             Path(self.journal_dir or default_directory()) / "sessions",
