@@ -6,6 +6,7 @@ package, so every ``conftest.py`` is loaded under the same module name.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -65,13 +66,35 @@ def require_chromium() -> None:
     pytest.skip(message)
 
 
+def collaboration_installed() -> bool:
+    """Whether jupyter-collaboration's server extension is in this environment."""
+    return importlib.util.find_spec("jupyter_server_ydoc") is not None
+
+
+def collaboration_args(collaboration: bool) -> list[str]:
+    """The switch of real-time collaboration for a server: installing jupyter-collaboration
+    turns it on for every JupyterLab of the environment, so a server is started with it off
+    (its own supported switch, ``disable_rtc``: the pages keep the local documents and no
+    room is opened) unless it is the point of the test."""
+    if collaboration:
+        if not collaboration_installed():
+            message = "jupyter-collaboration is not installed (pip install -e '.[test]')"
+            if os.environ.get("CI"):
+                pytest.fail(message)
+            pytest.skip(message)
+        return ["--YDocExtension.disable_rtc=False"]
+    return ["--YDocExtension.disable_rtc=True"] if collaboration_installed() else []
+
+
 def start_server(
     root: Path, settings: Path, app: str = "lab", port: int | None = None,
     extra_env: dict[str, str] | None = None, extra_args: list[str] | None = None,
+    collaboration: bool = False,
 ) -> LabServer:
     """Start ``jupyter <app>`` on a loopback port (a free one unless given) and wait until it
     answers. Restarting on the same port keeps the page's origin (and its local storage).
-    ``extra_args`` are added to the command line (extension configuration, for instance)."""
+    ``extra_args`` are added to the command line (extension configuration, for instance).
+    Real-time collaboration is off unless ``collaboration`` (``collaboration_args``)."""
     port = port or free_port()
     notification = settings / "@jupyterlab" / "apputils-extension"
     notification.mkdir(parents=True, exist_ok=True)
@@ -89,6 +112,7 @@ def start_server(
             f"--ServerApp.base_url={BASE_URL}",
             f"--ServerApp.root_dir={root}",
             "--ServerApp.allow_unauthenticated_access=False",
+            *collaboration_args(collaboration),
             *(extra_args or []),
         ],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,
