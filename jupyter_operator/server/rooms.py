@@ -123,8 +123,7 @@ def _apply_op(doc: Any, op: dict[str, Any]) -> None:
         if at >= 0:
             del doc.ycells[at]
     elif kind == "insert":
-        doc.ycells.insert(_place_after(doc, op.get("after"), op["index"]),
-                          doc.create_ycell(op["cell"]))  # fmt: skip
+        doc.ycells.insert(_place_after(doc, op.get("after"), op["index"]), op["ycell"])
     elif kind == "move":
         at = _index(doc, op["id"])
         to = _place_after(doc, op.get("after"), op["index"])
@@ -143,13 +142,18 @@ def apply_edits(doc: Any, edits: dict[str, Any]) -> dict[str, Any]:
     """Apply ``notebooks.cell_edits`` edits to a ``YNotebook`` in one transaction, or none:
     each guarded cell must still be there with the source the guard was made from (any other
     cell may have changed freely). ``{"state": "applied"}`` or ``{"state": "stale", "cell":
-    id}``. Called on the loop that owns the document: nothing can edit it in between."""
+    id}``. Called on the loop that owns the document: nothing can edit it in between.
+
+    The shared cells an insert adds are built first, so a cell the document cannot take
+    raises before anything changed (a transaction is not rolled back)."""
+    ops = [{**op, "ycell": doc.create_ycell(op["cell"])} if op.get("op") == "insert" else op
+           for op in edits.get("ops", [])]  # fmt: skip
     with doc.ydoc.transaction(origin=ORIGIN):
         for cell_id, guard in edits.get("guards", {}).items():
             at = _index(doc, cell_id)
             if at < 0 or source_hash(str(doc.ycells[at]["source"])) != guard:
                 return {"state": "stale", "cell": cell_id}
-        for op in edits.get("ops", []):
+        for op in ops:
             _apply_op(doc, op)
     return {"state": "applied"}
 

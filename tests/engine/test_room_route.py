@@ -288,3 +288,16 @@ def test_cell_edits_insert_move_delete_and_outputs_in_one_transaction(room) -> N
     saved = json.loads(notebook_bytes(room))
     assert [c["id"] for c in saved["cells"]] == ["new", "calc", "load"]
     assert "".join(saved["cells"][2]["outputs"][0]["text"]) == "2\n"
+
+
+def test_a_cell_the_room_cannot_take_changes_nothing(room) -> None:
+    """All or nothing: an insert the shared document refuses fails before any other edit of
+    the same change is made (a transaction is not rolled back)."""
+    from jupyter_operator.notebooks.cell_edits import source_hash
+
+    edits = {"ops": [{"op": "set", "id": "calc", "fields": {"source": "y = 0"}},
+                     {"op": "insert", "after": "calc", "index": 3, "cell": {"id": "odd"}}],
+             "guards": {"calc": source_hash("y = x + 1")}}  # fmt: skip
+    with pytest.raises(KeyError):
+        apply_edits(room, edits)
+    assert sources(room) == ["# Title", "x = 1\nprint(x)", "y = x + 1"]
