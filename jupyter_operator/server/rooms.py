@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -226,10 +227,18 @@ class SharedRooms:
         return self.extension() is not None
 
     def _relative(self, path: Path) -> str | None:
+        """The room path of the notebook at ``path`` (absolute, as the workspace names it), or
+        None: outside the server's root, or reached through a symlink. A room is the document
+        of a real path; a link inside a workspace must not lead the agent into the room of a
+        notebook elsewhere (the file route's jail decides about links)."""
+        named = Path(os.path.normpath(path))
+        real = named.resolve()
+        if real != named:
+            return None
         try:
-            return Path(path).resolve().relative_to(self._root).as_posix()
+            return real.relative_to(self._root).as_posix()
         except ValueError:
-            return None  # outside the server's root: no room can name it
+            return None
 
     def _event_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:

@@ -301,3 +301,27 @@ def test_a_cell_the_room_cannot_take_changes_nothing(room) -> None:
     with pytest.raises(KeyError):
         apply_edits(room, edits)
     assert sources(room) == ["# Title", "x = 1\nprint(x)", "y = x + 1"]
+
+
+def test_a_link_in_the_workspace_never_leads_into_another_notebooks_room(make_operator, root,
+                                                                         loop) -> None:  # fmt: skip
+    """A symlink in the workspace to a notebook elsewhere under the server's root that has a
+    room: the room is not looked up, read or edited (the file route's jail decides)."""
+    from pycrdt import Awareness, Doc
+
+    server_root = root.parent
+    other = server_root / "other.ipynb"
+    other.write_text(standard(), encoding="utf-8")
+    ydoc = Doc()
+    elsewhere = jupyter_ydoc.YNotebook(ydoc, Awareness(ydoc))
+    elsewhere.set(json.loads(other.read_text()))
+    (root / "link.ipynb").symlink_to(other)
+    extension = Extension({"other.ipynb": elsewhere, "ws/link.ipynb": elsewhere})
+    op = make_operator(extensions=("nb",))
+    op.rooms = SharedRooms(Server(server_root, extension), loop=loop)
+    reply = block("l1", "nb.replaceCell", notebook="link.ipynb", cell_id="calc", content="boom")
+    item = in_worker(lambda: approve(op, reply, "l1"))
+    assert extension.asked == []
+    assert sources(elsewhere) == ["# Title", "x = 1\nprint(x)", "y = x + 1"]
+    assert item.status == "failed" and item.result.code == codes.ERR_PATH_ESCAPE
+    assert "boom" not in other.read_text()
