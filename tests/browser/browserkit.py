@@ -71,11 +71,17 @@ def collaboration_installed() -> bool:
     return importlib.util.find_spec("jupyter_server_ydoc") is not None
 
 
+#: What jupyter-collaboration adds to JupyterLab: its server extensions and lab extensions.
+COLLABORATION_SERVER = ("jupyter_server_ydoc", "jupyter_server_fileid")
+COLLABORATION_LAB = ("@jupyter/collaboration-extension", "@jupyter/docprovider-extension")
+
+
 def collaboration_args(collaboration: bool) -> list[str]:
     """The switch of real-time collaboration for a server: installing jupyter-collaboration
     turns it on for every JupyterLab of the environment, so a server is started with it off
     (its own supported switch, ``disable_rtc``: the pages keep the local documents and no
-    room is opened) unless it is the point of the test."""
+    room is opened; ``without_collaboration`` removes its extensions too) unless it is the
+    point of the test."""
     if collaboration:
         if not collaboration_installed():
             message = "jupyter-collaboration is not installed (pip install -e '.[test]')"
@@ -84,6 +90,24 @@ def collaboration_args(collaboration: bool) -> list[str]:
             pytest.skip(message)
         return ["--YDocExtension.disable_rtc=False"]
     return ["--YDocExtension.disable_rtc=True"] if collaboration_installed() else []
+
+
+def without_collaboration(settings: Path) -> dict[str, str]:
+    """The environment of a server that runs as if jupyter-collaboration were not installed:
+    a config folder of its own, first on ``JUPYTER_CONFIG_PATH`` (above the environment's,
+    below a test's own ``JUPYTER_CONFIG_DIR``), with what ``jupyter server extension disable``
+    and ``jupyter labextension disable`` write for its extensions: so the pages keep
+    JupyterLab's own file browser, drive and top bar, exactly as without it."""
+    if not collaboration_installed():
+        return {}
+    config = settings / "without-collaboration"
+    (config / "labconfig").mkdir(parents=True, exist_ok=True)
+    (config / "jupyter_server_config.json").write_text(json.dumps(
+        {"ServerApp": {"jpserver_extensions": dict.fromkeys(COLLABORATION_SERVER, False)}}))
+    (config / "labconfig" / "page_config.json").write_text(json.dumps(
+        {"disabledExtensions": dict.fromkeys(COLLABORATION_LAB, True)}))  # fmt: skip
+    paths = [str(config), *filter(None, [os.environ.get("JUPYTER_CONFIG_PATH")])]
+    return {"JUPYTER_CONFIG_PATH": os.pathsep.join(paths)}
 
 
 def start_server(
@@ -101,8 +125,8 @@ def start_server(
     (notification / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
     )
-    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTER_PLATFORM_DIRS="1",
-               **(extra_env or {}))  # fmt: skip
+    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(settings), "JUPYTER_PLATFORM_DIRS": "1",
+           **({} if collaboration else without_collaboration(settings)), **(extra_env or {})}
     log = (settings / f"{app}.log").open("wb")
     process = subprocess.Popen(
         [
