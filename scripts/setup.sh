@@ -2,7 +2,9 @@
 # Set up everything jupyter-operator needs on a fresh machine (idempotent):
 # Debian's chromium and bubblewrap, a virtual environment in .venv, and the package
 # installed in editable mode with its test extra (the build compiles the JupyterLab extension
-# with jlpm, so Node.js and npm must be present).
+# with jlpm, so Node.js and npm must be present). The test extra holds the collaboration extra
+# (jupyter-collaboration): the browser tests start JupyterLab with real-time collaboration off
+# unless a test is about it (tests/browser/browserkit.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Tools such as `jupyter labextension develop` call other console scripts by name.

@@ -30,8 +30,8 @@ def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = 
               disk: bool = False) -> None:  # fmt: skip
     """``Operator._carry_out``: run the read, apply the change, or start the cell run.
 
-    A change to a notebook open in a page goes to that page (``live_route``) unless ``disk``
-    (the page has let go of it).
+    A change to a notebook open in a collaborative room goes to that room, one open in a page
+    to that page (``live_route``) unless ``disk`` (the page has let go of it).
     """
     cmd = item.command
     if item.kind == "run":
@@ -44,7 +44,8 @@ def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = 
                               kernel=lambda nb, name: run_items.kernel_view(op, nb, name))
             op._finish(item, result, "done" if result.ok else "failed")
             return
-        if cmd.action in CELL_WRITE_ACTIONS and not item.edited:
+        if (cmd.action in CELL_WRITE_ACTIONS and not item.edited
+                and not live_route.in_room(op, cmd.params.path)):  # a room's cells are the base
             item.proposal = cells.rebased(op.workspace, cmd, item.proposal)
         if not disk and live_route.send(op, item, run):
             return

@@ -1,16 +1,26 @@
-"""Where an approved notebook change lands: the open page's notebook, or the disk.
+"""Where an approved notebook change lands: the shared room, the open page's notebook, or
+the disk.
 
-A notebook open in a JupyterLab or Notebook 7 page (with the extension) is the person's working
-copy: it holds unsaved edits, outputs and execution counts the file does not. Writing the change
-to the file beneath it would leave a tab whose next save drops it. So when the pages say the
-notebook is open (``LivePages``), the apply step does not write: the item is ``running`` with
-the smallest cell edits (``notebooks.cell_edits``) for the page to apply to its own notebook
-model, and ends when the page answers (``finish``): applied (the journal records the change,
-before and after, with ``route="page"``; the person saves as usual), stale (a cell the change
-touches was edited since the preview: ``ERR_STALE_PREVIEW`` naming it), or the page no longer
-has it open (the change goes to the disk as for a closed notebook). No answer within
-``ANSWER_SECONDS``: to the disk when no page holds the notebook any more, else refused
-(``ERR_PAGE_UNAVAILABLE``), never written under an open page.
+A notebook open in a collaborative room (jupyter-collaboration: ``LiveRooms``) is the shared
+document every collaborator edits; the room saves it to the file itself. An approved change is
+applied there, on the server, as the smallest cell edits in one transaction (``send``): every
+collaborator sees it at once and keeps their own undo history, each cell the change rewrites
+or deletes is guarded by its source in the room (``ERR_STALE_PREVIEW`` naming the cell), and
+the journal records it with ``route="room"``. The file beneath an open room is never written:
+a change the room cannot take as cell edits is refused, and undo and redo go through the room
+too (``history_in_room``). Previews of such a notebook are made on the room's cells (``base``).
+
+Otherwise, a notebook open in a JupyterLab or Notebook 7 page (with the extension) is the
+person's working copy: it holds unsaved edits, outputs and execution counts the file does not.
+Writing the change to the file beneath it would leave a tab whose next save drops it. So when
+the pages say the notebook is open (``LivePages``), the apply step does not write: the item is
+``running`` with the smallest cell edits (``notebooks.cell_edits``) for the page to apply to
+its own notebook model, and ends when the page answers (``finish``): applied (the journal
+records the change, before and after, with ``route="page"``; the person saves as usual), stale
+(a cell the change touches was edited since the preview: ``ERR_STALE_PREVIEW`` naming it), or
+the page no longer has it open (the change goes to the disk as for a closed notebook). No
+answer within ``ANSWER_SECONDS``: to the disk when no page holds the notebook any more, else
+refused (``ERR_PAGE_UNAVAILABLE``), never written under an open page.
 """
 
 from __future__ import annotations
@@ -56,11 +66,65 @@ class LivePages(Protocol):
         ...
 
 
+class LiveRooms(Protocol):
+    """The notebooks open in collaborative rooms, edited on the server (``server.rooms``)."""
+
+    def holds(self, path: Path) -> bool:
+        """Whether a room is open for the notebook ``path`` (absolute)."""
+        ...
+
+    def content(self, path: Path) -> bytes | None:
+        """The room's notebook as nbformat JSON bytes; None when no room holds it."""
+        ...
+
+    def apply(self, path: Path, edits: dict[str, Any], actor: str) -> dict[str, Any]:
+        """Apply ``notebooks.cell_edits`` edits to the room's notebook in one transaction, or
+        none of them: ``{"state": "applied"}``, ``{"state": "stale", "cell": id}`` (a guarded
+        cell's source is not the guard's) or ``{"state": "gone"}`` (no room any more).
+        ``actor`` is the name collaborators see for the agent meanwhile."""
+        ...
+
+
+#: Why a change to a notebook open in a room is refused rather than written to the file.
+ROOM_NO_CELLS = ("{path} is open in a collaborative room and this change cannot be applied "
+                 "there as cell edits (its cells need unique ids); nothing was changed. "
+                 "Propose the change cell by cell (nb.* actions) instead.")  # fmt: skip
+
+
+def _rooms(op: Operator) -> LiveRooms | None:
+    return getattr(op, "rooms", None)
+
+
+def _target(op: Operator, path: str) -> Path | None:
+    canonical = canonical_path(path)
+    if not is_notebook(canonical):
+        return None
+    return op.root.joinpath(*canonical.split("/"))
+
+
+def in_room(op: Operator, path: str) -> bool:
+    """Whether the notebook ``path`` (workspace-relative) is open in a collaborative room."""
+    rooms, target = _rooms(op), _target(op, path)
+    return rooms is not None and target is not None and rooms.holds(target)
+
+
+def actor(op: Operator) -> str:
+    """The name collaborators see for the agent editing a room."""
+    model = getattr(op, "model_name", None)
+    return f"Operator ({model})" if model else "Operator"
+
+
 def base(op: Operator, path: str) -> Snapshot | None:
-    """The notebook ``path`` as the page holding it shows it, when changes were sent there
-    that the person has not saved yet: the next change is previewed on that (so it builds on
-    them, and its guards are the sources the page shows), not on the older file. None: the
-    file is the base, as for any other path."""
+    """The notebook ``path`` as its shared room holds it, or as the page holding it shows it
+    when changes were sent there that the person has not saved yet: the next change is
+    previewed on that (so it builds on them, and its guards are the sources collaborators
+    see), not on the older file. None: the file is the base, as for any other path."""
+    rooms, target = _rooms(op), _target(op, path)
+    if rooms is not None and target is not None:
+        data = rooms.content(target)
+        if data is not None:
+            disk = op.workspace.snapshot(path, limit=mutations.EDIT_LIMIT)
+            return Snapshot(disk.path, True, False, data, hashlib.sha256(data).hexdigest())
     pages: LivePages | None = getattr(op, "pages", None)
     canonical = canonical_path(path)
     if pages is None or not is_notebook(canonical):
@@ -97,12 +161,61 @@ def notebook_file(op: Operator, item: Item) -> Path | None:
     return op.root.joinpath(*path.split("/"))
 
 
-def send(op: Operator, item: Item, run: Run | None) -> bool:
-    """Hand ``item``'s approved change to the page holding its notebook, when one does.
+def _in_room(op: Operator, item: Item) -> bool:
+    """Apply ``item``'s approved change in its notebook's room, when one is open: the item
+    ends (applied, stale, or refused when the change cannot be cell edits). False: no room
+    holds the notebook (any more); the change goes on to the page or the disk."""
+    rooms = _rooms(op)
+    proposal, cmd = item.proposal, item.command
+    target = _target(op, cmd.params.path) if proposal is not None else None
+    if rooms is None or target is None or not rooms.holds(target):
+        return False
+    if proposal.change != "modify":
+        return _refuse_in_room(op, item, f"{item.path} is open in a collaborative room; it "
+                               "is not deleted or replaced beneath it. Close it first.")
+    edits = cell_edits(proposal.snapshot.data, proposal.new_bytes)
+    if edits is None:
+        return _refuse_in_room(op, item, ROOM_NO_CELLS.format(path=item.path))
+    answer = rooms.apply(target, edits, actor(op))
+    state = answer.get("state")
+    if state == "gone":
+        return False
+    item.live = {"route": "room", "state": state, "notebook": item.path, **edits}
+    if state == "stale":
+        cell = str(answer.get("cell") or "?")[:200]
+        message = (f"cell {cell} of {item.path} was edited in the shared notebook since the "
+                   "preview; nothing was changed. Read the cells again.")  # fmt: skip
+        op._finish(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
+        return True
+    entry_id = op.journal.allocate_id()
+    entry = mutations.record_for(op.journal, entry_id, cmd.id, cmd.action,
+                                 canonical_path(cmd.params.path), proposal,
+                                 session=op.session, decided_by=item.decided_by,
+                                 rule=item.rule, route="room")  # fmt: skip
+    op.journal.record(entry)
+    item.entry_id = entry_id
+    summary = mutations.applied_summary(cmd, proposal)
+    item.summary = f"{proposal.summary}, in the shared notebook"
+    op._finish(item, Result(cmd.id, True, f"{summary} (in the shared notebook; every "
+                            "collaborator sees it, the room saves it)"), "applied")  # fmt: skip
+    return True
 
-    Returns False when the change goes to the disk instead (no page holds it, or its cells
-    have no unique ids to edit by). Otherwise the item is ``running`` until ``finish``.
+
+def _refuse_in_room(op: Operator, item: Item, message: str) -> bool:
+    op._finish(item, Result.failure(item.command.id, codes.ERR_PAGE_UNAVAILABLE, message),
+               "failed")  # fmt: skip
+    return True
+
+
+def send(op: Operator, item: Item, run: Run | None) -> bool:
+    """Hand ``item``'s approved change to its notebook's room or to the page holding it.
+
+    Returns False when the change goes to the disk instead (no room nor page holds it, or a
+    page holds it and its cells have no unique ids to edit by). In a room the item ends now;
+    in a page it is ``running`` until ``finish``.
     """
+    if item.kind == "mutation" and _in_room(op, item):
+        return True
     pages: LivePages | None = getattr(op, "pages", None)
     target = notebook_file(op, item)
     if pages is None or target is None or not pages.holds(target):
@@ -193,6 +306,51 @@ def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
     return True
 
 
+def history_in_room(op: Operator, entry_id: str | None, direction: str) -> Any | None:
+    """Undo (``direction="undo"``) or redo of a change to a notebook open in a room, applied
+    there as cell edits (the entry is marked), or None when no room holds its notebook.
+
+    The same conflicts as on the disk are refused first; each cell the edits rewrite or delete
+    is guarded by the source the change left (undo) or found (redo): a cell a collaborator
+    edited since refuses it (``ERR_UNDO_CONFLICT`` naming the cell). A change the room cannot
+    take as cell edits is refused: the file beneath an open room is never written.
+    """
+    from dataclasses import replace
+
+    from ..protocol import OperatorError
+    from .undo import pick
+
+    rooms = _rooms(op)
+    if rooms is None:
+        return None
+    entry = pick(op.journal, entry_id, direction)
+    target = _target(op, entry.path)
+    if target is None or not rooms.holds(target):
+        return None
+    edits = None
+    if entry.change == "modify" and entry.before_sha256 and entry.after_sha256:
+        before = op.journal.load_blob(entry.before_sha256)
+        after = op.journal.load_blob(entry.after_sha256)
+        edits = cell_edits(after, before) if direction == "undo" else cell_edits(before, after)
+    if edits is None:
+        raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, f"{entry.path} is open in a "
+                            f"collaborative room; {entry.entry_id} cannot be {direction}ne there "
+                            "as cell edits and the file beneath it is not written.")  # fmt: skip
+    answer = rooms.apply(target, edits, actor(op))
+    if answer.get("state") == "gone":
+        return None
+    if answer.get("state") != "applied":
+        cell = str(answer.get("cell") or "?")[:200]
+        raise OperatorError(codes.ERR_UNDO_CONFLICT, f"cell {cell} of {entry.path} was edited "
+                            f"in the shared notebook since {entry.entry_id}; nothing was changed.")
+    if direction == "undo":
+        op.journal.mark_undone(entry.entry_id)
+        return replace(entry, undone=True, redone=False, partial=False,
+                       undo_count=entry.undo_count + 1)  # fmt: skip
+    op.journal.mark_redone(entry.entry_id)
+    return replace(entry, undone=False, redone=True)
+
+
 def history_edits(op: Operator, entry_id: str | None, direction: str) -> tuple[Any, dict] | None:
     """Undo (``direction="undo"``) or redo of a notebook change as cell edits for the page
     that holds the notebook open, or None when it goes to the disk as any other (not a
@@ -209,8 +367,8 @@ def history_edits(op: Operator, entry_id: str | None, direction: str) -> tuple[A
     if pages is None:
         return None
     entry = pick(op.journal, entry_id, direction)
-    if entry.change != "modify" or not is_notebook(entry.path):
-        return None
+    if entry.change != "modify" or not is_notebook(entry.path) or in_room(op, entry.path):
+        return None  # a room's notebook is undone in the room (``history_in_room``)
     if not pages.holds(op.root.joinpath(*entry.path.split("/"))):
         return None
     if entry.before_sha256 is None or entry.after_sha256 is None:

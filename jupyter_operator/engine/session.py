@@ -48,7 +48,7 @@ from . import (
 )
 from .globs import normalise_path
 from .items import Foreign, Item
-from .live_route import LivePages
+from .live_route import LivePages, LiveRooms
 from .policy import Policy
 from .reads import READERS, OutputBudget
 from .rules import Verdict
@@ -135,6 +135,11 @@ class Operator:
         #: The notebooks open in pages that apply approved cell changes themselves
         #: (``live_route.LivePages``); None: every change goes to the disk.
         self.pages: LivePages | None = None
+        #: The notebooks open in collaborative rooms, edited on the server
+        #: (``live_route.LiveRooms``); they take precedence over pages and the disk.
+        self.rooms: LiveRooms | None = None
+        #: The model proposing the changes, when known: collaborators see "Operator (model)".
+        self.model_name: str | None = None
         _sweep_once(self.workspace)
         self._policy = Policy()
         try:
@@ -208,6 +213,7 @@ class Operator:
         fresh = Operator(self.root, policy=self.policy, journal_dir=self._journal_dir,
                          protected=self._protected, session=self.session,
                          notebook_cap=self.notebook_cap)  # fmt: skip
+        fresh.pages, fresh.rooms, fresh.model_name = self.pages, self.rooms, self.model_name
         try:
             yield fresh
         finally:
@@ -271,7 +277,8 @@ class Operator:
         item that applied the entry (in any run of this process) becomes ``"undone"``.
         """
         with self._lock, self._in_use() as op:
-            entry = _undo(op.workspace, op.journal, entry_id)
+            entry = (live_route.history_in_room(op, entry_id, "undo")
+                     or _undo(op.workspace, op.journal, entry_id))  # fmt: skip
         history.settle(self.journal, entry)
         return entry
 
@@ -309,7 +316,8 @@ class Operator:
         a later live change touched it; the item that applied it becomes ``"applied"`` again.
         """
         with self._lock, self._in_use() as op:
-            entry = _redo(op.workspace, op.journal, entry_id)
+            entry = (live_route.history_in_room(op, entry_id, "redo")
+                     or _redo(op.workspace, op.journal, entry_id))  # fmt: skip
         history.settle(self.journal, entry)
         return entry
 

@@ -272,12 +272,19 @@ class AgentService:
                    for r in self.runs.values()):  # fmt: skip
                 raise ApiError(409, "thread_busy", "A run of this thread is going on")
             earlier = self.threads(workspace).load(workspace, thread)
-        operator = self.sessions.registry.new_operator(workspace)
+        registry = self.sessions.registry
+
+        def named_operator() -> Any:  # collaborators of a room see the model's name
+            operator = registry.new_operator(workspace)
+            operator.model_name = getattr(model, "name", None) or None
+            return operator
+
+        operator = named_operator()
         transcripts: Any = self.config.transcripts_dir or True
         first = [operator]
 
         def operator_factory() -> Any:  # the first run's, then a new one for each answer
-            return first.pop() if first else self.sessions.registry.new_operator(workspace)
+            return first.pop() if first else named_operator()
 
         async def engine_call(work: Any) -> Any:
             return await self.sessions.locked(workspace, work)

@@ -280,15 +280,18 @@ class OperatorExtension(ExtensionApp):
         from .agent_handlers import setup_agents
         from .fileapi import FileApi
         from .open_pages import OpenPages
+        from .rooms import SharedRooms
 
         assert self.serverapp is not None
-        sessions = self.session_service(OpenPages(Path(self.serverapp.root_dir)))
+        sessions = self.session_service(OpenPages(Path(self.serverapp.root_dir)),
+                                        SharedRooms(self.serverapp))
         agents = setup_agents(self, sessions)  # the panel's Ask mode (c.OperatorAgent.*)
         return Services(sessions.registry, sessions, FileApi(sessions.registry), agents)
 
-    def session_service(self, pages: Any = None) -> SessionService:
+    def session_service(self, pages: Any = None, rooms: Any = None) -> SessionService:
         """The workspaces (of :meth:`load_rules`) and their sessions, as configured; ``pages``
-        are the notebooks open in pages (none without a server: ``mcp --standalone``)."""
+        are the notebooks open in pages, ``rooms`` the collaborative rooms (neither without a
+        server: ``mcp --standalone``)."""
         from ..engine.shell_policy import ShellPolicy
         from ..workspace.journal import default_directory
         from ..workspace.sessionstore import SessionStore
@@ -305,6 +308,7 @@ class OperatorExtension(ExtensionApp):
             allow_auto_runs=self.allow_auto_runs,
             notebook_cap=self.notebook_policy_cap,
             pages=pages,
+            rooms=rooms,
         )
         store = SessionStore(
             Path(self.journal_dir or default_directory()) / "sessions",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..engine import Operator, Policy, ShellPolicy
-    from ..engine.live_route import LivePages
+    from ..engine.live_route import LivePages, LiveRooms
     from ..workspace import Workspace
 
 #: What a workspace name may look like (it appears in URLs, messages and logs).
@@ -120,10 +120,13 @@ class WorkspaceRegistry:
         allow_auto_runs: bool = False,
         notebook_cap: str | None = None,
         pages: LivePages | None = None,
+        rooms: LiveRooms | None = None,
     ) -> None:
         self._roots = dict(roots)
         #: The notebooks open in pages with the extension: approved changes to them go there.
         self.pages = pages
+        #: The notebooks open in collaborative rooms: approved changes to them go there.
+        self.rooms = rooms
         #: Cells run in the notebook open in JupyterLab (the panel posts their outcome back);
         #: rules may run them without asking only when the server allows it.
         self.allow_auto_runs = allow_auto_runs
@@ -261,7 +264,7 @@ class WorkspaceRegistry:
         )
         if self._shell_policy is not None:
             operator.shell_policy = self._shell_policy
-        operator.pages = self.pages
+        operator.pages, operator.rooms = self.pages, self.rooms
         return operator
 
     def history_operator(self, name: str, folder: str | None = None) -> Operator:

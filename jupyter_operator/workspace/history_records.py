@@ -68,8 +68,9 @@ class HistoryEntry:
     #: How many folders above ``path`` the change created (the innermost ones): undoing it
     #: removes them again while they are empty. 0 in entries written before it was recorded.
     created_dirs: int = 0
-    #: Where the change landed: ``disk`` (the file), or ``page`` (the cells of the notebook
-    #: open in a page, which the person then saves).
+    #: Where the change landed: ``disk`` (the file), ``page`` (the cells of the notebook
+    #: open in a page, which the person then saves) or ``room`` (the cells of the notebook's
+    #: collaborative room, which saves it).
     route: str = "disk"
     #: Who proposed the change, for people (an MCP client's ``name version``); None: a
     #: pasted reply or a person. Absent from entries written before it was recorded.
@@ -78,6 +79,10 @@ class HistoryEntry:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view."""
         return asdict(self)
+
+
+#: Where a change can land (``HistoryEntry.route``).
+ROUTES = ("disk", "page", "room")
 
 
 def _text(value: Any, limit: int, optional: bool = False) -> bool:
@@ -107,7 +112,7 @@ def parse_entry(raw: Any) -> HistoryEntry:
         and values["decided_by"] in (None, "person", "rule") and _text(values["rule"], 500, True)
         and type(values["created_dirs"]) is int
         and 0 <= values["created_dirs"] <= MAX_CREATED_DIRS
-        and values["route"] in ("disk", "page")
+        and values["route"] in ROUTES
         and _text(values["label"], MAX_LABEL, True)
     )  # fmt: skip
     if not ok:

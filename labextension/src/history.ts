@@ -15,6 +15,12 @@ import { proposedBy } from './proposals';
 import { IExecutionRecord, IHistoryEntry } from './types';
 
 /** What a history row asks its panel to do. */
+/** How a history row names where its change landed (nothing for the file). */
+const ROUTE_NOTES: Record<string, string> = {
+  page: ', applied in the open notebook',
+  room: ', applied in the shared notebook (collaborative room)'
+};
+
 export type HistoryAction = (entry: IHistoryEntry, action: 'undo' | 'redo') => void;
 
 /** Propose a Rebuild state for a notebook (a card to approve, like any other run). */
@@ -259,8 +265,9 @@ export class HistoryView {
     );
     head.append(status);
     const session = entry.session ? `session ${entry.session.slice(0, 8)}` : 'an earlier session';
-    // Where it landed: the open notebook's cells (the person saves them), or the file.
-    const where = entry.route === 'page' ? ', applied in the open notebook' : '';
+    // Where it landed: the open notebook's cells (the person saves them), the shared
+    // notebook of a collaborative room (which saves it), or the file.
+    const where = ROUTE_NOTES[entry.route ?? 'disk'] ?? '';
     const meta = el(
       'div',
       'jp-Operator-history-meta',

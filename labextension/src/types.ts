@@ -78,9 +78,10 @@ export type ILiveOp =
   | { op: 'move'; id: string; after: string | null; index: number }
   | { op: 'set'; id: string; fields: Record<string, unknown> };
 
-/** A notebook change routed to the page holding the notebook (`Item.live`). */
+/** A notebook change routed to the page holding the notebook, or applied by the server in the
+ * notebook's collaborative room (`Item.live`). */
 export interface ILiveChange {
-  route: 'page';
+  route: 'page' | 'room';
   /** waiting (for a page to apply it), applied, stale, silent (no page answered). */
   state: 'waiting' | 'applied' | 'stale' | 'silent';
   /** The notebook, relative to the session's workspace folder. */
@@ -271,8 +272,9 @@ export interface IHistoryEntry {
   decided_by?: 'person' | 'rule' | null;
   rule?: string | null;
   diff?: string | null;
-  /** Where it landed: `disk` (the file) or `page` (the notebook open in a page). */
-  route?: 'disk' | 'page';
+  /** Where it landed: `disk` (the file), `page` (the notebook open in a page) or `room` (the
+   * shared notebook of a collaborative room). */
+  route?: 'disk' | 'page' | 'room';
   /** Who proposed it: the label of the session that made it (an Ask run, an MCP client's
    * `name version`), when known; null for a reply or a person. */
   label?: string | null;

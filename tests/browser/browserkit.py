@@ -6,6 +6,7 @@ package, so every ``conftest.py`` is loaded under the same module name.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -65,21 +66,67 @@ def require_chromium() -> None:
     pytest.skip(message)
 
 
+def collaboration_installed() -> bool:
+    """Whether jupyter-collaboration's server extension is in this environment."""
+    return importlib.util.find_spec("jupyter_server_ydoc") is not None
+
+
+#: What jupyter-collaboration adds to JupyterLab: its server extensions and lab extensions.
+COLLABORATION_SERVER = ("jupyter_server_ydoc", "jupyter_server_fileid")
+COLLABORATION_LAB = ("@jupyter/collaboration-extension", "@jupyter/docprovider-extension")
+
+
+def collaboration_args(collaboration: bool) -> list[str]:
+    """The switch of real-time collaboration for a server: installing jupyter-collaboration
+    turns it on for every JupyterLab of the environment, so a server is started with it off
+    (its own supported switch, ``disable_rtc``: the pages keep the local documents and no
+    room is opened; ``without_collaboration`` removes its extensions too) unless it is the
+    point of the test."""
+    if collaboration:
+        if not collaboration_installed():
+            message = "jupyter-collaboration is not installed (pip install -e '.[test]')"
+            if os.environ.get("CI"):
+                pytest.fail(message)
+            pytest.skip(message)
+        return ["--YDocExtension.disable_rtc=False"]
+    return ["--YDocExtension.disable_rtc=True"] if collaboration_installed() else []
+
+
+def without_collaboration(settings: Path) -> dict[str, str]:
+    """The environment of a server that runs as if jupyter-collaboration were not installed:
+    a config folder of its own, first on ``JUPYTER_CONFIG_PATH`` (above the environment's,
+    below a test's own ``JUPYTER_CONFIG_DIR``), with what ``jupyter server extension disable``
+    and ``jupyter labextension disable`` write for its extensions: so the pages keep
+    JupyterLab's own file browser, drive and top bar, exactly as without it."""
+    if not collaboration_installed():
+        return {}
+    config = settings / "without-collaboration"
+    (config / "labconfig").mkdir(parents=True, exist_ok=True)
+    (config / "jupyter_server_config.json").write_text(json.dumps(
+        {"ServerApp": {"jpserver_extensions": dict.fromkeys(COLLABORATION_SERVER, False)}}))
+    (config / "labconfig" / "page_config.json").write_text(json.dumps(
+        {"disabledExtensions": dict.fromkeys(COLLABORATION_LAB, True)}))  # fmt: skip
+    paths = [str(config), *filter(None, [os.environ.get("JUPYTER_CONFIG_PATH")])]
+    return {"JUPYTER_CONFIG_PATH": os.pathsep.join(paths)}
+
+
 def start_server(
     root: Path, settings: Path, app: str = "lab", port: int | None = None,
     extra_env: dict[str, str] | None = None, extra_args: list[str] | None = None,
+    collaboration: bool = False,
 ) -> LabServer:
     """Start ``jupyter <app>`` on a loopback port (a free one unless given) and wait until it
     answers. Restarting on the same port keeps the page's origin (and its local storage).
-    ``extra_args`` are added to the command line (extension configuration, for instance)."""
+    ``extra_args`` are added to the command line (extension configuration, for instance).
+    Real-time collaboration is off unless ``collaboration`` (``collaboration_args``)."""
     port = port or free_port()
     notification = settings / "@jupyterlab" / "apputils-extension"
     notification.mkdir(parents=True, exist_ok=True)
     (notification / "notification.jupyterlab-settings").write_text(
         json.dumps({"fetchNews": "false", "checkForUpdates": False})
     )
-    env = dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings), JUPYTER_PLATFORM_DIRS="1",
-               **(extra_env or {}))  # fmt: skip
+    env = {**os.environ, "JUPYTERLAB_SETTINGS_DIR": str(settings), "JUPYTER_PLATFORM_DIRS": "1",
+           **({} if collaboration else without_collaboration(settings)), **(extra_env or {})}
     log = (settings / f"{app}.log").open("wb")
     process = subprocess.Popen(
         [
@@ -89,6 +136,7 @@ def start_server(
             f"--ServerApp.base_url={BASE_URL}",
             f"--ServerApp.root_dir={root}",
             "--ServerApp.allow_unauthenticated_access=False",
+            *collaboration_args(collaboration),
             *(extra_args or []),
         ],
         cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT,

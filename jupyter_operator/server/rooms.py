@@ -1,0 +1,334 @@
+"""The notebooks open in collaborative rooms (jupyter-collaboration), edited on the server.
+
+With jupyter-collaboration installed and real-time collaboration on, a notebook open in any
+page lives in a room of the ``jupyter_server_ydoc`` extension: one shared document (a
+``YNotebook``) that every collaborator's page syncs with, and that the room saves to the file
+itself. An approved change to such a notebook is applied to that document here
+(``engine/live_route.py``), never to the file beneath it: the room broadcasts it to every page
+at once and each person's undo history (which tracks only their own edits) is kept.
+
+Only the extension's public API is used: ``YDocExtension.get_document(path=...,
+content_type="notebook", file_format="json", copy=False)`` finds the room's notebook (None: no
+room is open; it never opens one), and the ``YNotebook``'s ``ycells``, ``get``, ``get_cell``,
+``set_cell``, ``create_ycell``, ``ydoc`` and ``awareness``. Collaboration counts as on when the
+server loaded that extension and its ``disable_rtc`` is false.
+
+The shared document belongs to the server's event loop: the engine, which runs in worker
+threads, reaches it through ``asyncio.run_coroutine_threadsafe`` and waits at most
+``ANSWER_SECONDS``. While the agent edits a room it is one of its collaborators: the server's
+awareness state there names it (``actor``) with its colour, until ``PRESENCE_SECONDS`` after
+its last change.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..notebooks.cell_edits import source_hash
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+#: The server extension that holds the rooms.
+EXTENSION = "jupyter_server_ydoc"
+#: How long a worker thread waits for the event loop to read or edit a room.
+ANSWER_SECONDS = 10.0
+#: How long the agent stays in a room's collaborators after its last change.
+PRESENCE_SECONDS = 30.0
+#: The agent as collaborators see it (its name is the ``actor`` of each change).
+USERNAME = "jupyter-operator"
+COLOUR = "#7b3fb5"
+#: The origin of the room transactions the agent makes (an undo manager may filter on it).
+ORIGIN = "jupyter-operator"
+
+
+def _youtputs(outputs: list[dict[str, Any]]) -> list[Any]:
+    """Outputs as the shared notebook holds them: maps, a stream's text a shared text
+    (as ``YNotebook.create_ycell`` builds them)."""
+    from pycrdt import Map, Text
+
+    made = []
+    for output in outputs:
+        output = json.loads(json.dumps(output))
+        if output.get("output_type") == "stream":
+            text = output.get("text", "")
+            output["text"] = Text("".join(text) if isinstance(text, list) else str(text))
+        made.append(Map(output))
+    return made
+
+
+def _index(doc: Any, cell_id: str | None) -> int:
+    if cell_id is None:
+        return -1
+    for at, ycell in enumerate(doc.ycells):
+        if ycell.get("id") == cell_id:
+            return at
+    return -1
+
+
+def _place_after(doc: Any, after: str | None, index: int) -> int:
+    """Where a cell placed after the cell ``after`` goes: right after it, first when None, or
+    at ``index`` when that cell is gone (as the page's ``livecells.ts`` places it)."""
+    if after is None:
+        return 0
+    found = _index(doc, after)
+    return found + 1 if found >= 0 else min(index, len(doc.ycells))
+
+
+def _set_fields(doc: Any, at: int, fields: dict[str, Any]) -> None:
+    from pycrdt import Array, Map
+
+    ycell = doc.ycells[at]
+    if "cell_type" in fields and fields["cell_type"] != ycell.get("cell_type"):
+        # A new type is a new cell with the same id (its source and metadata kept unless set).
+        cell = {**doc.get_cell(at), **fields, "id": ycell.get("id")}
+        if cell["cell_type"] != "code":
+            cell.pop("outputs", None)
+            cell.pop("execution_count", None)
+        else:
+            cell["outputs"] = cell.get("outputs") or []
+            cell.setdefault("execution_count", None)
+        doc.set_cell(at, value=cell)
+        return
+    if isinstance(fields.get("source"), str):
+        doc.set_cell(at, source=fields["source"])  # granular: a collaborator's caret stays
+    if "metadata" in fields:
+        ycell["metadata"] = Map(fields["metadata"] or {})
+    if "outputs" in fields and ycell.get("cell_type") == "code":
+        youtputs = ycell.get("outputs")
+        if isinstance(youtputs, Array):
+            youtputs.clear()
+            youtputs.extend(_youtputs(fields["outputs"] or []))
+        else:
+            ycell["outputs"] = Array(_youtputs(fields["outputs"] or []))
+    if "execution_count" in fields and ycell.get("cell_type") == "code":
+        ycell["execution_count"] = fields["execution_count"]
+    if "attachments" in fields:
+        if fields["attachments"] is None:
+            if "attachments" in ycell:
+                del ycell["attachments"]
+        else:
+            ycell["attachments"] = fields["attachments"]
+
+
+def _apply_op(doc: Any, op: dict[str, Any]) -> None:
+    kind = op.get("op")
+    if kind == "delete":
+        at = _index(doc, op["id"])
+        if at >= 0:
+            del doc.ycells[at]
+    elif kind == "insert":
+        doc.ycells.insert(_place_after(doc, op.get("after"), op["index"]), op["ycell"])
+    elif kind == "move":
+        at = _index(doc, op["id"])
+        to = _place_after(doc, op.get("after"), op["index"])
+        to = to - 1 if at < to else to
+        if at >= 0 and at != to:
+            cell = doc.get_cell(at)
+            del doc.ycells[at]
+            doc.ycells.insert(to, doc.create_ycell(cell))
+    elif kind == "set":
+        at = _index(doc, op["id"])
+        if at >= 0:
+            _set_fields(doc, at, op.get("fields") or {})
+
+
+def apply_edits(doc: Any, edits: dict[str, Any]) -> dict[str, Any]:
+    """Apply ``notebooks.cell_edits`` edits to a ``YNotebook`` in one transaction, or none:
+    each guarded cell must still be there with the source the guard was made from (any other
+    cell may have changed freely). ``{"state": "applied"}`` or ``{"state": "stale", "cell":
+    id}``. Called on the loop that owns the document: nothing can edit it in between.
+
+    The shared cells an insert adds are built first, so a cell the document cannot take
+    raises before anything changed (a transaction is not rolled back)."""
+    ops = [{**op, "ycell": doc.create_ycell(op["cell"])} if op.get("op") == "insert" else op
+           for op in edits.get("ops", [])]  # fmt: skip
+    with doc.ydoc.transaction(origin=ORIGIN):
+        for cell_id, guard in edits.get("guards", {}).items():
+            at = _index(doc, cell_id)
+            if at < 0 or source_hash(str(doc.ycells[at]["source"])) != guard:
+                return {"state": "stale", "cell": cell_id}
+        for op in ops:
+            _apply_op(doc, op)
+    return {"state": "applied"}
+
+
+def last_cell(edits: dict[str, Any]) -> str | None:
+    """The id of the last cell the edits insert or rewrite the source of (where the agent's
+    caret is shown), or None."""
+    found = None
+    for op in edits.get("ops", []):
+        if op.get("op") == "insert":
+            found = op["cell"].get("id")
+        elif op.get("op") == "set" and "source" in (op.get("fields") or {}):
+            found = op["id"]
+    return found
+
+
+def _caret(doc: Any, cell_id: str | None) -> dict[str, Any] | None:
+    """A Yjs relative position (JSON) at the end of the cell's source, or None (no such
+    cell, or its source is empty: a position needs a character to stick to)."""
+    from pycrdt import Assoc, StickyIndex
+
+    at = _index(doc, cell_id)
+    if at < 0:
+        return None
+    source = doc.ycells[at]["source"]
+    if len(source) == 0:
+        return None
+    try:
+        return StickyIndex.new(source, len(source), Assoc.BEFORE).to_json()
+    except Exception:  # an older pycrdt without sticky indexes: no caret, the name stays
+        return None
+
+
+def notebook_bytes(doc: Any) -> bytes:
+    """The shared notebook as the room would save it: nbformat's JSON without the transient
+    fields a page keeps in the shared model (each cell's ``metadata.trusted``), so a preview
+    made on it shows, and guards, only what the change does."""
+    import nbformat
+
+    content = nbformat.from_dict(doc.get(deduplicate=False))
+    return (nbformat.writes(content, version=nbformat.NO_CONVERT) + "\n").encode()
+
+
+class SharedRooms:
+    """The rooms of the server's ``jupyter_server_ydoc`` extension (``live_route.LiveRooms``).
+
+    ``serverapp`` is the running Jupyter server; ``loop`` the event loop its rooms live on
+    (the server's, by default the one running when this is made)."""
+
+    def __init__(self, serverapp: Any, loop: asyncio.AbstractEventLoop | None = None,
+                 timeout: float = ANSWER_SECONDS) -> None:  # fmt: skip
+        self._serverapp = serverapp
+        self._root = Path(serverapp.root_dir).resolve()
+        self._loop = loop
+        self._timeout = timeout
+        self._presence: dict[int, asyncio.TimerHandle] = {}
+
+    def extension(self) -> Any | None:
+        """The loaded ``YDocExtension`` with collaboration on, or None."""
+        manager = getattr(self._serverapp, "extension_manager", None)
+        apps = getattr(manager, "extension_apps", {}) or {}
+        for app in apps.get(EXTENSION, ()):
+            if not getattr(app, "disable_rtc", False) and hasattr(app, "get_document"):
+                return app
+        return None
+
+    @property
+    def active(self) -> bool:
+        """Whether collaboration is on in this server (rooms may be open)."""
+        return self.extension() is not None
+
+    def _relative(self, path: Path) -> str | None:
+        """The room path of the notebook at ``path`` (absolute, as the workspace names it), or
+        None: outside the server's root, or reached through a symlink. A room is the document
+        of a real path; a link inside a workspace must not lead the agent into the room of a
+        notebook elsewhere (the file route's jail decides about links)."""
+        named = Path(os.path.normpath(path))
+        real = named.resolve()
+        if real != named:
+            return None
+        try:
+            return real.relative_to(self._root).as_posix()
+        except ValueError:
+            return None
+
+    def _event_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            io_loop = getattr(self._serverapp, "io_loop", None)
+            self._loop = getattr(io_loop, "asyncio_loop", None) or asyncio.get_event_loop()
+        return self._loop
+
+    def _run(self, work: Callable[[], Awaitable[T]]) -> T:
+        loop = self._event_loop()
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            raise RuntimeError("a room is edited from a worker thread, not its own event loop")
+        return asyncio.run_coroutine_threadsafe(work(), loop).result(timeout=self._timeout)
+
+    async def _document(self, path: Path) -> Any | None:
+        extension = self.extension()
+        relative = self._relative(path)
+        if extension is None or relative is None:
+            return None
+        try:
+            return await extension.get_document(path=relative, content_type="notebook",
+                                                file_format="json", copy=False)  # fmt: skip
+        except Exception:  # no file id service, a room that failed to load: not held
+            log.warning("jupyter_operator: the room of %s could not be read", relative,
+                        exc_info=True)  # fmt: skip
+            return None
+
+    def holds(self, path: Path) -> bool:
+        """Whether a room is open for the notebook ``path`` (absolute)."""
+        if not self.active:
+            return False
+        return self._run(lambda: self._document(path)) is not None
+
+    def content(self, path: Path) -> bytes | None:
+        """The room's notebook as nbformat JSON bytes; None when no room holds it."""
+        if not self.active:
+            return None
+
+        async def read() -> bytes | None:
+            doc = await self._document(path)
+            return None if doc is None else notebook_bytes(doc)
+
+        return self._run(read)
+
+    def apply(self, path: Path, edits: dict[str, Any], actor: str) -> dict[str, Any]:
+        """Apply cell edits to the room's notebook (``apply_edits``); ``{"state": "gone"}``
+        when no room holds it any more. The agent shows as ``actor`` among its collaborators."""
+
+        async def edit() -> dict[str, Any]:
+            doc = await self._document(path)
+            if doc is None:
+                return {"state": "gone"}
+            answer = apply_edits(doc, edits)
+            if answer["state"] == "applied":
+                self.show(doc, actor, last_cell(edits))
+            return answer
+
+        if not self.active:
+            return {"state": "gone"}
+        return self._run(edit)
+
+    def show(self, doc: Any, actor: str, cell_id: str | None = None) -> None:
+        """Name the agent in the room's awareness (on the loop), with its caret at the end of
+        the cell ``cell_id`` (the last one it wrote), until ``PRESENCE_SECONDS`` after its
+        last change: every page draws it as a collaborator's labelled caret."""
+        awareness = getattr(doc, "awareness", None)
+        if awareness is None:
+            return
+        state = dict(awareness.get_local_state() or {})
+        state["user"] = {"username": USERNAME, "name": actor, "display_name": actor,
+                         "initials": "OP", "color": COLOUR, "avatar_url": None}  # fmt: skip
+        state.pop("cursors", None)
+        caret = _caret(doc, cell_id)
+        if caret is not None:
+            state["cursors"] = [{"anchor": caret, "head": caret, "primary": True,
+                                 "empty": True}]  # fmt: skip
+        awareness.set_local_state(state)
+        key = id(awareness)
+        earlier = self._presence.pop(key, None)
+        if earlier is not None:
+            earlier.cancel()
+        self._presence[key] = asyncio.get_running_loop().call_later(
+            PRESENCE_SECONDS, self._leave, awareness, key)
+
+    def _leave(self, awareness: Any, key: int) -> None:
+        self._presence.pop(key, None)
+        state = dict(awareness.get_local_state() or {})
+        state.pop("user", None)
+        state.pop("cursors", None)
+        awareness.set_local_state(state or None)

@@ -1,0 +1,221 @@
+"""Real-time collaboration (jupyter-collaboration): two pages on one notebook share its room.
+
+An approved change to a notebook open in a room is applied by the server to the room's shared
+document, as cell edits in one transaction: both pages show it within a second, each page's
+own typing stays, the agent shows among the notebook's collaborators, and the file the room
+saves holds everything. A cell the change touches that a collaborator edited since the
+preview refuses it (naming the cell); an edit elsewhere does not. Undo and redo go through
+the room as well, and the history says the change landed there.
+
+The server of these tests is the only one started with collaboration on (``browserkit
+.collaboration_args``): every other browser test keeps JupyterLab's local documents.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+from browserkit import LabServer, require_chromium, screenshot, start_server, stop_server
+from test_lab_open_notebooks import notebook
+from test_lab_panel import b64, card, open_lab, run_reply, wait_status
+from test_lab_panel_state import history_row, open_history
+
+pytestmark = pytest.mark.timeout(300)
+
+CELLS = ".jp-NotebookPanel:visible .jp-Cell .jp-InputArea-editor"
+#: A collaborator's name on their caret (jupyter-collaboration's remote carets; CodeMirror
+#: places these flags as tooltips, outside the notebook's own nodes).
+AGENT = ".jp-remote-userFlag-name"
+#: True when the cell ``index`` of the visible notebook shows ``text`` (checked every frame).
+SHOWS = """([index, text]) => {
+  const cells = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell');
+  const cell = cells[index];
+  return !!cell && cell.querySelector('.cm-content').innerText.trim() === text;
+}"""
+
+
+@pytest.fixture(scope="module")
+def collab_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    """JupyterLab with real-time collaboration on (jupyter-collaboration is a test dependency:
+    under CI its absence fails, elsewhere it skips with the reason)."""
+    require_chromium()
+    root = tmp_path_factory.mktemp("collab-root")
+    settings = tmp_path_factory.mktemp("collab-settings")
+    server = start_server(root, settings, "lab", collaboration=True)
+    yield server
+    stop_server(server)
+
+
+@pytest.fixture
+def pages(browser) -> Iterator[tuple[object, object]]:
+    """Two collaborators: two browser contexts (two anonymous users of the server)."""
+    made = []
+    for _ in range(2):
+        context = browser.new_context(viewport={"width": 1400, "height": 900})
+        page = context.new_page()
+        page.console_errors = []
+        made.append((context, page))
+    yield made[0][1], made[1][1]
+    for context, _ in made:
+        context.close()
+
+
+def block(cmd_id: str, action: str, **fields: str) -> str:
+    lines = ["OPERATOR_CMD", "version: 1", f"id: {cmd_id}", f"action: {action}"]
+    lines += [f"{key}: {value}" for key, value in fields.items()]
+    return "\n".join([*lines, "END_OPERATOR_CMD"])
+
+
+def replace_cell(cmd_id: str, name: str, cell: str, source: str) -> str:
+    return block(cmd_id, "nb.replaceCell", notebook=name, cell_id=cell, content_b64=b64(source))
+
+
+def texts(page) -> list[str]:
+    return [t.strip() for t in page.locator(CELLS).all_inner_texts()]
+
+
+def wait_cells(page, expected: list[str], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while texts(page) != expected:
+        assert time.monotonic() < deadline, f"the notebook shows {texts(page)}"
+        time.sleep(0.1)
+
+
+def type_at_end(page, index: int, text: str) -> None:
+    """A collaborator types at the end of a cell."""
+    page.locator(CELLS).nth(index).click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type(text)
+
+
+def open_both(server: LabServer, pages: tuple[object, object], name: str,
+              cells: list[str]) -> None:  # fmt: skip
+    for page in pages:
+        open_lab(page, server, name)
+        wait_cells(page, cells)
+
+
+def no_dialog(page) -> None:
+    page.wait_for_timeout(500)  # a "File changed on disk" dialog would open by now
+    assert page.locator(".jp-Dialog").count() == 0, page.locator(".jp-Dialog").inner_text()
+
+
+def sources_on_disk(path: Path) -> list[str]:
+    notebook_node = nbformat.read(path, as_version=4)
+    nbformat.validate(notebook_node)  # the file the room saved is a valid notebook
+    return [cell.source for cell in notebook_node.cells]
+
+
+def wait_disk(path: Path, expected: list[str], timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if sources_on_disk(path) == expected:
+                return
+        except (ValueError, OSError, nbformat.ValidationError):
+            pass  # being written
+        assert time.monotonic() < deadline, f"the file holds {sources_on_disk(path)}"
+        time.sleep(0.2)
+
+
+def history_routes(server: LabServer) -> dict[str, str]:
+    request = urllib.request.Request(server.url + "jupyter-operator/api/history?workspace=default",
+                                     headers={"Authorization": f"token {server.token}"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        history = json.load(answer)["history"]
+    return {entry["command_id"]: entry["route"] for entry in history}
+
+
+def test_an_approved_change_reaches_every_collaborator_at_once(collab_server, pages) -> None:
+    """The change is applied in the room: the other page shows it within a second, both
+    pages' own typing stays, the agent is among the collaborators, the history says "room",
+    undo and redo go through the room, and the saved file is valid and holds everything."""
+    alice, bob = pages
+    path = collab_server.root / "shared.ipynb"
+    path.write_text(notebook("a = 1", "b = 2", "c = 3"))
+    open_both(collab_server, pages, "shared.ipynb", ["a = 1", "b = 2", "c = 3"])
+    type_at_end(alice, 0, "  # alice")
+    type_at_end(bob, 2, "  # bob")
+    typed = ["a = 1  # alice", "b = 2", "c = 3  # bob"]
+    wait_cells(alice, typed)
+    wait_cells(bob, typed)
+
+    run_reply(alice, replace_cell("r-1", "shared.ipynb", "cell-1", "b = 20"))
+    wait_status(alice, "r-1", "pending")
+    started = time.perf_counter()
+    card(alice, "r-1").locator(".jp-Operator-approve").click()
+    bob.wait_for_function(SHOWS, arg=[1, "b = 20"], polling="raf", timeout=10_000).dispose()
+    seen = time.perf_counter() - started
+    assert seen < 1.0, f"the other collaborator saw the change after {seen:.2f} s"
+    changed = ["a = 1  # alice", "b = 20", "c = 3  # bob"]
+    wait_cells(bob, changed)
+    wait_cells(alice, changed)
+    wait_status(alice, "r-1", "applied")
+    assert "in the shared notebook" in card(alice, "r-1").text_content()
+    agent = bob.locator(AGENT, has_text="Operator")  # the agent among the collaborators
+    agent.first.wait_for(state="attached", timeout=10_000)
+    # in its colour, its caret at the end of the cell it wrote
+    assert "rgb(123, 63, 181)" in (agent.first.locator("xpath=..").get_attribute("style") or "")
+    assert bob.locator(CELLS).nth(1).locator(
+        ".jp-remote-cursor[style*='rgb(123, 63, 181)']").count() == 1  # fmt: skip
+    no_dialog(alice)
+    no_dialog(bob)
+    assert history_routes(collab_server)["r-1"] == "room"
+    screenshot(bob, "lab-collaboration-change-in-the-other-page")
+    screenshot(alice, "lab-collaboration-change-approved")
+
+    open_history(alice)
+    row = history_row(alice, "r-1")
+    assert "applied in the shared notebook" in row.locator(
+        ".jp-Operator-history-meta").text_content()  # fmt: skip
+    row.locator(".jp-Operator-history-undo").click()
+    wait_status(alice, "r-1", "undone")
+    wait_cells(bob, typed)
+    wait_cells(alice, typed)
+    history_row(alice, "r-1").locator(".jp-Operator-history-redo").click()
+    wait_status(alice, "r-1", "applied")
+    wait_cells(bob, changed)
+    no_dialog(bob)
+
+    alice.locator(CELLS).first.click()
+    alice.keyboard.press("Control+s")
+    wait_disk(path, changed)
+    no_dialog(alice)
+    screenshot(alice, "lab-collaboration-saved")
+
+
+def test_a_stale_touched_cell_is_refused_an_untouched_edit_is_not(collab_server, pages) -> None:
+    """The guard compares against the room's cells: a collaborator who edited the cell the
+    change replaces since its preview refuses it (the cell is named); one who edited another
+    cell does not, and their typing stays."""
+    alice, bob = pages
+    path = collab_server.root / "guarded.ipynb"
+    path.write_text(notebook("a = 1", "b = 2", "c = 3"))
+    open_both(collab_server, pages, "guarded.ipynb", ["a = 1", "b = 2", "c = 3"])
+
+    run_reply(alice, replace_cell("s-1", "guarded.ipynb", "cell-1", "b = 20"))
+    wait_status(alice, "s-1", "pending")
+    type_at_end(bob, 1, "  # bob was here")
+    wait_cells(alice, ["a = 1", "b = 2  # bob was here", "c = 3"])
+    card(alice, "s-1").locator(".jp-Operator-approve").click()
+    wait_status(alice, "s-1", "stale")
+    assert "cell-1" in card(alice, "s-1").text_content()
+    wait_cells(bob, ["a = 1", "b = 2  # bob was here", "c = 3"])  # nothing changed
+    screenshot(alice, "lab-collaboration-stale-cell-refused")
+
+    run_reply(alice, replace_cell("s-2", "guarded.ipynb", "cell-2", "c = 30"))
+    wait_status(alice, "s-2", "pending")
+    type_at_end(bob, 0, "  # and here")
+    wait_cells(alice, ["a = 1  # and here", "b = 2  # bob was here", "c = 3"])
+    card(alice, "s-2").locator(".jp-Operator-approve").click()
+    wait_status(alice, "s-2", "applied")
+    final = ["a = 1  # and here", "b = 2  # bob was here", "c = 30"]
+    wait_cells(bob, final)
+    wait_cells(alice, final)
+    wait_disk(path, final)  # the room saves it
