@@ -18,7 +18,7 @@ from replies import b64, block
 from results_folders import results_folder
 
 from jupyter_operator.cli import main
-from jupyter_operator.experiments import Experiment, ModelSpec
+from jupyter_operator.experiments import Experiment, ModelSpec, wilson
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -66,6 +66,10 @@ def test_a_click_on_a_run_shows_its_transcript_with_the_cards(page: Any, tmp_pat
     cell = page.locator('td.jpo-v-cell[data-task="hello"][data-model="good"]')
     assert "100%" in cell.inner_text() and "[34.2%, 100%]" in cell.inner_text()
     assert page.locator("tr.jpo-v-run").count() == 8
+    # each model over every task: 2 of good's 4 runs passed, the interval as stats.wilson's
+    low, high = wilson(2, 4)
+    total = page.locator("tr.jpo-v-total td").first.inner_text()
+    assert f"50.0% [{100 * low:.1f}%, {100 * high:.1f}%]" in total
     screenshot(page, "results-viewer-grid")
 
     page.locator("tr.jpo-v-run", has_text="hello").filter(has_text="good").first.click()

@@ -191,3 +191,20 @@ def test_results_of_a_run_show_their_transcripts(tmp_path: Path) -> None:
     assert results.out == tmp_path / "out"
     widget = results.show()
     assert all(view["turns"] for view in widget._views)
+
+
+def test_the_view_command_writes_one_page_into_the_folder(
+    out: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from jupyter_operator.cli import main
+
+    assert main(["view", str(out)]) == 0
+    page = (out / "results.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and "Content-Security-Policy" in page
+    assert str(out / "results.html") in capsys.readouterr().out
+    assert 'id="jpo-run-7"' in page  # every run's transcript is in the file
+    # no results here, a bad price: exit status 2 and one line that says why
+    assert main(["view", str(tmp_path / "empty")]) == 2
+    assert "no results.jsonl here" in capsys.readouterr().err
+    assert main(["view", str(out), "--price", "good=abc"]) == 2
+    assert "jupyter-operator view:" in capsys.readouterr().err

@@ -34,10 +34,11 @@ function secs(x) {
   return x === null || x === undefined ? '–' : `${Number(x).toFixed(x < 10 ? 2 : 1)} s`;
 }
 
+/** The Wilson score interval (``stats.wilson``), for the models' row over the tasks the
+ *  filter leaves (the cells' own intervals come computed from Python). */
 function wilson(passed, runs, confidence) {
   if (!runs) return [0, 1];
-  // the two-sided normal quantile of the confidence (Acklam's approximation is not needed:
-  // the page only ever shows the level the data was made with, 1.96 at 95%)
+  // the two-sided normal quantile of the confidence: 1.96 at 95%, else found by bisection
   const z = confidence === 0.95 ? 1.959963984540054 : normalQuantile(0.5 + confidence / 2);
   const rate = passed / runs;
   const z2 = z * z;
