@@ -68,6 +68,8 @@ class TurnPlanned:
     #: The run's tokens so far, this reply's included (its usage is known once it ended): a
     #: turn waiting for decisions shows what it cost already.
     tokens: int = 0
+    #: This reply's usage as the endpoint reported it (``estimated`` for offline models).
+    usage: dict[str, Any] | None = None
     kind: str = "planned"
 
     def to_json(self) -> dict[str, Any]:
@@ -77,6 +79,7 @@ class TurnPlanned:
             "session": self.session_id,
             "items": [item.to_dict() for item in self.run.items],
             "tokens": self.tokens,
+            "usage": self.usage,
         }
 
 
