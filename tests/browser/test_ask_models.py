@@ -132,6 +132,18 @@ def test_add_a_model_in_the_panel_and_ask_through_it_without_a_restart(
     assert (bare_server.root / "plan.md").read_text() == "# Plan\n"
     screenshot(page, "ask-models-done")
 
+    # A cost budget from Ask's options stops the next run cleanly once it is reached.
+    fake.add(Script(block("l1", "fs.list", path="."), usage=(1200, 345)),
+             Script(block("l2", "fs.list", path="."), usage=(1200, 345)))  # fmt: skip
+    page.locator(f"{ASK} .jp-Operator-ask-options-summary").click()
+    page.get_by_label("Budget: most cost for the run").fill("1")
+    page.locator(f"{ASK} .jp-Operator-ask-task").fill("List the files")
+    page.locator(f"{ASK} .jp-Operator-ask-button").click()
+    status.filter(has_text="the cost budget (1) is used up").wait_for(timeout=30_000)
+    assert "Turn 1/10 · 1,545 tokens · $1.89" in (status.text_content() or "")
+    assert fake.scripts, "the run asked the model again after its budget was used up"
+    screenshot(page, "ask-models-budget")
+
     # The key went to the server once: no answer, page or workspace file holds it.
     assert answers and all(KEY not in text for text in answers)
     assert KEY not in page.content()
