@@ -59,8 +59,10 @@ def bare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]
         env.setenv("JUPYTER_CONFIG_DIR", str(config))
         env.setenv("JUPYTER_DATA_DIR", str(data))
         env.setenv("JUPYTER_PREFER_ENV_PATH", "0")  # this data folder's extension first
-        server = start_server(root, settings, "lab")
+        # Every request logged (debug): the key must not be in any line of it.
+        server = start_server(root, settings, "lab", extra_args=["--ServerApp.log_level=DEBUG"])
     server.data = data  # type: ignore[attr-defined]
+    server.log = settings / "lab.log"  # type: ignore[attr-defined]
     yield server
     stop_server(server)
 
@@ -151,4 +153,6 @@ def test_add_a_model_in_the_panel_and_ask_through_it_without_a_restart(
     assert all(KEY.encode() not in p.read_bytes() for p in root_files)
     keys = bare_server.data / "jupyter_operator" / "models" / "keys.json"  # type: ignore[attr-defined]
     assert stat.S_IMODE(os.stat(keys).st_mode) == 0o600
+    log = bare_server.log.read_text(errors="replace")  # type: ignore[attr-defined]
+    assert "token-authenticated request" in log and KEY not in log
     assert page.console_errors == []
