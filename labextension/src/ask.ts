@@ -34,7 +34,6 @@ export class AskView {
   private _turnsNode: HTMLElement;
   private _turns: TurnView[] = [];
   private _run: string | null = null;
-  private _info: IAskInfo | null = null;
   private _tokens = 0;
   /** What the run cost so far (null: no price known). */
   private _cost: number | null = null;
@@ -93,7 +92,8 @@ export class AskView {
     );
     this.node.append(this._models.node, this._task, row, this._error, this._thread.node, this._turnsNode);
     this.node.addEventListener('toggle', () => {
-      if (this.node.open && !this._info) {
+      // Read afresh on each opening: an endpoint added from a notebook or a terminal shows up.
+      if (this.node.open) {
         void this.refreshInfo();
       }
       if (this.node.open) {
@@ -129,7 +129,6 @@ export class AskView {
   async refreshInfo(): Promise<void> {
     try {
       const info = await this._fetchJson<IAskInfo>(['agent']);
-      this._info = info;
       const list = await this._models.refresh();
       if (!this._run) {
         this._status.textContent = info.available

@@ -59,8 +59,10 @@ def bare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]
         env.setenv("JUPYTER_CONFIG_DIR", str(config))
         env.setenv("JUPYTER_DATA_DIR", str(data))
         env.setenv("JUPYTER_PREFER_ENV_PATH", "0")  # this data folder's extension first
-        server = start_server(root, settings, "lab")
+        # Every request logged (debug): the key must not be in any line of it.
+        server = start_server(root, settings, "lab", extra_args=["--ServerApp.log_level=DEBUG"])
     server.data = data  # type: ignore[attr-defined]
+    server.log = settings / "lab.log"  # type: ignore[attr-defined]
     yield server
     stop_server(server)
 
@@ -132,6 +134,18 @@ def test_add_a_model_in_the_panel_and_ask_through_it_without_a_restart(
     assert (bare_server.root / "plan.md").read_text() == "# Plan\n"
     screenshot(page, "ask-models-done")
 
+    # A cost budget from Ask's options stops the next run cleanly once it is reached.
+    fake.add(Script(block("l1", "fs.list", path="."), usage=(1200, 345)),
+             Script(block("l2", "fs.list", path="."), usage=(1200, 345)))  # fmt: skip
+    page.locator(f"{ASK} .jp-Operator-ask-options-summary").click()
+    page.get_by_label("Budget: most cost for the run").fill("1")
+    page.locator(f"{ASK} .jp-Operator-ask-task").fill("List the files")
+    page.locator(f"{ASK} .jp-Operator-ask-button").click()
+    status.filter(has_text="the cost budget (1) is used up").wait_for(timeout=30_000)
+    assert "Turn 1/10 · 1,545 tokens · $1.89" in (status.text_content() or "")
+    assert fake.scripts, "the run asked the model again after its budget was used up"
+    screenshot(page, "ask-models-budget")
+
     # The key went to the server once: no answer, page or workspace file holds it.
     assert answers and all(KEY not in text for text in answers)
     assert KEY not in page.content()
@@ -139,4 +153,6 @@ def test_add_a_model_in_the_panel_and_ask_through_it_without_a_restart(
     assert all(KEY.encode() not in p.read_bytes() for p in root_files)
     keys = bare_server.data / "jupyter_operator" / "models" / "keys.json"  # type: ignore[attr-defined]
     assert stat.S_IMODE(os.stat(keys).st_mode) == 0o600
+    log = bare_server.log.read_text(errors="replace")  # type: ignore[attr-defined]
+    assert "token-authenticated request" in log and KEY not in log
     assert page.console_errors == []

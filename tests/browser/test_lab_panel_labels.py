@@ -16,7 +16,8 @@ UNLABELLED = """() => {
   for (const node of root.querySelectorAll('button, input, select, textarea, summary')) {
     if (!node.getAttribute('aria-label') && !node.getAttribute('aria-labelledby')) {
       const names = node.className.split(' ').filter(c => c.startsWith('jp-Operator'));
-      found.push(`${node.tagName.toLowerCase()}.${names.join('.')} ${(node.textContent || '').trim().slice(0, 30)}`);
+      const text = (node.textContent || '').trim().slice(0, 30);
+      found.push(`${node.tagName.toLowerCase()}.${names.join('.')} ${text}`);
     }
   }
   return found;
