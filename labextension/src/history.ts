@@ -15,8 +15,9 @@ import { proposedBy } from './proposals';
 import { IExecutionRecord, IHistoryEntry } from './types';
 
 /** What a history row asks its panel to do. */
-/** How a history row names where its change landed (nothing for the file). */
+/** How a history row names where its change landed. */
 const ROUTE_NOTES: Record<string, string> = {
+  disk: ', applied on disk',
   page: ', applied in the open notebook',
   room: ', applied in the shared notebook (collaborative room)'
 };
@@ -265,8 +266,8 @@ export class HistoryView {
     );
     head.append(status);
     const session = entry.session ? `session ${entry.session.slice(0, 8)}` : 'an earlier session';
-    // Where it landed: the open notebook's cells (the person saves them), the shared
-    // notebook of a collaborative room (which saves it), or the file.
+    // Where it landed: the file, the open notebook's cells (the person saves them), or the
+    // shared notebook of a collaborative room (which saves it).
     const where = ROUTE_NOTES[entry.route ?? 'disk'] ?? '';
     const meta = el(
       'div',

@@ -63,7 +63,8 @@ def test_undo_from_history_updates_cards_and_results(lab_server, page) -> None:
     history_row(page, "h1").wait_for()
     row = history_row(page, "h1")
     assert "approved by a person" in row.text_content()
-    assert "session" in row.locator(".jp-Operator-history-meta").text_content()
+    meta = row.locator(".jp-Operator-history-meta").text_content()
+    assert "session" in meta and "applied on disk" in meta  # where the change landed
     row.locator(".jp-Operator-history-diff summary").click()
     assert "two" in row.locator(".cm-content").text_content()
 
