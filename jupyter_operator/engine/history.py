@@ -63,13 +63,16 @@ def settle(journal: Journal, entry: HistoryEntry) -> Item | None:
     if run is None or item is None:
         return None
     with run._lock:
+        # An undo and a redo that cross may find the item settled already.
         if entry.undone:
-            item.status = "undone"
+            if item.status != "undone":
+                item.move_to("undone")
             item.result = Result.failure(item.id, codes.ERR_UNDONE, UNDONE_MESSAGE)
             item.summary = UNDONE_SUMMARY
             item.error_code = codes.ERR_UNDONE
         else:
-            item.status = "applied"
+            if item.status != "applied":
+                item.move_to("applied")
             item.result = record.result
             item.summary = record.summary
             item.error_code = None

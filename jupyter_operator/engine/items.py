@@ -7,13 +7,11 @@ from functools import cached_property
 from typing import Any, Literal
 
 from ..protocol import Result
+from .errors import IllegalTransition
+from .item_states import Status, check
 from .rules import rule_note
 
 Kind = Literal["read", "mutation", "run", "error"]
-Status = Literal[
-    "done", "failed", "error", "pending", "waiting", "applied", "rejected", "denied", "stale",
-    "undone", "running",
-]  # fmt: skip
 Change = Literal["create", "modify", "delete"]
 DecidedBy = Literal["person", "rule"]
 
@@ -108,6 +106,21 @@ class Item:
     #: A notebook change routed to the page that holds the notebook open (``live_route``):
     #: ``route``, ``state`` (waiting, applied, stale, silent), ``notebook`` and the cell edits.
     live: dict[str, Any] | None = None
+
+    def move_to(self, status: Status) -> None:
+        """Change the item's status along ``item_states.TRANSITIONS`` (the only way to).
+
+        Raises ``IllegalTransition`` (code ``illegal_transition``) for any other move.
+        """
+        check(self.status, status)
+        object.__setattr__(self, "status", status)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # The constructor sets the first status; after that only move_to changes it.
+        if name == "status" and "status" in self.__dict__:
+            raise IllegalTransition(self.status, value, "an item's status changes only through "
+                                    f"Item.move_to ({self.status!r} to {value!r})")
+        object.__setattr__(self, name, value)
 
     @property
     def needs_approval(self) -> bool:

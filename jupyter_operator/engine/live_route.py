@@ -112,7 +112,8 @@ def send(op: Operator, item: Item, run: Run | None) -> bool:
     if edits is None:
         return False
     item.live = {"route": "page", "state": "waiting", "notebook": item.path, **edits}
-    item.status, item.summary = "running", WAITING
+    item.move_to("running")
+    item.summary = WAITING
     if run is not None:
         wait(run, item)
     return True

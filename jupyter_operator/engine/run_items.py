@@ -96,7 +96,7 @@ def start(operator: Operator, run: Run | None, item: Item) -> None:
         if stale is not None:
             finish(operator, run, item, stale)
             return
-    item.status = "running"  # a change under Approve & Run too: the run waits for its output
+    item.move_to("running")  # a change under Approve & Run too: the run waits for its output
     item.summary = f"running {execution.what}"
     once = threading.Lock()
     # The notebooks carrying their own policy before a cell of the session's own sandboxed
@@ -151,7 +151,8 @@ def finish(operator: Operator, run: Run | None, item: Item, outcome: Outcome,
         result = _charged(run, result)
     status = "done" if result.ok else "stale" if outcome.status == "stale" else "failed"
     if item.kind != "run":  # Approve & Run on a change: the change's result tells both
-        item.status = "applied"
+        if item.status != "applied":  # still applied when the cell was stale before it ran
+            item.move_to("applied")
         _combine(item, result)
     else:
         operator._finish(item, result, status)

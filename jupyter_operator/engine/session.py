@@ -359,7 +359,8 @@ class Operator:
             item.decided_by, item.rule = "rule", verdict.text
             self._carry_out(item, budget)
         else:
-            item.status, item.rule = "pending", verdict.text
+            item.move_to("pending")
+            item.rule = verdict.text
             item.summary = f"{item.action} waits for approval"
 
     def _plan(self, index: int, entry: Command | ScanError, budget: OutputBudget,
@@ -428,7 +429,8 @@ class Operator:
             # Commands are a sequence: a read after a pending change to its path sees that change.
             blockers = self._blockers(before or [], item)
             if blockers:
-                item.status, item.builds_on = "waiting", blockers[-1].id
+                item.move_to("waiting")
+                item.builds_on = blockers[-1].id
                 item.summary = f"runs after {blockers[-1].id} is decided"
                 return item
             item.summary = f"{cmd.action} waits for approval"
