@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .fingerprint import NO_FINGERPRINT, changed, fingerprint, fingerprint_parts
+from .progress import Tally
 from .results import ERRORS, Refused, ResultsFile
 from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one
 from .tasks import Task, load_suite
@@ -55,27 +56,6 @@ class Stale:
         if self.changed != (NO_FINGERPRINT,):
             what += " changed"
         return f"{task} · {model} · repeat {repeat} ({what})"
-
-
-@dataclass
-class Tally:
-    """What a progress display shows: runs done of the total, passed, failing, tokens."""
-
-    total: int
-    done: int = 0
-    passed: int = 0
-    tokens: int = 0
-    skipped: int = 0  # finished in an earlier run of the same grid (resumed)
-    bookkeeping_seconds: float = 0.0  # the parent's time spent saving rows
-
-    @property
-    def failing(self) -> int:
-        return self.done - self.passed
-
-    def add(self, row: dict[str, Any]) -> None:
-        self.done += 1
-        self.passed += bool(row.get("passed"))
-        self.tokens += int(row.get("tokens") or 0)
 
 
 def _executor_runs(specs: Sequence[RunSpec], workers: int,

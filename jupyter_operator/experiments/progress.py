@@ -3,10 +3,29 @@
 from __future__ import annotations
 
 import sys
-from typing import IO, TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import IO, Any
 
-if TYPE_CHECKING:
-    from .grid import Tally
+
+@dataclass
+class Tally:
+    """What a progress display shows: runs done of the total, passed, failing, tokens."""
+
+    total: int
+    done: int = 0
+    passed: int = 0
+    tokens: int = 0
+    skipped: int = 0  # finished in an earlier run of the same grid (resumed)
+    bookkeeping_seconds: float = 0.0  # the parent's time spent saving rows
+
+    @property
+    def failing(self) -> int:
+        return self.done - self.passed
+
+    def add(self, row: dict[str, Any]) -> None:
+        self.done += 1
+        self.passed += bool(row.get("passed"))
+        self.tokens += int(row.get("tokens") or 0)
 
 
 def plural(count: int, word: str) -> str:
