@@ -11,9 +11,9 @@ import argparse
 import json
 from typing import Any
 
+from .mcp_relay import ENDPOINT, TOKEN_ENV
+
 CLIENTS = ("claude-code", "codex", "cursor", "vscode")
-TOKEN_ENV = "JUPYTER_TOKEN"
-ENDPOINT = "jupyter-operator/mcp"
 NAME = "jupyter-operator"
 
 

@@ -37,10 +37,11 @@ ALLOWED: dict[str, set[str]] = {
     "agent": {"protocol", "dialects", "workspace", "engine", "agent"},
     "cli": {"protocol", "dialects", "engine", "agent", "terminal", "experiments", "cli_agent",
             "cli_options", "mcp_config"},
-    # The MCP clients' configuration snippets (``jupyter-operator mcp config``), a leaf.
+    # The MCP clients' configuration snippets (``jupyter-operator mcp config``); the relay
+    # holds the endpoint and token variable both name.
     "mcp_config": {"mcp_relay"},
-    # ``jupyter-operator mcp``: the Jupyter server's MCP server relayed over stdio.
-    "mcp_relay": {"mcp_config"},
+    # ``jupyter-operator mcp``: the Jupyter server's MCP server relayed over stdio, a leaf.
+    "mcp_relay": set(),
     # Beside cli.py: the agent command, and what the commands share (rules options, Operator).
     "cli_agent": {"protocol", "engine", "agent", "terminal", "cli_options"},
     "cli_options": {"engine"},
