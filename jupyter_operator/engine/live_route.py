@@ -28,8 +28,7 @@ from .notebook_cells import without_stale_note
 
 if TYPE_CHECKING:
     from .items import Item
-    from .run import Run
-    from .session import Operator
+    from .operating import Deciding, Operating
 
 #: How long the engine waits for the page that holds the notebook to apply a change.
 ANSWER_SECONDS = 10.0
@@ -56,7 +55,7 @@ class LivePages(Protocol):
         ...
 
 
-def base(op: Operator, path: str) -> Snapshot | None:
+def base(op: Operating, path: str) -> Snapshot | None:
     """The notebook ``path`` as the page holding it shows it, when changes were sent there
     that the person has not saved yet: the next change is previewed on that (so it builds on
     them, and its guards are the sources the page shows), not on the older file. None: the
@@ -77,7 +76,7 @@ def base(op: Operator, path: str) -> Snapshot | None:
     return Snapshot(disk.path, True, False, data, hashlib.sha256(data).hexdigest())
 
 
-def _expect(op: Operator, path: str, data: bytes | None) -> None:
+def _expect(op: Operating, path: str, data: bytes | None) -> None:
     """Note what the page holding ``path`` shows now (see ``base``)."""
     pages: LivePages | None = getattr(op, "pages", None)
     if pages is None or data is None:
@@ -86,7 +85,7 @@ def _expect(op: Operator, path: str, data: bytes | None) -> None:
     pages.expect(op.root.joinpath(*canonical_path(path).split("/")), disk.sha256, data)
 
 
-def notebook_file(op: Operator, item: Item) -> Path | None:
+def notebook_file(op: Operating, item: Item) -> Path | None:
     """The absolute path of the notebook ``item`` modifies, or None (not a notebook change)."""
     proposal = item.proposal
     if item.kind != "mutation" or proposal is None or proposal.change != "modify":
@@ -97,7 +96,7 @@ def notebook_file(op: Operator, item: Item) -> Path | None:
     return op.root.joinpath(*path.split("/"))
 
 
-def send(op: Operator, item: Item, run: Run | None) -> bool:
+def send(op: Operating, item: Item, run: Deciding | None) -> bool:
     """Hand ``item``'s approved change to the page holding its notebook, when one does.
 
     Returns False when the change goes to the disk instead (no page holds it, or its cells
@@ -119,7 +118,7 @@ def send(op: Operator, item: Item, run: Run | None) -> bool:
     return True
 
 
-def wait(run: Run, item: Item) -> None:
+def wait(run: Deciding, item: Item) -> None:
     """Give the page ``ANSWER_SECONDS`` to answer for ``item`` (see the module docstring).
 
     Pages that are told rather than asked (a kernel's own page, through its comm: ``deliver``)
@@ -128,7 +127,7 @@ def wait(run: Run, item: Item) -> None:
     timer = threading.Timer(ANSWER_SECONDS, lambda: run.finish_live(item.id, {"state": "silent"}))
     timer.daemon = True
     timer.start()
-    deliver = getattr(getattr(run._operator, "pages", None), "deliver", None)
+    deliver = getattr(getattr(run.operator, "pages", None), "deliver", None)
     if deliver is not None:
         deliver(item.live, lambda answer: run.finish_live(item.id, answer))
 
@@ -148,7 +147,7 @@ def waiting(item: Item) -> bool:
     return bool(item.live) and item.live.get("state") == "waiting" and item.status == "running"
 
 
-def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
+def finish(op: Operating, item: Item, answer: dict[str, Any]) -> bool:
     """End a change the page was asked to apply, with its answer: ``{"state": "applied"}``,
     ``{"state": "stale", "cell": id}``, ``{"state": "gone"}`` (the page no longer has the
     notebook open) or ``{"state": "silent"}`` (no answer in time).
@@ -172,28 +171,29 @@ def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
             summary = without_stale_note(summary)  # cleared, and the cell runs now
         live["state"] = "applied"
         item.summary = f"{item.proposal.summary}, in the open notebook"
-        op._finish(item, Result(cmd.id, True, f"{summary} (in the open notebook; the person "
-                                "saves it)"), "applied")  # fmt: skip
+        op.finish_item(item, Result(cmd.id, True, f"{summary} (in the open notebook; the person "
+                                     "saves it)"), "applied")  # fmt: skip
         return False
     if state == "stale":
         cell = str(answer.get("cell") or "?")[:200]
         live["state"] = "stale"
         message = (f"cell {cell} of {item.path} was edited in the open notebook since the "
                    "preview; nothing was changed. Read the cells again.")  # fmt: skip
-        op._finish(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
+        op.finish_item(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
         return False
     target = notebook_file(op, item)
     pages: LivePages | None = getattr(op, "pages", None)
     if state == "silent" and pages is not None and target is not None and pages.holds(target):
         live["state"] = "silent"
-        op._finish(item, Result.failure(cmd.id, codes.ERR_PAGE_UNAVAILABLE, NO_ANSWER), "failed")
+        op.finish_item(item, Result.failure(cmd.id, codes.ERR_PAGE_UNAVAILABLE, NO_ANSWER),
+                       "failed")  # fmt: skip
         return False
     # The page has closed the notebook (or is gone): the file is the notebook again.
     item.live = None
     return True
 
 
-def history_edits(op: Operator, entry_id: str | None, direction: str) -> tuple[Any, dict] | None:
+def history_edits(op: Operating, entry_id: str | None, direction: str) -> tuple[Any, dict] | None:
     """Undo (``direction="undo"``) or redo of a notebook change as cell edits for the page
     that holds the notebook open, or None when it goes to the disk as any other (not a
     notebook's modification, no page holds it, or its cells have no unique ids).
@@ -224,7 +224,7 @@ def history_edits(op: Operator, entry_id: str | None, direction: str) -> tuple[A
                    "entry_id": entry.entry_id, "direction": direction, **edits}  # fmt: skip
 
 
-def settle_history(op: Operator, entry_id: str, direction: str, answer: dict[str, Any]) -> Any:
+def settle_history(op: Operating, entry_id: str, direction: str, answer: dict[str, Any]) -> Any:
     """The page's answer to an undo or redo sent to it: applied marks the entry (the caller
     settles its item); stale refuses with ``ERR_UNDO_CONFLICT`` naming the cell; any other answer
     (the page let go) is ``ERR_PAGE_UNAVAILABLE`` while a page still holds the notebook."""
