@@ -3,8 +3,9 @@
 Theory of operation
 -------------------
 An item (``items.Item``) is born with a status (``pending`` for a command the engine plans,
-``waiting`` for an operation of a JSON batch, ``error`` for a block that could not be read, or a
-final one when a saved run is loaded) and then moves along the table below, nothing else.
+``waiting`` for a queued operation or request, ``error`` for a block that could not be read, or a
+final one for an answer the engine already has or a saved run it loads) and then moves along the
+table below, nothing else.
 
 Rule 1: every change of an item's status goes through ``Item.move_to``, which checks this table;
 assigning ``item.status`` directly raises, in the engine and in every front.
