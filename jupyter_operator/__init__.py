@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 if TYPE_CHECKING:
     from .engine import DecideFirst, Decision, EngineError, Operator, Policy, Run, UnknownItem

@@ -12,10 +12,9 @@ import json
 from typing import Any
 
 from .cli_options import policy_options
+from .mcp_relay import ENDPOINT, TOKEN_ENV
 
 CLIENTS = ("claude-code", "codex", "cursor", "vscode")
-TOKEN_ENV = "JUPYTER_TOKEN"
-ENDPOINT = "jupyter-operator/mcp"
 NAME = "jupyter-operator"
 
 

@@ -14,7 +14,10 @@ import os
 import sys
 from typing import Any
 
-from .mcp_config import ENDPOINT, TOKEN_ENV
+#: The environment variable that holds the Jupyter server's token (never a file or argv).
+TOKEN_ENV = "JUPYTER_TOKEN"
+#: The server's MCP endpoint, under its base URL.
+ENDPOINT = "jupyter-operator/mcp"
 
 
 async def relay(url: str) -> int:

@@ -1,6 +1,8 @@
 """The layering of docs/architecture.md, checked on the source.
 
 - imports point down only: protocol <- workspace <- engine <- fronts;
+- no import circle between the package's modules, counting imports inside functions and under
+  ``TYPE_CHECKING`` (a circle broken only at run time is still one);
 - only workspace/ touches the file system (security rule D17), with named exceptions;
 - the server never imports IPython or ipywidgets, the widgets never import the workspace;
 - ``import jupyter_operator`` stays cheap.
@@ -37,12 +39,13 @@ ALLOWED: dict[str, set[str]] = {
     "agent": {"protocol", "dialects", "workspace", "engine", "agent"},
     "cli": {"protocol", "dialects", "engine", "agent", "terminal", "experiments", "cli_agent",
             "cli_options", "mcp_config"},
-    # The MCP clients' configuration snippets (``jupyter-operator mcp config``), a leaf.
+    # The MCP clients' configuration snippets (``jupyter-operator mcp config``); the relay
+    # holds the endpoint and token variable both name.
     "mcp_config": {"mcp_relay", "mcp_standalone", "cli_options"},
     # ``jupyter-operator mcp --standalone``: the server's MCP tools over stdio, asking on a tty.
     "mcp_standalone": {"server", "terminal"},
-    # ``jupyter-operator mcp``: the Jupyter server's MCP server relayed over stdio.
-    "mcp_relay": {"mcp_config"},
+    # ``jupyter-operator mcp``: the Jupyter server's MCP server relayed over stdio, a leaf.
+    "mcp_relay": set(),
     # Beside cli.py: the agent command, and what the commands share (rules options, Operator).
     "cli_agent": {"protocol", "engine", "agent", "terminal", "cli_options"},
     "cli_options": {"engine"},
@@ -113,6 +116,102 @@ def package_imports(path: Path) -> set[str]:
     return found
 
 
+def module_name(path: Path) -> str:
+    """``jupyter_operator.engine.items`` for ``engine/items.py`` (a package: its folder)."""
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULE_NAMES = {module_name(p): p for p in MODULES}
+
+
+def _known(name: str) -> str | None:
+    """The package module ``name`` is, or is inside of (``pkg.module.Attr`` -> ``pkg.module``)."""
+    while name and name not in MODULE_NAMES:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def module_imports(path: Path) -> dict[str, int]:
+    """Every package module that ``path`` imports, at any depth (in functions, under
+    ``TYPE_CHECKING``), with the line of the first such import."""
+    own = module_name(path)
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
+    found: dict[str, int] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        targets: list[str] = []
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            # ``from . import x`` imports the module x; ``from .m import name`` the module m.
+            targets = [f"{source}.{a.name}" if f"{source}.{a.name}" in MODULE_NAMES else source
+                       for a in node.names]  # fmt: skip
+        elif isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        for target in targets:
+            module = _known(target) if target.startswith("jupyter_operator") else None
+            if module is not None and module != own:
+                found.setdefault(module, node.lineno)
+    return found
+
+
+def import_cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """One cycle (``[a, b, ..., a]``) per strongly connected group of modules (Tarjan)."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        order[node] = low[node] = len(order)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, {})):
+            if nxt not in order:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], order[nxt])
+        if low[node] == order[node]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == node:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in order:
+            visit(node)
+    return [_cycle_in(graph, set(group)) for group in groups]
+
+
+def _cycle_in(graph: dict[str, dict[str, int]], group: set[str]) -> list[str]:
+    """A shortest path from the group's first module back to itself, inside the group."""
+    start = min(group)
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        node = queue.pop(0)
+        for nxt in sorted(graph[node]):
+            if nxt == start:
+                return [*paths[node], start]
+            if nxt in group and nxt not in paths:
+                paths[nxt] = [*paths[node], nxt]
+                queue.append(nxt)
+    raise AssertionError(f"no cycle through {start}")  # a strongly connected group has one
+
+
+def describe_cycle(graph: dict[str, dict[str, int]], cycle: list[str]) -> str:
+    short = [name.removeprefix("jupyter_operator.") or "jupyter_operator" for name in cycle]
+    steps = [f"{short[i]} (line {graph[cycle[i]][cycle[i + 1]]})" for i in range(len(cycle) - 1)]
+    return " -> ".join([*steps, short[-1]])
+
+
 def third_party_imports(path: Path) -> set[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
     names: set[str] = set()
@@ -129,8 +228,29 @@ def test_imports_point_down(path: Path) -> None:
     part = part_of(path)
     if part not in ALLOWED:
         return  # __init__, __main__: the package's own entry points
-    imported = package_imports(path) - {"labextension", "__version__"}
+    imported = package_imports(path) - {"labextension", "__version__", "_version"}
     assert imported <= ALLOWED[part], f"{part} imports {sorted(imported - ALLOWED[part])}"
+
+
+def test_no_import_circles() -> None:
+    graph = {module_name(p): module_imports(p) for p in MODULES}
+    cycles = import_cycles(graph)
+    assert not cycles, "import circles: " + "; ".join(describe_cycle(graph, c) for c in cycles)
+
+
+def test_the_circle_check_sees_lazy_and_type_only_imports() -> None:
+    # Guard against a checker that finds nothing: a function-level import is an edge, so is a
+    # TYPE_CHECKING one, and a circle made of them is reported.
+    session = module_imports(PACKAGE / "engine" / "session.py")
+    assert "jupyter_operator.engine.file_api" in session  # imported inside write_file
+    assert "jupyter_operator.engine.run" in session
+    loop = module_imports(PACKAGE / "agent" / "loop.py")
+    assert "jupyter_operator.engine" in loop  # under TYPE_CHECKING and in functions
+    graph = {"a": {"b": 1}, "b": {"c": 2}, "c": {"a": 3}, "d": {"a": 4}}
+    assert import_cycles(graph) == [["a", "b", "c", "a"]]
+    described = describe_cycle(graph, ["a", "b", "c", "a"])
+    assert described == "a (line 1) -> b (line 2) -> c (line 3) -> a"
+    assert import_cycles({"a": {"b": 1}, "b": {}}) == []
 
 
 @pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE)))

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..engine import Run
-    from .loop import AgentResult
+    from .result import AgentResult
 
 
 class Control:

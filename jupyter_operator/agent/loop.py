@@ -15,7 +15,6 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +26,7 @@ from .guards import RepeatGuard
 from .models import Message, Model, ReplayModel
 from .prices import Price, cost_of
 from .prompt import DUPLICATES_NOTE, system_prompt
+from .result import AgentResult
 from .settling import Settling
 from .stops import TurnEnd
 from .streaming import Streaming, _Stop
@@ -39,30 +39,6 @@ log = logging.getLogger(__name__)
 
 Decide = Callable[["Run"], "Awaitable[None] | None"]
 EngineCall = Callable[[Callable[[], Any]], Awaitable[Any]]
-
-
-@dataclass(frozen=True)
-class AgentResult:
-    """How a run ended."""
-
-    reason: str  # one of events.STOP_REASONS
-    message: str
-    turns: int
-    tokens: int
-    transcript_path: Path | None
-    #: Model replies: more than ``turns`` when a reply cut off inside a block was continued.
-    replies: int = 0
-    #: The tokens are estimates (an offline model reports no usage), not an endpoint's count.
-    tokens_estimated: bool = False
-    #: For a ``budget`` stop, the limit the run reached (``budgets.LIMITS``).
-    budget: str | None = None
-    #: USD spent, from the tokens and the model's ``price`` (None without a price).
-    cost: float | None = None
-
-    def __repr__(self) -> str:
-        return (
-            f"<AgentResult {self.reason}: {self.message} turns={self.turns} tokens={self.tokens}>"
-        )
 
 
 def _same_folder(a: Path, b: Path) -> bool:

@@ -5,7 +5,7 @@ from ..workspace import HistoryEntry
 from ..workspace.out_of_reach import describe as out_of_reach
 from .decisions import Decision
 from .dialect_runs import resolve_dialect, run_text
-from .errors import BadEdit, DecideFirst, EngineError, UnknownItem
+from .errors import BadEdit, DecideFirst, EngineError, IllegalTransition, UnknownItem
 from .items import Item, Proposal
 from .json_run import JsonItem, JsonRun, run_json, shell_history
 from .policy import GROUPS, Policy
@@ -20,6 +20,7 @@ __all__ = [
     "Decision",
     "EngineError",
     "HistoryEntry",
+    "IllegalTransition",
     "Item",
     "JsonItem",
     "JsonRun",

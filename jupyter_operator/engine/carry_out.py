@@ -13,8 +13,7 @@ from .reads import OutputBudget, run_read
 
 if TYPE_CHECKING:
     from .items import Item
-    from .run import Run
-    from .session import Operator
+    from .operating import Deciding, Operating
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +25,9 @@ def unexpected(id: str) -> Result:
     return Result.failure(id, codes.ERR_IO, UNEXPECTED)
 
 
-def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = None, *,
+def carry_out(op: Operating, item: Item, budget: OutputBudget, run: Deciding | None = None, *,
               disk: bool = False) -> None:  # fmt: skip
-    """``Operator._carry_out``: run the read, apply the change, or start the cell run.
+    """``Operator.carry_out``: run the read, apply the change, or start the cell run.
 
     A change to a notebook open in a collaborative room goes to that room, one open in a page
     to that page (``live_route``) unless ``disk`` (the page has let go of it).
@@ -42,7 +41,7 @@ def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = 
             result = run_read(op.workspace, cmd, budget, extensions=op.extensions,
                               policy=op.policy,
                               kernel=lambda nb, name: run_items.kernel_view(op, nb, name))
-            op._finish(item, result, "done" if result.ok else "failed")
+            op.finish_item(item, result, "done" if result.ok else "failed")
             return
         if (cmd.action in CELL_WRITE_ACTIONS and not item.edited
                 and not live_route.in_room(op, cmd.params.path)):  # a room's cells are the base
@@ -53,7 +52,7 @@ def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = 
             op.workspace, op.journal, cmd, item.proposal, session=op.session,
             decided_by=item.decided_by, rule=item.rule, label=op.label,
         )  # fmt: skip
-        changed = getattr(op._runner, "changed", None)
+        changed = getattr(op.started_runner, "changed", None)
         if changed is not None and cmd.action in CELL_WRITE_ACTIONS:
             # A live runner keeps the open notebook's cells in line with the file.
             changed(canonical_path(cmd.params.path), item.proposal.snapshot.data,
@@ -61,12 +60,12 @@ def carry_out(op: Operator, item: Item, budget: OutputBudget, run: Run | None = 
     except Exception as exc:
         if not isinstance(exc, OperatorError):
             log.exception("%s %s failed", cmd.action, cmd.id)
-            op._finish(item, unexpected(cmd.id), "failed")
+            op.finish_item(item, unexpected(cmd.id), "failed")
             return
         if exc.code == codes.ERR_STALE_PREVIEW:
             message = f"{exc.message} Read the file again."
-            op._finish(item, Result.failure(cmd.id, exc.code, message), "stale")
+            op.finish_item(item, Result.failure(cmd.id, exc.code, message), "stale")
         else:
-            op._finish(item, Result.of_error(cmd.id, exc), "failed")
+            op.finish_item(item, Result.of_error(cmd.id, exc), "failed")
         return
-    op._finish(item, result, "applied")
+    op.finish_item(item, result, "applied")

@@ -8,6 +8,7 @@ line read them the same way: their items, which wait for a person, who to tell o
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
@@ -22,11 +23,12 @@ I = TypeVar("I", bound=Item)  # noqa: E741 (the item type, as in the fronts' ann
 class DecidableRun(Generic[I]):
     """Items, the ones waiting for a decision, lookup by id and change subscribers.
 
-    Subclasses set ``items`` and ``_subscribers`` in their ``__init__``.
+    Subclasses set ``items``, ``_subscribers`` and ``_lock`` in their ``__init__``.
     """
 
     items: list[I]
     _subscribers: list[Callable[[Item], None]]
+    _lock: threading.RLock  # held while a decision changes the items
 
     @property
     def pending(self) -> list[I]:

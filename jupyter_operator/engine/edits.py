@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..protocol import OperatorError, Result
 from ..workspace import check_size, diff_with_stats, is_notebook, unified_diff, validate_notebook
 from .errors import BadEdit
-from .items import Proposal
+from .proposals import Proposal
 
 if TYPE_CHECKING:
     from .items import Item
@@ -32,28 +32,9 @@ EDITED_NOTE = (
 )
 
 
-def proposed_text(proposal: Proposal | None) -> str | None:
-    """The proposal's new content as text (a BOM kept as U+FEFF), or None.
-
-    None for a delete, a missing proposal, or bytes that are not UTF-8 (they cannot be edited
-    as text).
-    """
-    if proposal is None or proposal.new_bytes is None:
-        return None
-    try:
-        return proposal.new_bytes.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
-
-
 def editable(item: Item) -> bool:
     """True when a person may edit the item's new content before approving it."""
-    proposal = item.proposal
-    if item.kind != "mutation" or not item.needs_approval or proposal is None:
-        return False
-    data = proposal.new_bytes
-    # Asked for every view of the item: ASCII is known without decoding a copy of the content.
-    return data is not None and (data.isascii() or proposed_text(proposal) is not None)
+    return item.editable
 
 
 def keep_line_endings(proposed: str, edited: str) -> str:

@@ -83,4 +83,21 @@ class BadEdit(EngineError, ValueError):
         self.reason = reason
 
 
-__all__ = ["BadEdit", "DecideFirst", "EngineError", "UnknownItem"]
+class IllegalTransition(EngineError):
+    """An item's status changed in a way ``item_states.TRANSITIONS`` does not allow.
+
+    A mistake of the engine or of a front, never of the model: ``old`` and ``new`` name the
+    statuses. Raised too when ``item.status`` is assigned instead of ``Item.move_to`` used
+    (``new`` is then the assigned value).
+    """
+
+    code = "illegal_transition"
+    status_hint = 409
+
+    def __init__(self, old: str, new: str, message: str | None = None) -> None:
+        super().__init__(message or f"an item cannot move from {old!r} to {new!r}")
+        self.old = old
+        self.new = new
+
+
+__all__ = ["BadEdit", "DecideFirst", "EngineError", "IllegalTransition", "UnknownItem"]

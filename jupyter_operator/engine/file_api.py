@@ -10,16 +10,16 @@ from . import mutations
 from .items import Proposal
 
 if TYPE_CHECKING:
-    from .session import Operator
+    from .operating import Operating
 
 
-def write_file(operator: Operator, path: str, data: bytes, *, command_id: str,
+def write_file(operator: Operating, path: str, data: bytes, *, command_id: str,
                action: str) -> HistoryEntry:  # fmt: skip
     """``Operator.write_file``: the person's client decided; a ``.ipynb`` must be a notebook."""
     comps = parse_path(path)
     if comps and comps[-1].lower().endswith(".ipynb"):
         validate_notebook(data)
-    with operator._lock:
+    with operator.lock:
         before = operator.workspace.snapshot(path, limit=mutations.EDIT_LIMIT)
         if before.is_dir:
             raise OperatorError(codes.ERR_NOT_A_FILE, f"{path} is a directory.")

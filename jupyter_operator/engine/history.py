@@ -19,8 +19,8 @@ from ..protocol import Result, codes
 from ..workspace import HistoryEntry, Journal
 
 if TYPE_CHECKING:
+    from .decidable import DecidableRun
     from .items import Item
-    from .session import Run
 
 #: What the model is told about a change the person undid (``docs/protocol.md``).
 UNDONE_MESSAGE = "the person undid this change; the file is as it was before."
@@ -29,7 +29,7 @@ UNDONE_SUMMARY = f"Undone ({codes.ERR_UNDONE}): {UNDONE_MESSAGE}"
 
 @dataclass
 class _Applied:
-    run: weakref.ReferenceType[Run]
+    run: weakref.ReferenceType[DecidableRun[Item]]
     item: weakref.ReferenceType[Item]
     result: Result  # the result the apply produced, given back on redo
     summary: str
@@ -39,7 +39,7 @@ _TRACKED: dict[tuple[str, str], _Applied] = {}
 _GUARD = threading.Lock()
 
 
-def track(journal: Journal, run: Run, item: Item) -> None:
+def track(journal: Journal, run: DecidableRun[Item], item: Item) -> None:
     """Remember that ``item`` of ``run`` applied the entry ``item.entry_id``."""
     if item.entry_id is None or item.result is None:
         return
@@ -63,13 +63,16 @@ def settle(journal: Journal, entry: HistoryEntry) -> Item | None:
     if run is None or item is None:
         return None
     with run._lock:
+        # An undo and a redo that cross may find the item settled already.
         if entry.undone:
-            item.status = "undone"
+            if item.status != "undone":
+                item.move_to("undone")
             item.result = Result.failure(item.id, codes.ERR_UNDONE, UNDONE_MESSAGE)
             item.summary = UNDONE_SUMMARY
             item.error_code = codes.ERR_UNDONE
         else:
-            item.status = "applied"
+            if item.status != "applied":
+                item.move_to("applied")
             item.result = record.result
             item.summary = record.summary
             item.error_code = None

@@ -3,44 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Literal
 
 from ..protocol import Result
+from .errors import IllegalTransition
+from .item_states import Status, check
+from .proposals import Change, Proposal, proposed_text
 from .rules import rule_note
 
 Kind = Literal["read", "mutation", "run", "error"]
-Status = Literal[
-    "done", "failed", "error", "pending", "waiting", "applied", "rejected", "denied", "stale",
-    "undone", "running",
-]  # fmt: skip
-Change = Literal["create", "modify", "delete"]
 DecidedBy = Literal["person", "rule"]
-
-
-@dataclass
-class Proposal:
-    """A mutation computed without touching the disk: exactly the bytes a person approves.
-
-    ``new_bytes`` is None for a delete. ``snapshot`` is the state the bytes were computed from;
-    applying checks the file still has it (else ``ERR_STALE_PREVIEW``).
-    """
-
-    new_bytes: bytes | None
-    snapshot: Any  # workspace.Snapshot
-    change: Change
-    diff: str
-    added: int
-    removed: int
-    summary: str
-
-    @cached_property
-    def cells(self) -> dict[str, Any] | None:
-        """The cell-by-cell diff of a ``.ipynb`` change (``NotebookDiff.to_dict()``), computed on
-        first use; None for other files, folders, or when a side is not a valid notebook."""
-        from .notebook_cells import proposal_cells
-
-        return proposal_cells(self)
 
 
 @dataclass(frozen=True)
@@ -109,6 +81,21 @@ class Item:
     #: ``route``, ``state`` (waiting, applied, stale, silent), ``notebook`` and the cell edits.
     live: dict[str, Any] | None = None
 
+    def move_to(self, status: Status) -> None:
+        """Change the item's status along ``item_states.TRANSITIONS`` (the only way to).
+
+        Raises ``IllegalTransition`` (code ``illegal_transition``) for any other move.
+        """
+        check(self.status, status)
+        object.__setattr__(self, "status", status)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        # The constructor sets the first status; after that only move_to changes it.
+        if name == "status" and "status" in self.__dict__:
+            raise IllegalTransition(self.status, value, "an item's status changes only through "
+                                    f"Item.move_to ({self.status!r} to {value!r})")
+        object.__setattr__(self, name, value)
+
     @property
     def needs_approval(self) -> bool:
         """True while the item waits for a person's decision."""
@@ -147,16 +134,17 @@ class Item:
 
         None for reads, errors, deletes and content that is not UTF-8 text.
         """
-        from .edits import proposed_text
-
         return proposed_text(self.proposal) if self.kind == "mutation" else None
 
     @property
     def editable(self) -> bool:
         """True while a person may edit the new content before approving it."""
-        from .edits import editable
-
-        return editable(self)
+        proposal = self.proposal
+        if self.kind != "mutation" or not self.needs_approval or proposal is None:
+            return False
+        data = proposal.new_bytes
+        # Asked for every view of the item: ASCII is known without decoding a copy of the content.
+        return data is not None and (data.isascii() or proposed_text(proposal) is not None)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready view for the server and the JupyterLab panel."""

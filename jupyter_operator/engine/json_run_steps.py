@@ -192,7 +192,7 @@ class JsonRunSteps(DecidableRun[JsonItem]):
         self._ask(item, decision.reason, details)
 
     def _ask(self, item: JsonItem, reason: str, details: dict[str, Any]) -> None:
-        item.status = "pending"
+        item.move_to("pending")
         if item.kind != "mutation":
             item.summary = reason
         self.events.append(events.approval_required(item.operation, reason, details))
@@ -262,7 +262,7 @@ class JsonRunSteps(DecidableRun[JsonItem]):
         summary: str | None = None,
     ) -> None:
         item.event = event
-        item.status = status  # type: ignore[assignment]
+        item.move_to(status)
         ok = bool(event.get("success", event.get("type") == "message"))
         item.error_code = code or event.get("code")
         if summary is None:

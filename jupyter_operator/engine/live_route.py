@@ -38,8 +38,7 @@ from .notebook_cells import without_stale_note
 
 if TYPE_CHECKING:
     from .items import Item
-    from .run import Run
-    from .session import Operator
+    from .operating import Deciding, Operating
 
 #: How long the engine waits for the page that holds the notebook to apply a change.
 ANSWER_SECONDS = 10.0
@@ -91,30 +90,30 @@ ROOM_NO_CELLS = ("{path} is open in a collaborative room and this change cannot 
                  "Propose the change cell by cell (nb.* actions) instead.")  # fmt: skip
 
 
-def _rooms(op: Operator) -> LiveRooms | None:
+def _rooms(op: Operating) -> LiveRooms | None:
     return getattr(op, "rooms", None)
 
 
-def _target(op: Operator, path: str) -> Path | None:
+def _target(op: Operating, path: str) -> Path | None:
     canonical = canonical_path(path)
     if not is_notebook(canonical):
         return None
     return op.root.joinpath(*canonical.split("/"))
 
 
-def in_room(op: Operator, path: str) -> bool:
+def in_room(op: Operating, path: str) -> bool:
     """Whether the notebook ``path`` (workspace-relative) is open in a collaborative room."""
     rooms, target = _rooms(op), _target(op, path)
     return rooms is not None and target is not None and rooms.holds(target)
 
 
-def actor(op: Operator) -> str:
+def actor(op: Operating) -> str:
     """The name collaborators see for the agent editing a room."""
     model = getattr(op, "model_name", None)
     return f"Operator ({model})" if model else "Operator"
 
 
-def base(op: Operator, path: str) -> Snapshot | None:
+def base(op: Operating, path: str) -> Snapshot | None:
     """The notebook ``path`` as its shared room holds it, or as the page holding it shows it
     when changes were sent there that the person has not saved yet: the next change is
     previewed on that (so it builds on them, and its guards are the sources collaborators
@@ -141,7 +140,7 @@ def base(op: Operator, path: str) -> Snapshot | None:
     return Snapshot(disk.path, True, False, data, hashlib.sha256(data).hexdigest())
 
 
-def _expect(op: Operator, path: str, data: bytes | None) -> None:
+def _expect(op: Operating, path: str, data: bytes | None) -> None:
     """Note what the page holding ``path`` shows now (see ``base``)."""
     pages: LivePages | None = getattr(op, "pages", None)
     if pages is None or data is None:
@@ -150,7 +149,7 @@ def _expect(op: Operator, path: str, data: bytes | None) -> None:
     pages.expect(op.root.joinpath(*canonical_path(path).split("/")), disk.sha256, data)
 
 
-def notebook_file(op: Operator, item: Item) -> Path | None:
+def notebook_file(op: Operating, item: Item) -> Path | None:
     """The absolute path of the notebook ``item`` modifies, or None (not a notebook change)."""
     proposal = item.proposal
     if item.kind != "mutation" or proposal is None or proposal.change != "modify":
@@ -161,7 +160,7 @@ def notebook_file(op: Operator, item: Item) -> Path | None:
     return op.root.joinpath(*path.split("/"))
 
 
-def _in_room(op: Operator, item: Item) -> bool:
+def _in_room(op: Operating, item: Item) -> bool:
     """Apply ``item``'s approved change in its notebook's room, when one is open: the item
     ends (applied, stale, or refused when the change cannot be cell edits). False: no room
     holds the notebook (any more); the change goes on to the page or the disk."""
@@ -185,7 +184,7 @@ def _in_room(op: Operator, item: Item) -> bool:
         cell = str(answer.get("cell") or "?")[:200]
         message = (f"cell {cell} of {item.path} was edited in the shared notebook since the "
                    "preview; nothing was changed. Read the cells again.")  # fmt: skip
-        op._finish(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
+        op.finish_item(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
         return True
     entry_id = op.journal.allocate_id()
     entry = mutations.record_for(op.journal, entry_id, cmd.id, cmd.action,
@@ -196,18 +195,18 @@ def _in_room(op: Operator, item: Item) -> bool:
     item.entry_id = entry_id
     summary = mutations.applied_summary(cmd, proposal)
     item.summary = f"{proposal.summary}, in the shared notebook"
-    op._finish(item, Result(cmd.id, True, f"{summary} (in the shared notebook; every "
+    op.finish_item(item, Result(cmd.id, True, f"{summary} (in the shared notebook; every "
                             "collaborator sees it, the room saves it)"), "applied")  # fmt: skip
     return True
 
 
-def _refuse_in_room(op: Operator, item: Item, message: str) -> bool:
-    op._finish(item, Result.failure(item.command.id, codes.ERR_PAGE_UNAVAILABLE, message),
+def _refuse_in_room(op: Operating, item: Item, message: str) -> bool:
+    op.finish_item(item, Result.failure(item.command.id, codes.ERR_PAGE_UNAVAILABLE, message),
                "failed")  # fmt: skip
     return True
 
 
-def send(op: Operator, item: Item, run: Run | None) -> bool:
+def send(op: Operating, item: Item, run: Deciding | None) -> bool:
     """Hand ``item``'s approved change to its notebook's room or to the page holding it.
 
     Returns False when the change goes to the disk instead (no room nor page holds it, or a
@@ -225,13 +224,14 @@ def send(op: Operator, item: Item, run: Run | None) -> bool:
     if edits is None:
         return False
     item.live = {"route": "page", "state": "waiting", "notebook": item.path, **edits}
-    item.status, item.summary = "running", WAITING
+    item.move_to("running")
+    item.summary = WAITING
     if run is not None:
         wait(run, item)
     return True
 
 
-def wait(run: Run, item: Item) -> None:
+def wait(run: Deciding, item: Item) -> None:
     """Give the page ``ANSWER_SECONDS`` to answer for ``item`` (see the module docstring).
 
     Pages that are told rather than asked (a kernel's own page, through its comm: ``deliver``)
@@ -240,7 +240,7 @@ def wait(run: Run, item: Item) -> None:
     timer = threading.Timer(ANSWER_SECONDS, lambda: run.finish_live(item.id, {"state": "silent"}))
     timer.daemon = True
     timer.start()
-    deliver = getattr(getattr(run._operator, "pages", None), "deliver", None)
+    deliver = getattr(getattr(run.operator, "pages", None), "deliver", None)
     if deliver is not None:
         deliver(item.live, lambda answer: run.finish_live(item.id, answer))
 
@@ -260,7 +260,7 @@ def waiting(item: Item) -> bool:
     return bool(item.live) and item.live.get("state") == "waiting" and item.status == "running"
 
 
-def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
+def finish(op: Operating, item: Item, answer: dict[str, Any]) -> bool:
     """End a change the page was asked to apply, with its answer: ``{"state": "applied"}``,
     ``{"state": "stale", "cell": id}``, ``{"state": "gone"}`` (the page no longer has the
     notebook open) or ``{"state": "silent"}`` (no answer in time).
@@ -285,28 +285,29 @@ def finish(op: Operator, item: Item, answer: dict[str, Any]) -> bool:
             summary = without_stale_note(summary)  # cleared, and the cell runs now
         live["state"] = "applied"
         item.summary = f"{item.proposal.summary}, in the open notebook"
-        op._finish(item, Result(cmd.id, True, f"{summary} (in the open notebook; the person "
-                                "saves it)"), "applied")  # fmt: skip
+        op.finish_item(item, Result(cmd.id, True, f"{summary} (in the open notebook; the person "
+                                     "saves it)"), "applied")  # fmt: skip
         return False
     if state == "stale":
         cell = str(answer.get("cell") or "?")[:200]
         live["state"] = "stale"
         message = (f"cell {cell} of {item.path} was edited in the open notebook since the "
                    "preview; nothing was changed. Read the cells again.")  # fmt: skip
-        op._finish(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
+        op.finish_item(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
         return False
     target = notebook_file(op, item)
     pages: LivePages | None = getattr(op, "pages", None)
     if state == "silent" and pages is not None and target is not None and pages.holds(target):
         live["state"] = "silent"
-        op._finish(item, Result.failure(cmd.id, codes.ERR_PAGE_UNAVAILABLE, NO_ANSWER), "failed")
+        op.finish_item(item, Result.failure(cmd.id, codes.ERR_PAGE_UNAVAILABLE, NO_ANSWER),
+                       "failed")  # fmt: skip
         return False
     # The page has closed the notebook (or is gone): the file is the notebook again.
     item.live = None
     return True
 
 
-def history_in_room(op: Operator, entry_id: str | None, direction: str) -> Any | None:
+def history_in_room(op: Operating, entry_id: str | None, direction: str) -> Any | None:
     """Undo (``direction="undo"``) or redo of a change to a notebook open in a room, applied
     there as cell edits (the entry is marked), or None when no room holds its notebook.
 
@@ -351,7 +352,7 @@ def history_in_room(op: Operator, entry_id: str | None, direction: str) -> Any |
     return replace(entry, undone=False, redone=True)
 
 
-def history_edits(op: Operator, entry_id: str | None, direction: str) -> tuple[Any, dict] | None:
+def history_edits(op: Operating, entry_id: str | None, direction: str) -> tuple[Any, dict] | None:
     """Undo (``direction="undo"``) or redo of a notebook change as cell edits for the page
     that holds the notebook open, or None when it goes to the disk as any other (not a
     notebook's modification, no page holds it, or its cells have no unique ids).
@@ -382,7 +383,7 @@ def history_edits(op: Operator, entry_id: str | None, direction: str) -> tuple[A
                    "entry_id": entry.entry_id, "direction": direction, **edits}  # fmt: skip
 
 
-def held_by_page(op: Operator, entry: Any) -> bool:
+def held_by_page(op: Operating, entry: Any) -> bool:
     """Whether an undo or redo of ``entry`` would go to a page that holds its notebook open
     (``history_edits``), rather than to the disk."""
     pages: LivePages | None = getattr(op, "pages", None)
@@ -390,7 +391,7 @@ def held_by_page(op: Operator, entry: Any) -> bool:
             and pages.holds(op.root.joinpath(*entry.path.split("/"))))  # fmt: skip
 
 
-def settle_history(op: Operator, entry_id: str, direction: str, answer: dict[str, Any]) -> Any:
+def settle_history(op: Operating, entry_id: str, direction: str, answer: dict[str, Any]) -> Any:
     """The page's answer to an undo or redo sent to it: applied marks the entry (the caller
     settles its item); stale refuses with ``ERR_UNDO_CONFLICT`` naming the cell; any other answer
     (the page let go) is ``ERR_PAGE_UNAVAILABLE`` while a page still holds the notebook."""

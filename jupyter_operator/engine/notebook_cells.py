@@ -2,28 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .items import Proposal
-
-
-def is_notebook_path(path: str | None) -> bool:
-    """True for a ``.ipynb`` name (the snapshot's path is already parsed and normalised)."""
-    return bool(path) and path.rstrip("/").lower().endswith(".ipynb")
-
-
-def proposal_cells(proposal: Proposal) -> dict[str, Any] | None:
-    """``diff_notebooks`` of the bytes before and after ``proposal``, JSON-ready, or None."""
-    snapshot = proposal.snapshot
-    if snapshot is None or snapshot.is_dir or not is_notebook_path(snapshot.path):
-        return None
-    if snapshot.data is None and proposal.new_bytes is None:
-        return None
-    from ..notebooks.celldiff import diff_notebooks
-
-    found = diff_notebooks(snapshot.data, proposal.new_bytes)
-    return found.to_dict() if found is not None else None
+    from .proposals import Proposal
 
 
 #: How the note of ``stale_outputs_note`` starts (a run of the cell takes it away again).

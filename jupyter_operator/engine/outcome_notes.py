@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ..protocol import Result
 from . import foreign_calls
+from .item_states import Status
 from .items import Item
 
 #: Fields rule 11 of the spec forbids (the workspace is selected by the person, not a command).
@@ -32,14 +33,14 @@ def notes(item: Item, result: Result) -> str:
     return note
 
 
-def finish(item: Item, result: Result, status: str) -> Item:
+def finish(item: Item, result: Result, status: Status) -> Item:
     """Set ``item``'s result (with its notes), status, error code and summary."""
     note = notes(item, result)
     if note:
         result = Result(result.id, result.ok, result.summary + note, result.details,
                         result.code)  # fmt: skip
     item.result = result
-    item.status = status  # type: ignore[assignment]
+    item.move_to(status)
     item.error_code = result.code
     if not result.ok or item.kind == "read":
         item.summary = result.summary

@@ -21,13 +21,13 @@ from .items import Item
 from .reads import OutputBudget
 
 if TYPE_CHECKING:
-    from .session import Operator
+    from .operating import Operating
 
 
 class Run(DecidableRun[Item]):
     """The items of one reply, in block order, and the decisions still to be made."""
 
-    def __init__(self, operator: Operator, items: list[Item], truncated_chars: int,
+    def __init__(self, operator: Operating, items: list[Item], truncated_chars: int,
                  skipped_duplicates: tuple[str, ...],
                  budget: OutputBudget | None = None, unread_markers: int = 0) -> None:  # fmt: skip
         self._operator = operator
@@ -43,6 +43,11 @@ class Run(DecidableRun[Item]):
         for item in items:  # changes a rule approved while planning, sent to an open page
             if live_route.waiting(item):
                 live_route.wait(self, item)
+
+    @property
+    def operator(self) -> Operating:
+        """The session this run belongs to."""
+        return self._operator
 
     def __repr__(self) -> str:
         return f"<Run items={len(self.items)} pending={len(self.pending)}>"
@@ -79,7 +84,7 @@ class Run(DecidableRun[Item]):
                 written = edits.plan_edited(item, content)
                 item.proposal, item.edited = written, written is not proposed
             item.decided_by, item.rule = "person", None
-            self._operator._carry_out(item, self.budget, self)
+            self._operator.carry_out(item, self.budget, self)
             if item.edited and item.status == "applied" and item.result and proposed:
                 item.result = edits.edited_result(item.result, proposed, item.proposal,
                                                   item.path or "")  # fmt: skip
@@ -112,7 +117,7 @@ class Run(DecidableRun[Item]):
             if not live_route.waiting(item):
                 return Decision.already(item)
             if live_route.finish(self._operator, item, answer):
-                self._operator._carry_out(item, self.budget, self, disk=True)
+                self._operator.carry_out(item, self.budget, self, disk=True)
             history.track(self._operator.journal, self, item)
             if item.live and item.live.get("and_run") and item.status == "applied":
                 run_items.after_change(self._operator, self, item)
@@ -122,7 +127,7 @@ class Run(DecidableRun[Item]):
             self._notify(changed)
         return decision
 
-    def _ran(self, item: Item) -> None:
+    def ran(self, item: Item) -> None:
         """A run ended (perhaps from a runner's thread): release what waited, tell everyone."""
         with self._lock:
             refreshed = self._refresh_dependents(item) + self._release_waiting()
@@ -136,7 +141,7 @@ class Run(DecidableRun[Item]):
             if not item.needs_approval:
                 return Decision.already(item)
             item.decided_by, item.rule = "rule", rule
-            self._operator._carry_out(item, self.budget, self)
+            self._operator.carry_out(item, self.budget, self)
             history.track(self._operator.journal, self, item)
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
@@ -158,7 +163,7 @@ class Run(DecidableRun[Item]):
             result = Result.failure(item.id, codes.ERR_REJECTED, message)
             if item.foreign is not None:  # the model is told the block it meant
                 result = foreign_calls.rejected(item, reason_note(reason))
-            self._operator._finish(item, result, "rejected")
+            self._operator.finish_item(item, result, "rejected")
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
         for changed in [item, *refreshed]:
@@ -206,7 +211,7 @@ class Run(DecidableRun[Item]):
                     run_items.replan(self._operator, item, refused, edited)
                     refreshed.append(item)
                     continue
-                self._operator._replan(item, base, refused, edited)
+                self._operator.replan(item, base, refused, edited)
                 refreshed.append(item)
                 if item.needs_approval and item.proposal is not None:
                     bases[item.id] = mutations.after(item.proposal)
@@ -216,8 +221,8 @@ class Run(DecidableRun[Item]):
         """Run the waiting reads whose earlier changes to their paths are all decided."""
         released: list[Item] = []
         for item in self.items:
-            if item.status == "waiting" and not self._operator._blockers(self.items, item):
-                self._operator._start(item, self.budget)
+            if item.status == "waiting" and not self._operator.blockers(self.items, item):
+                self._operator.start_read(item, self.budget)
                 released.append(item)
         return released
 

@@ -22,9 +22,8 @@ from . import executions, live_route, mutations, shell_ops
 from .items import Item
 
 if TYPE_CHECKING:
+    from .operating import Deciding, Operating
     from .rules import Verdict
-    from .run import Run
-    from .session import Operator
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +35,7 @@ UNSANDBOXED_ASKS = ("runs ask where the session's kernel is not sandboxed (bubbl
                     "or cannot start here): the code would run with your permissions")  # fmt: skip
 
 
-def plan(operator: Operator, item: Item, base: Snapshot | None) -> None:
+def plan(operator: Operating, item: Item, base: Snapshot | None) -> None:
     """Plan ``item``'s run (raises OperatorError for command faults); a notebook open in a
     page is planned on what the page shows (``live_route.base``)."""
     path = getattr(item.command.params, "path", None)
@@ -47,7 +46,7 @@ def plan(operator: Operator, item: Item, base: Snapshot | None) -> None:
     item.summary = f"run {item.execution.what}"
 
 
-def may_auto(operator: Operator, item: Item) -> bool:
+def may_auto(operator: Operating, item: Item) -> bool:
     """Whether a rule may approve this run: the session's own kernel, or a live one the
     server (the runner) or the notebook (``auto-run``) explicitly opened to rules."""
     if item.execution is None:
@@ -57,7 +56,7 @@ def may_auto(operator: Operator, item: Item) -> bool:
     return teacher.allows(item.execution.policy, "auto-run")
 
 
-def runs_unsandboxed(operator: Operator) -> bool:
+def runs_unsandboxed(operator: Operating) -> bool:
     """Whether the session's own kernel would run code outside the sandbox (bubblewrap missing
     or not starting): then no rule runs code, a person decides each run. A live kernel is the
     person's own and never sandboxed; rules reach it only where the person opened it to them
@@ -66,13 +65,13 @@ def runs_unsandboxed(operator: Operator) -> bool:
     return runner.where == "headless" and not runner.sandboxed
 
 
-def replan(operator: Operator, item: Item, refused: str | None, edited: str | None) -> None:
+def replan(operator: Operating, item: Item, refused: str | None, edited: str | None) -> None:
     """Plan a dependent run again from the disk, now that the change it waited for is decided."""
     item.builds_on = None
     if refused is not None:
         message = f"it runs after {refused}, which was rejected; nothing ran."
-        operator._finish(item, Result.failure(item.id, codes.ERR_BASE_REJECTED, message),
-                         "rejected")  # fmt: skip
+        operator.finish_item(item, Result.failure(item.id, codes.ERR_BASE_REJECTED, message),
+                             "rejected")  # fmt: skip
         return
     try:
         plan(operator, item, None)
@@ -80,23 +79,24 @@ def replan(operator: Operator, item: Item, refused: str | None, edited: str | No
         if edited is not None:
             exc = OperatorError(exc.code, f"{exc.message} (it runs after {edited}, which the "
                                 "person edited before approving.)")  # fmt: skip
-        operator._finish(item, Result.of_error(item.id, exc), "failed")
+        operator.finish_item(item, Result.of_error(item.id, exc), "failed")
 
 
-def start(operator: Operator, run: Run | None, item: Item) -> None:
+def start(operator: Operating, run: Deciding | None, item: Item) -> None:
     """Run an approved item: guards first, then the runner; ``finish`` ends it (maybe later)."""
     execution = item.execution
     assert execution is not None
     if not teacher.allows(execution.policy, "apply"):
-        operator._finish(item, Result.failure(item.id, codes.ERR_NOTEBOOK_POLICY,
-                                              teacher.MEANING[execution.policy] + "."), "denied")
+        operator.finish_item(item, Result.failure(item.id, codes.ERR_NOTEBOOK_POLICY,
+                                                  teacher.MEANING[execution.policy] + "."),
+                             "denied")  # fmt: skip
         return
     if operator.runner.where == "headless":
         stale = executions.stale_outcome(operator.workspace, execution)
         if stale is not None:
             finish(operator, run, item, stale)
             return
-    item.status = "running"  # a change under Approve & Run too: the run waits for its output
+    item.move_to("running")  # a change under Approve & Run too: the run waits for its output
     item.summary = f"running {execution.what}"
     once = threading.Lock()
     # The notebooks carrying their own policy before a cell of the session's own sandboxed
@@ -116,7 +116,7 @@ def start(operator: Operator, run: Run | None, item: Item) -> None:
         done(Outcome("unavailable", message="the kernel could not be reached"))
 
 
-def finish(operator: Operator, run: Run | None, item: Item, outcome: Outcome,
+def finish(operator: Operating, run: Deciding | None, item: Item, outcome: Outcome,
            before: SandboxMasks | None = None) -> None:  # fmt: skip
     """Record a finished run, tell the model, save the outputs (session's own kernels); with
     ``before`` (the sandbox's masks when the cell started), set aside the notebooks it gave a
@@ -151,16 +151,17 @@ def finish(operator: Operator, run: Run | None, item: Item, outcome: Outcome,
         result = _charged(run, result)
     status = "done" if result.ok else "stale" if outcome.status == "stale" else "failed"
     if item.kind != "run":  # Approve & Run on a change: the change's result tells both
-        item.status = "applied"
+        if item.status != "applied":  # still applied when the cell was stale before it ran
+            item.move_to("applied")
         _combine(item, result)
     else:
-        operator._finish(item, result, status)
+        operator.finish_item(item, result, status)
         item.summary = result.summary
     if run is not None:
-        run._ran(item)
+        run.ran(item)
 
 
-def _charged(run: Run, result: Result) -> Result:
+def _charged(run: Deciding, result: Result) -> Result:
     """The result with its details taken from the reply's output budget (the reads' one): a
     run that happened is never refused, its details are cut to what is left instead."""
     from ..execution.report import head_tail
@@ -176,7 +177,7 @@ def _charged(run: Run, result: Result) -> Result:
     return Result(result.id, result.ok, result.summary, details or None, result.code)
 
 
-def _save_outputs(operator: Operator, item: Item, execution: executions.Execution,
+def _save_outputs(operator: Operating, item: Item, execution: executions.Execution,
                   outcome: Outcome) -> None:  # fmt: skip
     found = executions.saved_outputs(operator.workspace, execution, outcome)
     if found is None:
@@ -224,13 +225,13 @@ def _not_run(item: Item, refused: Result) -> None:
     item.summary = item.result.summary
 
 
-def runs_refused(operator: Operator, notebook: str) -> str | None:
+def runs_refused(operator: Operating, notebook: str) -> str | None:
     """The rule that refuses running cells of ``notebook`` (``rule 1: deny runs``), or None."""
     verdict = operator.policy.verdict("nb.runCell", notebook)
     return verdict.text if verdict.verdict == "deny" else None
 
 
-def after_change(operator: Operator, run: Run, item: Item) -> bool:
+def after_change(operator: Operating, run: Deciding, item: Item) -> bool:
     """Approve & Run: run the cell an applied insert or replace just wrote. False when there is
     nothing to run (a markdown cell, or the change was not applied) or the rules refuse runs in
     that notebook: the person's click approves the change and asks for the run, it does not
@@ -276,14 +277,14 @@ def after_change(operator: Operator, run: Run, item: Item) -> bool:
     return True
 
 
-def kernel_view(operator: Operator, notebook: str, kernel_name: str) -> dict[str, Any]:
+def kernel_view(operator: Operating, notebook: str, kernel_name: str) -> dict[str, Any]:
     """What ``nb.readCells`` says of a notebook's kernel (never starts one)."""
     info = operator.runner.kernel(notebook, kernel_name)
     return {"name": info.name, "state": info.state, "execution_count": info.execution_count,
             "where": info.where}  # fmt: skip
 
 
-def plan_item(operator: Operator, item: Item, verdict: Verdict, earlier: Item | None) -> Item:
+def plan_item(operator: Operating, item: Item, verdict: Verdict, earlier: Item | None) -> Item:
     """Plan a cell run of a reply: on top of the pending change it follows, or from the disk;
     a rule's ``auto`` marks it to start once the run exists (``Operator.run``)."""
     base = None
@@ -293,11 +294,11 @@ def plan_item(operator: Operator, item: Item, verdict: Verdict, earlier: Item | 
     try:
         plan(operator, item, base)
     except OperatorError as exc:
-        return operator._finish(item, Result.of_error(item.id, exc), "failed")
+        return operator.finish_item(item, Result.of_error(item.id, exc), "failed")
     except Exception:
         log.exception("planning %s failed", item.id)
         message = "the operation failed on the host; read the file and try again."
-        return operator._finish(item, Result.failure(item.id, codes.ERR_IO, message), "failed")
+        return operator.finish_item(item, Result.failure(item.id, codes.ERR_IO, message), "failed")
     item.rule = verdict.text
     if verdict.verdict == "auto" and not item.builds_on:
         if not may_auto(operator, item):

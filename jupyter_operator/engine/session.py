@@ -47,6 +47,7 @@ from . import (
     run_items,
 )
 from .globs import normalise_path
+from .item_states import Status
 from .items import Foreign, Item
 from .live_route import LivePages, LiveRooms
 from .policy import Policy
@@ -150,6 +151,16 @@ class Operator:
         self._seen: dict[str, dict[str, str]] = {}
         self._taken: set[str] = set()
         self._lock = threading.RLock()
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held while the session plans or applies: one decision at a time."""
+        return self._lock
+
+    @property
+    def started_runner(self) -> CellRunner | None:
+        """The cell runner if there is one already (unlike ``runner``, never starts one)."""
+        return self._runner
 
     @property
     def notebook_cap(self) -> str | None:
@@ -361,7 +372,7 @@ class Operator:
 
         return write_file(self, path, data, command_id=command_id, action=action)
 
-    def _replan(self, item: Item, base: Snapshot | None, refused: str | None = None,
+    def replan(self, item: Item, base: Snapshot | None, refused: str | None = None,
                 edited: str | None = None) -> None:  # fmt: skip
         """Plan a pending change again (from the disk when ``base`` is None).
 
@@ -377,12 +388,12 @@ class Operator:
             if refused is not None:
                 message = f"it builds on {refused}, which was rejected; nothing was changed."
                 result = Result.failure(item.id, codes.ERR_BASE_REJECTED, message)
-                self._finish(item, result, "rejected")
+                self.finish_item(item, result, "rejected")
             else:
                 if edited is not None:
                     exc = OperatorError(exc.code, f"{exc.message} (it builds on {edited}, which "
                                         "the person edited before approving; read the file again.)")
-                self._finish(item, Result.of_error(item.id, exc), "failed")
+                self.finish_item(item, Result.of_error(item.id, exc), "failed")
             return
         item.summary = item.proposal.summary
 
@@ -392,7 +403,7 @@ class Operator:
         return foreign_calls.verdict(found) if item.foreign is not None else found
 
     @staticmethod
-    def _blockers(items: list[Item], read: Item) -> list[Item]:
+    def blockers(items: list[Item], read: Item) -> list[Item]:
         """Earlier pending changes in the run that a read of ``read.path`` would see."""
         if not read.path:
             return []
@@ -403,15 +414,16 @@ class Operator:
             and mutations.overlaps(key, mutations.path_key(item.path or ""))
         ]  # fmt: skip
 
-    def _start(self, item: Item, budget: OutputBudget) -> None:
+    def start_read(self, item: Item, budget: OutputBudget) -> None:
         """Run a read now, or leave it for approval when the policy asks for one."""
         item.builds_on = None
         verdict = self._verdict(item)
         if verdict.verdict == "auto":
             item.decided_by, item.rule = "rule", verdict.text
-            self._carry_out(item, budget)
+            self.carry_out(item, budget)
         else:
-            item.status, item.rule = "pending", verdict.text
+            item.move_to("pending")
+            item.rule = verdict.text
             item.summary = f"{item.action} waits for approval"
 
     def _plan(self, index: int, entry: Command | ScanError, budget: OutputBudget,
@@ -431,14 +443,14 @@ class Operator:
         if verdict.verdict == "deny":
             item.decided_by, item.rule = "rule", verdict.text
             message = f"{cmd.action} is not allowed in this workspace ({verdict.text})."
-            return self._finish(item, Result.failure(cmd.id, codes.ERR_POLICY_DENIED, message),
-                                "denied")  # fmt: skip
+            return self.finish_item(item, Result.failure(cmd.id, codes.ERR_POLICY_DENIED, message),
+                                    "denied")  # fmt: skip
         if kind == "read" and cmd.path and normalise_path(cmd.path) is None:
             # A path the workspace refuses is never read, asked about or approved.
             try:
                 parse_path(cmd.path)
             except OperatorError as exc:
-                return self._finish(item, Result.of_error(cmd.id, exc), "failed")
+                return self.finish_item(item, Result.of_error(cmd.id, exc), "failed")
         if kind == "run":
             return run_items.plan_item(self, item, verdict, earlier)
         if kind == "mutation":
@@ -451,11 +463,11 @@ class Operator:
             except OperatorError as exc:
                 # A notebook's own policy refuses the change whoever would approve it.
                 denied = exc.code == codes.ERR_NOTEBOOK_POLICY
-                return self._finish(item, Result.of_error(cmd.id, exc),
-                                    "denied" if denied else "failed")  # fmt: skip
+                return self.finish_item(item, Result.of_error(cmd.id, exc),
+                                        "denied" if denied else "failed")  # fmt: skip
             except Exception:  # never a traceback for the model; the log has it for us
                 log.exception("planning %s failed", cmd.id)
-                return self._finish(item, carry_out.unexpected(cmd.id), "failed")
+                return self.finish_item(item, carry_out.unexpected(cmd.id), "failed")
             item.summary = item.proposal.summary
             if item.proposal.change == "delete" and item.proposal.snapshot.is_dir:
                 # A folder delete moves everything below it: every one of those paths is
@@ -466,8 +478,8 @@ class Operator:
                 if verdict.verdict == "deny":
                     item.decided_by, item.rule = "rule", verdict.text
                     message = f"{cmd.action} is not allowed in this workspace ({verdict.text})."
-                    return self._finish(item, Result.failure(cmd.id, codes.ERR_POLICY_DENIED,
-                                                             message), "denied")  # fmt: skip
+                    return self.finish_item(item, Result.failure(cmd.id, codes.ERR_POLICY_DENIED,
+                                                                 message), "denied")  # fmt: skip
             if cmd.action in ("nb.insertCell", "nb.replaceCell"):  # may offer Approve & Run
                 item.runs_refused = run_items.runs_refused(self, cmd.path or "")
             if mutations.unchanged(item.proposal):
@@ -475,18 +487,19 @@ class Operator:
                 # a change that leaves the file as an earlier change of this reply makes it.
                 summary = mutations.unchanged_summary(cmd.path or "", item.builds_on)
                 item.builds_on = None
-                return self._finish(item, Result(cmd.id, True, summary), "done")
+                return self.finish_item(item, Result(cmd.id, True, summary), "done")
         else:
             # Commands are a sequence: a read after a pending change to its path sees that change.
-            blockers = self._blockers(before or [], item)
+            blockers = self.blockers(before or [], item)
             if blockers:
-                item.status, item.builds_on = "waiting", blockers[-1].id
+                item.move_to("waiting")
+                item.builds_on = blockers[-1].id
                 item.summary = f"runs after {blockers[-1].id} is decided"
                 return item
             item.summary = f"{cmd.action} waits for approval"
         if verdict.verdict == "auto" and not item.builds_on:
             item.decided_by, item.rule = "rule", verdict.text
-            self._carry_out(item, budget)
+            self.carry_out(item, budget)
         elif verdict.verdict == "ask":
             item.rule = verdict.text  # why it asks (a person's decision clears it)
         return item
@@ -498,13 +511,13 @@ class Operator:
         listing = self.workspace.tree_listing(path, shown=self.workspace.limits.max_delete_entries)
         return [entry[0] for entry in listing.entries]
 
-    def _carry_out(self, item: Item, budget: OutputBudget, run: Run | None = None, *,
+    def carry_out(self, item: Item, budget: OutputBudget, run: Run | None = None, *,
                    disk: bool = False) -> None:  # fmt: skip
         """Run an approved read, or apply an approved mutation's exact bytes (to the page that
         holds its notebook open, unless ``disk``), or start a run."""
         carry_out.carry_out(self, item, budget, run, disk=disk)
 
     @staticmethod
-    def _finish(item: Item, result: Result, status: str) -> Item:
+    def finish_item(item: Item, result: Result, status: Status) -> Item:
         """Give ``item`` its one result (with the notes a near miss earns) and its status."""
         return outcome_notes.finish(item, result, status)

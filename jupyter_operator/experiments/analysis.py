@@ -76,9 +76,8 @@ class Results:
 
     def __repr__(self) -> str:
         passed = sum(bool(r.get("passed")) for r in self.rows)
-        from .progress import plural
-
-        return f"<Results {plural(len(self.rows), 'run')}, {passed} passed>"
+        runs = f"{len(self.rows):,} run" + ("" if len(self.rows) == 1 else "s")
+        return f"<Results {runs}, {passed} passed>"
 
     def priced(self, prices: Mapping[str, Price]) -> Results:
         """The same rows with a ``cost`` column from ``prices``."""

@@ -13,13 +13,13 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..agent.budgets import check_limits
 from ..agent.prices import Price, prices_of
-from .analysis import cost
 from .fingerprint import NO_FINGERPRINT, changed, fingerprint, fingerprint_parts
+from .progress import Tally
 from .results import ERRORS, Refused, ResultsFile
 from .review import Review
 from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one
@@ -60,46 +60,6 @@ class Stale:
         if self.changed != (NO_FINGERPRINT,):
             what += " changed"
         return f"{task} · {model} · repeat {repeat} ({what})"
-
-
-@dataclass
-class Tally:
-    """What a progress display shows: runs done of the total, passed, failing, tokens, the
-    cost (with prices) against the grid's cost budget, and the runs left."""
-
-    total: int
-    done: int = 0
-    passed: int = 0
-    tokens: int = 0
-    skipped: int = 0  # finished in an earlier run of the same grid (resumed)
-    bookkeeping_seconds: float = 0.0  # the parent's time spent saving rows
-    #: USD of the runs done (None: the grid has no prices); ``budget_cost``: the grid's budget.
-    cost: float | None = None
-    budget_cost: float | None = None
-    #: Runs the cost budget did not start (known once the grid stopped starting runs).
-    not_started: int = 0
-    prices: Mapping[str, Price] = field(default_factory=dict, repr=False)
-
-    def __post_init__(self) -> None:
-        if self.prices and self.cost is None:
-            self.cost = 0.0
-
-    @property
-    def failing(self) -> int:
-        return self.done - self.passed
-
-    @property
-    def left(self) -> int:
-        """Runs neither done nor left out by the cost budget."""
-        return self.total - self.done - self.not_started
-
-    def add(self, row: dict[str, Any]) -> None:
-        self.done += 1
-        self.passed += bool(row.get("passed"))
-        self.tokens += int(row.get("tokens") or 0)
-        spent = cost(row, self.prices) if self.prices else None
-        if spent is not None:
-            self.cost = (self.cost or 0.0) + spent
 
 
 def _executor_runs(specs: Sequence[RunSpec], workers: int, dask: Any,

@@ -19,7 +19,7 @@ from jupyter_server.extension.application import ExtensionApp
 from tornado.ioloop import PeriodicCallback
 from traitlets import Bool, Dict, Float, Integer, List, TraitError, Unicode, validate
 
-from .. import __version__
+from .._version import __version__
 from .agent_handlers import agent_handlers
 from .handlers import rest_handlers
 from .limits import DEFAULT_MESSAGE_LIMIT, MAX_B64_CHARS

@@ -177,7 +177,7 @@ def mark_undone(session: Session, entry: HistoryEntry) -> None:
     from ..engine.history import UNDONE_MESSAGE
 
     # A session restored from disk: its items are not the ones the engine turned undone.
-    item.status = "undone"  # type: ignore[assignment]
+    item.move_to("undone")
     item.error_code = codes.ERR_UNDONE
     item.result = Result.failure(item.id, codes.ERR_UNDONE, UNDONE_MESSAGE)
     item.summary = item.result.summary
@@ -191,7 +191,7 @@ def mark_redone(session: Session, entry: HistoryEntry) -> None:
                               and i.kind == "mutation"), None)  # fmt: skip
     if item is None or item.status != "undone":
         return
-    item.status = "applied"  # type: ignore[assignment]
+    item.move_to("applied")
     item.error_code = None
     item.result = Result(item.id, True, f"OK: the person applied this change to {entry.path} "
                                         "again.")  # fmt: skip

@@ -319,7 +319,7 @@ def test_a_settled_reply_does_not_change_again(session: CommandSession) -> None:
     batch.approve()
     run = batch.replies[0].run
     item = run.items[0]
-    item.status = "undone"  # what subscribers hear when the journal undoes the change later
+    item.move_to("undone")  # what subscribers hear when the journal undoes the change later
     run._notify(item)
     assert batch.replies[0].body == "Written: a.md (2 bytes, 1 line)"
 

@@ -205,7 +205,7 @@ class BashRun(DecidableRun[Item]):
             self._fail(item, operator_codes.ERR_IO, "the command could not be started.", "failed")
             return
         item.response = body
-        item.status = "done"
+        item.move_to("done")
         item.summary = body.split("\n", 1)[0]
         item.result = Result(item.id, True, item.summary, body)
         self._notify(item)
@@ -218,7 +218,7 @@ class BashRun(DecidableRun[Item]):
 
     def _fail(self, item: Item, code: str, message: str, status: str) -> None:
         item.result = Result.failure(item.id, code, message)
-        item.status = status  # type: ignore[assignment]
+        item.move_to(status)
         item.error_code = code
         item.summary = item.result.summary
         self._notify(item)
