@@ -35,7 +35,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -45,6 +44,8 @@ from replies import b64, block, edits
 from jupyter_operator.experiments import Experiment, ModelSpec, load_task
 from jupyter_operator.experiments.checks import CHECKLIB, run_check
 from jupyter_operator.shell import python_homes, sandbox
+from jupyter_operator.shell.cgroup import pids_group
+from jupyter_operator.shell.runner import JOIN
 
 HERE = Path(__file__).resolve().parent
 SHELL_CHECK = "grep -qx 'status: final' notes.txt && test -f summary.md"
@@ -211,7 +212,10 @@ def part_bookkeeping(base: Path, runs: int, rounds: int, workers: int, task: Pat
           f"{spread(agents, '{:.1f}')} ms) (target <= 15%)")
 
 
-def part_check(base: Path, rounds: int, calls: int = 40) -> None:
+def part_check(base: Path, rounds: int, calls: int = 30, pause_s: float = 0.05) -> None:
+    """``run_check('true')`` against ``bwrap`` with the same mounts running ``true``, and that
+    ``bwrap`` joined to a fresh pids cgroup first (as the runner does), interleaved; both back
+    to back and each after a pause (as a check follows an agent run)."""
     if not sandbox.available():
         print(f"check fixed cost: skipped ({sandbox.unavailable_reason()})")
         return
@@ -227,23 +231,32 @@ def part_check(base: Path, rounds: int, calls: int = 40) -> None:
     def bare() -> None:
         subprocess.run(argv, check=True, stdin=subprocess.DEVNULL, capture_output=True)
 
-    def once(call: Callable[[], None]) -> float:
-        clock = time.perf_counter()
-        call()
-        return time.perf_counter() - clock
+    def joined() -> None:
+        with pids_group(256) as group:
+            join = ["/bin/sh", "-c", JOIN, str(group.join)] if group is not None else []
+            subprocess.run([*join, *argv], check=True, stdin=subprocess.DEVNULL,
+                           capture_output=True)  # fmt: skip
 
-    ratios, check_ms, bwrap_ms = [], [], []
-    for _ in range(rounds):
-        times: dict[str, list[float]] = {"ours": [], "bare": []}
-        for _ in range(calls):
-            times["ours"].append(once(ours))
-            times["bare"].append(once(bare))
-        check_ms.append(statistics.median(times["ours"]) * 1000)
-        bwrap_ms.append(statistics.median(times["bare"]) * 1000)
-        ratios.append(check_ms[-1] / bwrap_ms[-1])
-    print(f"check fixed cost ({calls} calls each a round, interleaved): run_check('true') "
-          f"{spread(check_ms, '{:.1f}')} ms, bwrap true (same mounts) "
-          f"{spread(bwrap_ms, '{:.1f}')} ms, ratio {spread(ratios)} (target <= 1.5)")
+    variants = {"run_check('true')": ours, "bwrap true (same mounts)": bare,
+                "bwrap true in a pids cgroup": joined}  # fmt: skip
+    for label, pause in (("back to back", 0.0), (f"each after a {pause_s * 1000:.0f} ms pause",
+                                                 pause_s)):  # fmt: skip
+        medians: dict[str, list[float]] = {name: [] for name in variants}
+        for _ in range(rounds):
+            times: dict[str, list[float]] = {name: [] for name in variants}
+            for _ in range(calls):
+                for name, call in variants.items():
+                    time.sleep(pause)
+                    clock = time.perf_counter()
+                    call()
+                    times[name].append(time.perf_counter() - clock)
+            for name in variants:
+                medians[name].append(statistics.median(times[name]) * 1000)
+        ours_ms, bare_ms = medians["run_check('true')"], medians["bwrap true (same mounts)"]
+        print(f"check fixed cost, {label} ({calls} calls of each a round, interleaved): "
+              + ", ".join(f"{name} {spread(ms, '{:.1f}')} ms" for name, ms in medians.items()))
+        print(f"  ratio run_check / bwrap true: "
+              f"{spread([a / b for a, b in zip(ours_ms, bare_ms, strict=True)])} (target <= 1.5)")
 
 
 def main() -> None:
