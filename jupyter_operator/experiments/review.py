@@ -176,7 +176,8 @@ def asking(review: Review, workspace: Path, label: Callable[[], str],
             else:
                 reason = _reason(server_item)
                 run.reject(ident, reason=reason)
-            record({"session": session["session"], "id": ident,
+            record({"server": urllib.parse.urlsplit(review.server).netloc,
+                    "session": session["session"], "id": ident,
                     "decision": "approve" if status in APPROVED else "reject",
                     "server_status": status, "reason": reason,
                     "decided_by": server_item.get("decided_by"),

@@ -20,11 +20,19 @@ BASES = (Path("/sys/fs/cgroup/pids"),)
 
 
 class PidsGroup:
-    """One cgroup: ``procs`` is the file a process writes its pid into to join it."""
+    """One cgroup: ``procs`` lists its processes; a single-threaded process joins it by writing
+    ``0`` (itself) into ``tasks``.
+
+    ``tasks`` and not ``cgroup.procs``: moving a whole thread group takes the kernel's global
+    threadgroup lock, whose first taking after a quiet spell waits for an RCU grace period (about
+    12 ms a command here); moving the calling thread alone skips that lock, and for a process of
+    one thread (the joining shell, before it forks or execs) it moves the whole process.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.procs = path / "cgroup.procs"
+        self.join = path / "tasks"
 
     def pids(self) -> list[int]:
         with contextlib.suppress(OSError), open(self.procs, encoding="ascii") as fh:

@@ -49,7 +49,7 @@ def start(argv: list[str], *, env: Mapping[str, str], root: Path, cwd: Path, san
                             private=[Path(folder)])  # fmt: skip
     group = make_group(max_processes)
     if group is not None:  # joined before anything else starts: every child is counted
-        argv = ["/bin/sh", "-c", JOIN, str(group.procs), *argv]
+        argv = ["/bin/sh", "-c", JOIN, str(group.join), *argv]
     try:
         proc = subprocess.Popen(  # the kernel a person's approval starts
             argv,

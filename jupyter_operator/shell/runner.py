@@ -26,8 +26,8 @@ from .env import child_env
 #: The shell wrapper: a per-user process limit (a fork bomb stops there) and no core dumps.
 #: ``$0`` is the limit, ``$1`` the command exactly as approved.
 WRAPPER = 'ulimit -u "$0" 2>/dev/null; ulimit -c 0 2>/dev/null; eval "$1"'
-#: Joins the pids cgroup (``$0`` its ``cgroup.procs``) before anything else starts.
-JOIN = 'echo $$ > "$0" && exec "$@"'
+#: Joins the pids cgroup (``$0`` its ``tasks``, ``PidsGroup.join``) before anything else starts.
+JOIN = 'echo 0 > "$0" && exec "$@"'
 
 TIMEOUT_EXIT = 124
 PIPE_SIZE = 1 << 20
@@ -152,7 +152,7 @@ def run(
                             masks=masks)
     with pids_group(limits.max_processes) as group:
         if group is not None:
-            argv = ["/bin/sh", "-c", JOIN, str(group.procs), *argv]
+            argv = ["/bin/sh", "-c", JOIN, str(group.join), *argv]
         start = time.monotonic()
         proc = subprocess.Popen(  # the command the person approved
             argv,

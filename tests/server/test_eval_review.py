@@ -66,6 +66,7 @@ async def test_an_eval_run_waits_for_the_person_s_approval_in_the_panel(
     (review,) = row["reviews"]
     assert review["decision"] == "approve" and review["decided_by"] == "person"
     assert review["id"] == "e1" and review["session"] == listed["session"]
+    assert review["server"] == f"127.0.0.1:{jp_http_port}"
     assert review["asked_at"] <= review["decided_at"]
     records = [json.loads(line)
                for line in (tmp_path / "out" / row["transcript"]).read_text().splitlines()]

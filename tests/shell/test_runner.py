@@ -103,6 +103,18 @@ def test_fork_bomb_is_contained(root: Path, use_sandbox: bool) -> None:
     assert after.stdout == "fine\n"
 
 
+@pytest.mark.skipif(
+    not _process_limit_applies(), reason="no pids cgroup can be made on this host"
+)
+def test_the_command_runs_inside_its_pids_group(root: Path) -> None:
+    # the shell joins the group by moving its one thread (``tasks``), before it execs: the
+    # command and what it forks are counted there
+    outcome = run("cat /proc/self/cgroup; (cat /proc/self/cgroup)", root=root, cwd=root,
+                  use_sandbox=False)  # fmt: skip
+    pids_lines = [line for line in outcome.stdout.splitlines() if ":pids:" in line]
+    assert len(pids_lines) == 2 and all("/jupyter-operator-" in line for line in pids_lines)
+
+
 def test_a_gigabyte_of_output_is_capped(root: Path) -> None:
     limits = Limits(model_chars=10_000, keep_bytes=100_000)
     outcome = run(
