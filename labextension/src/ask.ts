@@ -210,8 +210,10 @@ export class AskView {
       }
       const started = await this._fetchJson<IAskStarted>(['agent', 'runs'], body);
       this._run = started.run;
-      if (started.task) {
-        this._task.value = started.task; // what the model was asked, a fix's task included
+      if (fix && started.task) {
+        // The fix's task the server wrote; a task with mentions stays as typed (the attached
+        // texts are on the card, and asking again attaches them afresh).
+        this._task.value = started.task;
       }
       this._showAttached(started.attachments ?? []);
       this._maxTurns = started.max_turns;
