@@ -140,7 +140,7 @@ class CellMention(Body):
     kind: Literal["cell"]
     notebook: str = Field(max_length=4096)
     index: int = Field(ge=0)
-    id: str | None = Field(default=None, max_length=200)
+    id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")  # nbformat's cell id
     cell_type: str = Field(default="code", pattern=r"^(code|markdown|raw)$")
     source: str = Field(default="", max_length=1_000_000)
     outputs: list[dict[str, Any]] = Field(default_factory=list, max_length=500)
