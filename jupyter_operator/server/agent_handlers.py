@@ -18,13 +18,17 @@ decide API.
 ``DELETE agent/models/{name}``                  ``{"removed"}`` (configured ones: 409)
 ``POST agent/runs`` ``{"task", "workspace"?,      ``{"run", "model", "endpoint", "label",
 "model"?, "max_tokens"?, "max_cost"?,           "max_turns", "price", "max_tokens",
-"fix"?, "thread"?}``                            "max_cost", "task"}``: ``fix`` (a failed
-                                                cell, its outputs and notebook) has the
-                                                server write the task (``fix_error``)
+"fix"?, "thread"?, "attachments"?}``            "max_cost", "task", "attachments"}``: ``fix``
+                                                (a failed cell, its outputs and notebook) has
+                                                the server write the task (``fix_error``);
+                                                ``attachments`` (files, read here through the
+                                                jail, and cells) go with it (``mentions``)
 ``GET agent/threads?workspace=&key=``           ``{"workspace", "key", "messages", "busy"}``:
                                                 the Ask view's thread (``ask_threads``); a
                                                 run with ``"thread": key`` continues it
 ``POST agent/threads`` ``{"workspace", "key"}``   the same, the thread started afresh
+``GET agent/mentions?workspace=&query=``        ``{"paths", "truncated"}``: the files ``@`` can
+                                                attach (``mentions``: walked through the jail)
 ``GET agent/runs/{run}/events?from=N``          ``text/event-stream``: one ``data: {...}`` per
                                                 event (``id:`` its number), until ``stopped``
 ``POST agent/runs/{run}/stop``                  ``{"run", "stopping": true}``
