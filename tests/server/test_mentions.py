@@ -177,3 +177,15 @@ def _file(path: str) -> Any:
     from jupyter_operator.server.bodies import FileMention
 
     return FileMention(kind="file", path=path)
+
+
+def test_a_file_past_the_large_read_limit_is_refused_without_being_read(tmp_path: Path) -> None:
+    from jupyter_operator.engine.reads import LARGE_READ_LIMIT
+    from jupyter_operator.server.errors import ApiError
+
+    with open(tmp_path / "huge.log", "wb") as out:
+        out.truncate(LARGE_READ_LIMIT + 1)  # sparse: its size comes from fstat
+    with pytest.raises(ApiError) as refused:
+        attach(Workspace(tmp_path), None, [_file("huge.log")])
+    assert refused.value.code == "ERR_FILE_TOO_LARGE"
+    assert "attach a smaller one" in refused.value.message
