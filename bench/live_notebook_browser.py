@@ -11,8 +11,14 @@ the paste and at most 150 ms. Kinds alternate in every round; medians per round 
 round are printed. Windowed rendering is off (every cell is in the page, as the person scrolled
 to it).
 
-Usage: ``python bench/live_notebook_browser.py [--rounds 3] [--runs 8]`` (needs the extension
-built and Debian's chromium, as the browser tests do).
+The click is one raw input on the button the pointer rests on, as the paste is one raw input
+(a locator's click would add the driver's own checks to one side only). ``--timings`` adds
+where the time goes by the page's own clock (``performance.now()``, no driver in between):
+from the click event, the decision's request sent, its answer's headers, the change shown, the
+page's report (``live``) sent and answered; from the paste's input event, the paste shown.
+
+Usage: ``python bench/live_notebook_browser.py [--rounds 3] [--runs 8] [--timings]`` (needs
+the extension built and Debian's chromium, as the browser tests do).
 """
 
 from __future__ import annotations
@@ -33,8 +39,41 @@ from browserkit import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noq
 
 PANEL = "#jupyter-operator-panel"
 DECIDE: list[float] = []  # click until the decision's answer arrived (the server's part)
+STEPS: dict[str, list[float]] = {}  # with --timings: each step's time after the click, ms
 CELLS = 200
 TARGET = 100  # the cell both paths change
+#: With ``--timings``: where the page's clock says the time went (performance.now(), ms).
+PROBE = """(() => {
+  const t = (window.__liveTimes = { marks: [] });
+  const mark = name => t.marks.push([name, performance.now()]);
+  document.addEventListener('click', e => {
+    if (e.target.closest && e.target.closest('.jp-Operator-approve')) {
+      t.marks = [];
+      mark('click');
+    }
+  }, true);
+  document.addEventListener('beforeinput', () => { t.marks = []; mark('paste'); }, true);
+  const fetch0 = window.fetch;
+  window.fetch = async function (input, init) {
+    const url = typeof input === 'string' ? input : input.url;
+    const name = /\\/decide/.test(url) ? 'decide' : /\\/live\\b/.test(url) ? 'live' : null;
+    if (name) mark(name + ' sent');
+    const response = await fetch0.call(this, input, init);
+    if (name) {
+      mark(name + ' headers');
+      response.clone().text().then(() => mark(name + ' body'));
+    }
+    return response;
+  };
+  const observer = new MutationObserver(() => {
+    const cells = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell');
+    const cell = cells[window.__liveTarget];
+    const text = cell && cell.querySelector('.cm-content').innerText.trim();
+    if (text && text !== t.last) { t.last = text; mark('shown ' + text); }
+  });
+  document.addEventListener('DOMContentLoaded', () =>
+    observer.observe(document.body, { subtree: true, childList: true, characterData: true }));
+})()"""
 SHOWS = """([index, text]) => {
   const cells = document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-Cell');
   const cell = cells[index];
@@ -67,6 +106,7 @@ def paste(page, n: int) -> float:
     started = time.perf_counter()
     page.keyboard.insert_text(text)  # what a paste delivers: one input of the whole text
     elapsed = wait_shows(page, text, started)
+    page_clock(page, "paste", text)
     # Saved (not measured): the next change is previewed on the file, which must hold the
     # pasted source, else its guard rightly refuses it as stale.
     page.keyboard.press("Control+s")
@@ -84,14 +124,34 @@ def approve(page, n: int) -> float:
     page.locator(f"{PANEL} .jp-Operator-run").click()
     card = page.locator(f'{PANEL} .jp-Operator-card[data-id="live-{n}"][data-status="pending"]')
     card.wait_for()
+    # The click is one raw input at the button's place, as the paste is one raw input: the
+    # driver's checks before a locator's click are not part of the page's path.
+    # The pointer rests on the button first, as the paste's text is selected first.
+    box = card.locator(".jp-Operator-approve").bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     with page.expect_response(lambda r: "/decide" in r.url):
         started = time.perf_counter()
-        card.locator(".jp-Operator-approve").click()
+        page.mouse.down()
+        page.mouse.up()
     DECIDE.append(time.perf_counter() - started)
     elapsed = wait_shows(page, text, started)
     page.locator(f'{PANEL} .jp-Operator-card[data-id="live-{n}"][data-status="applied"]'
                  ).wait_for()  # fmt: skip
+    page_clock(page, "click", text)
     return elapsed
+
+
+def page_clock(page, start: str, text: str) -> None:
+    """With ``--timings``: each step's time after ``start`` (the click or the paste's input),
+    by the page's own clock (no driver between the page and the figures)."""
+    marks = page.evaluate("() => window.__liveTimes ? window.__liveTimes.marks : []")
+    started = dict(marks).get(start)
+    for name, at in marks if started is not None else []:
+        if name == f"shown {text}":
+            STEPS.setdefault(f"{start}: shown", []).append(at - started)
+        elif name != start and not name.startswith("shown "):
+            STEPS.setdefault(f"{start}: {name}", []).append(at - started)
 
 
 def main() -> None:
@@ -100,6 +160,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=8)
+    parser.add_argument("--timings", action="store_true",
+                        help="also print where the time goes, by the page's clock")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         root, settings = Path(folder) / "root", Path(folder) / "settings"
@@ -114,6 +176,8 @@ def main() -> None:
                 browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 context = browser.new_context(viewport={"width": 1400, "height": 900})
                 page = context.new_page()
+                if args.timings:
+                    page.add_init_script(PROBE + f";window.__liveTarget = {TARGET};")
                 page.goto(server.page_url("lab/workspaces/bench/tree/live.ipynb"))
                 page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=90_000)
                 if not page.locator(f"{PANEL} .jp-Operator-input").is_visible():
@@ -137,6 +201,11 @@ def main() -> None:
                           f"paste to visible median {p * 1000:.0f} ms, ratio {ratio:.2f} "
                           f"({'within' if ok else 'OVER'} 1.2x and 150 ms); of it, click to "
                           f"the decision's answer {d * 1000:.0f} ms")  # fmt: skip
+                    if STEPS:
+                        steps = sorted((statistics.median(v[-args.runs:]), k)
+                                       for k, v in STEPS.items())  # fmt: skip
+                        print("  by the page's clock (medians, ms): " + ", ".join(
+                            f"{k} {v:.0f}" for v, k in steps))  # fmt: skip
                     if best is None or ratio < best[0]:
                         best = (ratio, c, p)
                 assert best is not None

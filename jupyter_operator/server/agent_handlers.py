@@ -18,13 +18,17 @@ decide API.
 ``DELETE agent/models/{name}``                  ``{"removed"}`` (configured ones: 409)
 ``POST agent/runs`` ``{"task", "workspace"?,      ``{"run", "model", "endpoint", "label",
 "model"?, "max_tokens"?, "max_cost"?,           "max_turns", "price", "max_tokens",
-"fix"?, "thread"?}``                            "max_cost", "task"}``: ``fix`` (a failed
-                                                cell, its outputs and notebook) has the
-                                                server write the task (``fix_error``)
+"fix"?, "thread"?, "attachments"?}``            "max_cost", "task", "attachments"}``: ``fix``
+                                                (a failed cell, its outputs and notebook) has
+                                                the server write the task (``fix_error``);
+                                                ``attachments`` (files, read here through the
+                                                jail, and cells) go with it (``mentions``)
 ``GET agent/threads?workspace=&key=``           ``{"workspace", "key", "messages", "busy"}``:
                                                 the Ask view's thread (``ask_threads``); a
                                                 run with ``"thread": key`` continues it
 ``POST agent/threads`` ``{"workspace", "key"}``   the same, the thread started afresh
+``GET agent/mentions?workspace=&query=``        ``{"paths", "truncated"}``: the files ``@`` can
+                                                attach (``mentions``: walked through the jail)
 ``GET agent/runs/{run}/events?from=N``          ``text/event-stream``: one ``data: {...}`` per
                                                 event (``id:`` its number), until ``stopped``
 ``POST agent/runs/{run}/stop``                  ``{"run", "stopping": true}``
@@ -65,6 +69,8 @@ if TYPE_CHECKING:
     from ..agent.endpoints import Endpoint, EndpointStore
     from ..agent.prices import Price
     from .ask_threads import ThreadStore
+    from .bodies import AskBody
+    from .mentions import Attachment
     from .sessions import SessionService
 
 log = logging.getLogger(__name__)
@@ -409,6 +415,10 @@ class AgentRunsHandler(OperatorPostHandler, _AgentHandler):
                                 fix.outputs, cells, note=body.task)  # fmt: skip
             if not task.strip():
                 raise ApiError(400, "bad_request", "task: the task is empty")
+            from .mentions import task_with
+
+            attached = await self._attachments(body)
+            task = task_with(task, attached)
             run = self.agents.start(task, body.workspace, body.model, max_tokens=body.max_tokens,
                                     max_cost=body.max_cost, thread=body.thread)  # fmt: skip
             from ..agent.models import model_label
@@ -418,7 +428,40 @@ class AgentRunsHandler(OperatorPostHandler, _AgentHandler):
                     "label": model_label(model.name, model.endpoint),
                     "max_turns": run.agent.max_turns, "price": run.agent.price,
                     "max_tokens": run.agent.max_tokens, "max_cost": run.agent.max_cost,
-                    "task": task}  # fmt: skip
+                    "task": task, "attachments": [a.describe() for a in attached]}  # fmt: skip
+
+        await self.respond(work())
+
+    async def _attachments(self, body: AskBody) -> list[Attachment]:
+        """The files and cells mentioned with ``@``, read through the workspace's jail (in a
+        worker thread: a file may take a moment)."""
+        from .mentions import attach
+
+        if not body.attachments:
+            return []
+        registry = self.agents.sessions.registry
+        if body.workspace not in registry:
+            raise ApiError(404, "workspace_not_found", "No workspace with this name")
+        ws, policy = registry.workspace(body.workspace), registry.policy_of(body.workspace)
+        return await asyncio.to_thread(attach, ws, policy, list(body.attachments))
+
+
+class AgentMentionsHandler(_AgentHandler):
+    """``GET agent/mentions?workspace=&query=``: the files ``@`` can attach (server/mentions.py)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        async def work() -> dict[str, Any]:
+            from .mentions import mentionable
+
+            name = self.get_query_argument("workspace", "default")
+            query = self.get_query_argument("query", "")[:512]
+            registry = self.agents.sessions.registry
+            if name not in registry:
+                raise ApiError(404, "workspace_not_found", "No workspace with this name")
+            return await asyncio.to_thread(mentionable, registry.workspace(name),
+                                           registry.policy_of(name), query)  # fmt: skip
 
         await self.respond(work())
 
@@ -595,6 +638,7 @@ def agent_handlers(
         (f"/{prefix}/agent/models/{ENDPOINT_NAME}", AgentModelHandler),
         (f"/{prefix}/agent/runs", AgentRunsHandler),
         (f"/{prefix}/agent/threads", AgentThreadHandler),
+        (f"/{prefix}/agent/mentions", AgentMentionsHandler),
         (f"/{prefix}/agent/runs/{RUN_ID}/events", AgentEventsHandler),
         (f"/{prefix}/agent/runs/{RUN_ID}/stop", AgentStopHandler),
         (f"/{prefix}/agent/runs/{RUN_ID}/answer", AgentAnswerHandler),

@@ -127,14 +127,36 @@ class FixBody(Body):
     cells: list[FixCellBody] = Field(default_factory=list, max_length=5000)
 
 
+class FileMention(Body):
+    """A workspace file mentioned with ``@`` in the Ask box (the server reads it, jailed)."""
+
+    kind: Literal["file"]
+    path: str = Field(min_length=1, max_length=4096)
+
+
+class CellMention(Body):
+    """A cell of the open notebook mentioned with ``@``, as the page shows it."""
+
+    kind: Literal["cell"]
+    notebook: str = Field(max_length=4096)
+    index: int = Field(ge=0)
+    id: str | None = Field(default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$")  # nbformat's cell id
+    cell_type: str = Field(default="code", pattern=r"^(code|markdown|raw)$")
+    source: str = Field(default="", max_length=1_000_000)
+    outputs: list[dict[str, Any]] = Field(default_factory=list, max_length=500)
+
+
 class AskBody(Body):
     """``POST agent/runs``: a task, or a fix (its task is written by the server; ``task``
     adds the person's words). ``model`` names an endpoint (else the server's default); the
-    budgets stop the run cleanly when reached; ``thread`` is the Ask view's thread it follows."""
+    budgets stop the run cleanly when reached; ``thread`` is the Ask view's thread it follows;
+    ``attachments`` are the files and cells mentioned with ``@`` (server/mentions.py)."""
 
     task: str = ""
     workspace: str = "default"
     fix: FixBody | None = None
+    attachments: list[Annotated[FileMention | CellMention, Field(discriminator="kind")]] = Field(
+        default_factory=list, max_length=20)
     thread: str | None = Field(default=None, min_length=1, max_length=4200)
     model: str | None = None
     max_tokens: Annotated[int, Field(gt=0)] | None = None

@@ -45,7 +45,8 @@ def _fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def _block(text: str, keep: int) -> str:
+def fenced_block(text: str, keep: int) -> str:
+    """``text`` without colour codes, cut to ``keep`` characters, in a Markdown fence."""
     body = head_tail(strip_ansi(text).rstrip("\n"), keep)
     fence = _fence(body)
     return f"{fence}\n{body}\n{fence}"
@@ -61,7 +62,7 @@ def _outline(cells: list[dict[str, Any]], failed: int) -> str:
             continue
         source = head_tail(strip_ansi(str(cell.get("source", ""))).rstrip("\n"), OTHER_CELL_KEEP)
         entry = f"[{index}] {cell.get('cell_type', 'code')} cell id {cell.get('id') or '-'}\n"
-        entry += _block(source, OTHER_CELL_KEEP) if source else "(empty)"
+        entry += fenced_block(source, OTHER_CELL_KEEP) if source else "(empty)"
         if used + len(entry) > NOTEBOOK_KEEP:
             lines.append(f"... {len(cells) - index} more cells not shown (read them if needed)")
             break
@@ -92,10 +93,10 @@ def fix_task(
         "when it ran. Fix the error.",
         "",
         "The cell's source:",
-        _block(source, CELL_KEEP),
+        fenced_block(source, CELL_KEEP),
         "",
         "Its output, with the traceback:",
-        _block(shown or "(no output)", CELL_KEEP),
+        fenced_block(shown or "(no output)", CELL_KEEP),
     ]
     if cells:
         parts += ["", f"The cells of {path}, as open in the person's page:", _outline(cells,

@@ -217,6 +217,11 @@ class WorkspaceRegistry:
             )
         return found
 
+    def policy_of(self, name: str) -> Policy | None:
+        """The rules a session of workspace ``name`` decides by (None for a review copy, where
+        everything asks): what a read made for a person's request must respect too."""
+        return None if name in self._reviews else self._policy
+
     def _protected_for_files(self) -> tuple[str, ...]:
         from ..workspace import DEFAULT_PROTECTED
 

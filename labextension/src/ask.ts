@@ -8,12 +8,14 @@
  */
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
+import { IMentionNotebook, MentionPicker } from './askmentions';
 import { ModelPicker } from './askmodels';
 import { fetchJson, followEvents, IAskInfo, IAskStarted } from './askrequests';
 import { costText, IAgentEvent, usageText } from './askstream';
 import { ThreadView } from './askthreadview';
 import { IAskHost, TurnView } from './askturn';
 import { IFixRequest } from './fixrequest';
+import { attachedText, IAttached } from './mentions';
 import { ItemCard } from './card';
 import { OperatorClient, OperatorRequestError } from './client';
 import { button, el, summary } from './dom';
@@ -47,6 +49,9 @@ export class AskView {
   private _seen = 0;
   /** The conversation of the person's notebook (or folder) a run continues (askthread.ts). */
   private _thread: ThreadView;
+  /** The `@` completion of the task box (files of the workspace, cells of the open notebook). */
+  private _mentions: MentionPicker;
+  private _notebook: () => IMentionNotebook | null = () => null;
 
   constructor(
     private _client: OperatorClient,
@@ -67,6 +72,16 @@ export class AskView {
     this._task.placeholder = 'A task for the model, e.g. "add a README for this folder"';
     this._task.setAttribute('aria-label', 'Task for the model');
     this._task.rows = 3;
+    this._task.title = 'Type @ to attach a workspace file or a cell of the open notebook';
+    this._mentions = new MentionPicker(
+      this._task,
+      async query => {
+        const params = { workspace: this._workspace() || 'default', query };
+        const listed = await fetchJson<{ paths: string[] }>(this._client.settings, ['agent', 'mentions'], undefined, params);
+        return listed.paths;
+      },
+      () => this._notebook()
+    );
     this._task.addEventListener('keydown', event => {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
         event.preventDefault();
@@ -90,7 +105,7 @@ export class AskView {
       () => 'folder:.',
       () => this._clear()
     );
-    this.node.append(this._models.node, this._task, row, this._error, this._thread.node, this._turnsNode);
+    this.node.append(this._models.node, this._task, this._mentions.node, row, this._error, this._thread.node, this._turnsNode);
     this.node.addEventListener('toggle', () => {
       // Read afresh on each opening: an endpoint added from a notebook or a terminal shows up.
       if (this.node.open) {
@@ -105,6 +120,11 @@ export class AskView {
   /** Where the key of the person's thread comes from (the document they work in). */
   setThreadSource(source: () => string): void {
     this._thread.setSource(source);
+  }
+
+  /** Where the open notebook's cells come from, for `@` mentions (null: no notebook). */
+  setNotebookSource(source: () => IMentionNotebook | null): void {
+    this._notebook = source;
   }
 
   /** The person may work in another document now: show its thread (not while a run streams). */
@@ -169,6 +189,10 @@ export class AskView {
       await this._thread.refresh(true);
       this._clear();
       const body: Record<string, unknown> = fix ? { task: text, fix } : { task: text };
+      const attachments = fix ? [] : this._mentions.attachments();
+      if (attachments.length) {
+        body.attachments = attachments;
+      }
       body.thread = this._thread.key;
       const workspace = this._workspace();
       if (workspace) {
@@ -185,9 +209,12 @@ export class AskView {
       }
       const started = await this._fetchJson<IAskStarted>(['agent', 'runs'], body);
       this._run = started.run;
-      if (started.task) {
-        this._task.value = started.task; // what the model was asked, a fix's task included
+      if (fix && started.task) {
+        // The fix's task the server wrote; a task with mentions stays as typed (the attached
+        // texts are on the card, and asking again attaches them afresh).
+        this._task.value = started.task;
       }
+      this._showAttached(started.attachments ?? []);
       this._maxTurns = started.max_turns;
       this._stopButton.disabled = false;
       this._state = started.label ?? `${started.model} at ${started.endpoint}`;
@@ -224,6 +251,21 @@ export class AskView {
       this._seen += 1;
       this._onEvent(event);
     });
+  }
+
+  /** The request's card: what went with the task (the run's turns follow it). */
+  private _showAttached(attached: IAttached[]): void {
+    if (!attached.length) {
+      return;
+    }
+    const card = el('section', 'jp-Operator-ask-attached');
+    card.append(el('h3', 'jp-Operator-subtitle', 'Attached'));
+    const list = el('ul', 'jp-Operator-ask-attached-list');
+    for (const item of attached) {
+      list.append(el('li', `jp-Operator-ask-attached-${item.kind}`, attachedText(item)));
+    }
+    card.append(list);
+    this._turnsNode.prepend(card);
   }
 
   private _current(): TurnView {

@@ -6,6 +6,7 @@ import { ServerConnection } from '@jupyterlab/services';
 
 import { IAgentEvent, parseFrames } from './askstream';
 import { OperatorRequestError } from './client';
+import { IAttached } from './mentions';
 import { buildRequest, describeHttpError, IRequestSpec, NETWORK_ERROR } from './request';
 
 /** `GET agent`: whether Ask mode has a model (never its key). */
@@ -27,6 +28,8 @@ export interface IAskStarted {
   max_turns: number;
   /** The task the model got (the server writes a fix's). */
   task?: string;
+  /** The files and cells mentioned with `@` that went with the task. */
+  attachments?: IAttached[];
 }
 
 /** One request; a network failure becomes an OperatorRequestError. */

@@ -22,6 +22,7 @@ import { addFileCommands } from './filecommands';
 import { FixButtons } from './fixerror';
 import { serveKernelRuns } from './kernelruns';
 import { OpenNotebookReport } from './livecells';
+import { IMentionCell } from './mentions';
 import { OperatorPanel } from './panel';
 import { arrivalMessage } from './proposals';
 
@@ -104,6 +105,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
     };
     panel.ask.setThreadSource(() => panel.threadKeyOf(documentPath()));
     app.shell.currentChanged?.connect(() => void panel.ask.threadChanged());
+    // `@` in the Ask box offers the cells of the notebook in the main area, as open.
+    panel.ask.setNotebookSource(() => {
+      const open = tracker?.currentWidget;
+      const notebook = open && !open.isDisposed ? panel.inShownWorkspace(open.context.path) : null;
+      const cells = open?.content.model?.cells;
+      if (!notebook || !cells) {
+        return null;
+      }
+      const json = Array.from({ length: cells.length }, (_, i) => cells.get(i).toJSON());
+      return { notebook, cells: json as IMentionCell[] };
+    });
     app.shell.add(panel, 'right', { rank: 600 });
     restorer?.add(panel, 'jupyter-operator');
     addCommands(app, panel, tracker, palette);

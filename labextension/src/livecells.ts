@@ -143,6 +143,12 @@ export async function applyLiveChange(notebook: LiveNotebook, change: ILiveChang
 /** Finds the shared model of the notebook open at a server path, if it is open here. */
 export type FindLiveNotebook = (path: string) => LiveNotebook | null;
 
+/** An item as the server names it: enough to tell whether it waits for this page. */
+export type LiveItem = Pick<IOperatorItem, 'id' | 'status' | 'live'>;
+
+/** What this page did with the changes it applied, to tell the server. */
+export type LiveReport = (update: (answer: IDecideResponse) => void | Promise<void>) => Promise<void>;
+
 /** Carries out, once per page, the changes the server sent to notebooks open here. */
 export class LiveChanges {
   private _started = new Set<string>();
@@ -152,13 +158,18 @@ export class LiveChanges {
     private _find: FindLiveNotebook
   ) {}
 
-  /** Apply each item waiting for a page; `update` receives each server answer. */
-  async carryOut(
+  /**
+   * Apply now each item waiting for a page (the page that decided applies the edits its
+   * decision's answer carries, before anything else is drawn); the returned report tells the
+   * server, whose answers go to `update`. The server stays the authority: the item ends only
+   * with that report, and a stale guard refuses the whole change here as there.
+   */
+  async applyNow(
     session: string,
-    items: readonly IOperatorItem[],
-    docPath: (path: string | null) => string | null,
-    update: (answer: IDecideResponse) => void | Promise<void>
-  ): Promise<void> {
+    items: readonly LiveItem[],
+    docPath: (path: string | null) => string | null
+  ): Promise<LiveReport> {
+    const answers: [string, ILiveAnswer][] = [];
     for (const item of items) {
       const live = item.live;
       const key = `${session}:${item.id}`;
@@ -174,8 +185,23 @@ export class LiveChanges {
       } catch {
         answer = { state: 'gone' }; // the page cannot edit it: the server writes the file
       }
-      await update(await this._client.live(session, item.id, answer));
+      answers.push([item.id, answer]);
     }
+    return async update => {
+      for (const [id, answer] of answers) {
+        await update(await this._client.live(session, id, answer));
+      }
+    };
+  }
+
+  /** Apply each item waiting for a page; `update` receives each server answer. */
+  async carryOut(
+    session: string,
+    items: readonly LiveItem[],
+    docPath: (path: string | null) => string | null,
+    update: (answer: IDecideResponse) => void | Promise<void>
+  ): Promise<void> {
+    await (await this.applyNow(session, items, docPath))(update);
   }
 }
 

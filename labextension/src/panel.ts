@@ -292,6 +292,14 @@ export class OperatorPanel extends Widget {
     await this.ask.ask(undefined, fix);
   }
 
+  /** The notebook at `path` (server-relative) as a path of the workspace on display, or null
+   * when that workspace does not hold it (its cells cannot be mentioned there). */
+  inShownWorkspace(path: string): string | null {
+    const folder = path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '';
+    const picked = this._workspaces.pick(folder);
+    return picked && picked.workspace === this._workspaces.value ? notebookInWorkspace(path, picked.folder) : null;
+  }
+
   /** The Ask thread of the document at `docPath` (server-relative; null: none) in the
    * workspace on display: one per notebook, one per folder for other files. */
   threadKeyOf(docPath: string | null): string {

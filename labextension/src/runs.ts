@@ -10,7 +10,7 @@
 import { NotebookPanel } from '@jupyterlab/notebook';
 
 import { OperatorClient } from './client';
-import type { LiveChanges } from './livecells';
+import type { LiveChanges, LiveItem, LiveReport } from './livecells';
 import { INotebookFinder, kernelIdentity, runAtPath } from './liverun';
 import { IDecideResponse, IOperatorItem } from './types';
 
@@ -45,6 +45,14 @@ export class LiveRuns {
     const path = docPath(item.execution.request.notebook);
     const panel = path ? this._findOpen(path) : null;
     this._expected.set(key, panel ? await kernelIdentity(panel) : null);
+  }
+
+  /**
+   * Apply at once the changes a decision's answer sends to notebooks open here (no wait for
+   * the next look at the session); the returned report tells the server what was done.
+   */
+  async applyLive(session: string, items: readonly LiveItem[], docPath: DocPath): Promise<LiveReport> {
+    return this._live ? this._live.applyNow(session, items, docPath) : async () => undefined;
   }
 
   /** Run what this page saw start; `update` receives each server answer. */

@@ -12,9 +12,10 @@ import { endedMessage } from './dialect';
 import { ItemCards } from './itemcards';
 import { PanelControls } from './panelcontrols';
 import { PanelDocuments } from './paneldocs';
+import type { LiveReport } from './livecells';
 import { LiveRuns } from './runs';
 import { RunState } from './state';
-import { Decision, IDecideResponse, IOperatorItem, IScanResponse } from './types';
+import { Decision, IAnsweredItem, IDecideResponse, IOperatorItem, IScanResponse } from './types';
 import { remember, remembered } from './workspaces';
 import { WorkspaceSelect } from './workspaceselect';
 
@@ -95,10 +96,13 @@ export class SessionView {
     if (!state || !before) {
       return;
     }
+    let report: LiveReport | null = null;
     await this._host.request(async () => {
       const answer = await this._host.client.decide(state.session, item.id, decision, reason, content, andRun);
+      report = await this._applyLive(state, answer.item ? [answer.item] : []);
       await this._answered(state, answer, before);
     });
+    await this._report(state, report);
     await this.carryOutRuns(state);
   }
 
@@ -112,11 +116,27 @@ export class SessionView {
     if (!before) {
       return;
     }
+    let report: LiveReport | null = null;
     await this._host.request(async () => {
       const answer = await this._host.client.decideAll(state.session, decision, reason);
+      report = await this._applyLive(state, answer.decided ?? []);
       await this._answered(state, answer, before);
     });
+    await this._report(state, report);
     await this.carryOutRuns(state);
+  }
+
+  /**
+   * The edits a decision's answer carries for a notebook open here land in it first, before
+   * the cards are drawn again: the change shows as soon as the answer arrives.
+   */
+  private _applyLive(state: RunState, decided: readonly IAnsweredItem[]): Promise<LiveReport> {
+    return this._host.runs.applyLive(state.session, decided, path => this._host.docs.docPath(path));
+  }
+
+  /** Tell the server what the page did with the changes {@link _applyLive} applied. */
+  private async _report(state: RunState, report: LiveReport | null): Promise<void> {
+    await report?.(async answer => this._answered(state, answer));
   }
 
   /** Run the cells the server says are running (approved here, or by an allowing rule). */

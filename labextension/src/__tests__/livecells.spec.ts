@@ -1,5 +1,6 @@
-import { applyLiveChange, LiveNotebook, sourceHash } from '../livecells';
-import { ILiveChange } from '../types';
+import { OperatorClient } from '../client';
+import { applyLiveChange, LiveChanges, LiveNotebook, sourceHash } from '../livecells';
+import { IDecideResponse, ILiveChange } from '../types';
 
 /** A notebook model as the edits see it: cells with ids and sources, one transaction log. */
 function fakeNotebook(cells: Array<{ id: string; source: string }>) {
@@ -93,5 +94,52 @@ describe('applyLiveChange', () => {
     const answer = await applyLiveChange(nb, await change(ops, { b: 'b' }));
     expect(answer).toEqual({ state: 'applied' });
     expect(view()).toEqual(['c:c', 'mine:# a cell the person added', 'a:a', 'n:new']);
+  });
+});
+
+describe('LiveChanges', () => {
+  /** A client that records the answers the page posts, and a session answer for each. */
+  function fakeClient() {
+    const posted: Array<[string, string, { state: string; cell?: string }]> = [];
+    const client = {
+      live: async (session: string, id: string, answer: { state: string; cell?: string }) => {
+        posted.push([session, id, answer]);
+        return { items: [], results_text: '', done: true } as IDecideResponse;
+      }
+    };
+    return { client: client as unknown as OperatorClient, posted };
+  }
+
+  async function waitingItem(id: string, source: string, guard: string) {
+    const live = await change([{ op: 'set', id: 'b', fields: { source } }], { b: guard });
+    return { id, status: 'running' as const, live };
+  }
+
+  it("applies a decision's edits at once, before telling the server, and only once", async () => {
+    const { nb, view } = fakeNotebook([{ id: 'b', source: 'b = 2' }]);
+    const { client, posted } = fakeClient();
+    const changes = new LiveChanges(client, path => (path === 'nb.ipynb' ? nb : null));
+    const item = await waitingItem('i1', 'b = 3', 'b = 2');
+    const report = await changes.applyNow('s', [item], path => path);
+    expect(view()).toEqual(['b:b = 3']); // shown before any round trip
+    expect(posted).toEqual([]);
+    const updates: IDecideResponse[] = [];
+    await report(answer => void updates.push(answer));
+    expect(posted).toEqual([['s', 'i1', { state: 'applied' }]]);
+    expect(updates).toHaveLength(1);
+    // The delivery path sees the same item running afterwards: nothing is applied twice.
+    await changes.carryOut('s', [item], path => path, () => undefined);
+    expect(posted).toHaveLength(1);
+    expect(view()).toEqual(['b:b = 3']);
+  });
+
+  it('reports a stale cell and changes nothing when the guard no longer holds', async () => {
+    const { nb, view } = fakeNotebook([{ id: 'b', source: 'b = 2  # typed since' }]);
+    const { client, posted } = fakeClient();
+    const changes = new LiveChanges(client, () => nb);
+    const report = await changes.applyNow('s', [await waitingItem('i2', 'b = 3', 'b = 2')], path => path);
+    await report(() => undefined);
+    expect(view()).toEqual(['b:b = 2  # typed since']);
+    expect(posted).toEqual([['s', 'i2', { state: 'stale', cell: 'b' }]]);
   });
 });
