@@ -160,10 +160,13 @@ def notebook_file(op: Operating, item: Item) -> Path | None:
     return op.root.joinpath(*path.split("/"))
 
 
-def _in_room(op: Operating, item: Item) -> bool:
+def _in_room(op: Operating, item: Item, and_run: bool = False) -> bool:
     """Apply ``item``'s approved change in its notebook's room, when one is open: the item
     ends (applied, stale, or refused when the change cannot be cell edits). False: no room
-    holds the notebook (any more); the change goes on to the page or the disk."""
+    holds the notebook (any more); the change goes on to the page or the disk.
+
+    ``and_run`` (Approve & Run): the cells whose source the change replaces lose the old
+    source's outputs and execution count in the same transaction (``clear_replaced``)."""
     rooms = _rooms(op)
     proposal, cmd = item.proposal, item.command
     target = _target(op, cmd.params.path) if proposal is not None else None
@@ -175,11 +178,15 @@ def _in_room(op: Operating, item: Item) -> bool:
     edits = cell_edits(proposal.snapshot.data, proposal.new_bytes)
     if edits is None:
         return _refuse_in_room(op, item, ROOM_NO_CELLS.format(path=item.path))
+    if and_run:
+        clear_replaced(edits)
     answer = rooms.apply(target, edits, actor(op))
     state = answer.get("state")
     if state == "gone":
         return False
     item.live = {"route": "room", "state": state, "notebook": item.path, **edits}
+    if and_run:
+        item.live["and_run"] = True
     if state == "stale":
         cell = str(answer.get("cell") or "?")[:200]
         message = (f"cell {cell} of {item.path} was edited in the shared notebook since the "
@@ -194,6 +201,8 @@ def _in_room(op: Operating, item: Item) -> bool:
     op.journal.record(entry)
     item.entry_id = entry_id
     summary = mutations.applied_summary(cmd, proposal)
+    if and_run:
+        summary = without_stale_note(summary)  # cleared, and the cell runs now
     item.summary = f"{proposal.summary}, in the shared notebook"
     op.finish_item(item, Result(cmd.id, True, f"{summary} (in the shared notebook; every "
                             "collaborator sees it, the room saves it)"), "applied")  # fmt: skip
@@ -206,14 +215,15 @@ def _refuse_in_room(op: Operating, item: Item, message: str) -> bool:
     return True
 
 
-def send(op: Operating, item: Item, run: Deciding | None) -> bool:
+def send(op: Operating, item: Item, run: Deciding | None, and_run: bool = False) -> bool:
     """Hand ``item``'s approved change to its notebook's room or to the page holding it.
 
     Returns False when the change goes to the disk instead (no room nor page holds it, or a
     page holds it and its cells have no unique ids to edit by). In a room the item ends now;
-    in a page it is ``running`` until ``finish``.
+    in a page it is ``running`` until ``finish``. ``and_run`` (Approve & Run): on either
+    route the replaced cells' old outputs are cleared with the change (``clear_replaced``).
     """
-    if item.kind == "mutation" and _in_room(op, item):
+    if item.kind == "mutation" and _in_room(op, item, and_run):
         return True
     pages: LivePages | None = getattr(op, "pages", None)
     target = notebook_file(op, item)
@@ -224,6 +234,9 @@ def send(op: Operating, item: Item, run: Deciding | None) -> bool:
     if edits is None:
         return False
     item.live = {"route": "page", "state": "waiting", "notebook": item.path, **edits}
+    if and_run:
+        item.live["and_run"] = True  # the cell runs once the page has the change
+        clear_replaced(item.live)
     item.move_to("running")
     item.summary = WAITING
     if run is not None:
@@ -245,11 +258,11 @@ def wait(run: Deciding, item: Item) -> None:
         deliver(item.live, lambda answer: run.finish_live(item.id, answer))
 
 
-def run_after(item: Item) -> None:
-    """Approve & Run of a change waiting for a page: the cells whose source it replaces lose
-    the old source's outputs in the same step (they would lie until the run ends)."""
-    item.live["and_run"] = True
-    for op in item.live["ops"]:
+def clear_replaced(edits: dict[str, Any]) -> None:
+    """Approve & Run of a change to a room or a page: the cells whose source ``edits``
+    (``notebooks.cell_edits``) replace lose the old source's outputs and execution count in
+    the same step (they would lie until the run ends), as the run would leave them."""
+    for op in edits["ops"]:
         if op["op"] == "set" and "source" in op["fields"]:
             op["fields"].setdefault("outputs", [])
             op["fields"].setdefault("execution_count", None)

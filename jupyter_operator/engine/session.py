@@ -512,10 +512,11 @@ class Operator:
         return [entry[0] for entry in listing.entries]
 
     def carry_out(self, item: Item, budget: OutputBudget, run: Run | None = None, *,
-                   disk: bool = False) -> None:  # fmt: skip
-        """Run an approved read, or apply an approved mutation's exact bytes (to the page that
-        holds its notebook open, unless ``disk``), or start a run."""
-        carry_out.carry_out(self, item, budget, run, disk=disk)
+                   disk: bool = False, and_run: bool = False) -> None:  # fmt: skip
+        """Run an approved read, or apply an approved mutation's exact bytes (to the room or
+        page that holds its notebook open, unless ``disk``; ``and_run`` clears the replaced
+        cells' outputs there with the change), or start a run."""
+        carry_out.carry_out(self, item, budget, run, disk=disk, and_run=and_run)
 
     @staticmethod
     def finish_item(item: Item, result: Result, status: Status) -> Item:
