@@ -49,6 +49,7 @@ def carry_out(op: Operating, item: Item, budget: OutputBudget, run: Deciding | N
             item.proposal = cells.rebased(op.workspace, cmd, item.proposal)
         if not disk and live_route.send(op, item, run, and_run):
             return
+        live_route.refuse_beneath_room(op, cmd.params.path)  # the room saves it, not us
         result, item.entry_id = mutations.apply(
             op.workspace, op.journal, cmd, item.proposal, session=op.session,
             decided_by=item.decided_by, rule=item.rule, label=op.label,

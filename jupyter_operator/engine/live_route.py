@@ -9,6 +9,8 @@ or deletes is guarded by its source in the room (``ERR_STALE_PREVIEW`` naming th
 the journal records it with ``route="room"``. The file beneath an open room is never written:
 a change the room cannot take as cell edits is refused, and undo and redo go through the room
 too (``history_in_room``). Previews of such a notebook are made on the room's cells (``base``).
+No disk write of a notebook change, undo or redo happens beneath a room this engine cannot
+edit either (a kernel's magics ask their server: ``room_holders``, ``beneath_room``).
 
 Otherwise, a notebook open in a JupyterLab or Notebook 7 page (with the extension) is the
 person's working copy: it holds unsaved edits, outputs and execution counts the file does not.
@@ -84,6 +86,21 @@ class LiveRooms(Protocol):
         ...
 
 
+class RoomHolders(Protocol):
+    """Who can say whether a room holds a notebook without this engine editing it (a kernel's
+    magics asking their server: ``kernel/server_rooms.py``)."""
+
+    def holds(self, path: Path) -> bool:
+        """Whether a collaborative room holds the notebook ``path`` (absolute)."""
+        ...
+
+
+#: Why a change to a notebook held by a room this engine cannot edit is refused.
+ROOM_ELSEWHERE = ("{path} is open in a collaborative room, which saves the file itself; "
+                  "nothing was changed (writing the file beneath the room would reload it and "
+                  "wipe every collaborator's undo). Propose the change from the Operator panel "
+                  "of JupyterLab, which applies it in the room.")  # fmt: skip
+
 #: Why a change to a notebook open in a room is refused rather than written to the file.
 ROOM_NO_CELLS = ("{path} is open in a collaborative room and this change cannot be applied "
                  "there as cell edits (its cells need unique ids); nothing was changed. "
@@ -105,6 +122,26 @@ def in_room(op: Operating, path: str) -> bool:
     """Whether the notebook ``path`` (workspace-relative) is open in a collaborative room."""
     rooms, target = _rooms(op), _target(op, path)
     return rooms is not None and target is not None and rooms.holds(target)
+
+
+def beneath_room(op: Operating, path: str) -> bool:
+    """Whether writing the notebook ``path`` (workspace-relative) to the disk would write
+    beneath a collaborative room: one this engine edits (``rooms``) or one it can only ask
+    about (``room_holders``). Every disk write of a notebook change, undo or redo checks it."""
+    target = _target(op, path)
+    if target is None:
+        return False
+    holders = [getattr(op, "rooms", None), getattr(op, "room_holders", None)]
+    return any(holder is not None and holder.holds(target) for holder in holders)
+
+
+def refuse_beneath_room(op: Operating, path: str) -> None:
+    """Raise ``ERR_PAGE_UNAVAILABLE`` when the notebook ``path`` is ``beneath_room``."""
+    from ..protocol import OperatorError
+
+    if beneath_room(op, path):
+        raise OperatorError(codes.ERR_PAGE_UNAVAILABLE,
+                            ROOM_ELSEWHERE.format(path=canonical_path(path)))  # fmt: skip
 
 
 def actor(op: Operating) -> str:

@@ -365,3 +365,13 @@ def test_a_link_in_the_workspace_never_leads_into_another_notebooks_room(make_op
     assert sources(elsewhere) == ["# Title", "x = 1\nprint(x)", "y = x + 1"]
     assert item.status == "failed" and item.result.code == codes.ERR_PATH_ESCAPE
     assert "boom" not in other.read_text()
+
+
+def test_the_server_says_on_its_own_loop_whether_a_room_holds_a_notebook(
+    root, nb_path, loop, extension
+) -> None:
+    """What ``GET rooms?path=`` answers a kernel's magics (``kernel/server_rooms.py``)."""
+    rooms = SharedRooms(Server(root, extension), loop=loop)
+    ask = lambda path: asyncio.run_coroutine_threadsafe(rooms.held(path), loop).result(5)  # noqa: E731
+    assert ask(nb_path) is True
+    assert ask(root / "other.ipynb") is False
