@@ -375,3 +375,22 @@ def test_the_server_says_on_its_own_loop_whether_a_room_holds_a_notebook(
     ask = lambda path: asyncio.run_coroutine_threadsafe(rooms.held(path), loop).result(5)  # noqa: E731
     assert ask(nb_path) is True
     assert ask(root / "other.ipynb") is False
+
+
+def test_a_json_operation_never_writes_a_notebook_beneath_its_room(op, nb_path, room) -> None:
+    """The JSON operations dialect writes files itself: a notebook a room holds is refused
+    there too, the file and the room as they were."""
+    from jupyter_operator.engine import run_json
+
+    before = nb_path.read_bytes()
+    whole = json.loads(before)
+    whole["cells"][2]["source"] = "y = 0"
+    text = json.dumps({"operations": [{"type": "createFile", "path": "nb.ipynb", "overwrite": True,
+                                       "content": json.dumps(whole)}]})  # fmt: skip
+    run = in_worker(lambda: run_json(op, text))
+    [item] = run.pending
+    in_worker(lambda: run.approve(item.id))
+    event = run.events[-1]
+    assert event["success"] is False and event["code"] == codes.ERR_PAGE_UNAVAILABLE, event
+    assert nb_path.read_bytes() == before
+    assert sources(room) == ["# Title", "x = 1\nprint(x)", "y = x + 1"]
