@@ -379,8 +379,10 @@ class RoomStateHandler(OperatorApiHandler):
         """Answer whether a room is open for the notebook."""
         from pathlib import Path
 
+        from ..workspace.notebook_guard import is_notebook_name
+
         raw = self.get_query_argument("path", "")
-        path = Path(raw) if raw.lower().endswith(".ipynb") and "\x00" not in raw else None
+        path = Path(raw) if is_notebook_name(raw) and "\x00" not in raw else None
         rooms = self.service.registry.rooms
         held = getattr(rooms, "held", None)
         is_open = bool(path is not None and path.is_absolute() and held is not None
