@@ -26,11 +26,12 @@ def unexpected(id: str) -> Result:
 
 
 def carry_out(op: Operating, item: Item, budget: OutputBudget, run: Deciding | None = None, *,
-              disk: bool = False) -> None:  # fmt: skip
+              disk: bool = False, and_run: bool = False) -> None:  # fmt: skip
     """``Operator.carry_out``: run the read, apply the change, or start the cell run.
 
     A change to a notebook open in a collaborative room goes to that room, one open in a page
-    to that page (``live_route``) unless ``disk`` (the page has let go of it).
+    to that page (``live_route``) unless ``disk`` (the page has let go of it); ``and_run``
+    (Approve & Run) clears the replaced cells' outputs there with the change.
     """
     cmd = item.command
     if item.kind == "run":
@@ -46,8 +47,9 @@ def carry_out(op: Operating, item: Item, budget: OutputBudget, run: Deciding | N
         if (cmd.action in CELL_WRITE_ACTIONS and not item.edited
                 and not live_route.in_room(op, cmd.params.path)):  # a room's cells are the base
             item.proposal = cells.rebased(op.workspace, cmd, item.proposal)
-        if not disk and live_route.send(op, item, run):
+        if not disk and live_route.send(op, item, run, and_run):
             return
+        live_route.refuse_beneath_room(op, cmd.params.path)  # the room saves it, not us
         result, item.entry_id = mutations.apply(
             op.workspace, op.journal, cmd, item.proposal, session=op.session,
             decided_by=item.decided_by, rule=item.rule, label=op.label,

@@ -24,7 +24,7 @@ from ..dialects.json_ops import (
 from ..protocol import OperatorError, Result, codes
 from ..shell import sandbox_available
 from ..workspace import parse_path
-from . import edits, json_files, shell_ops
+from . import edits, json_files, live_route, shell_ops
 from .decidable import DecidableRun
 from .globs import normalise_path
 from .items import Item
@@ -217,6 +217,7 @@ class JsonRunSteps(DecidableRun[JsonItem]):
             elif isinstance(op, ReadFile):
                 event, status = json_files.read(ws, op, self._budget), "done"
             else:
+                live_route.refuse_beneath_room(self._operator, op.path)  # the room saves it
                 event, item.entry_id = json_files.apply(
                     ws, self._operator.journal, op, item.proposal,
                     session=self._operator.session, decided_by=item.decided_by, rule=item.rule,

@@ -9,6 +9,8 @@ or deletes is guarded by its source in the room (``ERR_STALE_PREVIEW`` naming th
 the journal records it with ``route="room"``. The file beneath an open room is never written:
 a change the room cannot take as cell edits is refused, and undo and redo go through the room
 too (``history_in_room``). Previews of such a notebook are made on the room's cells (``base``).
+No disk write of a notebook change, undo or redo happens beneath a room this engine cannot
+edit either (a kernel's magics ask their server: ``room_holders``, ``beneath_room``).
 
 Otherwise, a notebook open in a JupyterLab or Notebook 7 page (with the extension) is the
 person's working copy: it holds unsaved edits, outputs and execution counts the file does not.
@@ -84,6 +86,21 @@ class LiveRooms(Protocol):
         ...
 
 
+class RoomHolders(Protocol):
+    """Who can say whether a room holds a notebook without this engine editing it (a kernel's
+    magics asking their server: ``kernel/server_rooms.py``)."""
+
+    def holds(self, path: Path) -> bool:
+        """Whether a collaborative room holds the notebook ``path`` (absolute)."""
+        ...
+
+
+#: Why a change to a notebook held by a room this engine cannot edit is refused.
+ROOM_ELSEWHERE = ("{path} is open in a collaborative room, which saves the file itself; "
+                  "nothing was changed (writing the file beneath the room would reload it and "
+                  "wipe every collaborator's undo). Propose the change from the Operator panel "
+                  "of JupyterLab, which applies it in the room.")  # fmt: skip
+
 #: Why a change to a notebook open in a room is refused rather than written to the file.
 ROOM_NO_CELLS = ("{path} is open in a collaborative room and this change cannot be applied "
                  "there as cell edits (its cells need unique ids); nothing was changed. "
@@ -105,6 +122,26 @@ def in_room(op: Operating, path: str) -> bool:
     """Whether the notebook ``path`` (workspace-relative) is open in a collaborative room."""
     rooms, target = _rooms(op), _target(op, path)
     return rooms is not None and target is not None and rooms.holds(target)
+
+
+def beneath_room(op: Operating, path: str) -> bool:
+    """Whether writing the notebook ``path`` (workspace-relative) to the disk would write
+    beneath a collaborative room: one this engine edits (``rooms``) or one it can only ask
+    about (``room_holders``). Every disk write of a notebook change, undo or redo checks it."""
+    target = _target(op, path)
+    if target is None:
+        return False
+    holders = [getattr(op, "rooms", None), getattr(op, "room_holders", None)]
+    return any(holder is not None and holder.holds(target) for holder in holders)
+
+
+def refuse_beneath_room(op: Operating, path: str) -> None:
+    """Raise ``ERR_PAGE_UNAVAILABLE`` when the notebook ``path`` is ``beneath_room``."""
+    from ..protocol import OperatorError
+
+    if beneath_room(op, path):
+        raise OperatorError(codes.ERR_PAGE_UNAVAILABLE,
+                            ROOM_ELSEWHERE.format(path=canonical_path(path)))  # fmt: skip
 
 
 def actor(op: Operating) -> str:
@@ -160,10 +197,13 @@ def notebook_file(op: Operating, item: Item) -> Path | None:
     return op.root.joinpath(*path.split("/"))
 
 
-def _in_room(op: Operating, item: Item) -> bool:
+def _in_room(op: Operating, item: Item, and_run: bool = False) -> bool:
     """Apply ``item``'s approved change in its notebook's room, when one is open: the item
     ends (applied, stale, or refused when the change cannot be cell edits). False: no room
-    holds the notebook (any more); the change goes on to the page or the disk."""
+    holds the notebook (any more); the change goes on to the page or the disk.
+
+    ``and_run`` (Approve & Run): the cells whose source the change replaces lose the old
+    source's outputs and execution count in the same transaction (``clear_replaced``)."""
     rooms = _rooms(op)
     proposal, cmd = item.proposal, item.command
     target = _target(op, cmd.params.path) if proposal is not None else None
@@ -175,11 +215,15 @@ def _in_room(op: Operating, item: Item) -> bool:
     edits = cell_edits(proposal.snapshot.data, proposal.new_bytes)
     if edits is None:
         return _refuse_in_room(op, item, ROOM_NO_CELLS.format(path=item.path))
+    if and_run:
+        clear_replaced(edits)
     answer = rooms.apply(target, edits, actor(op))
     state = answer.get("state")
     if state == "gone":
         return False
     item.live = {"route": "room", "state": state, "notebook": item.path, **edits}
+    if and_run:
+        item.live["and_run"] = True
     if state == "stale":
         cell = str(answer.get("cell") or "?")[:200]
         message = (f"cell {cell} of {item.path} was edited in the shared notebook since the "
@@ -194,6 +238,8 @@ def _in_room(op: Operating, item: Item) -> bool:
     op.journal.record(entry)
     item.entry_id = entry_id
     summary = mutations.applied_summary(cmd, proposal)
+    if and_run:
+        summary = without_stale_note(summary)  # cleared, and the cell runs now
     item.summary = f"{proposal.summary}, in the shared notebook"
     op.finish_item(item, Result(cmd.id, True, f"{summary} (in the shared notebook; every "
                             "collaborator sees it, the room saves it)"), "applied")  # fmt: skip
@@ -206,14 +252,15 @@ def _refuse_in_room(op: Operating, item: Item, message: str) -> bool:
     return True
 
 
-def send(op: Operating, item: Item, run: Deciding | None) -> bool:
+def send(op: Operating, item: Item, run: Deciding | None, and_run: bool = False) -> bool:
     """Hand ``item``'s approved change to its notebook's room or to the page holding it.
 
     Returns False when the change goes to the disk instead (no room nor page holds it, or a
     page holds it and its cells have no unique ids to edit by). In a room the item ends now;
-    in a page it is ``running`` until ``finish``.
+    in a page it is ``running`` until ``finish``. ``and_run`` (Approve & Run): on either
+    route the replaced cells' old outputs are cleared with the change (``clear_replaced``).
     """
-    if item.kind == "mutation" and _in_room(op, item):
+    if item.kind == "mutation" and _in_room(op, item, and_run):
         return True
     pages: LivePages | None = getattr(op, "pages", None)
     target = notebook_file(op, item)
@@ -224,6 +271,9 @@ def send(op: Operating, item: Item, run: Deciding | None) -> bool:
     if edits is None:
         return False
     item.live = {"route": "page", "state": "waiting", "notebook": item.path, **edits}
+    if and_run:
+        item.live["and_run"] = True  # the cell runs once the page has the change
+        clear_replaced(item.live)
     item.move_to("running")
     item.summary = WAITING
     if run is not None:
@@ -245,11 +295,11 @@ def wait(run: Deciding, item: Item) -> None:
         deliver(item.live, lambda answer: run.finish_live(item.id, answer))
 
 
-def run_after(item: Item) -> None:
-    """Approve & Run of a change waiting for a page: the cells whose source it replaces lose
-    the old source's outputs in the same step (they would lie until the run ends)."""
-    item.live["and_run"] = True
-    for op in item.live["ops"]:
+def clear_replaced(edits: dict[str, Any]) -> None:
+    """Approve & Run of a change to a room or a page: the cells whose source ``edits``
+    (``notebooks.cell_edits``) replace lose the old source's outputs and execution count in
+    the same step (they would lie until the run ends), as the run would leave them."""
+    for op in edits["ops"]:
         if op["op"] == "set" and "source" in op["fields"]:
             op["fields"].setdefault("outputs", [])
             op["fields"].setdefault("execution_count", None)

@@ -59,7 +59,7 @@ class Operating(Protocol):
         """Give ``item`` its one result and move it to ``status``."""
 
     def carry_out(self, item: Item, budget: OutputBudget, run: Deciding | None = None, *,
-                  disk: bool = False) -> None:  # fmt: skip
+                  disk: bool = False, and_run: bool = False) -> None:  # fmt: skip
         """Run an approved read, apply an approved change, or start an approved cell run."""
 
     def replan(self, item: Item, base: Snapshot | None, refused: str | None = None,

@@ -84,15 +84,13 @@ class Run(DecidableRun[Item]):
                 written = edits.plan_edited(item, content)
                 item.proposal, item.edited = written, written is not proposed
             item.decided_by, item.rule = "person", None
-            self._operator.carry_out(item, self.budget, self)
+            self._operator.carry_out(item, self.budget, self, and_run=and_run)
             if item.edited and item.status == "applied" and item.result and proposed:
                 item.result = edits.edited_result(item.result, proposed, item.proposal,
                                                   item.path or "")  # fmt: skip
                 item.summary = item.proposal.summary
             history.track(self._operator.journal, self, item)
-            if and_run and live_route.waiting(item):
-                live_route.run_after(item)  # the cell runs once the page has the change
-            elif and_run:
+            if and_run and not live_route.waiting(item):  # a page runs it once it has it
                 run_items.after_change(self._operator, self, item)
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)

@@ -49,14 +49,14 @@ from . import (
 from .globs import normalise_path
 from .item_states import Status
 from .items import Foreign, Item
-from .live_route import LivePages, LiveRooms
+from .live_route import LivePages, LiveRooms, RoomHolders
 from .policy import Policy
 from .reads import READERS, OutputBudget
 from .rules import Verdict
 from .run import Run
 from .shell_ops import ShellHistory
 from .shell_policy import ShellPolicy
-from .undo import plan_group, undo_group
+from .undo import pick, plan_group, undo_group
 from .undo import redo as _redo
 from .undo import undo as _undo
 
@@ -139,6 +139,9 @@ class Operator:
         #: The notebooks open in collaborative rooms, edited on the server
         #: (``live_route.LiveRooms``); they take precedence over pages and the disk.
         self.rooms: LiveRooms | None = None
+        #: Rooms this engine cannot edit but can ask about (a kernel asking its server,
+        #: ``live_route.RoomHolders``): a notebook one holds is never written beneath it.
+        self.room_holders: RoomHolders | None = None
         #: The model proposing the changes, when known: collaborators see "Operator (model)".
         self.model_name: str | None = None
         _sweep_once(self.workspace)
@@ -225,6 +228,7 @@ class Operator:
                          protected=self._protected, session=self.session,
                          notebook_cap=self.notebook_cap)  # fmt: skip
         fresh.pages, fresh.rooms, fresh.model_name = self.pages, self.rooms, self.model_name
+        fresh.room_holders = self.room_holders
         try:
             yield fresh
         finally:
@@ -288,8 +292,10 @@ class Operator:
         item that applied the entry (in any run of this process) becomes ``"undone"``.
         """
         with self._lock, self._in_use() as op:
-            entry = (live_route.history_in_room(op, entry_id, "undo")
-                     or _undo(op.workspace, op.journal, entry_id))  # fmt: skip
+            entry = live_route.history_in_room(op, entry_id, "undo")
+            if entry is None:  # to the disk, never beneath a room it could not go through
+                live_route.refuse_beneath_room(op, pick(op.journal, entry_id, "undo").path)
+                entry = _undo(op.workspace, op.journal, entry_id)
         history.settle(self.journal, entry)
         return entry
 
@@ -312,6 +318,9 @@ class Operator:
                                     "which undoes its cell changes one at a time: undo this run's "
                                     "changes from History one by one, or save and close the "
                                     "notebook first. Nothing was changed.")  # fmt: skip
+            for entry in op.journal.entries():
+                if entry.entry_id in wanted and not entry.undone:
+                    live_route.refuse_beneath_room(op, entry.path)  # the room saves it
             planned = plan_group(op.workspace, op.journal, entry_ids)
             if preview:
                 return planned
@@ -327,8 +336,10 @@ class Operator:
         a later live change touched it; the item that applied it becomes ``"applied"`` again.
         """
         with self._lock, self._in_use() as op:
-            entry = (live_route.history_in_room(op, entry_id, "redo")
-                     or _redo(op.workspace, op.journal, entry_id))  # fmt: skip
+            entry = live_route.history_in_room(op, entry_id, "redo")
+            if entry is None:  # to the disk, never beneath a room it could not go through
+                live_route.refuse_beneath_room(op, pick(op.journal, entry_id, "redo").path)
+                entry = _redo(op.workspace, op.journal, entry_id)
         history.settle(self.journal, entry)
         return entry
 
@@ -512,10 +523,11 @@ class Operator:
         return [entry[0] for entry in listing.entries]
 
     def carry_out(self, item: Item, budget: OutputBudget, run: Run | None = None, *,
-                   disk: bool = False) -> None:  # fmt: skip
-        """Run an approved read, or apply an approved mutation's exact bytes (to the page that
-        holds its notebook open, unless ``disk``), or start a run."""
-        carry_out.carry_out(self, item, budget, run, disk=disk)
+                   disk: bool = False, and_run: bool = False) -> None:  # fmt: skip
+        """Run an approved read, or apply an approved mutation's exact bytes (to the room or
+        page that holds its notebook open, unless ``disk``; ``and_run`` clears the replaced
+        cells' outputs there with the change), or start a run."""
+        carry_out.carry_out(self, item, budget, run, disk=disk, and_run=and_run)
 
     @staticmethod
     def finish_item(item: Item, result: Result, status: Status) -> Item:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..execution import NoRunner
 from .live_runs import CommRunner, OwnPage
+from .server_rooms import ServerRooms
 
 if TYPE_CHECKING:
     from ..engine import Operator, Policy, Run, ShellPolicy
@@ -85,6 +86,7 @@ class KernelSession:
             op = Operator(root, policy=self.current_policy(), extensions=self.extensions,
                           runner=CommRunner(root))  # cells run in the open notebook
             op.pages = OwnPage(root)  # and its changes are applied there
+            op.room_holders = ServerRooms()  # never written beneath a collaborative room
             self.operators[root] = op
         op.extensions = self.extensions
         op.policy = self.current_policy()

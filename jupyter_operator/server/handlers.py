@@ -61,6 +61,8 @@
                                             change of the run (``session`` of its history
                                             entries) undone in one step, newest first, or
                                             refused as a whole; ``preview``: only listed
+``GET rooms?path=``                         ``{"open": bool}``: whether a collaborative room holds
+                                            the notebook at that absolute path (kernels ask)
 ``GET history?workspace=&folder=``          ``{"workspace", "folder", "history": [entry...]}``,
                                             oldest first (a subfolder keeps its own history);
                                             entries carry ``session``, ``decided_by``, ``rule``
@@ -366,6 +368,28 @@ class OpenNotebooksHandler(OperatorPostHandler):
         await self.respond(work())
 
 
+class RoomStateHandler(OperatorApiHandler):
+    """``GET rooms?path=``: whether a collaborative room holds the notebook at the absolute
+    ``path`` (``{"open": bool}``). A kernel's magics ask before writing a notebook: the file
+    beneath a room is never written (``kernel/server_rooms.py``)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        """Answer whether a room is open for the notebook."""
+        from pathlib import Path
+
+        from ..workspace.notebook_guard import is_notebook_name
+
+        raw = self.get_query_argument("path", "")
+        path = Path(raw) if is_notebook_name(raw) and "\x00" not in raw else None
+        rooms = self.service.registry.rooms
+        held = getattr(rooms, "held", None)
+        is_open = bool(path is not None and path.is_absolute() and held is not None
+                       and await held(path))  # fmt: skip
+        self.finish(json.dumps({"open": is_open}))
+
+
 class DecideAllHandler(OperatorPostHandler):
     """``POST sessions/{session}/decide-all``: approve or reject every pending item."""
 
@@ -467,6 +491,7 @@ def rest_handlers(
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/execution", ExecutionHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/live", LiveAnswerHandler),
         (f"/{prefix}/open-notebooks", OpenNotebooksHandler),
+        (f"/{prefix}/rooms", RoomStateHandler),
         (f"/{prefix}/undo", UndoHandler),
         (f"/{prefix}/undo-run", UndoRunHandler),
         (f"/{prefix}/redo", RedoHandler),

@@ -275,6 +275,10 @@ class SharedRooms:
             return False
         return self._run(lambda: self._document(path)) is not None
 
+    async def held(self, path: Path) -> bool:
+        """``holds``, on the server's own loop (a request handler asking for a kernel)."""
+        return self.active and await self._document(path) is not None
+
     def content(self, path: Path) -> bytes | None:
         """The room's notebook as nbformat JSON bytes; None when no room holds it."""
         if not self.active:

@@ -219,3 +219,32 @@ def test_a_stale_touched_cell_is_refused_an_untouched_edit_is_not(collab_server,
     wait_cells(bob, final)
     wait_cells(alice, final)
     wait_disk(path, final)  # the room saves it
+
+
+def test_approve_and_run_clears_the_old_outputs_with_the_change(collab_server, pages) -> None:
+    """Approve & Run of a replaced cell in a room: its old outputs go in the same transaction
+    as the new source, so the other collaborator never sees the new source beside the old
+    source's outputs; then the cell runs."""
+    alice, bob = pages
+    path = collab_server.root / "outputs.ipynb"
+    content = json.loads(notebook("a = 1", "print('OLD-OUTPUT')"))
+    content["cells"][1]["outputs"] = [{"output_type": "stream", "name": "stdout",
+                                       "text": "OLD-OUTPUT\n"}]  # fmt: skip
+    content["cells"][1]["execution_count"] = 7
+    path.write_text(json.dumps(content, indent=1) + "\n")
+    open_both(collab_server, pages, "outputs.ipynb", ["a = 1", "print('OLD-OUTPUT')"])
+    old_output = bob.locator(".jp-NotebookPanel:visible .jp-OutputArea-output",
+                             has_text="OLD-OUTPUT")  # fmt: skip
+    old_output.first.wait_for(timeout=10_000)
+
+    run_reply(alice, replace_cell("o-1", "outputs.ipynb", "cell-1", "b = 20"))
+    wait_status(alice, "o-1", "pending")
+    card(alice, "o-1").locator(".jp-Operator-approve-run").click()
+    bob.wait_for_function(SHOWS, arg=[1, "b = 20"], polling="raf", timeout=10_000).dispose()
+    assert old_output.count() == 0, "the other page showed the new source with the old output"
+    wait_cells(alice, ["a = 1", "b = 20"])
+    assert alice.locator(".jp-NotebookPanel:visible .jp-OutputArea-output",
+                         has_text="OLD-OUTPUT").count() == 0  # fmt: skip
+    assert history_routes(collab_server)["o-1"] == "room"
+    no_dialog(bob)
+    screenshot(bob, "lab-collaboration-approve-and-run")

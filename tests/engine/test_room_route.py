@@ -200,6 +200,46 @@ def test_an_edit_of_another_cell_since_the_preview_does_not_refuse(op, room) -> 
     assert sources(room) == ["# Title", "x = 2\nprint(x)", "y = x + 2"]
 
 
+def test_approve_and_run_clears_the_replaced_cells_outputs_in_the_same_transaction(
+    make_operator, root, extension, loop, nb_path, room
+) -> None:
+    """Approve & Run of a replaced cell in a room: its old outputs and execution count go
+    with the change, in one transaction (no collaborator sees the new source beside the old
+    source's outputs), as on the page route; then the cell runs."""
+    from base64 import b64encode
+
+    from jupyter_operator.execution import DeferredRunner
+
+    op = make_operator(extensions=("nb",), runner=DeferredRunner())
+    op.rooms = SharedRooms(Server(root, extension), loop=loop)
+    before = nb_path.read_bytes()
+    assert room.get_cell(1)["outputs"] and room.get_cell(1)["execution_count"] == 1
+    reply = block("r1", "nb.replaceCell", notebook="nb.ipynb", cell_id="load",
+                  content_b64=b64encode(b"x = 2\nprint(x)").decode())  # fmt: skip
+    run = in_worker(lambda: op.run(reply))
+    transactions: list[Any] = []
+    room.ydoc.observe(lambda event: transactions.append(event))
+    in_worker(lambda: run.approve("r1", and_run=True))
+    item = run.item("r1")
+    cell = room.get_cell(1)
+    assert cell["source"] == "x = 2\nprint(x)"
+    assert cell["outputs"] == [] and cell["execution_count"] is None
+    assert len(transactions) == 1  # the source and the cleared outputs: one transaction
+    assert item.live["route"] == "room" and item.live["and_run"]
+    assert item.status == "running" and item.execution is not None  # the cell runs now
+    assert item.execution.request.source == "x = 2\nprint(x)"
+    assert "outputs stale" not in item.result.summary
+    assert nb_path.read_bytes() == before
+    # A plain approve keeps the outputs (the model is told they are stale).
+    room.set_cell(1, value={**room.get_cell(1), "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": "2\n"}], "execution_count": 2})
+    reply = block("r2", "nb.replaceCell", notebook="nb.ipynb", cell_id="load",
+                  content_b64=b64encode(b"x = 3\nprint(x)").decode())  # fmt: skip
+    item = in_worker(lambda: approve(op, reply, "r2"))
+    assert item.status == "applied" and room.get_cell(1)["execution_count"] == 2
+    assert room.get_cell(1)["outputs"]
+
+
 def test_undo_and_redo_go_through_the_room(op, nb_path, room) -> None:
     before = nb_path.read_bytes()
     item = in_worker(lambda: approve(op, replace_calc(), "c1"))
@@ -325,3 +365,32 @@ def test_a_link_in_the_workspace_never_leads_into_another_notebooks_room(make_op
     assert sources(elsewhere) == ["# Title", "x = 1\nprint(x)", "y = x + 1"]
     assert item.status == "failed" and item.result.code == codes.ERR_PATH_ESCAPE
     assert "boom" not in other.read_text()
+
+
+def test_the_server_says_on_its_own_loop_whether_a_room_holds_a_notebook(
+    root, nb_path, loop, extension
+) -> None:
+    """What ``GET rooms?path=`` answers a kernel's magics (``kernel/server_rooms.py``)."""
+    rooms = SharedRooms(Server(root, extension), loop=loop)
+    ask = lambda path: asyncio.run_coroutine_threadsafe(rooms.held(path), loop).result(5)  # noqa: E731
+    assert ask(nb_path) is True
+    assert ask(root / "other.ipynb") is False
+
+
+def test_a_json_operation_never_writes_a_notebook_beneath_its_room(op, nb_path, room) -> None:
+    """The JSON operations dialect writes files itself: a notebook a room holds is refused
+    there too, the file and the room as they were."""
+    from jupyter_operator.engine import run_json
+
+    before = nb_path.read_bytes()
+    whole = json.loads(before)
+    whole["cells"][2]["source"] = "y = 0"
+    text = json.dumps({"operations": [{"type": "createFile", "path": "nb.ipynb", "overwrite": True,
+                                       "content": json.dumps(whole)}]})  # fmt: skip
+    run = in_worker(lambda: run_json(op, text))
+    [item] = run.pending
+    in_worker(lambda: run.approve(item.id))
+    event = run.events[-1]
+    assert event["success"] is False and event["code"] == codes.ERR_PAGE_UNAVAILABLE, event
+    assert nb_path.read_bytes() == before
+    assert sources(room) == ["# Title", "x = 1\nprint(x)", "y = x + 1"]
