@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_operator.engine import DecidableRun, Operator, Policy, plan
+from jupyter_operator.engine import DecidableRun, Item, Operator, Policy, plan
 from jupyter_operator.engine.commands import CommandSession
 
 BLOCK = "OPERATOR_CMD\nversion: 1\nid: r1\naction: fs.read\npath: notes.md\nEND_OPERATOR_CMD\n"
@@ -65,3 +65,14 @@ def test_a_command_session_of_another_operator_is_refused(operator: Operator,
     other.mkdir()
     with Operator(other) as elsewhere, pytest.raises(ValueError, match="another operator"):
         plan(operator, "/ls", "commands", commands=CommandSession(elsewhere))
+
+
+def test_subscribers_of_a_command_script_are_handed_items(operator: Operator) -> None:
+    # Every run calls its subscribers with an Item (the agent's settling reads item.kind).
+    run = plan(operator, "/write new.md\nhello\n/end\n/ls", "commands")
+    seen: list[object] = []
+    run.subscribe(seen.append)
+    assert run.pending
+    run.approve(run.pending[0].id)
+    assert seen and all(isinstance(item, Item) for item in seen)
+    assert {item.id for item in seen} >= {run.items[0].id, run.items[1].id}  # decided, then ran
