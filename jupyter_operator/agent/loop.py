@@ -382,11 +382,14 @@ class Agent(Control, Streaming, Settling):
     def _dialect_of(self, reply: str) -> str:
         """The dialect ``reply`` is planned in: the agent's. But a reply that is not written in
         JSON operations or string commands at all is the model's prose (its summary when
-        done): read as a reply without blocks, not as malformed JSON or as bash lines. Leaked
-        tool calls in it are still seen; OPERATOR_CMD blocks are not run outside their dialect.
+        done): read as a reply without blocks, not as malformed JSON or as bash lines (a script
+        starts with a slash command or a ``$ `` bash line). Leaked tool calls in it are still
+        seen; OPERATOR_CMD blocks are not run outside their dialect.
         """
         from ..dialects import detect
 
+        if self.dialect == "commands" and reply.lstrip().startswith("$ "):
+            return "commands"  # a bash line, marked as one
         if (self.dialect in ("json", "commands") and "OPERATOR_CMD" not in reply
                 and detect(reply) != self.dialect):  # fmt: skip
             return "operator"  # no OPERATOR_CMD marker: no block runs

@@ -55,7 +55,7 @@ _DIALECT_WORDS = {
     "json": ("the JSON operations specified below",
              "a JSON list of response events, one per operation", "no JSON operation"),
     "commands": ("the string commands specified below (one per line; a reply with commands "
-                 "starts with a slash command)",
+                 "starts with a slash command or a bash line written as $ command)",
                  "one response per command (re: [id] /command, then its body)",
                  "no command (a reply that does not start with a slash command runs nothing)"),
 }  # fmt: skip
