@@ -27,7 +27,7 @@ def operator(make_operator: Callable[..., Operator]) -> Operator:
     return make_operator()
 
 
-def test_run_text_detects_the_dialect(operator: Operator) -> None:
+def test_plan_detects_the_dialect(operator: Operator) -> None:
     assert isinstance(plan(operator, ops({"type": "message", "content": "x"})), JsonRun)
     assert not isinstance(plan(operator, "no blocks here"), JsonRun)
     assert isinstance(plan(operator, "```json\n[]\n```", "json"), JsonRun)
