@@ -376,8 +376,12 @@ def dialect_run_uses(path: Path, source_text: str | None = None) -> list[str]:
             func = node.func
             name = func.id if isinstance(func, ast.Name) else (
                 func.attr if isinstance(func, ast.Attribute) else "")
+            named = [arg.value for arg in node.args if isinstance(arg, ast.Constant)]
             if name in DIALECT_RUNS:
                 found.append(f"line {node.lineno}: calls {name}")
+            elif name in ("getattr", "import_module", "__import__") and any(
+                    value in DIALECT_RUNS or value in DIALECT_RUN_MODULES for value in named):
+                found.append(f"line {node.lineno}: looks up {named[-1]} by name")
             elif name == "run" and isinstance(func, ast.Attribute):
                 owner = func.value
                 owner_name = owner.id if isinstance(owner, ast.Name) else (
@@ -406,6 +410,8 @@ def test_the_plan_check_sees_each_way_around_it() -> None:
         "x = engine.run_json(operator, text)": "calls run_json",
         "x = CommandRun(session, batch)": "calls CommandRun",
         "x = self.operator.run(reply)": "plans with operator.run",
+        "x = getattr(engine, 'run_json')(op, text)": "looks up run_json",
+        "m = importlib.import_module('jupyter_operator.engine.json_run')": "looks up",
     }
     for source, expected in samples.items():
         uses = dialect_run_uses(front, source + "\n")
