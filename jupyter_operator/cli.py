@@ -137,7 +137,7 @@ def _rule_notes(run: object) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from .engine import ShellPolicy, resolve_dialect
+    from .engine import ShellPolicy
 
     try:
         policy = policy_from_args(args)
@@ -171,27 +171,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print("jupyter-operator: --approve ask needs a terminal", file=sys.stderr)
             return EXIT_USAGE
         mode = "ask" if tty is not None else "default-none"
-    dialect = resolve_dialect(text, args.dialect)
-    if dialect == "commands":
-        return _cmd_run_commands(
-            args, text, policy, "none" if mode == "default-none" else mode, tty, shell_policy
-        )
     operator = operator_from_args(args, policy)
     try:
-        return _run_reply(args, operator, text, dialect, mode, tty, shell_policy)
+        return _run_reply(args, operator, text, args.dialect, mode, tty, shell_policy)
     finally:
         operator.close()  # type: ignore[attr-defined]  # its kernels stop with it
 
 
 def _run_reply(args: argparse.Namespace, operator: object, text: str, dialect: str, mode: str,
                tty: IO[str] | None, shell_policy: object) -> int:  # fmt: skip
-    from .engine import run_text
+    from .engine import plan
     from .engine.labels import NO_BLOCKS, cut_warning
     from .protocol import format_results, with_unread_note
 
     operator.shell_policy = shell_policy  # type: ignore[attr-defined]
-    run = run_text(operator, text, dialect)  # type: ignore[arg-type]
-    unread = getattr(run, "unread_markers", 0)
+    run = plan(operator, text, dialect)  # type: ignore[arg-type]
+    unread = run.unread_markers
     # Commands cut off by the scan window: the person is warned on stderr; the model is told in
     # the result blocks (stdout keeps the contract: result blocks only, one per command read).
     if run.truncated_chars:
@@ -212,7 +207,8 @@ def _run_reply(args: argparse.Namespace, operator: object, text: str, dialect: s
                 stack.callback(tty.close)
             _ask(run, tty, sys.stderr if tty is sys.stdin else tty)
     if not run.items and not unread:
-        print(f"jupyter-operator: {NO_BLOCKS}", file=sys.stderr)
+        nothing = "no commands found." if run.dialect == "commands" else NO_BLOCKS
+        print(f"jupyter-operator: {nothing}", file=sys.stderr)
         return EXIT_OK
     _rule_notes(run)
     text = run.results_text
@@ -220,37 +216,6 @@ def _run_reply(args: argparse.Namespace, operator: object, text: str, dialect: s
         results = [item.result for item in run.items if item.result is not None]
         text = format_results(with_unread_note(results, run.truncated_chars, unread))
     sys.stdout.write(text + "\n")
-    return EXIT_OK
-
-
-def _cmd_run_commands(args: argparse.Namespace, text: str, policy: object, mode: str,
-                      tty: IO[str] | None, shell_policy: object = None) -> int:  # fmt: skip
-    """``run --dialect commands``: run a script of string commands, print every response.
-
-    Each change (and each bash line: the command and its folder) is decided as ``--approve``
-    says before the commands after it run; ``--shell`` rules apply to bash lines.
-    """
-    from .engine.commands import CommandSession
-
-    with contextlib.ExitStack() as stack:
-        if tty is not None and tty is not sys.stdin:
-            stack.callback(tty.close)
-        operator = operator_from_args(args, policy)
-        if shell_policy is not None:
-            operator.shell_policy = shell_policy  # type: ignore[attr-defined]
-        batch = CommandSession(operator).execute(text)  # type: ignore[arg-type]
-        while batch.pending is not None:
-            if mode == "all":
-                batch.approve()
-            elif mode == "none":
-                batch.reject()
-            else:
-                assert tty is not None
-                _ask(batch.pending.run, tty, sys.stderr if tty is sys.stdin else tty)
-    if not batch.replies:
-        print("jupyter-operator: no commands found.", file=sys.stderr)
-        return EXIT_OK
-    sys.stdout.write(batch.text + "\n")
     return EXIT_OK
 
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from .cli_options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, policy_from_args, policy_options
 from .terminal import ask as _ask
 from .terminal import visible_text
+
+if TYPE_CHECKING:
+    from .engine import DecidableRun
 
 #: The reason the model reads when its change was rejected because no one could be asked.
 NO_ONE_TO_ASK = "no one could be asked: the task runs without a terminal and without --approve"
@@ -205,12 +208,11 @@ def agent_command(args: argparse.Namespace, open_terminal: Callable[[], IO[str] 
     return EXIT_OK
 
 
-def approve_all_unattended(run: object) -> None:
+def approve_all_unattended(run: DecidableRun) -> None:
     """``--approve all``: every pending item, but a cell run that would not be sandboxed
-    (``Run.approve_all(unattended=True)``; the other dialects run no cells)."""
-    from .engine import Run
-
-    if isinstance(run, Run):
+    (``approve_all(unattended=True)``; the other dialects run no cells). Also what comes up
+    for a decision only after an earlier one (a string-command script goes on after each)."""
+    waiting: list[str] = []
+    while run.pending and [item.id for item in run.pending] != waiting:
+        waiting = [item.id for item in run.pending]
         run.approve_all(unattended=True)
-    else:
-        run.approve_all()  # type: ignore[attr-defined]

@@ -337,3 +337,83 @@ def test_importing_the_package_is_cheap() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+# A model's text becomes a run through ``engine.plan`` only: the run classes of the dialects
+# and their own entry points stay inside engine/, so no front can plan one dialect its own way.
+DIALECT_RUNS = {"Run", "JsonRun", "CommandRun", "BashRun", "run_json", "run_commands"}
+DIALECT_RUN_MODULES = {
+    "jupyter_operator.engine.run", "jupyter_operator.engine.json_run",
+    "jupyter_operator.engine.commands.run", "jupyter_operator.engine.commands.bash",
+}  # fmt: skip
+# The package's public names (``jupyter_operator.Run``, for annotations in users' code).
+PUBLIC_API = PACKAGE / "__init__.py"
+
+
+def dialect_run_uses(path: Path, source_text: str | None = None) -> list[str]:
+    """Where the module ``path`` (its text: ``source_text``, else the file's) imports a
+    dialect's run class (or module) or plans a reply itself: calls a run class or its entry
+    point, or an operator's ``run(text)``."""
+    own = module_name(path)
+    package = own if path.name == "__init__.py" else own.rpartition(".")[0]
+    text = path.read_text(encoding="utf-8") if source_text is None else source_text
+    found: list[str] = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+            source = ".".join(base + ([node.module] if node.module else [])) if node.level else (
+                node.module or "")
+            if not source.startswith("jupyter_operator.engine"):
+                continue
+            for alias in node.names:
+                if alias.name in DIALECT_RUNS or f"{source}.{alias.name}" in DIALECT_RUN_MODULES \
+                        or source in DIALECT_RUN_MODULES:
+                    found.append(f"line {node.lineno}: imports {alias.name} from {source}")
+        elif isinstance(node, ast.Import):
+            found += [f"line {node.lineno}: imports {alias.name}" for alias in node.names
+                      if alias.name in DIALECT_RUN_MODULES]
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else (
+                func.attr if isinstance(func, ast.Attribute) else "")
+            named = [arg.value for arg in node.args if isinstance(arg, ast.Constant)]
+            if name in DIALECT_RUNS:
+                found.append(f"line {node.lineno}: calls {name}")
+            elif name in ("getattr", "import_module", "__import__") and any(
+                    value in DIALECT_RUNS or value in DIALECT_RUN_MODULES for value in named):
+                found.append(f"line {node.lineno}: looks up {named[-1]} by name")
+            elif name == "run" and isinstance(func, ast.Attribute):
+                owner = func.value
+                owner_name = owner.id if isinstance(owner, ast.Name) else (
+                    owner.attr if isinstance(owner, ast.Attribute) else "")
+                if owner_name in ("operator", "op", "dry"):
+                    found.append(f"line {node.lineno}: plans with {owner_name}.run(...)")
+    return found
+
+
+@pytest.mark.parametrize("path", [p for p in MODULES
+                                  if part_of(p) != "engine" and p != PUBLIC_API])
+def test_text_becomes_a_run_through_plan_only(path: Path) -> None:
+    uses = dialect_run_uses(path)
+    assert not uses, f"{path.relative_to(PACKAGE)} plans a reply without engine.plan: {uses}"
+
+
+def test_the_plan_check_sees_each_way_around_it() -> None:
+    # Each spelling of planning a reply without ``plan`` is seen (as if in a server module).
+    front = PACKAGE / "server" / "command_runs.py"
+    samples = {
+        "from ..engine import Run": "imports Run",
+        "from ..engine.json_run import JsonRun": "imports JsonRun",
+        "from ..engine.commands import run_commands": "imports run_commands",
+        "from ..engine.commands import run as runs": "imports run from",
+        "import jupyter_operator.engine.json_run": "imports jupyter_operator.engine.json_run",
+        "x = engine.run_json(operator, text)": "calls run_json",
+        "x = CommandRun(session, batch)": "calls CommandRun",
+        "x = self.operator.run(reply)": "plans with operator.run",
+        "x = getattr(engine, 'run_json')(op, text)": "looks up run_json",
+        "m = importlib.import_module('jupyter_operator.engine.json_run')": "looks up",
+    }
+    for source, expected in samples.items():
+        uses = dialect_run_uses(front, source + "\n")
+        assert any(expected in use for use in uses), (source, uses)
+    assert not dialect_run_uses(front, "from ..engine import plan\nrun = plan(op, text)\n")

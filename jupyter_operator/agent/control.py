@@ -7,7 +7,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..engine import Run
+    from ..engine import DecidableRun
     from .result import AgentResult
 
 
@@ -49,7 +49,7 @@ class Control:
         self._task = asyncio.get_running_loop().create_task(self.run(task))
         return self._task
 
-    async def waiting(self) -> Run | None:
+    async def waiting(self) -> DecidableRun | None:
         """The turn's run once it waits for a person's decision; None when the run has ended.
 
         For notebooks and scripts that decide from Python: ``run = await agent.waiting()``,

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..engine import Item, Run
+    from ..engine import DecidableRun, Item
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class TurnPlanned:
     """The reply went through the engine: reads ran, mutations wait for decisions."""
 
     turn: int
-    run: Run = field(repr=False)
+    run: DecidableRun = field(repr=False)
     session_id: str | None = None  # set by hosts that register the run (the server)
     #: The run's tokens so far, this reply's included (its usage is known once it ended): a
     #: turn waiting for decisions shows what it cost already.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..engine import Run
+    from ..engine import DecidableRun
 
 #: The same failing command (action, path, code) this many turns in a row stops the run.
 REPEAT_LIMIT = 3
@@ -41,7 +41,7 @@ class RepeatGuard:
             return f"Stopped: the model sent the same reply {self.limit} turns in a row."
         return None
 
-    def check(self, run: Run) -> str | None:
+    def check(self, run: DecidableRun) -> str | None:
         """Fold in one turn's run; the message to stop with when a streak reached the limit."""
         failing = {
             (item.action, item.path, item.error_code)

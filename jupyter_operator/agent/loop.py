@@ -33,11 +33,11 @@ from .streaming import Streaming, _Stop
 from .transcript import Transcript, default_directory
 
 if TYPE_CHECKING:
-    from ..engine import Operator, Policy, Run
+    from ..engine import DecidableRun, Operator, Policy
 
 log = logging.getLogger(__name__)
 
-Decide = Callable[["Run"], "Awaitable[None] | None"]
+Decide = Callable[["DecidableRun"], "Awaitable[None] | None"]
 EngineCall = Callable[[Callable[[], Any]], Awaitable[Any]]
 
 
@@ -65,6 +65,11 @@ class Agent(Control, Streaming, Settling):
     ``extensions`` are the protocol's host extensions its sessions run (the notebook cell
     actions by default; ``()`` for the bare spec).
 
+    ``dialect`` is how the model asks for work: ``operator`` (``OPERATOR_CMD`` blocks, the
+    default), ``json`` (JSON operations), ``commands`` (string commands) or ``auto`` (each
+    reply's own, detected); every reply is planned in it (``engine.plan``) and the default
+    system prompt describes its format.
+
     Hosts may pass ``operator_factory()`` (the engine session to use, e.g. with the server's
     protected paths) and ``engine_call(work)`` (runs a blocking engine call, e.g. in a worker
     thread under the workspace's lock); by default the engine is called directly.
@@ -89,8 +94,10 @@ class Agent(Control, Streaming, Settling):
         engine_call: EngineCall | None = None,
         extensions: Iterable[str] = ("nb",),
         context_window: int | None = None,
+        dialect: str = "operator",
     ) -> None:
         from ..engine import Policy as _Policy
+        from ..engine.dialect_runs import CHOICES
 
         self.model: Model = model if model is not None else ReplayModel([])
         self.root = Path(root)
@@ -100,6 +107,10 @@ class Agent(Control, Streaming, Settling):
         if max_turns < 1:
             raise ValueError("max_turns must be at least 1")
         self.max_turns = max_turns
+        if dialect not in CHOICES:
+            raise ValueError(f"unknown dialect {dialect!r}; choose one of {', '.join(CHOICES)}")
+        #: How the model asks for work (``engine.plan``'s dialect for every reply).
+        self.dialect = dialect
         self.system = system
         check_limits(max_tokens=max_tokens, max_cost=max_cost, max_seconds=max_seconds,
                      price=price, model=self.model.name)  # fmt: skip
@@ -135,7 +146,7 @@ class Agent(Control, Streaming, Settling):
         self.operator: Operator | None = None
         #: The engine run of the latest turn, the turn number, the model's replies and the
         #: tokens used so far (``tokens_estimated``: some were estimated, not reported).
-        self.run_now: Run | None = None
+        self.run_now: DecidableRun | None = None
         self.turn = 0
         self.replies = 0
         self.tokens = 0
@@ -183,14 +194,15 @@ class Agent(Control, Streaming, Settling):
         self._subscribers.append(callback)
 
     def default_system_prompt(self, operator: Operator | None = None) -> str:
-        """The system prompt used when ``system`` is None (preamble plus interface spec)."""
+        """The system prompt used when ``system`` is None (preamble plus the format of the
+        agent's dialect)."""
         if operator is not None:
-            return system_prompt(operator)
+            return system_prompt(operator, dialect=self.dialect)
         from ..engine import Operator as _Operator
 
         with _Operator(self.root, policy=self.policy, journal_dir=self.journal_dir,
                        extensions=self.extensions) as op:  # fmt: skip
-            return system_prompt(op)
+            return system_prompt(op, dialect=self.dialect)
 
     async def run(self, task: str, earlier: Sequence[Message] = ()) -> AgentResult:
         """Run ``task`` to its end and return how it ended (never raises for endpoint faults).
@@ -249,6 +261,7 @@ class Agent(Control, Streaming, Settling):
             transcript.add("start", run_id=transcript.run_id, task=user, model=self.model.name,
                            endpoint=self.model.endpoint, policy=self.policy.summary(),
                            max_turns=self.max_turns, root=self.root.resolve().name,
+                           dialect=self.dialect,
                            time=time.time(), **({"budgets": self.limits} if self.limits
                                                 else {}))  # fmt: skip
         else:
@@ -257,7 +270,7 @@ class Agent(Control, Streaming, Settling):
             if messages is None:
                 system = self.system
                 if system is None:
-                    system = await self._engine(lambda: system_prompt(operator))
+                    system = await self._engine(lambda: self.default_system_prompt(operator))
                 messages = [{"role": "system", "content": system}]
                 transcript.add("message", turn=0, role="system", content=system)
                 for said in earlier:  # a thread's conversation so far, as the model saw it
@@ -323,7 +336,7 @@ class Agent(Control, Streaming, Settling):
                 if run.skipped_duplicates:
                     user = DUPLICATES_NOTE
                     continue
-                if getattr(run, "unread_markers", 0):  # its commands were all in the cut part
+                if run.unread_markers:  # its commands were all in the cut part
                     user = run.results_text  # the note asking for them again
                     continue
                 answer = self._turn_end.without_blocks(turn, reply, self._last_finish, corrected,
@@ -356,13 +369,31 @@ class Agent(Control, Streaming, Settling):
             if value is not None and used >= value:
                 raise _Stop(BUDGET, used_up(limit, value, used), limit)
 
-    def _plan(self, turn: int, reply: str) -> Run:
+    def _plan(self, turn: int, reply: str) -> DecidableRun:
+        from ..engine import plan
+
         assert self.operator is not None
-        run = self.operator.run(reply)
+        run = plan(self.operator, reply, self._dialect_of(reply))
         self.run_now = run
         for record in records.commands(run):
             self._transcript_add("command", turn=turn, **record)
         return run
+
+    def _dialect_of(self, reply: str) -> str:
+        """The dialect ``reply`` is planned in: the agent's. But a reply that is not written in
+        JSON operations or string commands at all is the model's prose (its summary when
+        done): read as a reply without blocks, not as malformed JSON or as bash lines (a script
+        starts with a slash command or a ``$ `` bash line). Leaked tool calls in it are still
+        seen; OPERATOR_CMD blocks are not run outside their dialect.
+        """
+        from ..dialects import detect
+
+        if self.dialect == "commands" and reply.lstrip().startswith("$ "):
+            return "commands"  # a bash line, marked as one
+        if (self.dialect in ("json", "commands") and "OPERATOR_CMD" not in reply
+                and detect(reply) != self.dialect):  # fmt: skip
+            return "operator"  # no OPERATOR_CMD marker: no block runs
+        return self.dialect
 
     # -- plumbing ------------------------------------------------------------------------------
     async def _engine(self, work: Callable[[], Any]) -> Any:

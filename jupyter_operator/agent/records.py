@@ -15,7 +15,7 @@ CARD_DIFF_CHARS = 262_144
 CARD_OUTPUTS_CHARS = 262_144
 
 if TYPE_CHECKING:
-    from ..engine import Item, Run
+    from ..engine import DecidableRun, Item
 
 
 def reason_of(item: Item) -> str | None:
@@ -24,7 +24,7 @@ def reason_of(item: Item) -> str | None:
     return summary.partition(" Reason: ")[2] or None
 
 
-def commands(run: Run) -> list[dict[str, Any]]:
+def commands(run: DecidableRun) -> list[dict[str, Any]]:
     """One record per item, as planned (reads have run; mutations wait)."""
     return [
         {"id": item.id, "action": item.action, "path": item.path, "kind": item.kind,
@@ -33,7 +33,8 @@ def commands(run: Run) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def decisions(run: Run, decided_at: dict[str, float], waited: float) -> list[dict[str, Any]]:
+def decisions(run: DecidableRun, decided_at: dict[str, float],
+              waited: float) -> list[dict[str, Any]]:  # fmt: skip
     """One record per mutation: how it ended, who decided (person or rule), why, how long."""
     return [
         {"id": item.id, "outcome": item.status,
@@ -45,7 +46,7 @@ def decisions(run: Run, decided_at: dict[str, float], waited: float) -> list[dic
     ]  # fmt: skip
 
 
-def results(run: Run) -> list[dict[str, Any]]:
+def results(run: DecidableRun) -> list[dict[str, Any]]:
     """One record per result the model is sent; a cell run adds what ran where (the ledger's
     fields: cell, source sha256, kernel, execution count, status)."""
     found = []
@@ -77,7 +78,7 @@ def _cut(text: str, lines: int) -> tuple[str, int]:
     return text[:kept], len(text) - kept
 
 
-def cards(run: Run) -> list[dict[str, Any]]:
+def cards(run: DecidableRun) -> list[dict[str, Any]]:
     """One record per item as its card draws it once the turn settled (``Item.to_dict``: the
     diff or the cell changes, the decision and who made it, the result and a cell run's
     outputs), so a saved run can be drawn again as the person saw it. A result is cut after

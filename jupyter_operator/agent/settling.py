@@ -15,7 +15,7 @@ from .budgets import BUDGET, used_up
 from .streaming import _Stop
 
 if TYPE_CHECKING:
-    from ..engine import Item, Run
+    from ..engine import DecidableRun, Item
 
 STOP_REASON_TEXT = "the person stopped the run"
 #: Why what still waits is rejected when the run's time budget runs out.
@@ -32,7 +32,7 @@ class Settling:
         """Seconds until the time budget runs out (None: no time budget)."""
         return None if self._deadline is None else max(0.0, self._deadline - time.monotonic())
 
-    async def _settle(self, turn: int, run: Run) -> None:
+    async def _settle(self, turn: int, run: DecidableRun) -> None:
         """Wait, without blocking, until every item of ``run`` is decided (or Stop, or the
         time budget runs out: what still waits is then rejected, and the run stops)."""
         loop = asyncio.get_running_loop()
@@ -84,7 +84,7 @@ class Settling:
                                         while_doing="while changes waited for decisions"),
                         "seconds")  # fmt: skip
 
-    def _record_results(self, turn: int, run: Run) -> None:
+    def _record_results(self, turn: int, run: DecidableRun) -> None:
         for record in records.results(run):
             self._transcript_add("result", turn=turn, **record)
         # ``card`` is the record's own field: an item's ``type`` would clash with the record's
@@ -92,7 +92,7 @@ class Settling:
             self._transcript_add("card", turn=turn, card=card)
 
 
-def reject_translations(run: Run) -> None:
+def reject_translations(run: DecidableRun) -> None:
     """A ``decide`` for runs with no person to ask (scripts, experiments): every translated
     tool call is rejected, so the model is told the ``OPERATOR_CMD`` block it meant and can
     send it, which the rules then decide like any block."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from ..engine import Run
+    from ..engine import DecidableRun
 
 Kind = Literal["done", "empty", "promise", "cut_off", "refusal", "question", "foreign_tool_call"]
 
@@ -120,7 +120,7 @@ class TurnEnd:
             return found.kind, f"Stopped: the model's reply was {STOP_WORDS[found.kind]} twice."
         return "done", f"The model finished after {finished_after(turn, replies)}."
 
-    def planned(self, turn: int, run: Run) -> None:
+    def planned(self, turn: int, run: DecidableRun) -> None:
         """Record the calls in the model's own format (the engine's translated items)."""
         foreign = [item for item in run.items if item.foreign is not None]
         for item in foreign:
@@ -133,7 +133,7 @@ class TurnEnd:
             self._notice(turn, "The model used its own tool-call format: its calls are shown "
                          "translated to OPERATOR_CMD blocks; the model is told.")  # fmt: skip
 
-    def settled(self, run: Run) -> tuple[str, str] | bool:
+    def settled(self, run: DecidableRun) -> tuple[str, str] | bool:
         """After a turn's decisions: ``(reason, message)`` when a second turn in a row was only
         calls in the model's own format that nobody approved; else whether this one was."""
         leaked = bool(run.items) and all(

@@ -3,8 +3,9 @@
 from ..shell import sandbox_available
 from ..workspace import HistoryEntry
 from ..workspace.out_of_reach import describe as out_of_reach
+from .decidable import DecidableRun
 from .decisions import Decision
-from .dialect_runs import resolve_dialect, run_text
+from .dialect_runs import plan, resolve_dialect
 from .errors import BadEdit, DecideFirst, EngineError, IllegalTransition, UnknownItem
 from .items import Item, Proposal
 from .json_run import JsonItem, JsonRun, run_json, shell_history
@@ -16,6 +17,7 @@ from .shell_policy import ShellDecision, ShellPolicy
 __all__ = [
     "GROUPS",
     "BadEdit",
+    "DecidableRun",
     "DecideFirst",
     "Decision",
     "EngineError",
@@ -34,9 +36,9 @@ __all__ = [
     "ShellState",
     "UnknownItem",
     "out_of_reach",
+    "plan",
     "resolve_dialect",
     "run_json",
-    "run_text",
     "sandbox_available",
     "shell_history",
 ]

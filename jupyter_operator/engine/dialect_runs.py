@@ -1,8 +1,10 @@
-"""One entry point for every dialect: ``run_text(operator, text, dialect)``.
+"""The one way a model's text becomes a run: ``plan(operator, text, dialect)``.
 
-``dialect`` is ``"operator"`` (``OPERATOR_CMD`` blocks, ``Operator.run``), ``"json"`` (JSON
-operations, ``run_json``) or ``"auto"`` (``dialects.detect`` picks one). Both kinds of run offer
-the same decisions and ``results_text`` (in their own dialect), so fronts need no other branch.
+``dialect`` is ``"operator"`` (``OPERATOR_CMD`` blocks, and tool calls the model wrote in its own
+family's format, ``foreign_calls.py``), ``"json"`` (JSON operations), ``"commands"`` (a script of
+string commands) or ``"auto"`` (``dialects.detect`` picks one). Every run is a
+:class:`~.decidable.DecidableRun`: the same items, decisions and ``results_text`` (in its own
+dialect), so fronts need no branch of their own. No front constructs a dialect's run class.
 """
 
 from __future__ import annotations
@@ -10,10 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..dialects import DIALECTS, detect
-from .json_run import JsonRun, run_json
+from .commands.run import run_commands
+from .json_run import run_json
 
 if TYPE_CHECKING:
-    from .session import Operator, Run
+    from .commands.session import CommandSession
+    from .decidable import DecidableRun
+    from .session import Operator
 
 CHOICES = ("auto", *DIALECTS)
 
@@ -31,14 +36,18 @@ def resolve_dialect(text: str, dialect: str | None) -> str:
     return dialect
 
 
-def run_text(operator: Operator, text: str, dialect: str | None = "auto") -> Run | JsonRun:
-    """Plan (and partly run) one reply in its dialect (``operator`` or ``json``).
+def plan(operator: Operator, text: str, dialect: str | None = "auto", *,
+         commands: CommandSession | None = None) -> DecidableRun:  # fmt: skip
+    """Plan (and partly run) one reply in its dialect: reads the policy allows run at once,
+    the rest waits for decisions on the returned run.
 
-    String commands (``commands``) have their own runner; ValueError here.
+    ``commands``: the string-command session a ``commands`` script runs in (one that lives
+    on, with its open document and variables); by default a fresh one. ValueError (one line)
+    for an unknown dialect.
     """
     chosen = resolve_dialect(text, dialect)
     if chosen == "json":
         return run_json(operator, text)
-    if chosen != "operator":
-        raise ValueError(f"the {chosen} dialect is not run through run_text")
+    if chosen == "commands":
+        return run_commands(operator, text, commands)
     return operator.run(text)

@@ -47,9 +47,6 @@ class JsonRun(JsonRunSteps):
     """The items of one batch of JSON operations, in order, and the events produced so far."""
 
     dialect = "json"
-    truncated_chars = 0
-    unread_markers = 0
-    skipped_duplicates: tuple[str, ...] = ()
 
     def __init__(self, operator: Operator, operations: list[Operation]) -> None:
         self._operator = operator
@@ -121,8 +118,9 @@ class JsonRun(JsonRunSteps):
             self.advance()
         return decision
 
-    def approve_all(self) -> list[Decision]:
-        """Approve operations one by one until none is pending."""
+    def approve_all(self, *, unattended: bool = False) -> list[Decision]:
+        """Approve operations one by one until none is pending (``unattended`` changes
+        nothing: no operation runs code outside the shell policy's sandbox check)."""
         decided = []
         while self.pending:
             decided.append(self.approve(self.pending[0].id))

@@ -3,6 +3,7 @@
     jupyter-operator eval SUITE|--suite builtin --model NAME [--model NAME ...] [--base-url URL]
                           [--replay FILE ...] [--reference] [--repeats N] [--workers N]
                           [--dask ADDRESS] [--approve all] [--unsandboxed] [--out DIR]
+                          [--dialect auto|operator|json|commands]
                           [--price MODEL=IN[,OUT]] [--rerun-stale] [--retry-errors]
                           [--max-tokens N] [--max-cost USD] [--max-seconds S]
                           [--budget-cost USD] [--approve ask --server URL [--token TOKEN]]
@@ -91,6 +92,10 @@ def add_parser(sub: Any) -> None:
                          "URL (default: none)")  # fmt: skip
     ev.add_argument("--token", default=None, metavar="TOKEN",
                     help="with --server: its API token (default: $JUPYTER_TOKEN)")
+    ev.add_argument("--dialect", choices=("auto", "operator", "json", "commands"), default=None,
+                    help="how the model asks for work in every run: OPERATOR_CMD blocks, JSON "
+                         "operations, string commands or each reply's own (default: each "
+                         "task's dialect, operator unless its task.toml says)")
     ev.add_argument("--unsandboxed", action="store_true",
                     help="run an endpoint model's tasks even where bubblewrap is missing: "
                          "its cells and the task's check then run as you (default: off, "
@@ -204,7 +209,8 @@ def run(args: Any) -> int:
                                 retry_errors=args.retry_errors, prices=prices,
                                 max_tokens=args.max_tokens, max_cost=args.max_cost,
                                 max_seconds=args.max_seconds,
-                                budget_cost=args.budget_cost, review=review)  # fmt: skip
+                                budget_cost=args.budget_cost, review=review,
+                                dialect=args.dialect)  # fmt: skip
         refused = experiment.refused()
         stale = experiment.stale()
         errored = experiment.errored()

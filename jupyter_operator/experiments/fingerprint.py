@@ -64,7 +64,10 @@ def fingerprint_parts(spec: RunSpec) -> dict[str, str]:
         "check": {"command": task.check, "files": _files(support)},
         "settings": {"policy": list(task.policy), "max_turns": task.max_turns,
                      "timeout_s": task.time_budget, "extensions": list(task.extensions),
-                     **_given(max_tokens=task.max_tokens, max_cost=task.max_cost)},
+                     **_given(max_tokens=task.max_tokens, max_cost=task.max_cost),
+                     # Only a dialect other than the default: rows from before it keep theirs.
+                     **({"dialect": spec.run_dialect} if spec.run_dialect != "operator"
+                        else {})},
         "model": {"name": model.name, "model": model.model, "base_url": model.base_url,
                   "context_window": model.context_window, "reference": model.reference,
                   "replies": replies},

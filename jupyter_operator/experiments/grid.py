@@ -216,7 +216,7 @@ class Experiment:
                  max_wait_s: float = MAX_WAIT_S, prices: Mapping[str, Price] | None = None,
                  max_tokens: int | None = None, max_cost: float | None = None,
                  max_seconds: float | None = None, budget_cost: float | None = None,
-                 review: Review | None = None) -> None:  # fmt: skip
+                 review: Review | None = None, dialect: str | None = None) -> None:  # fmt: skip
         if isinstance(tasks, (str, os.PathLike)):
             tasks = load_suite(tasks)
         self.tasks = list(tasks)
@@ -230,6 +230,12 @@ class Experiment:
         self.repeats = repeats
         self.approve_all = approve_all
         self.unsandboxed = unsandboxed
+        from ..engine.dialect_runs import CHOICES
+
+        if dialect is not None and dialect not in CHOICES:
+            raise ValueError(f"unknown dialect {dialect!r}; choose one of {', '.join(CHOICES)}")
+        #: ``--dialect``: the dialect of every run, over each task's own (None: the task's).
+        self.dialect = dialect
         self.rerun_stale = rerun_stale
         self.retry_errors = retry_errors
         self.max_wait_s = max_wait_s
@@ -270,7 +276,7 @@ class Experiment:
         return [RunSpec(task, model, repeat, self.approve_all, unsandboxed=self.unsandboxed,
                         max_tokens=self.max_tokens, max_cost=self.max_cost,
                         max_seconds=self.max_seconds, price=self.prices.get(model.name),
-                        review=self.review)
+                        review=self.review, dialect=self.dialect)
                 for repeat in range(self.repeats) for task in self.tasks
                 for model in self.models]  # fmt: skip
 

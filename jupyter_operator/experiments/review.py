@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..engine import Item, Run
+    from ..engine import DecidableRun, Item
 
 #: The REST API's path under the server's base URL.
 API = "jupyter-operator/api/"
@@ -127,12 +127,12 @@ def copy_files(workspace: Path, paths: list[str]) -> dict[str, str]:
 
 
 def asking(review: Review, workspace: Path, label: Callable[[], str],
-           record: Callable[[dict[str, Any]], None]) -> Callable[[Run], Any]:  # fmt: skip
+           record: Callable[[dict[str, Any]], None]) -> Callable[[DecidableRun], Any]:  # fmt: skip
     """A run's ``decide`` with a person to ask: a translated tool call is rejected (as in an
     unattended run); whatever else waits is sent to the server and decided there;
     ``record(decision)`` is told each decision made."""
 
-    async def decide(run: Run) -> None:
+    async def decide(run: DecidableRun) -> None:
         for item in list(run.pending):
             if getattr(item, "foreign", None) is not None:
                 run.reject(item.id)  # the model's result names the block it meant

@@ -26,7 +26,7 @@ from .tasks import Task, materialize
 if TYPE_CHECKING:
     from ..agent import Model
     from ..agent.prices import Price
-    from ..engine import Run
+    from ..engine import DecidableRun
     from .review import Review
 
 #: What a model is told when a change waits for a person in an unattended run.
@@ -118,6 +118,13 @@ class RunSpec:
     price: Price | None = None
     #: ``--approve ask``: where what the task's rules leave open is asked of a person.
     review: Review | None = None
+    #: The grid's dialect (``eval --dialect``): replaces the task's own when given.
+    dialect: str | None = None
+
+    @property
+    def run_dialect(self) -> str:
+        """The dialect the run's model asks for work in: the grid's, else the task's."""
+        return self.dialect or self.task.dialect
 
     def limits(self) -> dict[str, float]:
         """The run's budgets by name (``max_seconds`` always, ``max_tokens`` and ``max_cost``
@@ -142,7 +149,7 @@ class RunSpec:
         return (self.task.name, self.model.name, self.repeat)
 
 
-def unattended(approve_all: bool) -> Callable[[Run], None]:
+def unattended(approve_all: bool) -> Callable[[DecidableRun], None]:
     """The decisions of a run with nobody watching: what waits is rejected with a reason the
     model sees (or, with ``approve_all``, approved: only the run's copy is at stake).
 
@@ -151,7 +158,7 @@ def unattended(approve_all: bool) -> Callable[[Run], None]:
     only a person may accept. It is rejected, so the model is told the block it meant.
     """
 
-    def decide(run: Run) -> None:
+    def decide(run: DecidableRun) -> None:
         while run.pending:
             item = run.pending[0]
             if getattr(item, "foreign", None) is not None:
@@ -206,7 +213,8 @@ def _agent_run(spec: RunSpec, workspace: Path, scratch: Path,
                   max_turns=task.max_turns, **limits, price=spec.price,
                   decide=unattended(spec.approve_all), transcripts=scratch / "runs",
                   journal_dir=scratch / "journal", extensions=task.extensions,
-                  context_window=spec.model.context_window)  # fmt: skip
+                  context_window=spec.model.context_window,
+                  dialect=spec.run_dialect)  # fmt: skip
     if spec.review is not None:
         from .review import asking
 
@@ -240,8 +248,8 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
     started = time.time()
     clock = time.perf_counter()
     row: dict[str, Any] = {"task": spec.task.name, "model": spec.model.name,
-                           "repeat": spec.repeat, "started_at": round(started, 3),
-                           "limits": spec.limits()}  # fmt: skip
+                           "repeat": spec.repeat, "dialect": spec.run_dialect,
+                           "started_at": round(started, 3), "limits": spec.limits()}  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="jupyter-operator-eval-") as folder:
         scratch = Path(folder)
         workspace, task_dir = scratch / "workspace", scratch / "task"

@@ -3,7 +3,8 @@
 A task folder holds ``task.toml`` (``prompt``; ``check``, a shell command run in the run's copy of
 the files once the agent has stopped, exit 0 meaning passed; optional ``max_turns``, ``policy``
 rules, the budgets ``max_seconds`` (or its older name ``timeout_s``), ``max_tokens`` and
-``max_cost``, ``extensions``, ``measures``), ``files/`` (the starting workspace) and
+``max_cost``, ``extensions``, ``measures``, ``dialect``: how the model asks for work, ``operator``
+by default, ``json``, ``commands`` or ``auto``), ``files/`` (the starting workspace) and
 whatever the check needs beside them (``check.py``: never inside the workspace, so a model cannot
 read or rewrite its own check). A task is loaded into bytes once, so a run on another machine
 (a Dask worker) needs only what it is sent.
@@ -41,6 +42,7 @@ _FIELDS: dict[str, tuple[type, ...]] = {
     "prompt": (str,), "check": (str,), "max_turns": (int,), "policy": (list,),
     "timeout_s": (int, float), "extensions": (list,), "measures": (str,),
     "max_seconds": (int, float), "max_tokens": (int,), "max_cost": (int, float),
+    "dialect": (str,),
 }  # fmt: skip
 #: The longest time budget a task may give a run.
 MAX_TASK_SECONDS = 86_400
@@ -69,6 +71,9 @@ class Task:
     #: The run's cost budget in USD (from the model's price: a run of an unpriced model with
     #: it is refused before the grid starts).
     max_cost: float | None = None
+    #: How the model asks for work (``engine.plan``'s dialect for each reply; the system
+    #: prompt describes it): ``operator``, ``json``, ``commands`` or ``auto``.
+    dialect: str = "operator"
     #: The starting workspace (``files/``).
     files: dict[str, bytes] = field(default_factory=dict, repr=False)
     #: Everything else in the folder (the check's scripts, ``reference.json``).
@@ -173,6 +178,11 @@ def _field(settings: dict[str, Any], name: str, where: Path) -> Any:
                         "seconds")  # fmt: skip
     if name in ("max_tokens", "max_cost") and not (0 < value < float("inf")):
         raise TaskError(f"{where}: field '{name}': must be more than 0")
+    if name == "dialect":
+        from ..engine.dialect_runs import CHOICES
+
+        if value not in CHOICES:
+            raise TaskError(f"{where}: field 'dialect': must be one of {', '.join(CHOICES)}")
     return value
 
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 from .session import session
 
 if TYPE_CHECKING:
-    from ..engine import Run
+    from ..engine import DecidableRun
 
 
-def status_text(run: Run) -> str:
+def status_text(run: DecidableRun) -> str:
     """One line per command of ``run``: what happened, or what it waits for."""
     from ..engine.labels import outcome_line
     from ..widgets.render import visible

@@ -57,7 +57,8 @@ def take_run_options(args: list[str]) -> tuple[str | None, bool, str, list[str]]
         elif token in ("--root", "--dialect"):
             value = next(tokens, None)
             if value is None:
-                what = "a folder" if token == "--root" else "a name (auto, operator, json)"
+                what = ("a folder" if token == "--root"
+                        else "a name (auto, operator, json, commands)")  # fmt: skip
                 raise UsageError(f"operator: {token} needs {what}")
             if token == "--root":
                 root = value

@@ -7,7 +7,6 @@ Every mistake in using the magics is one line (``UsageError``), never a tracebac
 
 from __future__ import annotations
 
-import itertools
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +19,7 @@ from .magic_options import USAGE, split_magic_line, take_run_options
 from .session import session
 
 if TYPE_CHECKING:
-    from ..engine import Run
+    from ..engine import DecidableRun
 
 
 @magics_class
@@ -40,11 +39,6 @@ class OperatorMagics(Magics):
         %operator history | spec | results
         """
         args = split_magic_line(line)
-        wants_commands = "--dialect=commands" in args or any(
-            pair == ("--dialect", "commands") for pair in itertools.pairwise(args)
-        )
-        if cell is not None and wants_commands and commands.run_dialect_cell(list(args), cell):
-            return
         if cell is not None and args[:1] == ["policy"]:
             from .policy_magic import policy_command
 
@@ -52,13 +46,6 @@ class OperatorMagics(Magics):
             return
         if cell is not None:
             root, dry_run, dialect, rest = take_run_options(args)
-            if dialect == "auto" and not dry_run:
-                from ..dialects import detect
-
-                if detect(cell) == "commands":  # string commands have their own runner
-                    plain = [*(["--root", root] if root else []), "--dialect", "commands"]
-                    commands.run_dialect_cell(plain, cell)
-                    return
             if rest:
                 raise UsageError(
                     f"operator: unexpected {rest[0]!r} (options: --root DIR, --dry-run, "
@@ -78,29 +65,10 @@ class OperatorMagics(Magics):
     # -- running -------------------------------------------------------------------------------
     def _show_run(
         self, text: str, *, root: str | None, dry_run: bool, dialect: str = "auto"
-    ) -> Run:
-        from ..widgets.saved_output import SavedOutput
-        from .run_display import widget_for
+    ) -> DecidableRun:
+        from .run_display import show_run
 
-        state = session()
-        try:
-            run = state.run(text, root=root, dry_run=dry_run, dialect=dialect)
-        except ValueError as exc:
-            raise UsageError(f"operator: {exc}") from None
-        note = ""
-        if not dry_run and not run.items and run.skipped_duplicates:
-            # The same reply again (a cell run twice): show what was decided, not "0 commands".
-            earlier = state.earlier_run(state.resolve_root(root), run.skipped_duplicates)
-            if earlier is not None:
-                run = state.last_run = earlier
-                note = "This reply already ran in this session; these are its cards as decided."
-        title = "Operator (dry run: nothing is written)" if dry_run else None
-        view = widget_for(run, title=title, dry_run=dry_run, note=note)
-        state.last_view = view
-        saved = SavedOutput(view)
-        # After the view's own subscriber: the saved text follows the cards.
-        run.subscribe(lambda _item: saved.update(view))
-        return run
+        return show_run(text, root=root, dry_run=dry_run, dialect=dialect)
 
     def _cmd_run(self, args: list[str]) -> None:
         root, dry_run, dialect, rest = take_run_options(args)
@@ -311,7 +279,7 @@ def unload_ipython_extension(ipython: Any) -> None:
     magics["cell"].pop("operator_agent", None)
 
 
-def last_run() -> Run | None:
+def last_run() -> DecidableRun | None:
     """The ``Run`` of the most recent ``%%operator`` (or ``%operator run``) in this kernel."""
     return session().last_run
 

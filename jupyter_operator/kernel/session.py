@@ -17,7 +17,8 @@ from .live_runs import CommRunner, OwnPage
 from .server_rooms import ServerRooms
 
 if TYPE_CHECKING:
-    from ..engine import Operator, Policy, Run, ShellPolicy
+    from ..engine import DecidableRun, Operator, Policy, ShellPolicy
+    from ..engine.commands import CommandSession
 
 #: Host extensions of the protocol that ``%%operator`` runs by default: the notebook cell
 #: actions.
@@ -40,16 +41,19 @@ class KernelSession:
     policy: Policy | None = None
     shell_policy: ShellPolicy | None = None
     operators: dict[Path, Operator] = field(default_factory=dict)
-    last_run: Run | None = None
+    last_run: DecidableRun | None = None
     last_view: Any = None
     last_dry_run: bool = False
     #: Every run of this kernel, per workspace root (to show decided ones again and to mark
     #: undone changes on their cards).
-    runs: dict[Path, list[Run]] = field(default_factory=dict)
+    runs: dict[Path, list[DecidableRun]] = field(default_factory=dict)
     #: The history widgets on screen, redrawn after every undo or redo from anywhere.
     history_views: weakref.WeakSet[Any] = field(default_factory=weakref.WeakSet)
     #: Host extensions the runs of this kernel use (``%operator cells off`` empties it).
     extensions: tuple[str, ...] = EXTENSIONS
+    #: One string-command session per workspace root, for the kernel's lifetime (its open
+    #: document, variables and bash folder carry over from one ``%op`` to the next).
+    command_sessions: dict[Path, CommandSession] = field(default_factory=dict)
 
     def resolve_root(self, path: str | os.PathLike[str] | None = None) -> Path:
         """The workspace root for a run: ``path``, else the set root, else the cwd.
@@ -96,16 +100,20 @@ class KernelSession:
     def run(
         self, text: str, *, root: str | None = None, dry_run: bool = False,
         dialect: str | None = "auto",
-    ) -> Run:  # fmt: skip
+    ) -> DecidableRun:  # fmt: skip
         """Plan one model reply; reads run at once, mutations wait for decisions.
 
-        ``dialect`` is ``auto`` (detected), ``operator`` or ``json``; ValueError otherwise.
+        ``dialect`` is ``auto`` (detected), ``operator``, ``json`` or ``commands`` (run in the
+        root's command session); ValueError otherwise, and for a dry run of string commands
+        (they run as they go: there is nothing to preview apart from running them).
         """
-        from ..engine import Operator, ShellPolicy, resolve_dialect, run_text
+        from ..engine import Operator, ShellPolicy, plan, resolve_dialect
 
         dialect = resolve_dialect(text, dialect)
 
         where = self.resolve_root(root)
+        if dry_run and dialect == "commands":
+            raise ValueError("unexpected '--dry-run': string commands have no dry run")
         if dry_run:
             # A throwaway operator: a dry run must not mark ids as seen, or the real run of the
             # same reply afterwards would skip every command as a duplicate. Reads run; every
@@ -116,16 +124,29 @@ class KernelSession:
                            runner=NoRunner("a dry run runs nothing"))
             # No command runs in a dry run: no allow rule applies, so each one is shown.
             dry.shell_policy = ShellPolicy(deny=self.current_shell_policy().deny)
-            run = run_text(dry, text, dialect)
+            run = plan(dry, text, dialect)
             run.reject_all(reason=DRY_RUN_REASON)
+        elif dialect == "commands":
+            commands = self.command_session(where)
+            run = plan(commands.operator, text, dialect, commands=commands)
         else:
-            run = run_text(self.operator_for(where), text, dialect)
+            run = plan(self.operator_for(where), text, dialect)
             self.runs.setdefault(where, []).append(run)
         self.last_run = run
         self.last_dry_run = dry_run
         return run
 
-    def earlier_run(self, root: Path, ids: tuple[str, ...]) -> Run | None:
+    def command_session(self, where: Path) -> CommandSession:
+        """The string-command session of the workspace root ``where`` (on its operator)."""
+        from ..engine.commands import CommandSession
+
+        operator = self.operator_for(where)
+        found = self.command_sessions.get(where)
+        if found is None or found.operator is not operator:
+            found = self.command_sessions[where] = CommandSession(operator)
+        return found
+
+    def earlier_run(self, root: Path, ids: tuple[str, ...]) -> DecidableRun | None:
         """The earlier run of ``root`` that holds every id in ``ids`` (a reply run again)."""
         for run in reversed(self.runs.get(root, [])):
             known = {item.id for item in run.items}
@@ -140,6 +161,7 @@ class KernelSession:
             op.close()
         self.operators.clear()
         self.runs.clear()
+        self.command_sessions.clear()
         self.last_run = self.last_view = None
         self.last_dry_run = False
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..engine.decidable import DecidableRun
 from ..engine.errors import UnknownItem
 
 if TYPE_CHECKING:
@@ -35,19 +36,18 @@ MAX_PARTS = 50
 class Part:
     """One call: its run, the text it was planned from and its engine session."""
 
-    run: Any
+    run: DecidableRun
     text: str
     operator: Operator
     #: The session's index of the part's first item.
     offset: int
 
 
-class ClientRun:
+class ClientRun(DecidableRun):
     """The runs of one client's calls (see the module doc), in the order they joined."""
 
     #: Item views and edits follow each part's own dialect (:meth:`dialect_of`).
     dialect = "operator"
-    truncated_chars = 0
 
     def __init__(self) -> None:
         self.parts: list[Part] = []
@@ -57,7 +57,7 @@ class ClientRun:
     def __repr__(self) -> str:
         return f"<ClientRun parts={len(self.parts)} pending={len(self.pending)}>"
 
-    def add(self, run: Any, text: str, operator: Operator) -> None:
+    def add(self, run: DecidableRun, text: str, operator: Operator) -> None:
         """One more call's run (its item ids must be new to this session: ValueError)."""
         with self._lock:
             ids = {item.id for item in self.items}
@@ -75,7 +75,7 @@ class ClientRun:
 
     # -- what fronts read --------------------------------------------------------------------
 
-    @property
+    @property  # type: ignore[override]  # every part's, not a stored list
     def items(self) -> list[Item]:
         """Every part's items, in the order the calls joined."""
         return [item for part in self.parts for item in part.run.items]
@@ -96,11 +96,11 @@ class ClientRun:
         texts = [part.run.results_text for part in self.parts]
         return "\n".join(text for text in texts if text)
 
-    @property
+    @property  # type: ignore[override]
     def unread_markers(self) -> int:
-        return sum(getattr(part.run, "unread_markers", 0) for part in self.parts)
+        return sum(part.run.unread_markers for part in self.parts)
 
-    @property
+    @property  # type: ignore[override]
     def skipped_duplicates(self) -> tuple[str, ...]:
         return tuple(s for part in self.parts for s in part.run.skipped_duplicates)
 
@@ -190,7 +190,7 @@ def dump_parts(run: ClientRun, **extra: Any) -> bytes:
     from ..engine.persist import FORMAT, dump_run
 
     parts = [dump_run(part.run, part.text) for part in run.parts
-             if getattr(part.run, "dialect", "operator") == "operator"]  # fmt: skip
+             if part.run.dialect == "operator"]  # fmt: skip
     body = {"format": FORMAT, "text": "", "items": [], **extra}
     head = json.dumps(body, ensure_ascii=True, separators=(",", ":")).encode("ascii")
     # Each part is already JSON text: joined as it is, not parsed and written again.

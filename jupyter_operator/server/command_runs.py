@@ -1,7 +1,8 @@
-"""String-command sessions in the server: planning a pasted script, and why they are not saved.
+"""String-command sessions in the server, and why they are not saved.
 
-A pasted script of slash commands (``dialect`` ``commands``, or detected by ``auto``) runs in a
-fresh command session per scan (its open document, variables and bash folder start empty).
+A pasted script of slash commands (``dialect`` ``commands``, or detected by ``auto``) is planned
+like any reply (``engine.plan``), in a fresh command session per scan (its open document,
+variables and bash folder start empty).
 
 Command sessions are kept in memory only, by decision: what waits in one is not a fixed set
 of previews but a live session. The requests queued behind a pending change are answered only
@@ -16,12 +17,9 @@ Nothing that waited in it was applied; the person pastes the commands again.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .errors import ApiError
-
-if TYPE_CHECKING:
-    from ..engine import Operator
 
 ENDED = (
     "This string-command session was kept in the server's memory only, and the server no "
@@ -29,18 +27,6 @@ ENDED = (
     "was applied or run; paste the commands again to continue."
 )
 _FORMAT = 1  # engine.persist.FORMAT: the store checks only that it is JSON
-
-
-def plan_reply(operator: Operator, text: str, dialect: str | None) -> Any:
-    """The run of one pasted reply in its dialect (``commands`` included)."""
-    from ..engine import resolve_dialect, run_text
-
-    chosen = resolve_dialect(text, dialect)
-    if chosen == "commands":
-        from ..engine.commands import run_commands
-
-        return run_commands(operator, text)
-    return run_text(operator, text, chosen)
 
 
 def memory_marker(workspace: str, created: float) -> bytes:

@@ -28,7 +28,7 @@ def save_session(store: SessionStore | None, session: Session) -> None:
     """
     if store is None or session.adopted:
         return
-    dialect = getattr(session.run, "dialect", "operator")
+    dialect = session.run.dialect
     if dialect not in ("operator", "commands"):
         return
     from ..engine.persist import dump_run

@@ -17,7 +17,7 @@ from ..protocol import Result, codes
 from .errors import ApiError
 
 if TYPE_CHECKING:
-    from ..engine import Item, Operator, Run
+    from ..engine import DecidableRun, Item, Operator
     from ..workspace import HistoryEntry
 
 DECISIONS = ("approve", "reject")
@@ -29,7 +29,7 @@ def run_dialect(run: Any, item_id: str | None = None) -> str:
     """The dialect of ``run`` (of the part holding ``item_id``, in a client's session)."""
     if item_id is not None and hasattr(run, "dialect_of"):
         return str(run.dialect_of(item_id))
-    return str(getattr(run, "dialect", "operator"))
+    return str(run.dialect)
 
 
 def shown_index(item: Item, run: Any) -> int:
@@ -68,7 +68,7 @@ class Session:
     id: str
     workspace: str
     operator: Operator
-    run: Run
+    run: DecidableRun
     text: str = ""
     created: float = field(default_factory=time.time)
     folder: str | None = None  # subfolder of the workspace the paths are taken from
@@ -109,10 +109,10 @@ class Session:
             "items": [item_view(item, run, whole_details=whole_details) for item in items],
             "results_text": None if whole_details else run.results_text,
             "truncated_chars": run.truncated_chars,
-            "unread_markers": getattr(run, "unread_markers", 0),
+            "unread_markers": run.unread_markers,
             "skipped_duplicates": list(run.skipped_duplicates),
             "done": done,
-            "dialect": getattr(run, "dialect", "operator"),
+            "dialect": run.dialect,
             "label": self.label,
         }
 

@@ -44,7 +44,7 @@ from .session_views import (
 from .workspaces import WorkspaceRegistry, close_operator
 
 if TYPE_CHECKING:
-    from ..engine import Operator, Run
+    from ..engine import DecidableRun, Operator
     from ..execution import Outcome
     from ..workspace.sessionstore import SessionStore
 
@@ -118,7 +118,7 @@ class SessionService(HistoryRequests):
         answer is that session with only this reply's items. A reply answered at once (a
         read, a change a rule applied, a refusal) stays a session of its own, as without it.
         """
-        from .command_runs import plan_reply
+        from .. import engine
 
         if files is not None:
             review = dict(files)
@@ -129,7 +129,7 @@ class SessionService(HistoryRequests):
             operator = self.registry.new_operator(workspace, folder)
             operator.label = label  # recorded with each change it applies (the history's)
             try:
-                run = plan_reply(operator, text, dialect)
+                run = engine.plan(operator, text, dialect)
             except BaseException:
                 close_operator(operator)
                 raise
@@ -195,7 +195,7 @@ class SessionService(HistoryRequests):
         ids = {item.id for item in call.run.items}
         return session.to_dict(whole_details=whole_details, only=ids)
 
-    def adopt(self, workspace: str, operator: Operator, run: Run) -> str:
+    def adopt(self, workspace: str, operator: Operator, run: DecidableRun) -> str:
         """Serve a run made elsewhere (a turn of the agent loop) through the decide API.
 
         Returns the new session id. The caller keeps ``operator`` (it is not closed here).

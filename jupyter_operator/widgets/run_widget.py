@@ -29,7 +29,7 @@ from .run_state import describe_error, run_summary, text_listing
 from .static_view import static_html
 
 if TYPE_CHECKING:
-    from ..engine import Item
+    from ..engine import DecidableRun, Item
 
 RESULTS_TITLE = "OPERATOR_RESULT blocks for the model's next turn"
 #: Per dialect: the title of the results box, the heading, what an empty run says.
@@ -128,7 +128,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
 
     def __init__(
         self,
-        run: Any,
+        run: DecidableRun,
         *,
         title: str | None = None,
         dry_run: bool = False,
@@ -140,7 +140,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
         """``undo``, ``redo`` and ``history`` default to those of the run's own workspace
         (:func:`workspace_history`) when none is given."""
         self._run = run
-        self._words = DIALECT_WORDS.get(str(getattr(run, "dialect", "operator")),
+        self._words = DIALECT_WORDS.get(run.dialect,
                                         DIALECT_WORDS["operator"])  # fmt: skip
         self.title = title or self._words[1]
         #: A dry run's results are not real (every change was refused to preview it).
@@ -168,7 +168,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
     def state(self) -> dict[str, Any]:
         """The ``run`` trait: the items as the server sends them, and the notes around them."""
         run = self._run
-        dialect = str(getattr(run, "dialect", "operator"))
+        dialect = run.dialect
         editable = self._editable
         items = []
         previews = {}
@@ -182,8 +182,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
             items.append(view)
             if item.needs_approval:
                 previews[item.id] = preview_token(item)
-        unread = int(getattr(run, "unread_markers", 0) or 0)
-        truncated = int(getattr(run, "truncated_chars", 0) or 0)
+        unread, truncated = run.unread_markers, run.truncated_chars
         return {
             "session": self._session,
             "workspace": "",
@@ -206,12 +205,12 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
     def _notes(self) -> list[str]:
         run = self._run
         notes = []
-        unread = getattr(run, "unread_markers", 0)
+        unread = run.unread_markers
         if run.truncated_chars and not unread:
             notes.append(cut_warning(run.truncated_chars, 0))
         if self._note:
             notes.append(self._note)
-        skipped = getattr(run, "skipped_duplicates", ())
+        skipped = run.skipped_duplicates
         if skipped:
             notes.append(f"Already ran earlier in this session, skipped: {', '.join(skipped)}.")
         if self.dry_run and run.done and run.items:
@@ -226,7 +225,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
     @property
     def _editable(self) -> bool:
         """Whether this run's dialect takes the person's edited content."""
-        return str(getattr(self._run, "dialect", "operator")) in EDITABLE_DIALECTS
+        return self._run.dialect in EDITABLE_DIALECTS
 
     @property
     def run(self) -> dict[str, Any]:
@@ -331,7 +330,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
         data = bundle[0] if isinstance(bundle, tuple) else bundle  # anywidget: (data, meta)
         if isinstance(data, dict):
             # String commands are a conversation: its plain text is the responses themselves.
-            commands = getattr(self._run, "dialect", "") == "commands"
+            commands = self._run.dialect == "commands"
             data["text/plain"] = self._run.results_text if commands else text_listing(self._run)
             # From the run as it is now: a saved output is refreshed from the engine's
             # notifications, before a request's state update reaches the ``run`` trait.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from jupyter_operator.engine import JsonRun, Operator, Policy, run_json, run_text, shell_history
+from jupyter_operator.engine import JsonRun, Operator, Policy, plan, run_json, shell_history
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -27,12 +27,12 @@ def operator(make_operator: Callable[..., Operator]) -> Operator:
     return make_operator()
 
 
-def test_run_text_detects_the_dialect(operator: Operator) -> None:
-    assert isinstance(run_text(operator, ops({"type": "message", "content": "x"})), JsonRun)
-    assert not isinstance(run_text(operator, "no blocks here"), JsonRun)
-    assert isinstance(run_text(operator, "```json\n[]\n```", "json"), JsonRun)
+def test_plan_detects_the_dialect(operator: Operator) -> None:
+    assert isinstance(plan(operator, ops({"type": "message", "content": "x"})), JsonRun)
+    assert not isinstance(plan(operator, "no blocks here"), JsonRun)
+    assert isinstance(plan(operator, "```json\n[]\n```", "json"), JsonRun)
     with pytest.raises(ValueError, match="unknown dialect"):
-        run_text(operator, "x", "yaml")
+        plan(operator, "x", "yaml")
 
 
 def test_only_one_pending_and_the_rest_wait(operator: Operator, root: Path) -> None:

@@ -110,14 +110,14 @@ async def test_a_slow_preview_holds_no_workspace_lock(
 
     pending = await service.scan(write_cmd("w", "a.txt", "A\n"))
     planning, release = threading.Event(), threading.Event()
-    real = engine.run_text
+    real = engine.plan
 
     def slow(operator, text, dialect="auto"):  # type: ignore[no-untyped-def]
         planning.set()
         assert release.wait(30), "the decision never finished while the preview was planned"
         return real(operator, text, dialect)
 
-    monkeypatch.setattr(engine, "run_text", slow)
+    monkeypatch.setattr(engine, "plan", slow)
     scan = asyncio.create_task(service.scan(write_cmd("w2", "b.txt", "B\n")))
     await asyncio.to_thread(planning.wait, 30)
     decided = await asyncio.wait_for(service.decide(pending["session"], "w", "approve"), 30)

@@ -19,10 +19,11 @@ REST API and the panel need no other branch:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ...dialects.commands import codes, responses
 from ...protocol import Result
+from ..decidable import DecidableRun
 from ..decisions import Decision
 from ..errors import UnknownItem
 from ..items import Item
@@ -65,13 +66,10 @@ def _view(index: int, reply: Reply) -> Item:
     return item
 
 
-class CommandRun:
+class CommandRun(DecidableRun[Item]):
     """The replies of one script as run items; decisions go to the batch (in order)."""
 
     dialect = "commands"
-    truncated_chars = 0
-    unread_markers = 0
-    skipped_duplicates: tuple[str, ...] = ()
 
     def __init__(self, session: CommandSession, batch: Batch) -> None:
         self.session = session
@@ -80,12 +78,23 @@ class CommandRun:
     def __repr__(self) -> str:
         return f"<CommandRun replies={len(self.batch.replies)} queued={len(self.batch.queued)}>"
 
-    def subscribe(self, callback: Callable[[Item | None], None]) -> None:
-        """Call ``callback(None)`` after the script's replies change (a decision, the commands
-        that ran after it): every item may have changed."""
-        self.batch.subscribe(lambda _batch: callback(None))
+    def subscribe(self, callback: Callable[[Item], None]) -> None:
+        """Call ``callback(item)`` after the script's replies change (a decision, the commands
+        that ran after it), for each item whose status changed, else for the last item: every
+        subscriber of every run is handed an item."""
+        seen = {item.id: item.status for item in self.items}
 
-    @property
+        def changed(_batch: Batch) -> None:
+            nonlocal seen
+            items = self.items
+            moved = [item for item in items if seen.get(item.id) != item.status]
+            seen = {item.id: item.status for item in items}
+            for item in moved or items[-1:]:
+                callback(item)
+
+        self.batch.subscribe(changed)
+
+    @property  # type: ignore[override]  # computed from the batch, not stored
     def items(self) -> list[Item]:
         """Every request of the script, answered or not, in order."""
         items = [_view(index, reply) for index, reply in enumerate(self.batch.replies)]
@@ -121,39 +130,51 @@ class CommandRun:
                 return item
         raise UnknownItem(id)
 
-    def approve(self, id: str) -> Decision:
-        """Approve the pending change (or bash line) ``id``; the script then goes on."""
-        return self._decide(id, True, None)
+    def approve(self, id: str, **options: Any) -> Decision:
+        """Approve the pending change (or bash line) ``id``; the script then goes on.
+
+        ``options`` go to the change's own approval (``content=``: the person's edit of it).
+        """
+        return self._decide(id, True, None, options)
 
     def reject(self, id: str, reason: str | None = None) -> Decision:
         """Reject the pending change (or bash line) ``id``; the script then goes on."""
-        return self._decide(id, False, reason)
+        return self._decide(id, False, reason, {})
 
-    def approve_all(self) -> list[Decision]:
+    def approve_all(self, *, unattended: bool = False) -> list[Decision]:
         """Approve what waits now, and only that: a change or bash line that comes up later in
-        the script was never shown to the person, so it waits for its own decision."""
-        return [self._decide(item.id, True, None) for item in self.pending]
+        the script was never shown to the person, so it waits for its own decision
+        (``unattended`` changes nothing: a script runs no notebook cells)."""
+        return [self._decide(item.id, True, None, {}) for item in self.pending]
 
     def reject_all(self, reason: str | None = None) -> list[Decision]:
         """Reject what waits now and every change or bash line the script comes to after it."""
         decided = []
         while self.pending:
-            decided.append(self._decide(self.pending[0].id, False, reason))
+            decided.append(self._decide(self.pending[0].id, False, reason, {}))
         return decided
 
-    def _decide(self, id: str, approve: bool, reason: str | None) -> Decision:
+    def _decide(self, id: str, approve: bool, reason: str | None,
+                options: dict[str, Any]) -> Decision:  # fmt: skip
         item = self.item(id)
         reply = self.batch.pending
         if reply is None or reply.run is None or reply.run.items[0] is not item:
             return Decision.already(item)
-        if approve:
+        if approve and options:  # the reply's run answers it; the batch goes on from there
+            reply.run.approve(item.id, **options)
+        elif approve:
             self.batch.approve()
         else:
             self.batch.reject(reason)
         return Decision.made(item)
 
 
-def run_commands(operator: Operator, text: str, **options: object) -> CommandRun:
-    """Run a script of string commands in a fresh session (``options`` go to the session)."""
-    session = CommandSession(operator, **options)  # type: ignore[arg-type]
+def run_commands(operator: Operator, text: str, session: CommandSession | None = None,
+                 **options: object) -> CommandRun:  # fmt: skip
+    """Run a script of string commands in ``session`` (one that lives on, such as a notebook's)
+    or in a fresh session (``options`` go to it). ``session`` must work on ``operator``."""
+    if session is None:
+        session = CommandSession(operator, **options)  # type: ignore[arg-type]
+    elif session.operator is not operator:
+        raise ValueError("the command session works on another operator")
     return CommandRun(session, session.execute(text))
