@@ -324,6 +324,17 @@ class ExecutionHandler(OperatorPostHandler):
         await self.respond(work())
 
 
+class ExecutionAliveHandler(OperatorPostHandler):
+    """``POST sessions/{session}/items/{item}/execution/alive``: the page running this cell is
+    still there (a run without word from its page for a while ends as interrupted)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, session_id: str, item_id: str) -> None:
+        """Keep the run held; 409 when it no longer runs."""
+        await self.respond(self.service.keep_running(session_id, item_id))
+
+
 class LiveAnswerHandler(OperatorPostHandler):
     """``POST sessions/{session}/items/{item}/live``: what the page holding the notebook did
     with an approved change sent to it (applied, stale with the cell, gone)."""
@@ -465,6 +476,8 @@ def rest_handlers(
         (f"/{prefix}/sessions/{SESSION_ID}/decide-all", DecideAllHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/content", ContentHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/execution", ExecutionHandler),
+        (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/execution/alive",
+         ExecutionAliveHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/live", LiveAnswerHandler),
         (f"/{prefix}/open-notebooks", OpenNotebooksHandler),
         (f"/{prefix}/undo", UndoHandler),

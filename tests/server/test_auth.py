@@ -34,6 +34,7 @@ POST_ROUTES = [
     ("sessions", "abc", "decide"),
     ("sessions", "abc", "decide-all"),
     ("sessions", "abc", "items", "r1", "execution"),
+    ("sessions", "abc", "items", "r1", "execution", "alive"),
 ]
 
 
@@ -210,7 +211,7 @@ def test_every_registered_handler_has_its_decorators(jp_serverapp: Any) -> None:
     declared = OperatorExtension()
     declared.initialize_handlers()
     assert {h for _, h, *_ in declared.handlers} == set(handlers)
-    assert len(handlers) == 21  # 14 REST routes, the file API socket, 5 of Ask mode, MCP
+    assert len(handlers) == 26  # 16 REST routes, the file API socket, 8 of Ask mode, MCP
     assert [p for h in handlers for p in missing_auth(h)] == []
 
 
