@@ -340,6 +340,14 @@ class SessionService(HistoryRequests):
         self._leases[(session.id, item_id)] = self._clock() + RUN_LEASE_SECONDS
         return {"running": True, "lease_s": RUN_LEASE_SECONDS}
 
+    async def end_lost_runs(self) -> None:
+        """End the cell runs whose page went away, in every session holding one (also done
+        when a session is looked at): whoever waits for the run (an agent) goes on."""
+        for session_id in {key[0] for key in self._leases}:
+            session = self._sessions.get(session_id)
+            if session is not None:
+                await self._end_lost_runs(session)
+
     async def _end_lost_runs(self, session: Session) -> None:
         """End as interrupted the cell runs of this session whose page said nothing for
         ``RUN_LEASE_SECONDS`` (a run first seen here gets that long from now)."""

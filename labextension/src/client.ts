@@ -141,6 +141,11 @@ export class OperatorClient {
     return this._call(['sessions', session, 'items', id, 'execution'], outcome);
   }
 
+  /** This page still runs the cell of this item (a run without word from its page ends). */
+  executionAlive(session: string, id: string): Promise<unknown> {
+    return this._call(['sessions', session, 'items', id, 'execution', 'alive'], {});
+  }
+
   /** What this page did with a change sent to a notebook open here (livecells.ts). */
   live(session: string, id: string, answer: { state: string; cell?: string }): Promise<IDecideResponse> {
     return this._call(['sessions', session, 'items', id, 'live'], answer);
