@@ -331,8 +331,15 @@ class ExecutionAliveHandler(OperatorPostHandler):
     @web.authenticated
     @authorized
     async def post(self, session_id: str, item_id: str) -> None:
-        """Keep the run held; 409 when it no longer runs."""
-        await self.respond(self.service.keep_running(session_id, item_id))
+        """Keep the run held (or end it: its page goes away); 409 when it no longer runs."""
+
+        async def work() -> dict[str, Any]:
+            from .bodies import AliveBody
+
+            body = self.parse(AliveBody)
+            return await self.service.keep_running(session_id, item_id, gone=body.gone)
+
+        await self.respond(work())
 
 
 class LiveAnswerHandler(OperatorPostHandler):

@@ -57,10 +57,12 @@ LIST_MAX = 20
 #: waiting call starts a new session; the old one stays listed and decidable.
 MAX_GROUPS = 1000
 #: How long a cell run in a page holds without word from that page. The page that runs a cell
-#: says so every few seconds (``POST .../execution/alive``); after this long without word the
-#: page went away (reloaded, closed, crashed) and the run ends as interrupted: its outcome
-#: can no longer arrive, and a reloaded page never runs it again.
-RUN_LEASE_SECONDS = 10.0
+#: says so every few seconds (``POST .../execution/alive``), and says when it goes away
+#: (reloaded, closed: the run ends at once); after this long without word the page is gone
+#: all the same (crashed, offline) and the run ends as interrupted: its outcome can no longer
+#: arrive, and a reloaded page never runs it again. Longer than a minute: a browser wakes a
+#: tab hidden for long only once a minute.
+RUN_LEASE_SECONDS = 90.0
 
 
 def _ended_unchanged_call(session: Session) -> bool:
@@ -325,9 +327,13 @@ class SessionService(HistoryRequests):
 
         return await self._locked(session.workspace, work)
 
-    async def keep_running(self, session_id: str, item_id: str) -> dict[str, Any]:
+    async def keep_running(self, session_id: str, item_id: str, *,
+                           gone: bool = False) -> dict[str, Any]:  # fmt: skip
         """The page running this item's cell is still there: its run holds for another
-        ``RUN_LEASE_SECONDS`` (409 when the item no longer runs, e.g. it ended as lost)."""
+        ``RUN_LEASE_SECONDS`` (409 when the item no longer runs, e.g. it ended as lost).
+        ``gone``: the page is going away (reloaded, closed), so the run ends now."""
+        from ..execution import Outcome
+
         session = await self._lookup(session_id)
         await self._end_lost_runs(session)
 
@@ -337,6 +343,12 @@ class SessionService(HistoryRequests):
 
         if not await self._locked(session.workspace, work, write=False):
             raise ApiError(409, "not_running", f"{item_id} is not running")
+        if gone:
+            self._leases.pop((session.id, item_id), None)
+            outcome = Outcome("interrupted", message=PAGE_LOST)
+            with contextlib.suppress(ApiError):  # its outcome arrived meanwhile: that stands
+                await self.finish_execution(session.id, item_id, outcome)
+            return {"running": False}
         self._leases[(session.id, item_id)] = self._clock() + RUN_LEASE_SECONDS
         return {"running": True, "lease_s": RUN_LEASE_SECONDS}
 

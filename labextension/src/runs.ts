@@ -20,7 +20,7 @@ import { IDecideResponse, IOperatorItem } from './types';
 /** Maps an item's notebook path (workspace-relative) to its path on the server. */
 export type DocPath = (path: string | null) => string | null;
 
-/** How often a page says it still runs its cells (the server's lease is a few times longer). */
+/** How often a page says it still runs its cells (the server's lease is much longer). */
 export const ALIVE_MS = 3000;
 
 export class LiveRuns {
@@ -40,7 +40,14 @@ export class LiveRuns {
     private _unedited?: (path: string) => Promise<boolean>,
     /** Applies the approved changes sent to notebooks open here (before any cell runs). */
     private _live?: LiveChanges
-  ) {}
+  ) {
+    // A reload or a closed tab: the server hears it now rather than once the lease lapses.
+    window.addEventListener('pagehide', () => {
+      for (const [session, id] of this._holding.values()) {
+        this._client.executionGone(session, id);
+      }
+    });
+  }
 
   /**
    * Note the kernel a pending run card is shown with: approving it later runs only in that

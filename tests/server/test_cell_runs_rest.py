@@ -306,3 +306,23 @@ async def test_a_run_its_page_finished_keeps_its_outcome_after_the_lease(
     status, view = await api("sessions", session)
     assert view["items"][0]["status"] == "done"
     assert view["items"][0]["execution"]["outcome"]["status"] == "ok"
+
+
+async def test_a_page_going_away_ends_its_run_at_once(api: Api, root: Path) -> None:
+    _notebook(root)
+    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
+                                                       cell_id="mean")})  # fmt: skip
+    session = body["session"]
+    await api("sessions", session, "decide", body={"id": "r1", "decision": "approve"})
+    alive = ("sessions", session, "items", "r1", "execution", "alive")
+    status, _bad = await api(*alive, body={"gone": "yes"})
+    assert status == 400
+    status, _ = await api("sessions", session)
+    assert _["items"][0]["status"] == "running"  # a bad body changed nothing
+    status, went = await api(*alive, body={"gone": True})
+    assert status == 200 and went == {"running": False}
+    status, view = await api("sessions", session)
+    assert view["items"][0]["execution"]["outcome"]["status"] == "interrupted"
+    assert "ERR_CELL_INTERRUPTED" in view["results_text"]
+    status, _again = await api(*alive, body={"gone": True})
+    assert status == 409
