@@ -367,16 +367,17 @@ class SessionService(HistoryRequests):
 
         now = self._clock()
 
-        def lost() -> list[str]:
-            running = {item.id for item in session.run.items if _waits_for_page(item)}
-            for key in [key for key in self._leases if key[0] == session.id]:
-                if key[1] not in running:
-                    del self._leases[key]  # ended by its page
-            for item_id in running:
-                self._leases.setdefault((session.id, item_id), now + RUN_LEASE_SECONDS)
-            return [i for i in running if self._leases[(session.id, i)] <= now]
+        def running() -> set[str]:
+            return {item.id for item in session.run.items if _waits_for_page(item)}
 
-        expired = await self._locked(session.workspace, lost, write=False)
+        held = await self._locked(session.workspace, running, write=False)
+        # The leases are kept on the loop's thread only (never in the engine's worker).
+        for key in [key for key in self._leases if key[0] == session.id]:
+            if key[1] not in held:
+                del self._leases[key]  # ended by its page
+        for item_id in held:
+            self._leases.setdefault((session.id, item_id), now + RUN_LEASE_SECONDS)
+        expired = [i for i in held if self._leases[(session.id, i)] <= now]
         for item_id in expired:
             outcome = Outcome("interrupted", message=PAGE_LOST)
             with contextlib.suppress(ApiError):  # its page answered meanwhile: that stands
