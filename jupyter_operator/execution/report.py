@@ -199,8 +199,8 @@ def _status_words(outcome: Outcome, timeout_s: float | None) -> str:
     if outcome.status == "timeout":
         limit = f" after {timeout_s:g} s" if timeout_s else ""
         return f"timeout{limit}; the kernel was interrupted"
-    if outcome.status == "interrupted":
-        return "interrupted"
+    if outcome.status == "interrupted":  # the message says by what (a page that went away)
+        return f"interrupted: {outcome.message}" if outcome.message else "interrupted"
     if outcome.status == "kernel_died":
         return "the kernel died; its state is lost"
     return outcome.message or outcome.status

@@ -364,6 +364,20 @@ class AgentService:
             if old.finished:
                 del self.runs[old.id]
 
+    def listed(self, workspace: str, thread: str | None = None) -> list[dict[str, Any]]:
+        """The runs of ``workspace`` (of its ``thread`` when given) still going on or waiting
+        for an answer: a reloaded page finds the question it showed and answers it."""
+        found = []
+        for run in self.runs.values():
+            question = run.agent.question if run.finished else None
+            if run.workspace != workspace or (thread is not None and run.thread != thread):
+                continue
+            if run.finished and question is None:
+                continue  # ended for good: its thread holds what it said
+            found.append({"run": run.id, "thread": run.thread, "finished": run.finished,
+                          "question": question, "events": len(run.events)})  # fmt: skip
+        return found
+
     def get(self, run_id: str) -> AgentRun:
         run = self.runs.get(run_id)
         if run is None:
@@ -396,7 +410,20 @@ class AgentInfoHandler(_AgentHandler):
 
 
 class AgentRunsHandler(OperatorPostHandler, _AgentHandler):
-    """``POST agent/runs``: start a task."""
+    """``POST agent/runs``: start a task; ``GET agent/runs?workspace=&thread=``: the runs
+    going on or waiting for an answer (``AgentService.listed``)."""
+
+    @web.authenticated
+    @authorized
+    async def get(self) -> None:
+        async def work() -> dict[str, Any]:
+            workspace = self.get_query_argument("workspace", "default")
+            thread = self.get_query_argument("thread", None)
+            if workspace not in self.agents.sessions.registry:
+                raise ApiError(404, "workspace_not_found", "No workspace with this name")
+            return {"runs": self.agents.listed(workspace, thread)}
+
+        await self.respond(work())
 
     @web.authenticated
     @authorized

@@ -335,6 +335,20 @@ class OperatorExtension(ExtensionApp):
         sweep builds the services if no request has, and expires old saved sessions)."""
         self._sweeper = PeriodicCallback(self._sweep, 60_000)
         self._sweeper.start()
+        # Cell runs whose page went away end without anyone looking at their session.
+        from .sessions import RUN_LEASE_SECONDS
+
+        self._lost_runs = PeriodicCallback(self._end_lost_runs, RUN_LEASE_SECONDS * 500)
+        self._lost_runs.start()
+
+    async def _end_lost_runs(self) -> None:
+        services = getattr(self, "_services", None)
+        if services is None:  # no request yet: no run either
+            return
+        try:
+            await services.sessions.end_lost_runs()
+        except Exception:  # a sweep never stops the server; the next one tries again
+            self.log.warning("jupyter_operator: could not end lost cell runs", exc_info=True)
 
     def _sweep(self) -> None:
         self.sessions.sweep()
@@ -346,9 +360,10 @@ class OperatorExtension(ExtensionApp):
 
     async def stop_extension(self) -> None:
         """Forget sessions and close open workspace descriptors."""
-        sweeper = getattr(self, "_sweeper", None)
-        if sweeper is not None:
-            sweeper.stop()
+        for name in ("_sweeper", "_lost_runs"):
+            sweeper = getattr(self, name, None)
+            if sweeper is not None:
+                sweeper.stop()
         mcp = getattr(self, "_mcp", None)
         if mcp is not None:
             await mcp.close()

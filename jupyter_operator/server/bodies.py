@@ -182,6 +182,13 @@ class EndpointBody(Body):
     key_env: Annotated[str, Field(max_length=128)] = ""
 
 
+class AliveBody(Body):
+    """``POST sessions/{session}/items/{item}/execution/alive``: the page still runs the cell,
+    or (``gone``) it is going away and the run ends now, as interrupted."""
+
+    gone: bool = False
+
+
 class AnswerBody(Body):
     """``POST agent/runs/{run}/answer``: the person's answer to the model's question."""
 

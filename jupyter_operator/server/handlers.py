@@ -326,6 +326,24 @@ class ExecutionHandler(OperatorPostHandler):
         await self.respond(work())
 
 
+class ExecutionAliveHandler(OperatorPostHandler):
+    """``POST sessions/{session}/items/{item}/execution/alive``: the page running this cell is
+    still there (a run without word from its page for a while ends as interrupted)."""
+
+    @web.authenticated
+    @authorized
+    async def post(self, session_id: str, item_id: str) -> None:
+        """Keep the run held (or end it: its page goes away); 409 when it no longer runs."""
+
+        async def work() -> dict[str, Any]:
+            from .bodies import AliveBody
+
+            body = self.parse(AliveBody)
+            return await self.service.keep_running(session_id, item_id, gone=body.gone)
+
+        await self.respond(work())
+
+
 class LiveAnswerHandler(OperatorPostHandler):
     """``POST sessions/{session}/items/{item}/live``: what the page holding the notebook did
     with an approved change sent to it (applied, stale with the cell, gone)."""
@@ -489,6 +507,8 @@ def rest_handlers(
         (f"/{prefix}/sessions/{SESSION_ID}/decide-all", DecideAllHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/content", ContentHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/execution", ExecutionHandler),
+        (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/execution/alive",
+         ExecutionAliveHandler),
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/live", LiveAnswerHandler),
         (f"/{prefix}/open-notebooks", OpenNotebooksHandler),
         (f"/{prefix}/rooms", RoomStateHandler),

@@ -56,6 +56,13 @@ LIST_MAX = 20
 #: Clients whose session is remembered (each MCP session is one): a forgotten client's next
 #: waiting call starts a new session; the old one stays listed and decidable.
 MAX_GROUPS = 1000
+#: How long a cell run in a page holds without word from that page. The page that runs a cell
+#: says so every few seconds (``POST .../execution/alive``), and says when it goes away
+#: (reloaded, closed: the run ends at once); after this long without word the page is gone
+#: all the same (crashed, offline) and the run ends as interrupted: its outcome can no longer
+#: arrive, and a reloaded page never runs it again. Longer than a minute: a browser wakes a
+#: tab hidden for long only once a minute.
+RUN_LEASE_SECONDS = 90.0
 
 
 def _ended_unchanged_call(session: Session) -> bool:
@@ -66,6 +73,15 @@ def _ended_unchanged_call(session: Session) -> bool:
     run = session.run
     return (session.label is not None and run.done
             and not any(getattr(item, "entry_id", None) for item in run.items))  # fmt: skip
+
+
+PAGE_LOST = ("the page that ran the cell went away (reloaded or closed) before the run ended; "
+             "the cell may have run in part, and its output is not known. It was not run again.")
+
+
+def _waits_for_page(item: Any) -> bool:
+    """A cell run a page carries out (``DeferredRunner``) that has not ended yet."""
+    return item.status == "running" and getattr(item, "execution", None) is not None
 
 
 class SessionService(HistoryRequests):
@@ -91,6 +107,8 @@ class SessionService(HistoryRequests):
         self._groups: dict[tuple[str, str | None, str], str] = {}
         self._joining = asyncio.Lock()
         self._closing: set[asyncio.Task[None]] = set()
+        #: (session id, item id) -> when the cell run loses its page without word from it.
+        self._leases: dict[tuple[str, str], float] = {}
 
     # -- sessions ---------------------------------------------------------------------------
 
@@ -214,6 +232,7 @@ class SessionService(HistoryRequests):
         not only what its card shows, and no ``results_text``; ``only``: just the items with
         these ids)."""
         session = await self._lookup(session_id)
+        await self._end_lost_runs(session)
         view = functools.partial(session.to_dict, whole_details=whole_details, only=only)
         return await self._locked(session.workspace, view, write=False)
 
@@ -307,6 +326,63 @@ class SessionService(HistoryRequests):
                     **decision_view(run, before, [made])}  # fmt: skip
 
         return await self._locked(session.workspace, work)
+
+    async def keep_running(self, session_id: str, item_id: str, *,
+                           gone: bool = False) -> dict[str, Any]:  # fmt: skip
+        """The page running this item's cell is still there: its run holds for another
+        ``RUN_LEASE_SECONDS`` (409 when the item no longer runs, e.g. it ended as lost).
+        ``gone``: the page is going away (reloaded, closed), so the run ends now."""
+        from ..execution import Outcome
+
+        session = await self._lookup(session_id)
+        await self._end_lost_runs(session)
+
+        def work() -> bool:
+            return any(item.id == item_id and _waits_for_page(item)
+                       for item in session.run.items)  # fmt: skip
+
+        if not await self._locked(session.workspace, work, write=False):
+            raise ApiError(409, "not_running", f"{item_id} is not running")
+        if gone:
+            self._leases.pop((session.id, item_id), None)
+            outcome = Outcome("interrupted", message=PAGE_LOST)
+            with contextlib.suppress(ApiError):  # its outcome arrived meanwhile: that stands
+                await self.finish_execution(session.id, item_id, outcome)
+            return {"running": False}
+        self._leases[(session.id, item_id)] = self._clock() + RUN_LEASE_SECONDS
+        return {"running": True, "lease_s": RUN_LEASE_SECONDS}
+
+    async def end_lost_runs(self) -> None:
+        """End the cell runs whose page went away, in every session holding one (also done
+        when a session is looked at): whoever waits for the run (an agent) goes on."""
+        for session_id in {key[0] for key in self._leases}:
+            session = self._sessions.get(session_id)
+            if session is not None:
+                await self._end_lost_runs(session)
+
+    async def _end_lost_runs(self, session: Session) -> None:
+        """End as interrupted the cell runs of this session whose page said nothing for
+        ``RUN_LEASE_SECONDS`` (a run first seen here gets that long from now)."""
+        from ..execution import Outcome
+
+        now = self._clock()
+
+        def running() -> set[str]:
+            return {item.id for item in session.run.items if _waits_for_page(item)}
+
+        held = await self._locked(session.workspace, running, write=False)
+        # The leases are kept on the loop's thread only (never in the engine's worker).
+        for key in [key for key in self._leases if key[0] == session.id]:
+            if key[1] not in held:
+                del self._leases[key]  # ended by its page
+        for item_id in held:
+            self._leases.setdefault((session.id, item_id), now + RUN_LEASE_SECONDS)
+        expired = [i for i in held if self._leases[(session.id, i)] <= now]
+        for item_id in expired:
+            outcome = Outcome("interrupted", message=PAGE_LOST)
+            with contextlib.suppress(ApiError):  # its page answered meanwhile: that stands
+                await self.finish_execution(session.id, item_id, outcome)
+            self._leases.pop((session.id, item_id), None)
 
     async def finish_live(self, session_id: str, item_id: str,
                           answer: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
@@ -473,6 +549,8 @@ class SessionService(HistoryRequests):
 
     def _drop(self, session_id: str) -> None:
         session = self._sessions.pop(session_id)
+        for key in [key for key in self._leases if key[0] == session_id]:
+            del self._leases[key]
         # A request may still be working with this session in a thread: close it only once
         # the workspace lock says nobody is (closing a descriptor in use could let the
         # number be reused under the jail's feet).

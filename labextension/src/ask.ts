@@ -10,7 +10,7 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import { IMentionNotebook, MentionPicker } from './askmentions';
 import { ModelPicker } from './askmodels';
-import { fetchJson, followEvents, IAskInfo, IAskStarted } from './askrequests';
+import { fetchJson, followEvents, IAskInfo, IAskStarted, IWaitingRun } from './askrequests';
 import { costText, IAgentEvent, usageText } from './askstream';
 import { ThreadView } from './askthreadview';
 import { IAskHost, TurnView } from './askturn';
@@ -135,9 +135,31 @@ export class AskView {
     this._clear(); // the turns on display belong to the thread left
     try {
       await this._thread.refresh();
+      await this._findQuestion();
     } catch (reason) {
       this._showError(reason);
     }
+  }
+
+  /**
+   * A run of this thread that ended with a question the person has not answered yet (asked
+   * before a page reload): show the question again, and the answer continues that run.
+   */
+  private async _findQuestion(): Promise<void> {
+    const workspace = this._workspace();
+    const query: Record<string, string> = { thread: this._thread.key };
+    if (workspace) {
+      query.workspace = workspace;
+    }
+    const { runs } = await this._fetchJson<{ runs: IWaitingRun[] }>(['agent', 'runs'], undefined, query);
+    const waiting = runs.find(run => run.finished && run.question);
+    if (!waiting || this._run || !this._stopButton.disabled) {
+      return; // nothing waits, or a run of this page is shown already
+    }
+    this._run = waiting.run;
+    this._seen = waiting.events; // the answer's events follow what was said before
+    this._renderStatus('the model asks you a question (below)');
+    this._askPerson(waiting.run, questionText(waiting.question ?? ''));
   }
 
   /** The run being shown, if any. */
@@ -351,7 +373,8 @@ export class AskView {
       await this._fetchJson(['agent', 'runs', run, 'answer'], { text });
       void this._goOn(run);
     });
-    this._current()?.node.append(box.node);
+    // After a reload no turn is on display: the question stands under the thread.
+    (this._current()?.node ?? this._turnsNode).append(box.node);
   }
 
   /** Follow the run again after an answer, from the first event not seen yet. */
@@ -510,7 +533,7 @@ export class AskView {
     this._error.hidden = false;
   }
 
-  private _fetchJson<T>(segments: string[], body?: unknown): Promise<T> {
-    return fetchJson<T>(this._client.settings, segments, body);
+  private _fetchJson<T>(segments: string[], body?: unknown, query?: Record<string, string>): Promise<T> {
+    return fetchJson<T>(this._client.settings, segments, body, query);
   }
 }

@@ -19,6 +19,16 @@ export interface IAskInfo {
   max_turns: number;
 }
 
+/** `GET agent/runs`: a run going on, or ended with a question not answered yet. */
+export interface IWaitingRun {
+  run: string;
+  thread: string | null;
+  finished: boolean;
+  question: string | null;
+  /** How many events the run sent so far (its answer's events follow them). */
+  events: number;
+}
+
 /** `POST agent/runs`: the run started. */
 export interface IAskStarted {
   run: string;

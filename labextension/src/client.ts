@@ -141,6 +141,23 @@ export class OperatorClient {
     return this._call(['sessions', session, 'items', id, 'execution'], outcome);
   }
 
+  /** This page still runs the cell of this item (a run without word from its page ends). */
+  executionAlive(session: string, id: string): Promise<unknown> {
+    return this._call(['sessions', session, 'items', id, 'execution', 'alive'], {});
+  }
+
+  /**
+   * This page goes away while it runs the cell of this item: the run ends as interrupted.
+   * Sent with `keepalive`, so the request outlives the page that sends it.
+   */
+  executionGone(session: string, id: string): void {
+    const spec = buildRequest(this.settings.baseUrl, ['sessions', session, 'items', id, 'execution', 'alive'], {
+      gone: true
+    });
+    const init: RequestInit = { ...spec.init, keepalive: true };
+    void ServerConnection.makeRequest(spec.url, init, this.settings).catch(() => undefined);
+  }
+
   /** What this page did with a change sent to a notebook open here (livecells.ts). */
   live(session: string, id: string, answer: { state: string; cell?: string }): Promise<IDecideResponse> {
     return this._call(['sessions', session, 'items', id, 'live'], answer);

@@ -5,7 +5,10 @@
  * model. Shared by the reply cards and Ask mode.
  *
  * A run is carried out once per page: an item this page did not see start (a page
- * reloaded while a cell ran) is not run again; its card says so.
+ * reloaded while a cell ran) is not run again. While its runs last, the page tells the
+ * server every few seconds that it still holds them; a run whose page went away without a
+ * word ends on the server as interrupted, and a reloaded page shows that once it happened
+ * ({@link LiveRuns.awaitLost}).
  */
 import { NotebookPanel } from '@jupyterlab/notebook';
 
@@ -17,8 +20,14 @@ import { IDecideResponse, IOperatorItem } from './types';
 /** Maps an item's notebook path (workspace-relative) to its path on the server. */
 export type DocPath = (path: string | null) => string | null;
 
+/** How often a page says it still runs its cells (the server's lease is much longer). */
+export const ALIVE_MS = 3000;
+
 export class LiveRuns {
   private _started = new Set<string>();
+  /** Runs this page started that have no outcome yet: session and item of each. */
+  private _holding = new Map<string, [string, string]>();
+  private _alive: number | null = null;
   private _expected = new Map<string, string | null>();
   /** Runs go one after another (a run and its save end before the next starts: two saves
    * at once make JupyterLab ask whether to overwrite the file). */
@@ -31,7 +40,14 @@ export class LiveRuns {
     private _unedited?: (path: string) => Promise<boolean>,
     /** Applies the approved changes sent to notebooks open here (before any cell runs). */
     private _live?: LiveChanges
-  ) {}
+  ) {
+    // A reload or a closed tab: the server hears it now rather than once the lease lapses.
+    window.addEventListener('pagehide', () => {
+      for (const [session, id] of this._holding.values()) {
+        this._client.executionGone(session, id);
+      }
+    });
+  }
 
   /**
    * Note the kernel a pending run card is shown with: approving it later runs only in that
@@ -69,6 +85,7 @@ export class LiveRuns {
         continue;
       }
       this._started.add(key);
+      this._hold(key, session, item.id);
       const request = item.execution.request;
       const job = this._queue.then(() =>
         runAtPath(
@@ -80,8 +97,56 @@ export class LiveRuns {
         )
       );
       this._queue = job.catch(() => undefined);
-      const outcome = await job;
+      let outcome;
+      try {
+        outcome = await job;
+      } finally {
+        this._release(key);
+      }
       await update(await this._client.execution(session, item.id, outcome));
+    }
+  }
+
+  /**
+   * Until no cell run of `items` that this page did not start is left running, ask the
+   * server again every few seconds (`refresh`): a reloaded page shows a run lost with its
+   * old page as interrupted (or with its result, when that page answered first).
+   */
+  async awaitLost(
+    session: string,
+    items: readonly IOperatorItem[],
+    refresh: () => Promise<readonly IOperatorItem[] | null>
+  ): Promise<void> {
+    const lost = (list: readonly IOperatorItem[]) =>
+      list.some(i => i.status === 'running' && !!i.execution && !this.started(session, i));
+    let now: readonly IOperatorItem[] | null = items;
+    while (now && lost(now)) {
+      await new Promise(resolve => window.setTimeout(resolve, ALIVE_MS));
+      now = await refresh();
+    }
+  }
+
+  /** Note a run this page holds, and keep telling the server while any is held. */
+  private _hold(key: string, session: string, id: string): void {
+    this._holding.set(key, [session, id]);
+    void this._client.executionAlive(session, id).catch(() => undefined);
+    if (this._alive === null) {
+      this._alive = window.setInterval(() => this._sayAlive(), ALIVE_MS);
+    }
+  }
+
+  private _release(key: string): void {
+    this._holding.delete(key);
+    if (!this._holding.size && this._alive !== null) {
+      window.clearInterval(this._alive);
+      this._alive = null;
+    }
+  }
+
+  private _sayAlive(): void {
+    for (const [session, id] of this._holding.values()) {
+      // A refusal (the run ended) needs nothing: the outcome's post gets its answer.
+      void this._client.executionAlive(session, id).catch(() => undefined);
     }
   }
 

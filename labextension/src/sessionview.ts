@@ -77,6 +77,17 @@ export class SessionView {
     try {
       this.show(await this._host.client.session(session));
       this._host.controls.showNote('Reopened the session this page had before it was reloaded.');
+      const state = this._state as RunState | null;
+      if (state) {
+        // A cell the old page was running: the server ends it once that page is gone.
+        void this._host.runs.awaitLost(session, state.items, async () => {
+          if (this._state !== state) {
+            return null; // another session is on display now
+          }
+          await this.resync();
+          return state.items;
+        });
+      }
     } catch (reason) {
       remember(null); // expired or unknown: start afresh
       this._host.controls.showNote(endedMessage(reason) ?? '');

@@ -120,6 +120,40 @@ async def test_a_question_is_answered_and_the_run_goes_on(
     assert fake.requests[1]["messages"][-1] == {"role": "user", "content": "named.txt"}
 
 
+async def test_a_question_is_found_again_and_answered_after_a_reload(
+    api: Api, jp_fetch: Any, root: Path, fake: FakeOpenAI
+) -> None:
+    fake.add("Which file name should I use?",
+             block("w1", "fs.write", path="named.txt", content_b64=b64("x\n")), "Done.")
+    _, started = await api("agent", "runs", body={"task": "write a file", "thread": "folder:."})
+    run_id = started["run"]
+    first = Stream(jp_fetch, run_id)
+    await first.until("stopped")
+    await first.task
+    # The page reloads: it knows no run any more, and asks the server for its thread's runs.
+    status, body = await api("agent", "runs", params={"workspace": "default",
+                                                      "thread": "folder:."})  # fmt: skip
+    assert status == 200
+    (waiting,) = body["runs"]
+    assert waiting["run"] == run_id and waiting["finished"] is True
+    assert "Which file name" in waiting["question"] and waiting["events"] == len(first.events)
+    elsewhere = {"workspace": "default", "thread": "notebook:other.ipynb"}
+    status, other = await api("agent", "runs", params=elsewhere)
+    assert status == 200 and other["runs"] == []
+    status, _missing = await api("agent", "runs", params={"workspace": "nowhere"})
+    assert status == 404
+    status, _ = await api("agent", "runs", run_id, "answer", body={"text": "named.txt"})
+    assert status == 200
+    more = Stream(jp_fetch, run_id)
+    planned = await more.until("planned", 2)
+    await api("sessions", planned["session"], "decide", body={"id": "w1", "decision": "approve"})
+    stopped = await more.until("stopped", 2)
+    await more.task
+    assert stopped["reason"] == "done" and (root / "named.txt").read_text() == "x\n"
+    _, after = await api("agent", "runs", params={"workspace": "default"})
+    assert after["runs"] == []  # ended for good: nothing left to find
+
+
 async def test_stop_in_the_middle_of_a_stream(api: Api, jp_fetch: Any, fake: FakeOpenAI) -> None:
     fake.add(Script("word " * 400, chunk=5, delay=0.01))
     _, started = await api("agent", "runs", body={"task": "talk"})

@@ -210,8 +210,9 @@ def test_every_registered_handler_has_its_decorators(jp_serverapp: Any) -> None:
     declared = OperatorExtension()
     declared.initialize_handlers()
     assert {h for _, h, *_ in declared.handlers} == set(handlers)
-    # 15 REST routes, the file API socket, 9 of Ask mode (runs, models, threads, mentions), MCP
-    assert len(handlers) == 26
+    # 17 REST routes (rooms and a run's lease among them), the file API socket, 9 of Ask mode
+    # (runs, models, threads, mentions), MCP
+    assert len(handlers) == 28
     assert [p for h in handlers for p in missing_auth(h)] == []
 
 

@@ -245,3 +245,84 @@ async def test_odd_outputs_from_the_front_end_end_the_run_with_a_result(
     assert done["item"]["status"] == "failed"
     (result,) = parse_results(done["results_text"])
     assert result.code == "ERR_CELL_ERROR"
+
+
+async def test_a_run_whose_page_went_away_ends_interrupted_and_never_runs_again(
+    api: Api, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from jupyter_operator.server import sessions
+
+    monkeypatch.setattr(sessions, "RUN_LEASE_SECONDS", 0.3)
+    _notebook(root)
+    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
+                                                       cell_id="mean")})  # fmt: skip
+    session = body["session"]
+    await api("sessions", session, "decide", body={"id": "r1", "decision": "approve"})
+    # The page running the cell says so: the run holds past the lease.
+    for _ in range(3):
+        status, alive = await api("sessions", session, "items", "r1", "execution", "alive",
+                                  body={})  # fmt: skip
+        assert status == 200 and alive["running"] is True
+        await asyncio.sleep(0.15)
+    status, view = await api("sessions", session)
+    assert view["items"][0]["status"] == "running"
+    # The page reloads: no more word from it; the next look at the session ends the run.
+    await asyncio.sleep(0.4)
+    status, view = await api("sessions", session)
+    (item,) = view["items"]
+    assert item["status"] == "failed" and item["execution"]["outcome"]["status"] == "interrupted"
+    (result,) = parse_results(view["results_text"])
+    assert result.code == "ERR_CELL_INTERRUPTED" and "went away" in result.summary
+    # The lost page's late outcome, and any page's claim, are refused: nothing is recorded twice.
+    late = {"status": "ok", "execution_count": 9, "duration_ms": 5, "outputs": []}
+    status, _late = await api("sessions", session, "items", "r1", "execution", body=late)
+    assert status == 409
+    status, _alive = await api("sessions", session, "items", "r1", "execution", "alive", body={})
+    assert status == 409
+    _status, history = await api("history")
+    assert [r["status"] for r in history["executions"]] == ["interrupted"]
+
+
+async def test_a_run_its_page_finished_keeps_its_outcome_after_the_lease(
+    api: Api, root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import asyncio
+
+    from jupyter_operator.server import sessions
+
+    monkeypatch.setattr(sessions, "RUN_LEASE_SECONDS", 0.2)
+    _notebook(root)
+    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
+                                                       cell_id="load")})  # fmt: skip
+    session = body["session"]
+    await api("sessions", session, "decide", body={"id": "r1", "decision": "approve"})
+    await api("sessions", session, "items", "r1", "execution", "alive", body={})
+    outcome = {"status": "ok", "execution_count": 2, "duration_ms": 5, "outputs": []}
+    status, done = await api("sessions", session, "items", "r1", "execution", body=outcome)
+    assert status == 200 and done["item"]["status"] == "done"
+    await asyncio.sleep(0.3)
+    status, view = await api("sessions", session)
+    assert view["items"][0]["status"] == "done"
+    assert view["items"][0]["execution"]["outcome"]["status"] == "ok"
+
+
+async def test_a_page_going_away_ends_its_run_at_once(api: Api, root: Path) -> None:
+    _notebook(root)
+    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
+                                                       cell_id="mean")})  # fmt: skip
+    session = body["session"]
+    await api("sessions", session, "decide", body={"id": "r1", "decision": "approve"})
+    alive = ("sessions", session, "items", "r1", "execution", "alive")
+    status, _bad = await api(*alive, body={"gone": "yes"})
+    assert status == 400
+    status, _ = await api("sessions", session)
+    assert _["items"][0]["status"] == "running"  # a bad body changed nothing
+    status, went = await api(*alive, body={"gone": True})
+    assert status == 200 and went == {"running": False}
+    status, view = await api("sessions", session)
+    assert view["items"][0]["execution"]["outcome"]["status"] == "interrupted"
+    assert "ERR_CELL_INTERRUPTED" in view["results_text"]
+    status, _again = await api(*alive, body={"gone": True})
+    assert status == 409
