@@ -141,7 +141,7 @@ def test_add_a_model_in_the_panel_and_ask_through_it_without_a_restart(
     page.get_by_label("Budget: most cost for the run").fill("1")
     page.locator(f"{ASK} .jp-Operator-ask-task").fill("List the files")
     page.locator(f"{ASK} .jp-Operator-ask-button").click()
-    status.filter(has_text="the cost budget (1) is used up").wait_for(timeout=30_000)
+    status.filter(has_text="the cost budget ($1) is used up").wait_for(timeout=30_000)
     assert "Turn 1/10 · 1,545 tokens · $1.89" in (status.text_content() or "")
     assert fake.scripts, "the run asked the model again after its budget was used up"
     screenshot(page, "ask-models-budget")
