@@ -215,3 +215,26 @@ def run_palette_command(page, text: str, item: str) -> None:
             if palette.is_visible():
                 page.keyboard.press("Escape")
     raise AssertionError(f"the command palette did not run {text!r}")
+
+
+def show_operator_panel(page) -> None:
+    """Show the Operator panel in the left sidebar, whatever layout the page restored.
+
+    The saved layout decides which sidebar tab is current after a load, and JupyterLab saves
+    it a moment after a change, so a reload may bring back another tab (or none). Clicking a
+    tab that is already current would close the sidebar, hence the check, retried while the
+    shell is still settling.
+    """
+    tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
+    tab.wait_for(timeout=60_000)
+    page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=60_000)
+    panel = page.locator("#jupyter-operator-panel")
+    for _ in range(5):
+        if "lm-mod-current" not in (tab.get_attribute("class") or ""):
+            tab.click()
+        try:
+            panel.wait_for(state="visible", timeout=5_000)
+            return
+        except PlaywrightTimeoutError:
+            continue
+    panel.wait_for(state="visible", timeout=5_000)

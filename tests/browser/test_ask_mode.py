@@ -13,7 +13,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import LabServer, screenshot, start_server, stop_server, wait_for_launcher
+from browserkit import (
+    LabServer,
+    screenshot,
+    show_operator_panel,
+    start_server,
+    stop_server,
+    wait_for_launcher,
+)
 from fake_openai import FakeOpenAI, Script
 from magic_notebooks import magic_notebook, run_quick_cell, setup_source
 from notebook_cards import button, card_by_id, cards, status_is
@@ -461,9 +468,7 @@ def test_the_notebooks_thread_continues_and_a_reload_shows_it_again(
     fake.add("It computes a ratio.", "The ratio is 2.0.", "Hello again.")
     page.goto(ask_server.page_url("lab/workspaces/ask-thread/tree/thread.ipynb"))
     page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
-    tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
-    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
-        tab.click()
+    show_operator_panel(page)
     page.locator(f"{ASK} .jp-Operator-ask-summary").click()
     name = page.locator(f"{ASK} .jp-Operator-ask-thread-name")
     name.filter(has_text="Thread: thread.ipynb").wait_for()
@@ -481,6 +486,7 @@ def test_the_notebooks_thread_continues_and_a_reload_shows_it_again(
 
     page.reload()
     page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    show_operator_panel(page)
     summary = page.locator(f"{ASK} .jp-Operator-ask-summary")
     summary.wait_for(timeout=60_000)
     if page.locator(f"{ASK}[open]").count() == 0:

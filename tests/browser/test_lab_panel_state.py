@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from browserkit import start_server, stop_server, wait_for_launcher
+from browserkit import show_operator_panel, start_server, stop_server, wait_for_launcher
 from test_lab_panel import (
     PANEL,
     b64,
@@ -154,12 +154,9 @@ def test_reload_with_a_pending_proposal_then_decide(lab_server, page) -> None:
 
 def open_lab_again(page) -> None:
     """After a reload: wait for the shell and the panel (its tab may need a click)."""
-    tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
-    tab.wait_for(timeout=60_000)
     page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=60_000)
     wait_for_launcher(page)
-    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
-        tab.click()
+    show_operator_panel(page)
     page.locator(f"{PANEL} .jp-Operator-input").wait_for(state="visible")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from browserkit import screenshot
+from browserkit import screenshot, show_operator_panel
 from cell_notebooks import code, notebook
 from test_lab_cell_runs import block, result_of
 from test_lab_panel import PANEL, card, open_lab, run_reply, wait_status
@@ -19,11 +19,7 @@ SLOW = "import time\ntime.sleep(5)\nprint('slept')"
 
 def panel_after_reload(page) -> None:
     """After a reload with a notebook open: wait for the shell, show the panel."""
-    tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
-    tab.wait_for(timeout=60_000)
-    page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=60_000)
-    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
-        tab.click()
+    show_operator_panel(page)
 
 
 def test_a_reload_during_a_cell_run_ends_its_card_as_interrupted(lab_server, page) -> None:
