@@ -12,10 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .loop import Agent, AgentResult
+    from .loop import Agent, AgentResult, reject_translations
     from .models import Model, ModelError, ReplayModel, Usage
     from .openai_chat import OpenAIChat
-    from .settling import reject_translations
     from .transcript import Transcript, load_runs
 
 __all__ = [
@@ -41,7 +40,7 @@ _HOMES = {
     "OpenAIChat": "openai_chat",
     "Transcript": "transcript",
     "load_runs": "transcript",
-    "reject_translations": "settling",
+    "reject_translations": "loop",
 }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import inspect
 import logging
 import os
 import time
@@ -20,20 +21,19 @@ from typing import TYPE_CHECKING, Any
 
 from . import events as ev
 from . import records
+from .blocks import BlockTracker
 from .budgets import BUDGET, check_limits, used_up
-from .control import Control
+from .compaction import compact, window_for
 from .guards import RepeatGuard
-from .models import Message, Model, ReplayModel
+from .models import Message, Model, ModelError, ReplayModel, Usage
 from .prices import Price, cost_of
-from .prompt import DUPLICATES_NOTE, system_prompt
+from .prompt import CONTINUE_REQUEST, DUPLICATES_NOTE, system_prompt
 from .result import AgentResult
-from .settling import Settling
 from .stops import TurnEnd
-from .streaming import Streaming, _Stop
 from .transcript import Transcript, default_directory
 
 if TYPE_CHECKING:
-    from ..engine import DecidableRun, Operator, Policy
+    from ..engine import DecidableRun, Item, Operator, Policy
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,21 @@ def _same_folder(a: Path, b: Path) -> bool:
         return False
 
 
-class Agent(Control, Streaming, Settling):
+STOP_REASON_TEXT = "the person stopped the run"
+#: Why what still waits is rejected when the run's time budget runs out.
+OUT_OF_TIME_TEXT = "the run's time budget ran out before a decision"
+
+
+class _Stop(Exception):
+    """Ends a run: ``reason`` (``events.STOP_REASONS``), ``message``, and for a ``budget``
+    stop the limit it reached (``budgets.LIMITS``)."""
+
+    def __init__(self, reason: str, message: str, budget: str | None = None) -> None:
+        super().__init__(message)
+        self.reason, self.message, self.budget = reason, message, budget
+
+
+class Agent:
     """Runs a task: the model proposes commands, the engine runs them, results go back.
 
     ``model`` is any ``Model`` (default: an empty ``ReplayModel``). ``root`` the workspace,
@@ -74,6 +88,16 @@ class Agent(Control, Streaming, Settling):
     protected paths) and ``engine_call(work)`` (runs a blocking engine call, e.g. in a worker
     thread under the workspace's lock); by default the engine is called directly.
     """
+
+    # Set per reply and per run (class defaults until the first reply).
+    _last_finish: str | None = None
+    _last_usage: dict[str, Any] | None = None
+    replies = 0
+    prompt_tokens = 0
+    completion_tokens = 0
+    tokens_estimated = False
+    #: ``time.monotonic()`` when the run's time budget runs out (None: no time budget).
+    _deadline: float | None = None
 
     def __init__(
         self,
@@ -177,7 +201,7 @@ class Agent(Control, Streaming, Settling):
     @property
     def cost(self) -> float | None:
         """USD spent so far (current or last run), from the tokens and ``price``; None without
-        a price."""
+                a price."""
         if self.price is None:
             return None
         return cost_of(self.prompt_tokens, self.completion_tokens, self.price)
@@ -417,3 +441,296 @@ class Agent(Control, Streaming, Settling):
                 callback(event)
             except Exception:  # a broken display must not end the run
                 log.exception("agent subscriber failed")
+
+    # How hosts drive a run: start it on the running loop, wait for a decision or the end,
+    # stop it from any thread, answer the question a run ended with.
+
+    def stop(self) -> None:
+        """End the run: the reply being streamed is dropped, pending changes are rejected.
+
+        Safe to call from any thread and when nothing runs.
+        """
+        self._stop_requested = True
+        loop = self._loop
+        if loop is None:
+            return
+
+        def _interrupt() -> None:
+            if self._stream_task is not None and not self._stream_task.done():
+                self._stream_task.cancel()
+            if self._wake is not None:
+                self._wake.set()
+
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            _interrupt()
+        else:
+            loop.call_soon_threadsafe(_interrupt)
+
+    def start(self, task: str) -> asyncio.Task[AgentResult]:
+        """Start ``run(task)`` on the running event loop and return at once (for notebooks).
+
+        A notebook cell must not await a run that waits for clicks: the kernel handles widget
+        messages only between cells. ``%%operator_agent`` uses this.
+        """
+        self.result = None
+        self._task = asyncio.get_running_loop().create_task(self.run(task))
+        return self._task
+
+    async def waiting(self) -> DecidableRun | None:
+        """The turn's run once it waits for a person's decision; None when the run has ended.
+
+        For notebooks and scripts that decide from Python: ``run = await agent.waiting()``,
+        then ``run.approve(...)`` / ``run.reject(..., reason=...)``.
+        """
+        while True:
+            run = self.run_now
+            if self._settling and run is not None and run.pending:
+                return run
+            starting = self._task is not None and not self._task.done()
+            if self.result is not None or not (self.running or starting):
+                return None
+            self._tick = self._tick or asyncio.Event()
+            await self._tick.wait()
+
+    async def wait(self) -> AgentResult:
+        """The result of the run started with ``start`` (waits for its end)."""
+        if self._task is None:
+            raise RuntimeError("no run was started with start()")
+        return await self._task
+
+    def run_sync(self, task: str) -> AgentResult:
+        """``run(task)`` for scripts without an event loop (the CLI)."""
+        return asyncio.run(self.run(task))
+
+    @property
+    def question(self) -> str | None:
+        """The model's question when the last run ended with one (``answer`` continues it)."""
+        result = self.result
+        if result is None or result.reason != "question" or not self._messages:
+            return None
+        return result.message.removeprefix("The model asks: ")
+
+    def _answerable(self, text: str) -> str:
+        if self.question is None:
+            raise RuntimeError("the last run did not end with a question to answer")
+        if not text.strip():
+            raise ValueError("the answer is empty")
+        return text
+
+    async def answer(self, text: str) -> AgentResult:
+        """Continue a run that ended with a question to the person (``result.reason ==
+        "question"``): ``text`` is the answer, the model's next message. The conversation, the
+        turn numbers, the token count and the transcript go on; the run gets ``max_turns``
+        more turns."""
+        return await self._drive(self._answerable(text), self._messages)
+
+    def start_answer(self, text: str) -> asyncio.Task[AgentResult]:
+        """``answer(text)`` started on the running event loop (a notebook's Answer button)."""
+        text = self._answerable(text)
+        self.result = None
+        self._task = asyncio.get_running_loop().create_task(self._drive(text, self._messages))
+        return self._task
+
+    # The model's side of a turn: streaming a reply, asking once to go on from an open
+    # block, keeping the conversation inside the model's window.
+
+    def _compact(self, turn: int, messages: list[Message]) -> None:
+        """Keep the conversation inside the model's window (``compaction.py``)."""
+        window = self.context_window or window_for(getattr(self.model, "name", None))
+        done = compact(messages, window)
+        if done is not None:
+            self._transcript_add("compaction", turn=turn, **done)
+            self._emit(ev.Notice(turn, f"The conversation was compacted to fit the model's "
+                                 f"window ({done['before_tokens']} -> {done['after_tokens']} "
+                                 "estimated tokens)."))  # fmt: skip
+
+    async def _reply(self, turn: int, messages: list[Message], started: float) -> str:
+        """Stream one reply; once, ask the model to go on when it stopped inside a block."""
+        text, tracker, finish = await self._stream(turn, messages, started, BlockTracker())
+        self._last_finish = finish
+        open_at = tracker.open_block_start
+        if open_at is None:
+            messages.append({"role": "assistant", "content": text})
+            return text
+        # Cut off inside a block (usually the length limit): keep the complete part, ask once.
+        self._emit(
+            ev.Notice(
+                turn,
+                "The reply stopped inside an open command block; "
+                "asking the model to continue from it.",
+            )
+        )
+        messages.append({"role": "assistant", "content": text})
+        messages.append({"role": "user", "content": CONTINUE_REQUEST})
+        self._transcript_add("continue", turn=turn, finish_reason=finish, open_at=open_at)
+        self._transcript_add("message", turn=turn, role="user", content=CONTINUE_REQUEST)
+        self._check_budgets(started)  # the rest is another request: within the budgets only
+        self._emit(ev.TextDelta(turn, "\n"))
+        head = text[:open_at]
+        rest, _tracker, _finish = await self._stream(
+            turn, messages, started, BlockTracker(), offset=len(head)
+        )
+        messages.append({"role": "assistant", "content": rest})
+        return head + rest
+
+    async def _stream(
+        self,
+        turn: int,
+        messages: list[Message],
+        started: float,
+        tracker: BlockTracker,
+        offset: int = 0,
+    ) -> tuple[str, BlockTracker, str | None]:
+        """One model call: deltas to the displays, complete blocks announced as they close."""
+        t0 = time.monotonic()
+        first: float | None = None
+        parts: list[str] = []
+        reply: Any = None
+
+        async def consume() -> None:
+            nonlocal first, reply
+            reply = self.model.stream(list(messages))
+            async for delta in reply:
+                if not delta:
+                    continue
+                if first is None:
+                    first = time.monotonic()
+                parts.append(delta)
+                self._emit(ev.TextDelta(turn, delta))
+                for block in tracker.feed(delta):
+                    self._emit(ev.BlockReady(turn, block.index, block.text))
+
+        timeout = None
+        if self.max_seconds is not None:
+            timeout = max(0.0, self.max_seconds - (time.monotonic() - started))
+        self._stream_task = asyncio.ensure_future(consume())
+        try:
+            await asyncio.wait_for(self._stream_task, timeout)
+        except asyncio.CancelledError:
+            if not self._stop_requested:
+                raise  # our caller was cancelled, not the stream
+            raise _Stop("stopped", "Stopped by the person while the model was replying.") from None
+        except asyncio.TimeoutError:
+            assert self.max_seconds is not None
+            raise _Stop(BUDGET, used_up("seconds", self.max_seconds,
+                                        time.monotonic() - started,
+                                        while_doing="while the model was replying"),
+                        "seconds") from None  # fmt: skip
+        except ModelError as exc:
+            wait = {} if exc.retry_after is None else {"retry_after": exc.retry_after}
+            self._transcript_add("model_error", turn=turn, kind=exc.kind, message=exc.message,
+                                 **wait)  # fmt: skip
+            self._emit(ev.Notice(turn, exc.message))
+            raise _Stop("model_error", exc.message) from None
+        except Exception as exc:  # a model of the person's own (a replay function) failed
+            log.exception("the model failed")
+            message = f"The model failed unexpectedly ({type(exc).__name__}); see the log."
+            self._emit(ev.Notice(turn, message))
+            raise _Stop("model_error", message) from None
+        finally:
+            self._stream_task = None
+            if reply is not None:
+                with contextlib.suppress(Exception):
+                    await reply.aclose()
+        for block in tracker.finish():
+            self._emit(ev.BlockReady(turn, block.index, block.text))
+        text = "".join(parts)
+        usage: Usage | None = reply.usage
+        self._last_usage = usage.to_dict() if usage is not None else None
+        self.replies += 1
+        if usage is not None:
+            self.tokens += usage.total_tokens
+            self.prompt_tokens += usage.prompt_tokens
+            self.completion_tokens += usage.completion_tokens
+            self.tokens_estimated = self.tokens_estimated or usage.estimated
+        self._transcript_add(
+            "message",
+            turn=turn,
+            role="assistant",
+            content=text,
+            finish_reason=reply.finish_reason,
+            usage=self._last_usage,
+            model_seconds=round(time.monotonic() - t0, 4),
+            first_delta_seconds=None if first is None else round(first - t0, 4),
+        )
+        self._transcript_add("turn", turn=turn, usage=self._last_usage)
+        return text, tracker, reply.finish_reason
+
+    # Settling a turn: the run's changes wake the loop, Stop rejects what still waits,
+    # every decision goes into the transcript.
+
+    def _left(self) -> float | None:
+        """Seconds until the time budget runs out (None: no time budget)."""
+        return None if self._deadline is None else max(0.0, self._deadline - time.monotonic())
+
+    async def _settle(self, turn: int, run: DecidableRun) -> None:
+        """Wait, without blocking, until every item of ``run`` is decided (or Stop, or the
+        time budget runs out: what still waits is then rejected, and the run stops)."""
+        loop = asyncio.get_running_loop()
+        wake = self._wake = asyncio.Event()
+        decided_at: dict[str, float] = {}
+
+        def on_loop(item: Item) -> None:
+            self._emit(ev.ItemChanged(turn, item))
+            wake.set()
+
+        def changed(item: Item) -> None:  # hosts may decide from a worker thread
+            if item.kind == "mutation" and item.status not in ("pending",):
+                decided_at.setdefault(item.id, time.monotonic())
+            # An undo from the turn's card may come after the run ended and its loop closed.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(on_loop, item)
+
+        run.subscribe(changed)
+        waited = time.monotonic()
+        self._settling = True
+        self._poke()
+        out_of_time = False
+        try:
+            if self.decide is not None and not run.done:
+                outcome = self.decide(run)
+                if inspect.isawaitable(outcome):  # a decider that waits (a person elsewhere)
+                    await asyncio.wait_for(outcome, self._left())
+            while not run.done:
+                if self._stop_requested:
+                    await self._engine(lambda: run.reject_all(reason=STOP_REASON_TEXT))
+                    break
+                wake.clear()
+                if run.done:
+                    break
+                await asyncio.wait_for(wake.wait(), self._left())
+        except asyncio.TimeoutError:
+            out_of_time = True
+            await self._engine(lambda: run.reject_all(reason=OUT_OF_TIME_TEXT))
+        self._wake = None
+        self._settling = False
+        for record in records.decisions(run, decided_at, waited):
+            self._transcript_add("decision", turn=turn, **record)
+        if self._stop_requested:
+            raise _Stop("stopped", "Stopped by the person while changes waited for decisions.")
+        if out_of_time:
+            assert self.max_seconds is not None and self._deadline is not None
+            spent = self.max_seconds + time.monotonic() - self._deadline
+            raise _Stop(BUDGET, used_up("seconds", self.max_seconds, spent,
+                                        while_doing="while changes waited for decisions"),
+                        "seconds")  # fmt: skip
+
+    def _record_results(self, turn: int, run: DecidableRun) -> None:
+        for record in records.results(run):
+            self._transcript_add("result", turn=turn, **record)
+        # ``card`` is the record's own field: an item's ``type`` would clash with the record's
+        for card in records.cards(run):
+            self._transcript_add("card", turn=turn, card=card)
+
+
+def reject_translations(run: DecidableRun) -> None:
+    """A ``decide`` for runs with no person to ask (scripts, experiments): every translated
+    tool call is rejected, so the model is told the ``OPERATOR_CMD`` block it meant and can
+    send it, which the rules then decide like any block."""
+    for item in list(run.pending):
+        if item.foreign is not None:
+            run.reject(item.id)

@@ -10,8 +10,8 @@ from fake_openai import FakeOpenAI, Script
 from replies import b64, block
 
 from jupyter_operator.agent import Agent, OpenAIChat
+from jupyter_operator.agent.loop import OUT_OF_TIME_TEXT
 from jupyter_operator.agent.prices import cost_of
-from jupyter_operator.agent.settling import OUT_OF_TIME_TEXT
 
 
 def chat(fake: FakeOpenAI) -> OpenAIChat:
@@ -112,3 +112,4 @@ def test_an_endpoint_s_negative_usage_gives_back_no_budget(
     result = asyncio.run(agent.run("write a, b and c"))
     assert (result.reason, result.budget) == ("budget", "tokens"), result.message
     assert result.tokens == 505 + 500 and len(fake.requests) == 3
+
