@@ -70,10 +70,13 @@ class TurnPlanned:
     tokens: int = 0
     #: This reply's usage as the endpoint reported it (``estimated`` for offline models).
     usage: dict[str, Any] | None = None
+    #: What this reply cost when the model's price is known: an estimate when ``usage`` is
+    #: (priced all the same, since ``max_cost`` counts it too; the panel labels it).
+    turn_cost: float | None = None
     kind: str = "planned"
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data = {
             "kind": self.kind,
             "turn": self.turn,
             "session": self.session_id,
@@ -81,6 +84,9 @@ class TurnPlanned:
             "tokens": self.tokens,
             "usage": self.usage,
         }
+        if self.turn_cost is not None:
+            data["turn_cost"] = self.turn_cost
+        return data
 
 
 @dataclass(frozen=True)

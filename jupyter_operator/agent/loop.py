@@ -201,10 +201,17 @@ class Agent:
     @property
     def cost(self) -> float | None:
         """USD spent so far (current or last run), from the tokens and ``price``; None without
-                a price."""
+        a price. Estimated tokens are priced too (an estimate, ``tokens_estimated``), so a
+        ``max_cost`` budget holds for a model that reports no usage."""
         if self.price is None:
             return None
         return cost_of(self.prompt_tokens, self.completion_tokens, self.price)
+
+    def _turn_cost(self, usage: dict[str, Any] | None) -> float | None:
+        """One reply's cost by the rule of ``cost``: estimated tokens are priced too."""
+        if self.price is None or not usage:
+            return None
+        return cost_of(usage["prompt_tokens"], usage["completion_tokens"], self.price)
 
     @property
     def limits(self) -> dict[str, float]:
@@ -355,7 +362,8 @@ class Agent:
                 raise _Stop("repeated_failure", repeated)
             run = await self._engine(functools.partial(self._plan, turn, reply))
             self._turn_end.planned(turn, run)
-            self._emit(ev.TurnPlanned(turn, run, tokens=self.tokens, usage=self._last_usage))
+            self._emit(ev.TurnPlanned(turn, run, tokens=self.tokens, usage=self._last_usage,
+                                      turn_cost=self._turn_cost(self._last_usage)))
             if not run.items:
                 if run.skipped_duplicates:
                     user = DUPLICATES_NOTE

@@ -342,15 +342,10 @@ class AgentService:
 
     def _record(self, run: AgentRun, event: Any) -> None:
         from ..agent import events as ev
-        from ..agent.prices import cost_of
 
         data = event.to_json()
         if isinstance(event, ev.TurnPlanned):  # the decide API serves the turn's run
             data["session"] = self.sessions.adopt(run.workspace, run.agent.operator, event.run)
-            usage, price = event.usage, run.agent.price
-            if usage and price is not None and not usage.get("estimated"):
-                data["turn_cost"] = cost_of(usage["prompt_tokens"], usage["completion_tokens"],
-                                            price)  # fmt: skip
         if isinstance(event, (ev.TurnPlanned, ev.TurnFinished, ev.Stopped)):
             data["cost"] = run.agent.cost  # the run's so far (None: no price known)
         run.events.append(json.dumps(data))

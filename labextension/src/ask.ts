@@ -500,9 +500,10 @@ export class AskView {
     if (state !== undefined) {
       this._state = state;
     }
-    const cost = this._cost === null ? '' : ` · ${costText(this._cost)}`;
     const count = this._tokens.toLocaleString('en-US');
-    const tokens = this._estimated ? `~${count} tokens (estimate)` : `${count} tokens${cost}`;
+    const about = this._estimated ? '~' : '';
+    const cost = this._cost === null ? '' : ` · ${about}${costText(this._cost)}`;
+    const tokens = this._estimated ? `~${count} tokens (estimate)${cost}` : `${count} tokens${cost}`;
     // The run's total so far (each turn's own tokens are in its heading).
     this._status.textContent = `Turn ${this._turn}/${this._maxTurns} · ${tokens} · ${this._state}`;
   }

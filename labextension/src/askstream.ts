@@ -48,19 +48,21 @@ export function costText(cost: number): string {
 
 /**
  * One turn's tokens: "1,234 tokens (1,000 in, 234 out) · $0.0012", counts that were only
- * estimated labelled so ("~56 tokens (estimate)"), "no usage reported" without any.
+ * estimated labelled so, with their cost too ("~56 tokens (estimate) · ~$0.0001"), "no usage
+ * reported" without any.
  */
 export function usageText(usage: ITokenUsage | null | undefined, cost?: number | null): string {
   if (!usage) {
     return 'no usage reported';
   }
   const total = usage.total_tokens.toLocaleString('en-US');
+  const priced = cost === undefined || cost === null ? '' : ` · ${costText(cost)}`;
   if (usage.estimated) {
-    return `~${total} tokens (estimate)`;
+    // Priced all the same (a cost budget counts it), and labelled as the estimate it is.
+    return `~${total} tokens (estimate)${priced ? ` · ~${costText(cost as number)}` : ''}`;
   }
   const prompt = usage.prompt_tokens.toLocaleString('en-US');
   const completion = usage.completion_tokens.toLocaleString('en-US');
-  const priced = cost === undefined || cost === null ? '' : ` · ${costText(cost)}`;
   return `${total} tokens (${prompt} in, ${completion} out)${priced}`;
 }
 

@@ -113,3 +113,21 @@ def test_an_endpoint_s_negative_usage_gives_back_no_budget(
     assert (result.reason, result.budget) == ("budget", "tokens"), result.message
     assert result.tokens == 505 + 500 and len(fake.requests) == 3
 
+
+def test_a_turn_s_cost_follows_the_run_s_rule_for_estimated_tokens(workspace: Path) -> None:
+    """A model that reports no usage is priced from estimated tokens, per turn as for the run
+    (the run's ``cost`` is what ``max_cost`` counts), and the turn says it is an estimate."""
+    from jupyter_operator.agent import ReplayModel
+    from jupyter_operator.agent import events as ev
+
+    agent = Agent(ReplayModel([write("a"), "Done."]), root=workspace, policy="auto all",
+                  price=(2.0, 10.0))  # fmt: skip
+    planned: list[ev.TurnPlanned] = []
+    agent.subscribe(lambda event: planned.append(event) if isinstance(event, ev.TurnPlanned)
+                    else None)  # fmt: skip
+    result = asyncio.run(agent.run("write a"))
+    assert agent.tokens_estimated and all(turn.usage["estimated"] for turn in planned)
+    costs = [turn.turn_cost for turn in planned]
+    assert None not in costs, "an estimated turn was left unpriced while the run's cost counts it"
+    assert sum(costs) == pytest.approx(result.cost)
+    assert planned[0].to_json()["turn_cost"] == costs[0]

@@ -59,8 +59,9 @@ describe('usageText', () => {
     expect(usageText(usage, 1.89)).toBe('1,545 tokens (1,200 in, 345 out) · $1.89');
   });
 
-  it('labels estimated counts, which are never priced', () => {
-    expect(usageText({ ...usage, estimated: true }, 1.89)).toBe('~1,545 tokens (estimate)');
+  it('labels estimated counts, and their cost as an estimate too', () => {
+    expect(usageText({ ...usage, estimated: true }, 1.89)).toBe('~1,545 tokens (estimate) · ~$1.89');
+    expect(usageText({ ...usage, estimated: true })).toBe('~1,545 tokens (estimate)');
   });
 
   it('says when no usage was reported', () => {
