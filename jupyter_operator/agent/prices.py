@@ -1,5 +1,10 @@
 """Prices per million tokens, and what a run's tokens cost: one table for the experiments'
-results (``--price``) and the panel's Ask (``c.OperatorAgent.prices``)."""
+results (``--price``) and the panel's Ask (``c.OperatorAgent.prices``).
+
+Estimated token counts (a model that reports no usage) are priced while a run goes on, shown
+as estimates, because a ``max_cost`` budget must hold for such a model too; a results table
+(``experiments.analysis.cost``) leaves them unpriced, since a published cost must be measured.
+"""
 
 from __future__ import annotations
 
