@@ -15,12 +15,13 @@ build a model client: nothing here returns, logs or prints one.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
 import re
 import secrets
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,7 @@ from .models import ModelError
 FOLDER_NAME = "models"
 LIST_NAME = "endpoints.json"
 KEYS_NAME = "keys.json"
+LOCK_NAME = ".lock"
 #: The keyring service the typed keys are saved under (when a keyring is usable).
 KEYRING_SERVICE = "jupyter-operator"
 O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -180,6 +182,21 @@ def _write_private(path: Path, data: dict[str, Any]) -> None:
     os.replace(temporary, path)
 
 
+@contextlib.contextmanager
+def _changing(folder: Path) -> Iterator[None]:
+    """Hold the store's lock while its files are read, changed and written back: the server
+    and ``jupyter-operator models`` may both add or remove at once, and without the lock the
+    later write would drop the other's change. An ``flock`` on its own open file, so threads of
+    one process exclude each other as well as processes."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    fd = os.open(folder / LOCK_NAME, os.O_RDWR | os.O_CREAT | O_NOFOLLOW, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the last descriptor releases the lock
+
+
 class EndpointStore:
     """The saved endpoints of this user (``folder``: default :func:`default_folder`).
 
@@ -222,6 +239,10 @@ class EndpointStore:
         """Save ``endpoint`` (its typed ``key``, if any, stored apart); ``taken``: names of
         endpoints configured elsewhere, which a saved one may not shadow."""
         check_endpoint(endpoint.name, endpoint.base_url, endpoint.model, endpoint.key_env)
+        with _changing(self.folder):
+            return self._add(endpoint, key, taken)
+
+    def _add(self, endpoint: Endpoint, key: str | None, taken: Iterable[str]) -> Endpoint:
         saved = self.saved()
         if endpoint.name in taken or any(e.name == endpoint.name for e in saved):
             raise EndpointError("endpoint_exists", f"An endpoint named {endpoint.name!r} exists "
@@ -242,11 +263,13 @@ class EndpointStore:
 
     def remove(self, name: str) -> None:
         """Forget the saved endpoint ``name`` and its stored key."""
-        saved = self.saved()
-        if not any(e.name == name for e in saved):
-            raise EndpointError("endpoint_not_found", "No saved endpoint with this name")
-        _write_private(self.list_file, {"endpoints": [_row(e) for e in saved if e.name != name]})
-        self._forget_key(name)
+        with _changing(self.folder):
+            saved = self.saved()
+            if not any(e.name == name for e in saved):
+                raise EndpointError("endpoint_not_found", "No saved endpoint with this name")
+            rows = [_row(e) for e in saved if e.name != name]
+            _write_private(self.list_file, {"endpoints": rows})
+            self._forget_key(name)
 
     def key(self, name: str) -> str | None:
         """The stored key of ``name`` (only to build its client; never shown)."""

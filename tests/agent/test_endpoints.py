@@ -88,3 +88,34 @@ def test_a_refused_key_is_never_quoted(data: Path) -> None:
         with pytest.raises(ModelError) as caught:
             asyncio.run(ask())
     assert caught.value.kind == "auth" and KEY not in caught.value.message
+
+
+def test_two_adds_at_once_both_stay(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The server and the command line may add endpoints at the same moment: each read,
+    change and write holds the store's lock, so the later write keeps the earlier's entry."""
+    import threading
+    import time
+
+    read = EndpointStore.saved
+
+    def slow_read(self: EndpointStore) -> list[Endpoint]:
+        found = read(self)
+        time.sleep(0.2)  # widen the gap between reading the list and writing it back
+        return found
+
+    monkeypatch.setattr(EndpointStore, "saved", slow_read)
+
+    def add(name: str) -> None:
+        EndpointStore(use_keyring=False).add(Endpoint(name, "http://127.0.0.1:9/v1", "m"),
+                                             f"{KEY}-{name}")  # fmt: skip
+
+    adds = [threading.Thread(target=add, args=(name,)) for name in ("one", "two")]
+    for add in adds:
+        add.start()
+    for add in adds:
+        add.join()
+    monkeypatch.setattr(EndpointStore, "saved", read)
+    store = EndpointStore(use_keyring=False)
+    assert sorted(e.name for e in store.saved()) == ["one", "two"]
+    assert store.key("one") == f"{KEY}-one" and store.key("two") == f"{KEY}-two"
+    assert stat.S_IMODE((store.folder / ".lock").stat().st_mode) == 0o600
