@@ -369,8 +369,12 @@ class AgentService:
                 continue
             if run.finished and question is None:
                 continue  # ended for good: its thread holds what it said
+            agent = run.agent  # where the run stands, for the reloaded page's status line
             found.append({"run": run.id, "thread": run.thread, "finished": run.finished,
-                          "question": question, "events": len(run.events)})  # fmt: skip
+                          "question": question, "events": len(run.events),
+                          "turn": agent.turn, "max_turns": agent.max_turns,
+                          "tokens": agent.tokens, "tokens_estimated": agent.tokens_estimated,
+                          "cost": agent.cost})  # fmt: skip
         return found
 
     def get(self, run_id: str) -> AgentRun:

@@ -158,6 +158,11 @@ export class AskView {
     }
     this._run = waiting.run;
     this._seen = waiting.events; // the answer's events follow what was said before
+    this._turn = waiting.turn;
+    this._maxTurns = waiting.max_turns;
+    this._tokens = waiting.tokens;
+    this._estimated = waiting.tokens_estimated;
+    this._cost = waiting.cost;
     this._renderStatus('the model asks you a question (below)');
     this._askPerson(waiting.run, questionText(waiting.question ?? ''));
   }

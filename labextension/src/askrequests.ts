@@ -27,6 +27,12 @@ export interface IWaitingRun {
   question: string | null;
   /** How many events the run sent so far (its answer's events follow them). */
   events: number;
+  /** Where the run stands: its status line after a reload. */
+  turn: number;
+  max_turns: number;
+  tokens: number;
+  tokens_estimated: boolean;
+  cost: number | null;
 }
 
 /** `POST agent/runs`: the run started. */

@@ -4,7 +4,7 @@ the question again, and the answer continues that very run."""
 from __future__ import annotations
 
 import pytest
-from browserkit import screenshot
+from browserkit import screenshot, show_operator_panel
 from fake_openai import FakeOpenAI
 from replies import b64, block
 from test_ask_mode import ASK, ask_server, fake, open_ask
@@ -30,14 +30,15 @@ def test_a_question_asked_before_a_reload_is_answered_after_it(
     asked = len(fake.requests)
 
     page.reload()
+    show_operator_panel(page)
     summary = page.locator(f"{ASK} .jp-Operator-ask-summary")
     summary.wait_for(timeout=60_000)
-    page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=60_000)
     if page.locator(f"{ASK}[open]").count() == 0:
         summary.click()
     question.filter(has_text="Which file name should they have?").wait_for(timeout=30_000)
     status = page.locator(f"{ASK} .jp-Operator-ask-status")
     assert "the model asks you a question" in status.text_content()
+    assert "Turn 1/" in status.text_content(), "the reloaded status forgot where the run stands"
     question.locator(".jp-Operator-question-answer").fill("after-reload.md")
     screenshot(page, "ask-question-after-reload")
     question.locator(".jp-Operator-question-send").click()

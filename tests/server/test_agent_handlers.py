@@ -137,6 +137,9 @@ async def test_a_question_is_found_again_and_answered_after_a_reload(
     (waiting,) = body["runs"]
     assert waiting["run"] == run_id and waiting["finished"] is True
     assert "Which file name" in waiting["question"] and waiting["events"] == len(first.events)
+    # where the run stands, so the reloaded page's status line is not "Turn 0/0 · 0 tokens"
+    assert (waiting["turn"], waiting["max_turns"]) == (1, started["max_turns"])
+    assert waiting["tokens"] > 0 and waiting["tokens_estimated"] is False
     elsewhere = {"workspace": "default", "thread": "notebook:other.ipynb"}
     status, other = await api("agent", "runs", params=elsewhere)
     assert status == 200 and other["runs"] == []
