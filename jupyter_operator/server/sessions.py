@@ -105,6 +105,7 @@ class SessionService(HistoryRequests):
         self._owners: dict[str, str] = {}  # history entry id -> session id (seen so far)
         #: (workspace, folder, client) -> the session gathering that client's calls.
         self._groups: dict[tuple[str, str | None, str], str] = {}
+        self._groups_recalled = store is None  # saved clients' sessions looked up once
         self._joining = asyncio.Lock()
         self._closing: set[asyncio.Task[None]] = set()
         #: (session id, item id) -> when the cell run loses its page without word from it.
@@ -168,6 +169,32 @@ class SessionService(HistoryRequests):
         self._add(session)
         return session.to_dict(whole_details=whole_details)
 
+    async def _recall_groups(self) -> None:
+        """Which saved session gathers which client's calls (once, after a restart): the
+        client's next call joins the session it had instead of starting another. Only the
+        most recently saved are read, and only their JSON (no engine session is rebuilt)."""
+        from ..engine.persist import PersistError
+
+        self._groups_recalled = True
+        store = self.store
+        assert store is not None
+
+        def read() -> dict[tuple[str, str | None, str], str]:
+            found: dict[tuple[str, str | None, str], str] = {}
+            for session_id in store.ids()[:LIST_LOOKS]:  # newest first: the newest one wins
+                raw = store.load(session_id)
+                try:
+                    data = checked_data(raw, self.registry) if raw is not None else None
+                except PersistError:
+                    continue  # a broken one is left to _restore to report and remove
+                group = data.get("group") if data is not None else None
+                if isinstance(group, str) and "parts" in data:
+                    found.setdefault((data["workspace"], data.get("folder"), group), session_id)
+            return found
+
+        for key, session_id in (await asyncio.to_thread(read)).items():
+            self._groups.setdefault(key, session_id)  # a session joined since wins
+
     async def _join(self, group: str, call: Session, whole_details: bool) -> dict[str, Any]:
         """Add a waiting call to its client's session (made on the first one), saved."""
         async with self._joining:  # two first calls of a client at once make one session
@@ -177,6 +204,8 @@ class SessionService(HistoryRequests):
                            whole_details: bool) -> dict[str, Any]:  # fmt: skip
         from .client_runs import MAX_PARTS, ClientRun
 
+        if not self._groups_recalled:
+            await self._recall_groups()
         known = self._groups.get((call.workspace, call.folder, group))
         joined: Session | None = None
         if known is not None:

@@ -444,6 +444,14 @@ async def test_a_clients_waiting_calls_are_one_session_that_survives_a_restart(
         assert [i["id"] for i in state["items"]] == ["c3"] and state["done"]
         history = await second.history("default")
         assert history["history"][-1]["label"] == "agent 1"
+        # the client's next waiting call joins the session it had before the restart
+        later = await second.scan(write_cmd("c4", "k.txt", "k\n"), label="agent 1",
+                                  group="agent")  # fmt: skip
+        assert later["session"] == a["session"], "a restart forgot the client's session"
+        assert [i["id"] for i in later["items"]] == ["c4"]
+        elsewhere = await second.scan(write_cmd("c5", "m.txt", "m\n"), label="new 1",
+                                      group="new")  # fmt: skip
+        assert elsewhere["session"] not in (a["session"], other["session"])
     finally:
         await _stop(second)
     assert (ws_root / "g.txt").read_text() == "g\n"
