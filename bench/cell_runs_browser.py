@@ -15,28 +15,11 @@ and Debian's chromium, as the browser tests do).
 from __future__ import annotations
 
 import argparse
-import json
-import statistics
-import sys
-import tempfile
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent / "tests" / "browser"), str(HERE.parent / "tests")]
-
-from browserkit import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
+from labbench import PANEL, VIEWPORT, alternate, lab_browser, notebook_json, show_panel
 
 SOURCE = "import time\nprint(time.time_ns())"
-PANEL = "#jupyter-operator-panel"
-
-
-def notebook() -> str:
-    cell = {"cell_type": "code", "id": "tick", "metadata": {}, "outputs": [],
-            "execution_count": None, "source": SOURCE}  # fmt: skip
-    return json.dumps({"cells": [cell], "metadata": {"kernelspec": {
-        "name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5})  # fmt: skip
 
 
 def output(page) -> str:
@@ -78,49 +61,30 @@ def card_run(page, n: int) -> float:
     return elapsed
 
 
-def main() -> None:
-    from playwright.sync_api import sync_playwright
+def report(round_no: int, card: float, keys: float) -> float:
+    extra = (card - keys) * 1000
+    print(f"round {round_no}: card click to output median {card * 1000:.0f} ms, "
+          f"Shift+Enter to output median {keys * 1000:.0f} ms, extra {extra:.0f} ms "
+          f"({'within' if extra <= 300 else 'OVER'} 300 ms)")  # fmt: skip
+    return extra
 
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=8)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        root, settings = Path(folder) / "root", Path(folder) / "settings"
-        root.mkdir()
-        settings.mkdir()
-        (root / "tick.ipynb").write_text(notebook())
-        server = start_server(root, settings, "lab")
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                page = browser.new_page(viewport={"width": 1400, "height": 900})
-                page.goto(server.page_url("lab/workspaces/bench/tree/tick.ipynb"))
-                page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=90_000)
-                page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]').click()
-                page.locator(f"{PANEL} .jp-Operator-input").wait_for(state="visible")
-                shift_enter(page)  # warm both paths up (not measured)
-                card_run(page, 0)
-                count, best = 1, None
-                for round_no in range(1, args.rounds + 1):
-                    cards, keys = [], []
-                    for _ in range(args.runs):
-                        cards.append(card_run(page, count))
-                        count += 1
-                        keys.append(shift_enter(page))
-                    c, k = statistics.median(cards), statistics.median(keys)
-                    extra = (c - k) * 1000
-                    print(f"round {round_no}: card click to output median {c * 1000:.0f} ms, "
-                          f"Shift+Enter to output median {k * 1000:.0f} ms, extra {extra:.0f} ms "
-                          f"({'within' if extra <= 300 else 'OVER'} 300 ms)")  # fmt: skip
-                    if best is None or extra < best[0]:
-                        best = (extra, c, k)
-                assert best is not None
-                print(f"best round: card {best[1] * 1000:.0f} ms, Shift+Enter "
-                      f"{best[2] * 1000:.0f} ms, extra {best[0]:.0f} ms (target <= 300 ms)")
-                browser.close()
-        finally:
-            stop_server(server)
+    with lab_browser({"tick.ipynb": notebook_json({"tick": SOURCE})}) as (server, browser):
+        page = browser.new_page(viewport=VIEWPORT)
+        page.goto(server.page_url("lab/workspaces/bench/tree/tick.ipynb"))
+        page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=90_000)
+        show_panel(page)
+        shift_enter(page)  # warm both paths up (not measured)
+        card_run(page, 0)
+        best = alternate(args.rounds, args.runs, lambda n: card_run(page, n),
+                         lambda n: shift_enter(page), report, start=1)  # fmt: skip
+        print(f"best round: card {best[1] * 1000:.0f} ms, Shift+Enter "
+              f"{best[2] * 1000:.0f} ms, extra {best[0]:.0f} ms (target <= 300 ms)")
 
 
 if __name__ == "__main__":

@@ -19,19 +19,10 @@ from __future__ import annotations
 
 import argparse
 import base64
-import json
-import statistics
-import sys
-import tempfile
 import time
-from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent / "tests" / "browser"), str(HERE.parent / "tests")]
+from labbench import PANEL, VIEWPORT, alternate, lab_browser, notebook_json, show_panel
 
-from browserkit import CHROMIUM, CHROMIUM_ARGS, start_server, stop_server  # noqa: E402
-
-PANEL = "#jupyter-operator-panel"
 CELLS = 200
 TARGET = 100  # the cell both paths change
 TARGET_RATIO = 1.5
@@ -43,11 +34,7 @@ SHOWS = """([index, text]) => {
 
 
 def notebook() -> str:
-    cells = [{"cell_type": "code", "id": f"c{i}", "metadata": {}, "outputs": [],
-              "execution_count": None, "source": f"x{i} = {i}"} for i in range(CELLS)]  # fmt: skip
-    return json.dumps({"cells": cells, "metadata": {"kernelspec": {
-        "name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5})  # fmt: skip
+    return notebook_json({f"c{i}": f"x{i} = {i}" for i in range(CELLS)})
 
 
 def source(n: int) -> str:
@@ -93,7 +80,7 @@ def approve(first, second, n: int) -> float:
 
 
 def open_page(browser, server) -> object:
-    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context = browser.new_context(viewport=VIEWPORT)
     page = context.new_page()
     page.goto(server.page_url(f"lab/workspaces/bench-{id(context)}/tree/room.ipynb"))
     page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=90_000)
@@ -102,52 +89,30 @@ def open_page(browser, server) -> object:
     return page
 
 
-def main() -> None:
-    from playwright.sync_api import sync_playwright
+def report(round_no: int, change: float, paste_time: float) -> float:
+    ratio = change / paste_time
+    print(f"round {round_no}: approved change visible in the second page, "
+          f"median {change * 1000:.0f} ms; the collaborator's paste, median "
+          f"{paste_time * 1000:.0f} ms; ratio {ratio:.2f} "
+          f"({'within' if ratio <= TARGET_RATIO else 'OVER'} {TARGET_RATIO}x)")  # fmt: skip
+    return ratio
 
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--runs", type=int, default=8)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as folder:
-        root, settings = Path(folder) / "root", Path(folder) / "settings"
-        root.mkdir()
-        tracker = settings / "@jupyterlab" / "notebook-extension"
-        tracker.mkdir(parents=True)
-        (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
-        (root / "room.ipynb").write_text(notebook())
-        server = start_server(root, settings, "lab", collaboration=True)
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-                first, second = open_page(browser, server), open_page(browser, server)
-                if not first.locator(f"{PANEL} .jp-Operator-input").is_visible():
-                    first.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]').click()
-                first.locator(f"{PANEL} .jp-Operator-input").wait_for(state="visible")
-                paste(first, second, 0)  # warm both paths up (not measured)
-                approve(first, second, 1)
-                count, best = 2, None
-                for round_no in range(1, args.rounds + 1):
-                    changes, pastes = [], []
-                    for _ in range(args.runs):
-                        changes.append(approve(first, second, count))
-                        pastes.append(paste(first, second, count + 1))
-                        count += 2
-                    c, p = statistics.median(changes), statistics.median(pastes)
-                    ratio = c / p
-                    print(f"round {round_no}: approved change visible in the second page, "
-                          f"median {c * 1000:.0f} ms; the collaborator's paste, median "
-                          f"{p * 1000:.0f} ms; ratio {ratio:.2f} "
-                          f"({'within' if ratio <= TARGET_RATIO else 'OVER'} "
-                          f"{TARGET_RATIO}x)")  # fmt: skip
-                    if best is None or ratio < best[0]:
-                        best = (ratio, c, p)
-                assert best is not None
-                print(f"best round: change {best[1] * 1000:.0f} ms, paste {best[2] * 1000:.0f} "
-                      f"ms, ratio {best[0]:.2f} (target <= {TARGET_RATIO}x)")
-                browser.close()
-        finally:
-            stop_server(server)
+    files = {"room.ipynb": notebook()}
+    with lab_browser(files, collaboration=True, windowing=False) as (server, browser):
+        first, second = open_page(browser, server), open_page(browser, server)
+        show_panel(first)
+        paste(first, second, 0)  # warm both paths up (not measured)
+        approve(first, second, 1)
+        best = alternate(args.rounds, args.runs, lambda n: approve(first, second, n),
+                         lambda n: paste(first, second, n), report, start=2)  # fmt: skip
+        print(f"best round: change {best[1] * 1000:.0f} ms, paste {best[2] * 1000:.0f} "
+              f"ms, ratio {best[0]:.2f} (target <= {TARGET_RATIO}x)")
 
 
 if __name__ == "__main__":
