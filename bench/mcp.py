@@ -39,7 +39,6 @@ import contextlib
 import http.client
 import importlib.util
 import json
-import os
 import secrets
 import statistics
 import subprocess
@@ -88,47 +87,10 @@ CLIENTS, CALLS_EACH = 10, 10
 
 
 def start_server(work: Path, port: int, token: str) -> subprocess.Popen[bytes]:
-    """``jupyter server`` with only this extension, one rule, an isolated config and journal."""
-    config = work / "config"
-    config.mkdir()
-    (config / "jupyter_server_config.json").write_text(
-        json.dumps(
-            {
-                "ServerApp": {
-                    "jpserver_extensions": {"jupyter_operator": True, "mcp_floor_extension": True}
-                },
-                "OperatorExtension": {
-                    "journal_dir": str(work / "journal"),
-                    "policy_rules": [RULE],
-                },
-            }
-        )
-    )
-    env = dict(os.environ)
-    env.update(
-        JUPYTER_CONFIG_DIR=str(config),
-        JUPYTER_CONFIG_PATH=str(config),
-        JUPYTER_DATA_DIR=str(work / "data"),
-        JUPYTER_RUNTIME_DIR=str(work / "runtime"),
-        # The repository and the floor's folder: the bench folder would shadow the SDK there too.
-        PYTHONPATH=os.pathsep.join(
-            filter(None, [str(REPO), str(HERE / "mcp_floor"), env.get("PYTHONPATH", "")])
-        ),
-    )
-    args = [
-        sys.executable,
-        "-m",
-        "jupyter_server",
-        "--no-browser",
-        "--allow-root",
-        f"--port={port}",
-        "--ServerApp.ip=127.0.0.1",
-        "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}",
-        f"--ServerApp.root_dir={work / 'root'}",
-        "--ServerApp.log_level=WARN",
-    ]
-    return subprocess.Popen(args, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    """bench/server.py's server with one rule and the floor's no-op tool; the floor's folder,
+    not this one, goes on the server's path: this folder would shadow the SDK there too."""
+    return server_bench.start_server(work, port, token, floor="mcp_floor_extension",
+                                     paths=(HERE / "mcp_floor",), rules=(RULE,))  # fmt: skip
 
 
 class RawMcp:

@@ -61,17 +61,21 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def start_server(work: Path, port: int, token: str) -> subprocess.Popen[bytes]:
-    """``jupyter server`` with only this extension, an isolated config and a temp journal."""
+def start_server(work: Path, port: int, token: str, *, floor: str = "floor_extension",
+                 paths: tuple[Path, ...] = (REPO / "bench",),
+                 rules: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:  # fmt: skip
+    """``jupyter server`` with only this extension and the ``floor`` one (importable from
+    ``paths``), an isolated config, a temp journal and the policy ``rules``."""
     config = work / "config"
     config.mkdir()
+    operator: dict[str, object] = {"journal_dir": str(work / "journal")}
+    if rules:
+        operator["policy_rules"] = list(rules)
     (config / "jupyter_server_config.json").write_text(
         json.dumps(
             {
-                "ServerApp": {
-                    "jpserver_extensions": {"jupyter_operator": True, "floor_extension": True}
-                },
-                "OperatorExtension": {"journal_dir": str(work / "journal")},
+                "ServerApp": {"jpserver_extensions": {"jupyter_operator": True, floor: True}},
+                "OperatorExtension": operator,
             }
         )
     )
@@ -82,7 +86,7 @@ def start_server(work: Path, port: int, token: str) -> subprocess.Popen[bytes]:
         JUPYTER_DATA_DIR=str(work / "data"),
         JUPYTER_RUNTIME_DIR=str(work / "runtime"),
         PYTHONPATH=os.pathsep.join(
-            filter(None, [str(REPO), str(REPO / "bench"), env.get("PYTHONPATH", "")])
+            filter(None, [str(REPO), *map(str, paths), env.get("PYTHONPATH", "")])
         ),
     )
     args = [
