@@ -5,33 +5,42 @@ Every file access goes through the ``Operator``'s workspace (the jail); every ch
 engine proposal (a diff to approve, atomic, in the undo journal). Reads run at once unless
 the policy denies them; changes run at once only when the policy allows ``fs.write``.
 
-This module runs scripts and dispatches each command to its handler; the handlers live in
-mixins by concern: ``session_commands`` (variables, help, menus, actions, bash lines),
-``document_commands`` (the open document and the back stack) and ``change_commands`` (the
-changes to files).
+One class, one idea: the session runs a script, dispatches each command to its handler, and
+holds the handlers by concern (the session's own state, the open document, the changes).
 """
 
 from __future__ import annotations
 
 import logging
+import posixpath
 import secrets
 import string
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ...dialects.commands import codes, responses
-from ...dialects.commands.parse import MALFORMED, CommandError, Request, expand, parse_script
-from ...protocol import OperatorError
-from ...workspace import decode_text
+from ...dialects.commands import blocks, codes, help, responses
+from ...dialects.commands.parse import (
+    MALFORMED,
+    CommandError,
+    Request,
+    expand,
+    parse_flags,
+    parse_script,
+    parse_set,
+    quote,
+    split_address,
+)
+from ...protocol import Command, OperatorError
+from ...protocol import codes as operator_codes
+from ...protocol._models import Delete, Write
+from ...workspace import FileTooLarge, decode_text
 from ..items import Item
 from ..reads import READ_LIMIT, OutputBudget
 from ..session import Operator
+from ..undo import inverse as undo_inverse
 from . import actions, bash, changes
 from .bash import SANDBOX, ShellRunner
-from .change_commands import ChangeCommands
-from .document_commands import DocumentCommands
 from .replies import Batch, Reply
-from .session_commands import SessionCommands
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +52,12 @@ POLICY_ACTIONS = {
 LIST_LIMIT = 500  # entries /ls shows
 
 
-class CommandSession(SessionCommands, DocumentCommands, ChangeCommands):
+def join_address(path: str, block: str | None) -> str:
+    """``path#block``, or the path alone (the inverse of ``split_address``)."""
+    return f"{path}#{block}" if block is not None else path
+
+
+class CommandSession:
     """One person's (or model's) command session; ``execute`` runs a script of commands.
 
     ``shell`` says how approved bash lines run: ``SANDBOX`` (the default) in the bubblewrap
@@ -228,3 +242,332 @@ class CommandSession(SessionCommands, DocumentCommands, ChangeCommands):
             lines[LIST_LIMIT:] = [f"... and {len(lines) - LIST_LIMIT} more"]
         shown = "." if path in (".", "") else path
         return self._done(rid, request, f"Listing {shown}/", "\n".join(lines) or "(empty folder)")
+
+    # The session commands: variables, help, info, menus, actions, and bash lines (``cd``
+    # itself; the rest through the shell runner once there is one).
+
+    def _done(self, rid: str, request: Request, system: str, content: str | None = None,
+              document: str | None = None, path: str | None = None) -> Reply:  # fmt: skip
+        return Reply(rid, request, "done", responses.body(system, content),
+                     document=document, document_path=path)  # fmt: skip
+
+    # -- session ---------------------------------------------------------------------------------
+    def _cmd_set(self, rid: str, request: Request, arg: str) -> Reply:
+        if not arg.strip():
+            lines = [f"{{{k}}} = {quote(v)}" for k, v in sorted(self.variables.items())]
+            return self._done(rid, request, "Variables", "\n".join(lines) or "(no variables)")
+        name, value = parse_set(arg)
+        self.variables[name] = value
+        return self._done(rid, request, f"{{{name}}} = {quote(value)}")
+
+    def _cmd_help(self, rid: str, request: Request, arg: str) -> Reply:
+        topic = arg.strip().lstrip("/")
+        if not topic:
+            return self._done(rid, request, "String Commands", help.HELP)
+        if topic == "bash":
+            why = self._bash_unavailable()
+            available = help.BASH_AVAILABLE if why is None else help.BASH_MISSING + " " + why
+            return self._done(
+                rid, request, "Bash Session", help.BASH_HELP.format(availability=available)
+            )
+        raise CommandError(codes.USAGE, "/help takes no topic or 'bash'.")
+
+    def _cmd_info(self, rid: str, request: Request, arg: str) -> Reply:
+        pending = sum(1 for b in self.batches if b.pending is not None)
+        info = {
+            "workspace": ".",
+            "open": self._open_name() or "(none)",
+            "back": responses.plural(len(self.back), "document"),
+            "cwd": self.cwd or ".",
+            "variables": ", ".join(sorted(self.variables)) or "(none)",
+            "actions": ", ".join(sorted(self.registry.actions)) or "(none)",
+            "menus": ", ".join(sorted(self.registry.menus)) or "(none)",
+            "policy": self.operator.policy.summary(),
+            "waiting": responses.plural(pending, "change"),
+            "bash": "available" if self._bash_unavailable() is None else "not available (cd only)",
+            "requests": str(self.count),
+        }
+        return self._done(
+            rid, request, "Session info", "\n".join(f"{k}: {v}" for k, v in info.items())
+        )
+
+    def _cmd_nav(self, rid: str, request: Request, arg: str) -> Reply:
+        name = arg.strip()
+        menus = self.registry.menus
+        if not name:
+            lines = [f"{m.name}  {m.title + '  ' if m.title else ''}"
+                     f"({responses.plural(len(m.entries), 'entry', 'entries')})"
+                     for m in menus.values()]  # fmt: skip
+            return self._done(
+                rid, request, "Menus", "\n".join(lines) or "(no menus; /nav scaffold)"
+            )
+        if name == "scaffold":
+            return self._done(rid, request, "Nav Scaffold", help.SCAFFOLD)
+        if name not in menus:
+            raise CommandError(codes.NOT_FOUND, f"no menu '{name}'; /nav lists them.")
+        menu = menus[name]
+        entries = [f"{n}. {label}: {cmd}" for n, (label, cmd) in enumerate(menu.entries, 1)]
+        lines = ([menu.title] if menu.title else []) + entries
+        return self._done(rid, request, f"Menu: {name}", "\n".join(lines) or "(empty menu)")
+
+    def _act(self, rid: str, request: Request, name: str, arg: str) -> Reply:
+        table = self.registry.actions
+        if not name:
+            if arg.strip():
+                raise CommandError(
+                    codes.USAGE, "write /act.name --flag value (or /act alone to list)."
+                )
+            lines = [f"{a.name}  {a.description}".rstrip() for a in table.values()]
+            return self._done(rid, request, "Actions", "\n".join(lines) or "(no actions)")
+        action = table.get(name)
+        if action is None:
+            raise CommandError(codes.NOT_FOUND, f"no action '{name}'; /act lists them.")
+        flags = parse_flags(arg)
+        wants_help = flags.get("help") is True and all(f.name != "help" for f in action.flags)
+        if wants_help or (not flags and action.flags):
+            return self._done(rid, request, f"Action: {name}", action.schema_text())
+        kwargs = actions.bind(action, flags, self._check_path)
+        if actions.wants_session(action.fn):
+            kwargs["session"] = self
+        try:
+            result = action.fn(**kwargs)
+        except (CommandError, OperatorError):  # the action's own clear refusal
+            raise
+        except Exception:
+            log.exception("action %s failed", name)
+            raise CommandError(
+                codes.ACTION_FAILED, f"the action {name} failed on the host."
+            ) from None
+        if isinstance(result, actions.Doc):
+            target = result.path if result.block is None else f"{result.path}#{result.block}"
+            return self._open_document(rid, request, target)
+        return self._done(rid, request, str(result) if result is not None else f"Done: act.{name}")
+
+    def _check_path(self, path: str) -> str:
+        # A path flag hands the file to the action, which reads it: the read rules decide.
+        self._check_rules("fs.read", path)
+        info = self.operator.workspace.stat(path)
+        if not info.is_file:
+            raise CommandError("NOT_A_FILE", f"{path} is not a file.")
+        return path
+
+    # -- bash lines ------------------------------------------------------------------------------
+    def _bash_unavailable(self) -> str | None:
+        return bash.unavailable(self.shell, bash.shell_policy_of(self.operator))
+
+    def _bash(self, rid: str, request: Request, line: str) -> Reply:
+        words = bash.cd_words(line)
+        if words is not None:
+            if len(words) > 2:
+                raise CommandError(codes.USAGE, "cd takes one folder: cd path (quote spaces).")
+            target = posixpath.normpath(
+                posixpath.join(self.cwd or ".", words[1] if len(words) > 1 else ".")
+            )
+            if len(words) == 1:
+                target = "."
+            info = self.operator.workspace.stat(target)
+            if not info.is_dir:
+                raise CommandError("NOT_A_DIRECTORY", f"{target} is not a folder.")
+            self.cwd = "" if target == "." else target
+            return self._done(rid, request, f"exit: 0 | cwd: {self.cwd or '.'}")
+        return self._run_bash(rid, request, line)
+
+    def _run_bash(self, rid: str, request: Request, line: str) -> Reply:
+        """Propose one bash line: the command and its folder wait for approval (``bash``)."""
+        run = bash.propose(self.operator, self.shell, rid, request.line, line, self.cwd or ".")
+        item = run.items[0]
+        if item.status == "pending":
+            where = responses.one_line(self.cwd or ".")
+            waiting = f"Proposed: bash in {where} ({item.summary}); waiting for approval"
+            return Reply(rid, request, "pending", waiting, run=run)
+        return self._settled(rid, request, item)  # the shell policy ran it at once
+
+    def _settled(self, rid: str, request: Request, item: Any) -> Reply:
+        if item.status == "done":
+            return Reply(rid, request, "done", item.response or "", run=None)
+        code = codes.from_operator_code(item.error_code or "ERR_IO")
+        message = item.summary.partition("): ")[2] or item.summary
+        return Reply(rid, request, "error", responses.error_body(code, message), code)
+
+    # -- the open document ----------------------------------------------------------------------
+    # /open, /back, /refresh, /close, /verify: a file or one Markdown #block of it, read through
+    # ``_read_bytes`` (the jail, the read rules and the script's output budget).
+
+    def _read(self, path: str) -> str:
+        try:
+            data = self._read_bytes(path)
+        except FileTooLarge as exc:
+            message = f"{path} has {exc.size} bytes; open one #block of it instead."
+            raise CommandError("FILE_TOO_LARGE", message) from None
+        except OperatorError as exc:
+            if exc.code == operator_codes.ERR_NOT_FOUND:
+                raise CommandError(codes.NOT_FOUND, f"File not found: {path}") from None
+            raise
+        return decode_text(data, path).text
+
+    def _load(self, path: str, block: str | None) -> tuple[str, list[str], int]:
+        """(whole text, the lines shown, first line number) of a document or one block."""
+        text = self._read(path)
+        lines = blocks.split(text)
+        if block is None:
+            return text, lines, 1
+        if not blocks.is_markdown(path):
+            raise CommandError(codes.NOT_MARKDOWN, f"{path} is not Markdown; #blocks are headings.")
+        found = blocks.find(text, block, path)
+        return text, lines[found.start : found.end], found.start + 1
+
+    def _target(self, name: str, arg: str) -> tuple[str, str | None]:
+        if not arg.strip():
+            raise CommandError(codes.USAGE, f"/{name} needs a path: /{name} path[#block].")
+        return split_address(arg)
+
+    def _show(self, rid: str, request: Request, verb: str, path: str, block: str | None) -> Reply:
+        _, lines, _ = self._load(path, block)
+        document = "\n".join(lines)
+        return self._done(rid, request, f"{verb} {join_address(path, block)}",
+                          responses.readable(document), document, path)  # fmt: skip
+
+    def _open_document(self, rid: str, request: Request, arg: str) -> Reply:
+        path, block = self._target("open", arg)
+        reply = self._show(rid, request, "Opened", path, block)
+        if self.document is not None and self.document != (path, block):
+            self.back.append(self.document)
+        self.document = (path, block)
+        return reply
+
+    _cmd_open = _open_document
+
+    def _cmd_back(self, rid: str, request: Request, arg: str) -> Reply:
+        if arg:
+            raise CommandError(codes.USAGE, "/back takes no arguments.")
+        if not self.back:
+            raise CommandError(codes.NO_HISTORY, "no earlier document to go back to.")
+        path, block = self.back[-1]
+        reply = self._show(rid, request, "Back to", path, block)
+        self.back.pop()
+        self.document = (path, block)
+        return reply
+
+    def _open_now(self, name: str) -> tuple[str, str | None]:
+        if self.document is None:
+            raise CommandError(codes.NO_DOCUMENT, f"no document is open; /open one before /{name}.")
+        return self.document
+
+    def _open_name(self) -> str | None:
+        return join_address(*self.document) if self.document else None
+
+    def _cmd_refresh(self, rid: str, request: Request, arg: str) -> Reply:
+        return self._show(rid, request, "Refreshed", *self._open_now("refresh"))
+
+    def _cmd_close(self, rid: str, request: Request, arg: str) -> Reply:
+        path, block = self._open_now("close")
+        self.document = None
+        return self._done(rid, request, f"Closed: {join_address(path, block)}")
+
+    def _cmd_verify(self, rid: str, request: Request, arg: str) -> Reply:
+        path, block = self._target("verify", arg)
+        if block is None:
+            raise CommandError(codes.USAGE, "/verify needs a block: /verify path#block.")
+        _, lines, _ = self._load(path, block)
+        return self._done(rid, request, f"Verified {path}#{block}", responses.preview(lines))
+
+    # -- changes ---------------------------------------------------------------------------------
+    # /edit with a body, /write, /append and /undo: each computes the file's new text and
+    # proposes it through ``changes`` as an engine run, decided by a person or the rules.
+
+    def _cmd_edit(self, rid: str, request: Request, arg: str) -> Reply:
+        path, block = self._target("edit", arg)
+        where = join_address(path, block)
+        if request.body is None:
+            _, lines, first = self._load(path, block)
+            return self._done(rid, request, f"[editing: {where}]", responses.numbered(lines, first))
+        snap, old, bom = changes.current(self.operator.workspace, path)
+        if old is None:
+            raise CommandError(
+                codes.NOT_FOUND, f"File not found: {path} (use /write to create it)."
+            )
+        n = responses.count_lines(request.body)
+        if block is None:
+            new, done = request.body, f"Edited {path} ({responses.plural(n, 'line')}, whole file)"
+        else:
+            if not blocks.is_markdown(path):
+                raise CommandError(
+                    codes.NOT_MARKDOWN, f"{path} is not Markdown; #blocks are headings."
+                )
+            new = changes.block_replaced(old, block, request.body, path)
+            done = f"Edited {where} ({responses.plural(n, 'line')})"
+        return self._propose(rid, request, path, snap, new, bom, done)
+
+    def _cmd_write(self, rid: str, request: Request, arg: str) -> Reply:
+        path, _ = self._plain_path("write", arg)
+        body = changes.require_body("write", request.body)
+        snap, _old, bom = changes.current(self.operator.workspace, path)
+        n_bytes = len(body.encode("utf-8"))
+        n_lines = responses.plural(responses.count_lines(body), "line")
+        done = f"Written: {path} ({n_bytes} bytes, {n_lines})"
+        return self._propose(rid, request, path, snap, body, bom, done)
+
+    def _cmd_append(self, rid: str, request: Request, arg: str) -> Reply:
+        path, _ = self._plain_path("append", arg)
+        body = changes.require_body("append", request.body)
+        snap, old, bom = changes.current(self.operator.workspace, path)
+        new = changes.appended(old, body)
+        size = len(new.encode("utf-8")) + (3 if bom else 0)
+        return self._propose(
+            rid, request, path, snap, new, bom, f"Appended to: {path} (now {size} bytes)"
+        )
+
+    def _plain_path(self, name: str, arg: str) -> tuple[str, None]:
+        path, block = self._target(name, arg)
+        if block is not None:
+            raise CommandError(
+                codes.USAGE, f"/{name} takes a file, not a #block (use /edit path#block)."
+            )
+        return path, None
+
+    def _propose(self, rid: str, request: Request, path: str, snap: Any, text: str, bom: bool,
+                 done: str) -> Reply:  # fmt: skip
+        verdict = self.operator.policy.verdict(changes.ACTION, path)
+        if verdict.verdict == "deny":
+            raise CommandError(
+                codes.DENIED, f"{changes.ACTION} is not allowed in this workspace ({verdict.text})."
+            )
+        run = changes.propose(self.operator, rid, path, snap, text, bom, request.line)
+        item = run.items[0]
+        waiting = f"Proposed: {request.name} {path} ({item.summary}); waiting for approval"
+        return Reply(rid, request, "pending", waiting, run=run, applied_body=done)
+
+    def _cmd_undo(self, rid: str, request: Request, arg: str) -> Reply:
+        # A reply's /undo is a change like any other: the inverse of the latest change is
+        # previewed, decided by the person or the rules, and journaled when applied. Only a
+        # person's undo (a button, %operator undo, jupyter-operator undo) acts at once.
+        if arg:
+            raise CommandError(codes.USAGE, "/undo takes no arguments (it undoes the last change).")
+        entry, current, restored = undo_inverse(self.operator.workspace, self.operator.journal)
+        if restored is None:
+            action = "fs.delete"
+            params: Any = Delete(path=entry.path)
+        else:
+            try:
+                text = restored.decode("utf-8")
+            except UnicodeDecodeError:
+                raise CommandError(
+                    "UNDO_CONFLICT", f"{entry.path} was not text before {entry.entry_id}; only a "
+                    f"person can undo that change (History or %operator undo)."
+                ) from None
+            action, params = "fs.write", Write(path=entry.path, content=text)
+        verdict = self.operator.policy.verdict(action, entry.path)
+        if verdict.verdict == "deny":
+            raise CommandError(
+                codes.DENIED, f"/undo would {action} {entry.path}, which is not allowed in this "
+                f"workspace ({verdict.text})."
+            )
+        command = Command(id=rid, action=action, path=entry.path, line=request.line,
+                          fields={"path": entry.path}, params=params)  # fmt: skip
+        run = changes.propose_command(self.operator, command, current)
+        item = run.items[0]
+        lines = responses.plural(item.proposal.added + item.proposal.removed, "line")
+        done = f"Undo: reverted {entry.path} ({lines})"  # the seed's wording
+        waiting = (f"Proposed: undo {entry.entry_id} ({entry.action} {entry.path}): "
+                   f"{item.summary}; waiting for approval")  # fmt: skip
+        return Reply(rid, request, "pending", waiting, run=run, applied_body=done)
