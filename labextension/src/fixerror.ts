@@ -13,6 +13,8 @@ import { button } from './dom';
 import { errorIndex } from './fixrequest';
 
 const FIX_CLASS = 'jp-Operator-fix-error';
+/** On the output row that holds the button (it wraps, see cells.css). */
+const WITH_FIX_CLASS = 'jp-Operator-with-fix';
 
 /**
  * Puts a "Fix with Operator" button on the error output of every code cell of the notebooks
@@ -62,6 +64,7 @@ export class FixButtons {
     }
     const area = cell.outputArea;
     for (const old of Array.from(area.node.querySelectorAll(`.${FIX_CLASS}`))) {
+      old.parentElement?.classList.remove(WITH_FIX_CLASS);
       old.remove();
     }
     const index = errorIndex(area.model.toJSON());
@@ -75,6 +78,9 @@ export class FixButtons {
       () => this._onFix(panel, cell.model.id),
       'Ask the model to fix this error (the cell, its traceback and the notebook go with it)'
     );
+    // The output row wraps so the button goes below the traceback, not beside it (beside,
+    // it would take the traceback's width and wrap its lines).
+    child.node.classList.add(WITH_FIX_CLASS);
     child.node.append(fix);
   }
 }

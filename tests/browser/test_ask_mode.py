@@ -409,6 +409,12 @@ def test_fix_with_operator_sends_the_traceback_and_the_approved_fix_runs(
     fix_button = output.locator(".jp-Operator-fix-error")
     fix_button.wait_for()
     assert page.locator(".jp-Operator-fix-error").count() == 1  # only the failed cell has one
+    traceback = output.locator(".jp-OutputArea-output").first.bounding_box()
+    place = fix_button.bounding_box()
+    assert traceback is not None and place is not None
+    # below the traceback, which keeps the whole width of the output area
+    assert place["y"] >= traceback["y"] + traceback["height"] - 1, (place, traceback)
+    assert place["x"] == pytest.approx(traceback["x"], abs=2), (place, traceback)
     screenshot(page, "fix-error-button")
     fix_button.click()
     card = page.locator(f'{ASK} .jp-Operator-card[data-id="f1"][data-status="pending"]')
