@@ -1,13 +1,15 @@
-"""Whether the Jupyter server that started this kernel holds a notebook in a collaborative room.
+"""Whether the Jupyter server that started this kernel holds a notebook or text file in a
+collaborative room.
 
 A change the kernel's magics approve is written to the file unless the notebook's page takes
-it (``live_runs.OwnPage``). A notebook open in a room (jupyter-collaboration) is the room's
-shared document, which the room saves itself: a file written beneath it is reloaded into the
-room, which wipes every collaborator's undo history. The kernel cannot edit the server's rooms,
-so before writing a notebook it asks the server (``GET jupyter-operator/api/rooms?path=``, with
-the server's own address and token from its runtime file ``jpserver-<pid>.json``, the pid being
-``JPY_PARENT_PID``, which jupyter_client sets for the kernels it starts); a room holding it
-refuses the change (``engine/live_route.py``: ``beneath_room``).
+it (``live_runs.OwnPage``). A notebook or text file open in a room (jupyter-collaboration) is
+the room's shared document, which the room saves itself: a file written beneath it is reloaded
+into the room, which wipes every collaborator's undo history. The kernel cannot edit the
+server's rooms, so before writing a file it asks the server (``GET
+jupyter-operator/api/rooms?path=``, with the server's own address and token from its runtime
+file ``jpserver-<pid>.json``, the pid being ``JPY_PARENT_PID``, which jupyter_client sets for
+the kernels it starts); a room holding it refuses the change (``engine/live_route.py``:
+``beneath_room``).
 
 No server started this kernel (a console, nbclient): no room can hold anything for it. A server
 that does not answer is taken to hold the notebook when jupyter-collaboration is installed
@@ -74,7 +76,7 @@ class ServerRooms:
         self._collaboration = collaboration
 
     def holds(self, path: Path) -> bool:
-        """Whether a room holds the notebook ``path`` (absolute); see the module docstring."""
+        """Whether a room holds the file ``path`` (absolute); see the module docstring."""
         server = self._server
         if server is None:
             return False

@@ -62,7 +62,8 @@
                                             entries) undone in one step, newest first, or
                                             refused as a whole; ``preview``: only listed
 ``GET rooms?path=``                         ``{"open": bool}``: whether a collaborative room holds
-                                            the notebook at that absolute path (kernels ask)
+                                            the notebook or text file at that absolute path
+                                            (kernels ask)
 ``GET history?workspace=&folder=``          ``{"workspace", "folder", "history": [entry...]}``,
                                             oldest first (a subfolder keeps its own history);
                                             entries carry ``session``, ``decided_by``, ``rule``
@@ -387,20 +388,18 @@ class OpenNotebooksHandler(OperatorPostHandler):
 
 
 class RoomStateHandler(OperatorApiHandler):
-    """``GET rooms?path=``: whether a collaborative room holds the notebook at the absolute
-    ``path`` (``{"open": bool}``). A kernel's magics ask before writing a notebook: the file
-    beneath a room is never written (``kernel/server_rooms.py``)."""
+    """``GET rooms?path=``: whether a collaborative room holds the notebook or text file at
+    the absolute ``path`` (``{"open": bool}``). A kernel's magics ask before writing a file:
+    the file beneath a room is never written (``kernel/server_rooms.py``)."""
 
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        """Answer whether a room is open for the notebook."""
+        """Answer whether a room is open for the file."""
         from pathlib import Path
 
-        from ..workspace.notebook_guard import is_notebook_name
-
         raw = self.get_query_argument("path", "")
-        path = Path(raw) if is_notebook_name(raw) and "\x00" not in raw else None
+        path = Path(raw) if raw and "\x00" not in raw else None
         rooms = self.service.registry.rooms
         held = getattr(rooms, "held", None)
         is_open = bool(path is not None and path.is_absolute() and held is not None
