@@ -116,6 +116,11 @@ ROOM_ELSEWHERE = ("{path} is open in a collaborative room, which saves the file 
                   "wipe every collaborator's undo). Propose the change from the Operator panel "
                   "of JupyterLab, which applies it in the room.")  # fmt: skip
 
+#: Why a change sent to a room is refused when the room's server did not answer.
+ROOM_NO_ANSWER = ("{path} is open in a collaborative room whose server did not confirm the "
+                  "change; it was not written to the file. Check the room, then propose it "
+                  "again.")  # fmt: skip
+
 #: Why a change to a text file open in a room is refused rather than written to the file.
 ROOM_NO_TEXT = ("{path} is open in a collaborative room and this change is not UTF-8 text the "
                 "room can take; nothing was changed. Close the file first.")  # fmt: skip
@@ -245,6 +250,8 @@ def _in_room(op: Operating, item: Item, and_run: bool = False) -> bool:
     state = answer.get("state")
     if state == "gone":
         return False
+    if state not in ("applied", "stale"):
+        return _refuse_in_room(op, item, ROOM_NO_ANSWER.format(path=item.path))
     item.live = {"route": "room", "state": state, "notebook": item.path, **edits}
     if and_run:
         item.live["and_run"] = True
@@ -295,6 +302,8 @@ def _text_in_room(op: Operating, item: Item, rooms: LiveRooms, target: Path) -> 
     state = answer.get("state")
     if state == "gone":
         return False
+    if state not in ("applied", "stale"):
+        return _refuse_in_room(op, item, ROOM_NO_ANSWER.format(path=item.path))
     # ``notebook`` names the document for the panel, which then leaves the open file alone.
     item.live = {"route": "room", "state": state, "notebook": item.path, "ops": [],
                  "guards": {}, "sources": {}}  # fmt: skip
@@ -458,11 +467,21 @@ def history_in_room(op: Operating, entry_id: str | None, direction: str) -> Any 
     answer = rooms.apply(target, edits, actor(op))
     if answer.get("state") == "gone":
         return None
+    _refuse_unanswered(entry, answer)
     if answer.get("state") != "applied":
         cell = str(answer.get("cell") or "?")[:200]
         raise OperatorError(codes.ERR_UNDO_CONFLICT, f"cell {cell} of {entry.path} was edited "
                             f"in the shared notebook since {entry.entry_id}; nothing was changed.")
     return _mark(op, entry, direction)
+
+
+def _refuse_unanswered(entry: Any, answer: dict[str, Any]) -> None:
+    """``ERR_PAGE_UNAVAILABLE`` when the room's server did not answer an undo or redo."""
+    from ..protocol import OperatorError
+
+    if answer.get("state") not in ("applied", "stale"):
+        raise OperatorError(codes.ERR_PAGE_UNAVAILABLE,
+                            ROOM_NO_ANSWER.format(path=entry.path))  # fmt: skip
 
 
 def _mark(op: Operating, entry: Any, direction: str) -> Any:
@@ -498,6 +517,7 @@ def _text_history_in_room(op: Operating, rooms: LiveRooms, target: Path, entry: 
     answer = rooms.apply_text(target, *texts, actor(op))
     if answer.get("state") == "gone":
         return False
+    _refuse_unanswered(entry, answer)
     if answer.get("state") != "applied":
         raise OperatorError(codes.ERR_UNDO_CONFLICT, f"{entry.path} was edited in the shared "
                             f"file since {entry.entry_id}; nothing was changed.")

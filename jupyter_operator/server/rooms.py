@@ -163,6 +163,33 @@ def apply_edits(doc: Any, edits: dict[str, Any]) -> dict[str, Any]:
     return {"state": "applied"}
 
 
+def well_formed(edits: Any) -> bool:
+    """Whether ``edits`` has the shape ``notebooks.cell_edits`` makes (what a kernel sends to
+    be applied in a room is checked before anything is touched)."""
+    if not isinstance(edits, dict) or not isinstance(edits.get("ops"), list):
+        return False
+    guards = edits.get("guards", {})
+    if not isinstance(guards, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in guards.items()):  # fmt: skip
+        return False
+    for op in edits["ops"]:
+        kind = op.get("op") if isinstance(op, dict) else None
+        after_ok = isinstance(op, dict) and (op.get("after") is None
+                                             or isinstance(op.get("after"), str))  # fmt: skip
+        index_ok = isinstance(op, dict) and type(op.get("index")) is int
+        if kind == "delete" and isinstance(op.get("id"), str):
+            continue
+        if kind == "set" and isinstance(op.get("id"), str) and isinstance(op.get("fields"), dict):
+            continue
+        if kind == "move" and isinstance(op.get("id"), str) and after_ok and index_ok:
+            continue
+        if (kind == "insert" and after_ok and index_ok and isinstance(op.get("cell"), dict)
+                and isinstance(op["cell"].get("id"), str)):  # fmt: skip
+            continue
+        return False
+    return True
+
+
 def last_cell(edits: dict[str, Any]) -> str | None:
     """The id of the last cell the edits insert or rewrite the source of (where the agent's
     caret is shown), or None."""
@@ -368,55 +395,55 @@ class SharedRooms:
         when no room holds it."""
         if not self.active:
             return None
+        return self._run(lambda: self.read(path))
 
-        async def read() -> bytes | None:
-            doc = await self._document(path)
-            if doc is None:
-                return None
-            if document_kind(path)[0] == "notebook":
-                return notebook_bytes(doc)
-            return str(doc.get()).encode("utf-8")
-
-        return self._run(read)
+    async def read(self, path: Path) -> bytes | None:
+        """``content``, on the server's own loop (a request handler reading for a kernel)."""
+        doc = await self._document(path) if self.active else None
+        if doc is None:
+            return None
+        if document_kind(path)[0] == "notebook":
+            return notebook_bytes(doc)
+        return str(doc.get()).encode("utf-8")
 
     def apply(self, path: Path, edits: dict[str, Any], actor: str) -> dict[str, Any]:
         """Apply cell edits to the room's notebook (``apply_edits``); ``{"state": "gone"}``
         when no room holds it any more. The agent shows as ``actor`` among its collaborators."""
-
-        async def edit() -> dict[str, Any]:
-            doc = await self._document(path)
-            if doc is None:
-                return {"state": "gone"}
-            answer = apply_edits(doc, edits)
-            if answer["state"] == "applied":
-                self.show(doc, actor, _caret(doc, last_cell(edits)))
-            return answer
-
         if not self.active:
             return {"state": "gone"}
-        return self._run(edit)
+        return self._run(lambda: self.edit_cells(path, edits, actor))
+
+    async def edit_cells(self, path: Path, edits: dict[str, Any], actor: str) -> dict[str, Any]:
+        """``apply``, on the server's own loop (a request handler applying for a kernel)."""
+        doc = await self._document(path) if self.active else None
+        if doc is None or document_kind(path)[0] != "notebook":
+            return {"state": "gone"}
+        answer = apply_edits(doc, edits)
+        if answer["state"] == "applied":
+            self.show(doc, actor, _caret(doc, last_cell(edits)))
+        return answer
 
     def apply_text(self, path: Path, before: str, after: str, actor: str) -> dict[str, Any]:
         """Turn the room's text from ``before`` (the previewed original) into ``after`` with
         the smallest edits in one transaction (``apply_text``): ``{"state": "applied"}``,
         ``{"state": "stale"}`` (the shared text is not ``before``: nothing changed) or
         ``{"state": "gone"}`` when no room holds it any more. The agent shows as ``actor``."""
-
-        async def edit() -> dict[str, Any]:
-            from pycrdt import Text
-
-            doc = await self._document(path)
-            if doc is None or document_kind(path)[0] != "file":
-                return {"state": "gone"}
-            answer = apply_text(doc, before, after)
-            if answer["state"] == "applied":
-                end = answer.pop("end")
-                self.show(doc, actor, _sticky(doc.ydoc.get("source", type=Text), end))
-            return answer
-
         if not self.active:
             return {"state": "gone"}
-        return self._run(edit)
+        return self._run(lambda: self.edit_text(path, before, after, actor))
+
+    async def edit_text(self, path: Path, before: str, after: str, actor: str) -> dict[str, Any]:
+        """``apply_text``, on the server's own loop."""
+        from pycrdt import Text
+
+        doc = await self._document(path) if self.active else None
+        if doc is None or document_kind(path)[0] != "file":
+            return {"state": "gone"}
+        answer = apply_text(doc, before, after)
+        if answer["state"] == "applied":
+            end = answer.pop("end")
+            self.show(doc, actor, _sticky(doc.ydoc.get("source", type=Text), end))
+        return answer
 
     def show(self, doc: Any, actor: str, caret: dict[str, Any] | None = None) -> None:
         """Name the agent in the room's awareness (on the loop), with its caret at ``caret``
