@@ -146,3 +146,14 @@ async def test_a_kernels_text_change_is_applied_in_the_text_files_room(
     assert await api("rooms", body=body) == (200, {"state": "applied"})
     assert room.get() == "r = 2\n" and script.read_text() == "r = 1\n"
     assert await api("rooms", body=body) == (200, {"state": "stale"})
+    # The kernel's side, over HTTP.
+    import asyncio
+
+    from jupyter_operator.kernel.server_rooms import ServerRoomEdits
+
+    kernel = ServerRoomEdits(server={"url": jp_serverapp.connection_url,
+                                     "token": jp_serverapp.identity_provider.token})
+    assert await asyncio.to_thread(kernel.content, script) == b"r = 2\n"
+    assert await asyncio.to_thread(kernel.apply_text, script, "r = 2\n", "r = 3\n",
+                                   "Operator") == {"state": "applied"}  # fmt: skip
+    assert room.get() == "r = 3\n" and script.read_text() == "r = 1\n"
