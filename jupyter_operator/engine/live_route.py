@@ -1,5 +1,5 @@
-"""Where an approved notebook change lands: the shared room, the open page's notebook, or
-the disk.
+"""Where an approved notebook or text file change lands: the shared room, the open page's
+notebook, or the disk.
 
 A notebook open in a collaborative room (jupyter-collaboration: ``LiveRooms``) is the shared
 document every collaborator edits; the room saves it to the file itself. An approved change is
@@ -11,6 +11,13 @@ a change the room cannot take as cell edits is refused, and undo and redo go thr
 too (``history_in_room``). Previews of such a notebook are made on the room's cells (``base``).
 No disk write of a notebook change, undo or redo happens beneath a room this engine cannot
 edit either (a kernel's magics ask their server: ``room_holders``, ``beneath_room``).
+
+A text file open in a room (a ``.py`` or ``.md`` in JupyterLab's editor) is the room's shared
+text in the same way: an approved change to it is applied there as the smallest text edits in
+one transaction, refused with ``ERR_STALE_PREVIEW`` when the shared text is no longer the one
+the preview was made on, recorded with ``route="room"``, undone and redone there; no disk write
+of a text file happens beneath its room either. A change the room cannot take as text (bytes
+that are not UTF-8, a delete) is refused. A file no room holds goes to the disk.
 
 Otherwise, a notebook open in a JupyterLab or Notebook 7 page (with the extension) is the
 person's working copy: it holds unsaved edits, outputs and execution counts the file does not.
@@ -68,14 +75,22 @@ class LivePages(Protocol):
 
 
 class LiveRooms(Protocol):
-    """The notebooks open in collaborative rooms, edited on the server (``server.rooms``)."""
+    """The notebooks and text files open in collaborative rooms, edited on the server
+    (``server.rooms``)."""
 
     def holds(self, path: Path) -> bool:
-        """Whether a room is open for the notebook ``path`` (absolute)."""
+        """Whether a room is open for the notebook or text file ``path`` (absolute)."""
         ...
 
     def content(self, path: Path) -> bytes | None:
-        """The room's notebook as nbformat JSON bytes; None when no room holds it."""
+        """The room's notebook as nbformat JSON bytes, or its text in UTF-8; None when no
+        room holds it."""
+        ...
+
+    def apply_text(self, path: Path, before: str, after: str, actor: str) -> dict[str, Any]:
+        """Turn the room's text from ``before`` into ``after`` in one transaction, or nothing:
+        ``{"state": "applied"}``, ``{"state": "stale"}`` (the shared text is not ``before``)
+        or ``{"state": "gone"}`` (no room any more)."""
         ...
 
     def apply(self, path: Path, edits: dict[str, Any], actor: str) -> dict[str, Any]:
@@ -91,7 +106,7 @@ class RoomHolders(Protocol):
     magics asking their server: ``kernel/server_rooms.py``)."""
 
     def holds(self, path: Path) -> bool:
-        """Whether a collaborative room holds the notebook ``path`` (absolute)."""
+        """Whether a collaborative room holds the notebook or text file ``path`` (absolute)."""
         ...
 
 
@@ -100,6 +115,15 @@ ROOM_ELSEWHERE = ("{path} is open in a collaborative room, which saves the file 
                   "nothing was changed (writing the file beneath the room would reload it and "
                   "wipe every collaborator's undo). Propose the change from the Operator panel "
                   "of JupyterLab, which applies it in the room.")  # fmt: skip
+
+#: Why a change sent to a room is refused when the room's server did not answer.
+ROOM_NO_ANSWER = ("{path} is open in a collaborative room whose server did not confirm the "
+                  "change; it was not written to the file. Check the room, then propose it "
+                  "again.")  # fmt: skip
+
+#: Why a change to a text file open in a room is refused rather than written to the file.
+ROOM_NO_TEXT = ("{path} is open in a collaborative room and this change is not UTF-8 text the "
+                "room can take; nothing was changed. Close the file first.")  # fmt: skip
 
 #: Why a change to a notebook open in a room is refused rather than written to the file.
 ROOM_NO_CELLS = ("{path} is open in a collaborative room and this change cannot be applied "
@@ -112,22 +136,24 @@ def _rooms(op: Operating) -> LiveRooms | None:
 
 
 def _target(op: Operating, path: str) -> Path | None:
+    """The absolute path of the file ``path`` names (a room holds files, never the root)."""
     canonical = canonical_path(path)
-    if not is_notebook(canonical):
+    if canonical == ".":
         return None
     return op.root.joinpath(*canonical.split("/"))
 
 
 def in_room(op: Operating, path: str) -> bool:
-    """Whether the notebook ``path`` (workspace-relative) is open in a collaborative room."""
+    """Whether the notebook or text file ``path`` (workspace-relative) is open in a
+    collaborative room."""
     rooms, target = _rooms(op), _target(op, path)
     return rooms is not None and target is not None and rooms.holds(target)
 
 
 def beneath_room(op: Operating, path: str) -> bool:
-    """Whether writing the notebook ``path`` (workspace-relative) to the disk would write
-    beneath a collaborative room: one this engine edits (``rooms``) or one it can only ask
-    about (``room_holders``). Every disk write of a notebook change, undo or redo checks it."""
+    """Whether writing the file ``path`` (workspace-relative) to the disk would write beneath
+    a collaborative room: one this engine edits (``rooms``) or one it can only ask about
+    (``room_holders``). Every disk write of a change, undo or redo checks it."""
     target = _target(op, path)
     if target is None:
         return False
@@ -151,10 +177,11 @@ def actor(op: Operating) -> str:
 
 
 def base(op: Operating, path: str) -> Snapshot | None:
-    """The notebook ``path`` as its shared room holds it, or as the page holding it shows it
-    when changes were sent there that the person has not saved yet: the next change is
-    previewed on that (so it builds on them, and its guards are the sources collaborators
-    see), not on the older file. None: the file is the base, as for any other path."""
+    """The notebook or text file ``path`` as its shared room holds it, or the notebook as
+    the page holding it shows it when changes were sent there that the person has not saved
+    yet: the next change is previewed on that (so it builds on them, and its guards are what
+    collaborators see), not on the older file. None: the file is the base, as for any other
+    path."""
     rooms, target = _rooms(op), _target(op, path)
     if rooms is not None and target is not None:
         data = rooms.content(target)
@@ -212,6 +239,8 @@ def _in_room(op: Operating, item: Item, and_run: bool = False) -> bool:
     if proposal.change != "modify":
         return _refuse_in_room(op, item, f"{item.path} is open in a collaborative room; it "
                                "is not deleted or replaced beneath it. Close it first.")
+    if not is_notebook(cmd.params.path):
+        return _text_in_room(op, item, rooms, target)
     edits = cell_edits(proposal.snapshot.data, proposal.new_bytes)
     if edits is None:
         return _refuse_in_room(op, item, ROOM_NO_CELLS.format(path=item.path))
@@ -221,6 +250,8 @@ def _in_room(op: Operating, item: Item, and_run: bool = False) -> bool:
     state = answer.get("state")
     if state == "gone":
         return False
+    if state not in ("applied", "stale"):
+        return _refuse_in_room(op, item, ROOM_NO_ANSWER.format(path=item.path))
     item.live = {"route": "room", "state": state, "notebook": item.path, **edits}
     if and_run:
         item.live["and_run"] = True
@@ -230,18 +261,61 @@ def _in_room(op: Operating, item: Item, and_run: bool = False) -> bool:
                    "preview; nothing was changed. Read the cells again.")  # fmt: skip
         op.finish_item(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
         return True
-    entry_id = op.journal.allocate_id()
-    entry = mutations.record_for(op.journal, entry_id, cmd.id, cmd.action,
-                                 canonical_path(cmd.params.path), proposal,
-                                 session=op.session, decided_by=item.decided_by,
-                                 rule=item.rule, route="room")  # fmt: skip
-    op.journal.record(entry)
-    item.entry_id = entry_id
+    _record_in_room(op, item)
     summary = mutations.applied_summary(cmd, proposal)
     if and_run:
         summary = without_stale_note(summary)  # cleared, and the cell runs now
     item.summary = f"{proposal.summary}, in the shared notebook"
     op.finish_item(item, Result(cmd.id, True, f"{summary} (in the shared notebook; every "
+                            "collaborator sees it, the room saves it)"), "applied")  # fmt: skip
+    return True
+
+
+def _record_in_room(op: Operating, item: Item) -> None:
+    """Journal ``item``'s change as applied in its room (History says ``room``)."""
+    cmd = item.command
+    entry_id = op.journal.allocate_id()
+    entry = mutations.record_for(op.journal, entry_id, cmd.id, cmd.action,
+                                 canonical_path(cmd.params.path), item.proposal,
+                                 session=op.session, decided_by=item.decided_by,
+                                 rule=item.rule, route="room")  # fmt: skip
+    op.journal.record(entry)
+    item.entry_id = entry_id
+
+
+def _as_text(data: bytes | None) -> str | None:
+    """``data`` as the text a room holds, or None (not UTF-8)."""
+    try:
+        return (data or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def _text_in_room(op: Operating, item: Item, rooms: LiveRooms, target: Path) -> bool:
+    """Apply ``item``'s approved change to the text file a room holds (see ``_in_room``):
+    guarded by the whole previewed original, which the shared text must still be."""
+    proposal, cmd = item.proposal, item.command
+    before, after = _as_text(proposal.snapshot.data), _as_text(proposal.new_bytes)
+    if before is None or after is None:
+        return _refuse_in_room(op, item, ROOM_NO_TEXT.format(path=item.path))
+    answer = rooms.apply_text(target, before, after, actor(op))
+    state = answer.get("state")
+    if state == "gone":
+        return False
+    if state not in ("applied", "stale"):
+        return _refuse_in_room(op, item, ROOM_NO_ANSWER.format(path=item.path))
+    # ``notebook`` names the document for the panel, which then leaves the open file alone.
+    item.live = {"route": "room", "state": state, "notebook": item.path, "ops": [],
+                 "guards": {}, "sources": {}}  # fmt: skip
+    if state != "applied":
+        message = (f"{item.path} was edited in the shared file since the preview; nothing "
+                   "was changed. Read the file again.")  # fmt: skip
+        op.finish_item(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
+        return True
+    _record_in_room(op, item)
+    summary = mutations.applied_summary(cmd, proposal)
+    item.summary = f"{proposal.summary}, in the shared file"
+    op.finish_item(item, Result(cmd.id, True, f"{summary} (in the shared file; every "
                             "collaborator sees it, the room saves it)"), "applied")  # fmt: skip
     return True
 
@@ -359,15 +433,14 @@ def finish(op: Operating, item: Item, answer: dict[str, Any]) -> bool:
 
 def history_in_room(op: Operating, entry_id: str | None, direction: str) -> Any | None:
     """Undo (``direction="undo"``) or redo of a change to a notebook open in a room, applied
-    there as cell edits (the entry is marked), or None when no room holds its notebook.
+    there as cell edits (the entry is marked), or None when no room holds its notebook. A text
+    file's room takes it as text edits (``_text_history_in_room``).
 
     The same conflicts as on the disk are refused first; each cell the edits rewrite or delete
     is guarded by the source the change left (undo) or found (redo): a cell a collaborator
     edited since refuses it (``ERR_UNDO_CONFLICT`` naming the cell). A change the room cannot
     take as cell edits is refused: the file beneath an open room is never written.
     """
-    from dataclasses import replace
-
     from ..protocol import OperatorError
     from .undo import pick
 
@@ -378,6 +451,10 @@ def history_in_room(op: Operating, entry_id: str | None, direction: str) -> Any 
     target = _target(op, entry.path)
     if target is None or not rooms.holds(target):
         return None
+    if not is_notebook(entry.path):
+        if not _text_history_in_room(op, rooms, target, entry, direction):
+            return None
+        return _mark(op, entry, direction)
     edits = None
     if entry.change == "modify" and entry.before_sha256 and entry.after_sha256:
         before = op.journal.load_blob(entry.before_sha256)
@@ -390,16 +467,61 @@ def history_in_room(op: Operating, entry_id: str | None, direction: str) -> Any 
     answer = rooms.apply(target, edits, actor(op))
     if answer.get("state") == "gone":
         return None
+    _refuse_unanswered(entry, answer)
     if answer.get("state") != "applied":
         cell = str(answer.get("cell") or "?")[:200]
         raise OperatorError(codes.ERR_UNDO_CONFLICT, f"cell {cell} of {entry.path} was edited "
                             f"in the shared notebook since {entry.entry_id}; nothing was changed.")
+    return _mark(op, entry, direction)
+
+
+def _refuse_unanswered(entry: Any, answer: dict[str, Any]) -> None:
+    """``ERR_PAGE_UNAVAILABLE`` when the room's server did not answer an undo or redo."""
+    from ..protocol import OperatorError
+
+    if answer.get("state") not in ("applied", "stale"):
+        raise OperatorError(codes.ERR_PAGE_UNAVAILABLE,
+                            ROOM_NO_ANSWER.format(path=entry.path))  # fmt: skip
+
+
+def _mark(op: Operating, entry: Any, direction: str) -> Any:
+    """Mark ``entry`` undone or redone (``direction``) in the journal; the entry as now."""
+    from dataclasses import replace
+
     if direction == "undo":
         op.journal.mark_undone(entry.entry_id)
         return replace(entry, undone=True, redone=False, partial=False,
                        undo_count=entry.undo_count + 1)  # fmt: skip
     op.journal.mark_redone(entry.entry_id)
     return replace(entry, undone=False, redone=True)
+
+
+def _text_history_in_room(op: Operating, rooms: LiveRooms, target: Path, entry: Any,
+                          direction: str) -> bool:  # fmt: skip
+    """Undo or redo ``entry``'s change to a text file in its room: the shared text must be
+    what the change left (undo) or found (redo), else ``ERR_UNDO_CONFLICT``; a change the room
+    cannot take as text is refused (``ERR_PAGE_UNAVAILABLE``), never written beneath it.
+    False: no room holds the file any more."""
+    from ..protocol import OperatorError
+
+    texts = None
+    if entry.change == "modify" and entry.before_sha256 and entry.after_sha256:
+        before = _as_text(op.journal.load_blob(entry.before_sha256))
+        after = _as_text(op.journal.load_blob(entry.after_sha256))
+        if before is not None and after is not None:
+            texts = (after, before) if direction == "undo" else (before, after)
+    if texts is None:
+        raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, f"{entry.path} is open in a "
+                            f"collaborative room; {entry.entry_id} cannot be {direction}ne there "
+                            "as text edits and the file beneath it is not written.")  # fmt: skip
+    answer = rooms.apply_text(target, *texts, actor(op))
+    if answer.get("state") == "gone":
+        return False
+    _refuse_unanswered(entry, answer)
+    if answer.get("state") != "applied":
+        raise OperatorError(codes.ERR_UNDO_CONFLICT, f"{entry.path} was edited in the shared "
+                            f"file since {entry.entry_id}; nothing was changed.")
+    return True
 
 
 def history_edits(op: Operating, entry_id: str | None, direction: str) -> tuple[Any, dict] | None:

@@ -19,7 +19,7 @@ from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.utils.process import arg_split
 
 from .live_runs import CommRunner, OwnPage, own_notebook
-from .server_rooms import ServerRooms
+from .server_rooms import ServerRoomEdits, ServerRooms
 from .session import session
 
 if TYPE_CHECKING:
@@ -275,6 +275,7 @@ class AgentMagics(Magics):
             op = Operator(root, policy=policy, extensions=extensions, runner=CommRunner(root))
             op.pages = OwnPage(root)  # changes to the notebook are applied in its page
             op.room_holders = ServerRooms()  # never written beneath a collaborative room
+            op.rooms = ServerRoomEdits(beside=op.pages)  # other files' rooms: by the server
             return op
 
         agent = Agent(model, root=root, policy=policy, max_turns=max_turns,

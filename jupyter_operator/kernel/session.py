@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..execution import NoRunner
 from .live_runs import CommRunner, OwnPage
-from .server_rooms import ServerRooms
+from .server_rooms import ServerRoomEdits, ServerRooms
 
 if TYPE_CHECKING:
     from ..engine import DecidableRun, Operator, Policy, ShellPolicy
@@ -91,6 +91,7 @@ class KernelSession:
                           runner=CommRunner(root))  # cells run in the open notebook
             op.pages = OwnPage(root)  # and its changes are applied there
             op.room_holders = ServerRooms()  # never written beneath a collaborative room
+            op.rooms = ServerRoomEdits(beside=op.pages)  # other files' rooms: by the server
             self.operators[root] = op
         op.extensions = self.extensions
         op.policy = self.current_policy()

@@ -32,6 +32,19 @@ class ScanBody(Body):
     files: dict[str, str] | None = None
 
 
+class RoomEditBody(Body):
+    """``POST rooms``: a kernel's approved change to a file open in a collaborative room, as
+    the cell edits of a notebook (``edits``) or a text file's previewed and new text."""
+
+    #: The file, absolute (as the kernel's workspace names it).
+    path: Annotated[str, Field(min_length=1, max_length=4096)]
+    #: The name collaborators see for the agent: one line.
+    actor: Annotated[str, Field(max_length=200, pattern=r"^[^\r\n]*$")] = "Operator"
+    edits: dict[str, Any] | None = None
+    before: str | None = None
+    after: str | None = None
+
+
 class DecideBody(Body):
     """``POST sessions/{session}/decide``."""
 

@@ -62,7 +62,10 @@
                                             entries) undone in one step, newest first, or
                                             refused as a whole; ``preview``: only listed
 ``GET rooms?path=``                         ``{"open": bool}``: whether a collaborative room holds
-                                            the notebook at that absolute path (kernels ask)
+                                            the notebook or text file at that absolute path
+                                            (kernels ask); ``content=1``: and its ``content``
+``POST rooms``                              ``{"state"}``: a kernel's approved change applied in
+                                            the room (cell ``edits``, or ``before``/``after``)
 ``GET history?workspace=&folder=``          ``{"workspace", "folder", "history": [entry...]}``,
                                             oldest first (a subfolder keeps its own history);
                                             entries carry ``session``, ``decided_by``, ``rule``
@@ -86,6 +89,7 @@ from __future__ import annotations
 import json
 from collections.abc import Awaitable
 from http.client import responses
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from jupyter_server.auth.decorator import authorized
@@ -386,26 +390,66 @@ class OpenNotebooksHandler(OperatorPostHandler):
         await self.respond(work())
 
 
-class RoomStateHandler(OperatorApiHandler):
-    """``GET rooms?path=``: whether a collaborative room holds the notebook at the absolute
-    ``path`` (``{"open": bool}``). A kernel's magics ask before writing a notebook: the file
-    beneath a room is never written (``kernel/server_rooms.py``)."""
+class RoomStateHandler(OperatorPostHandler):
+    """``GET rooms?path=``: whether a collaborative room holds the notebook or text file at
+    the absolute ``path`` (``{"open": bool}``; with ``content=1`` also the room's document as
+    ``content``). ``POST rooms``: apply a kernel's approved change there (``RoomEditBody``):
+    ``{"state": "applied" | "stale" | "gone", "cell"?}``. A kernel's magics ask before writing
+    a file, and have the change applied in the room rather than beneath it
+    (``kernel/server_rooms.py``). Only with the server's token; the server checks the path
+    against its workspaces' jail and each guard itself."""
+
+    @staticmethod
+    def _path(raw: str) -> Path | None:
+        path = Path(raw) if raw and "\x00" not in raw else None
+        return path if path is not None and path.is_absolute() else None
 
     @web.authenticated
     @authorized
     async def get(self) -> None:
-        """Answer whether a room is open for the notebook."""
-        from pathlib import Path
-
-        from ..workspace.notebook_guard import is_notebook_name
-
-        raw = self.get_query_argument("path", "")
-        path = Path(raw) if is_notebook_name(raw) and "\x00" not in raw else None
+        """Answer whether a room is open for the file (and what it holds, when asked)."""
+        path = self._path(self.get_query_argument("path", ""))
         rooms = self.service.registry.rooms
         held = getattr(rooms, "held", None)
-        is_open = bool(path is not None and path.is_absolute() and held is not None
-                       and await held(path))  # fmt: skip
-        self.finish(json.dumps({"open": is_open}))
+        is_open = bool(path is not None and held is not None and await held(path))
+        answer: dict[str, Any] = {"open": is_open}
+        if is_open and self.get_query_argument("content", "") == "1":
+            if not self.service.registry.jails(path):
+                raise web.HTTPError(403, "the file is outside every workspace of this server")
+            data = await rooms.read(path)
+            answer["content"] = None if data is None else data.decode("utf-8")
+        self.finish(json.dumps(answer))
+
+    @web.authenticated
+    @authorized
+    async def post(self) -> None:
+        """Apply a kernel's approved change in the room that holds the file."""
+
+        async def work() -> dict[str, Any]:
+            from .bodies import RoomEditBody
+            from .rooms import well_formed
+
+            body = self.parse(RoomEditBody)
+            path = self._path(body.path)
+            if path is None or not self.service.registry.jails(path):
+                raise ApiError(403, "path_refused", "The file is outside every workspace of "
+                               "this server, or a path no workspace accepts.")  # fmt: skip
+            rooms = self.service.registry.rooms
+            if rooms is None or not hasattr(rooms, "edit_cells"):
+                return {"state": "gone"}
+            if body.edits is not None and body.before is None and body.after is None:
+                if not well_formed(body.edits):
+                    raise ApiError(400, "bad_request", "The cell edits are not well formed.")
+                try:
+                    return await rooms.edit_cells(path, body.edits, body.actor)
+                except (KeyError, TypeError, ValueError) as exc:  # a cell the room cannot take
+                    raise ApiError(400, "bad_request", "The room cannot take these cell "
+                                   f"edits ({type(exc).__name__}); nothing was changed.") from None
+            if body.edits is None and body.before is not None and body.after is not None:
+                return await rooms.edit_text(path, body.before, body.after, body.actor)
+            raise ApiError(400, "bad_request", "Send either edits, or before and after.")
+
+        await self.respond(work())
 
 
 class DecideAllHandler(OperatorPostHandler):

@@ -1,17 +1,20 @@
-"""The notebooks open in collaborative rooms (jupyter-collaboration), edited on the server.
+"""The notebooks and text files open in collaborative rooms (jupyter-collaboration), edited on
+the server.
 
-With jupyter-collaboration installed and real-time collaboration on, a notebook open in any
-page lives in a room of the ``jupyter_server_ydoc`` extension: one shared document (a
-``YNotebook``) that every collaborator's page syncs with, and that the room saves to the file
-itself. An approved change to such a notebook is applied to that document here
-(``engine/live_route.py``), never to the file beneath it: the room broadcasts it to every page
-at once and each person's undo history (which tracks only their own edits) is kept.
+With jupyter-collaboration installed and real-time collaboration on, a notebook or text file
+open in any page lives in a room of the ``jupyter_server_ydoc`` extension: one shared document
+(a ``YNotebook``, or a ``YUnicode`` for text) that every collaborator's page syncs with, and
+that the room saves to the file itself. An approved change to such a document is applied to it
+here (``engine/live_route.py``), never to the file beneath it: the room broadcasts it to every
+page at once and each person's undo history (which tracks only their own edits) is kept.
 
 Only the extension's public API is used: ``YDocExtension.get_document(path=...,
-content_type="notebook", file_format="json", copy=False)`` finds the room's notebook (None: no
-room is open; it never opens one), and the ``YNotebook``'s ``ycells``, ``get``, ``get_cell``,
-``set_cell``, ``create_ycell``, ``ydoc`` and ``awareness``. Collaboration counts as on when the
-server loaded that extension and its ``disable_rtc`` is false.
+content_type=..., file_format=..., copy=False)`` finds the room's document (None: no room is
+open; it never opens one): ``"notebook"``/``"json"`` for a ``.ipynb``, ``"file"``/``"text"``
+for any other file (as JupyterLab opens text files). Of the documents: the ``YNotebook``'s
+``ycells``, ``get``, ``get_cell``, ``set_cell``, ``create_ycell``, ``ydoc`` and ``awareness``;
+a text document's ``get``, ``ydoc`` (its ``"source"`` text) and ``awareness``. Collaboration
+counts as on when the server loaded that extension and its ``disable_rtc`` is false.
 
 The shared document belongs to the server's event loop: the engine, which runs in worker
 threads, reaches it through ``asyncio.run_coroutine_threadsafe`` and waits at most
@@ -31,6 +34,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..notebooks.cell_edits import source_hash
+from ..workspace.notebook_guard import is_notebook_name
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -159,6 +163,33 @@ def apply_edits(doc: Any, edits: dict[str, Any]) -> dict[str, Any]:
     return {"state": "applied"}
 
 
+def well_formed(edits: Any) -> bool:
+    """Whether ``edits`` has the shape ``notebooks.cell_edits`` makes (what a kernel sends to
+    be applied in a room is checked before anything is touched)."""
+    if not isinstance(edits, dict) or not isinstance(edits.get("ops"), list):
+        return False
+    guards = edits.get("guards", {})
+    if not isinstance(guards, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in guards.items()):  # fmt: skip
+        return False
+    for op in edits["ops"]:
+        kind = op.get("op") if isinstance(op, dict) else None
+        after_ok = isinstance(op, dict) and (op.get("after") is None
+                                             or isinstance(op.get("after"), str))  # fmt: skip
+        index_ok = isinstance(op, dict) and type(op.get("index")) is int
+        if kind == "delete" and isinstance(op.get("id"), str):
+            continue
+        if kind == "set" and isinstance(op.get("id"), str) and isinstance(op.get("fields"), dict):
+            continue
+        if kind == "move" and isinstance(op.get("id"), str) and after_ok and index_ok:
+            continue
+        if (kind == "insert" and after_ok and index_ok and isinstance(op.get("cell"), dict)
+                and isinstance(op["cell"].get("id"), str)):  # fmt: skip
+            continue
+        return False
+    return True
+
+
 def last_cell(edits: dict[str, Any]) -> str | None:
     """The id of the last cell the edits insert or rewrite the source of (where the agent's
     caret is shown), or None."""
@@ -174,18 +205,97 @@ def last_cell(edits: dict[str, Any]) -> str | None:
 def _caret(doc: Any, cell_id: str | None) -> dict[str, Any] | None:
     """A Yjs relative position (JSON) at the end of the cell's source, or None (no such
     cell, or its source is empty: a position needs a character to stick to)."""
-    from pycrdt import Assoc, StickyIndex
-
     at = _index(doc, cell_id)
     if at < 0:
         return None
     source = doc.ycells[at]["source"]
-    if len(source) == 0:
+    return _sticky(source, len(source))
+
+
+def _sticky(ytext: Any, index: int | None) -> dict[str, Any] | None:
+    """A Yjs relative position (JSON) at ``index`` of a shared text, or None (an empty
+    text: a position needs a character to stick to)."""
+    from pycrdt import Assoc, StickyIndex
+
+    if index is None or len(ytext) == 0:
         return None
     try:
-        return StickyIndex.new(source, len(source), Assoc.BEFORE).to_json()
+        return StickyIndex.new(ytext, min(index, len(ytext)), Assoc.BEFORE).to_json()
     except Exception:  # an older pycrdt without sticky indexes: no caret, the name stays
         return None
+
+
+def document_kind(path: Path | str) -> tuple[str, str]:
+    """The ``content_type`` and ``file_format`` of the room of the file at ``path``: a
+    notebook's, or a text file's (as JupyterLab opens any other file it edits)."""
+    return ("notebook", "json") if is_notebook_name(Path(path).name) else ("file", "text")
+
+
+def text_edits(before: str, after: str) -> list[tuple[int, int, str]]:
+    """The smallest edits that turn ``before`` into ``after``, as ``(start, end, text)``
+    replacements of ``before``'s characters, first to last: lines are matched (as a diff
+    shows them), and each replaced run of lines is cut down to the characters that differ,
+    so a collaborator's caret outside them stays where it is."""
+    from difflib import SequenceMatcher
+
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    starts = [0]
+    for line in old:
+        starts.append(starts[-1] + len(line))
+    new_starts = [0]
+    for line in new:
+        new_starts.append(new_starts[-1] + len(line))
+    edits = []
+    matcher = SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        start, end = starts[i1], starts[i2]
+        text = after[new_starts[j1]:new_starts[j2]]
+        removed = before[start:end]
+        keep = 0  # the run's common start and end are not edits
+        while keep < min(len(removed), len(text)) and removed[keep] == text[keep]:
+            keep += 1
+        tail = 0
+        while (tail < min(len(removed), len(text)) - keep
+               and removed[-1 - tail] == text[-1 - tail]):  # fmt: skip
+            tail += 1
+        edits.append((start + keep, end - tail, text[keep:len(text) - tail]))
+    return edits
+
+
+def _text_index(in_bytes: bool, text: str, at: int) -> int:
+    """The shared text's index of the character ``at`` of ``text`` (its content): pycrdt
+    counts a text in UTF-8 bytes (``in_bytes``), other versions may count characters."""
+    return len(text[:at].encode("utf-8")) if in_bytes else at
+
+
+def apply_text(doc: Any, before: str, after: str) -> dict[str, Any]:
+    """Turn a room's shared text from ``before`` into ``after`` with the smallest edits
+    (``text_edits``) in one transaction, or do nothing: ``{"state": "applied", "end": index}``
+    (the shared index just after the last edit) or ``{"state": "stale"}`` when the text is not
+    ``before`` (a collaborator typed since the preview). Called on the loop that owns it."""
+    from pycrdt import Text
+
+    ytext = doc.ydoc.get("source", type=Text)
+    edits = text_edits(before, after)
+    with doc.ydoc.transaction(origin=ORIGIN):
+        if str(ytext) != before:
+            return {"state": "stale"}
+        in_bytes = len(ytext) != len(before)
+        # Last to first: an edit never moves the characters of the ones still to come.
+        for start, stop, text in reversed(edits):
+            at, until = _text_index(in_bytes, before, start), _text_index(in_bytes, before, stop)
+            if until > at:
+                del ytext[at:until]
+            if text:
+                ytext.insert(at, text)
+    end = None
+    if edits:
+        start, stop, text = edits[-1]
+        shift = sum(len(t) - (b - a) for a, b, t in edits[:-1])
+        end = _text_index(len(ytext) != len(after), after, start + shift + len(text))
+    return {"state": "applied", "end": end}
 
 
 def notebook_bytes(doc: Any) -> bytes:
@@ -262,15 +372,16 @@ class SharedRooms:
         if extension is None or relative is None:
             return None
         try:
-            return await extension.get_document(path=relative, content_type="notebook",
-                                                file_format="json", copy=False)  # fmt: skip
+            content_type, file_format = document_kind(relative)
+            return await extension.get_document(path=relative, content_type=content_type,
+                                                file_format=file_format, copy=False)  # fmt: skip
         except Exception:  # no file id service, a room that failed to load: not held
             log.warning("jupyter_operator: the room of %s could not be read", relative,
                         exc_info=True)  # fmt: skip
             return None
 
     def holds(self, path: Path) -> bool:
-        """Whether a room is open for the notebook ``path`` (absolute)."""
+        """Whether a room is open for the notebook or text file ``path`` (absolute)."""
         if not self.active:
             return False
         return self._run(lambda: self._document(path)) is not None
@@ -280,37 +391,64 @@ class SharedRooms:
         return self.active and await self._document(path) is not None
 
     def content(self, path: Path) -> bytes | None:
-        """The room's notebook as nbformat JSON bytes; None when no room holds it."""
+        """The room's notebook as nbformat JSON bytes, or its text file's text in UTF-8; None
+        when no room holds it."""
         if not self.active:
             return None
+        return self._run(lambda: self.read(path))
 
-        async def read() -> bytes | None:
-            doc = await self._document(path)
-            return None if doc is None else notebook_bytes(doc)
-
-        return self._run(read)
+    async def read(self, path: Path) -> bytes | None:
+        """``content``, on the server's own loop (a request handler reading for a kernel)."""
+        doc = await self._document(path) if self.active else None
+        if doc is None:
+            return None
+        if document_kind(path)[0] == "notebook":
+            return notebook_bytes(doc)
+        return str(doc.get()).encode("utf-8")
 
     def apply(self, path: Path, edits: dict[str, Any], actor: str) -> dict[str, Any]:
         """Apply cell edits to the room's notebook (``apply_edits``); ``{"state": "gone"}``
         when no room holds it any more. The agent shows as ``actor`` among its collaborators."""
-
-        async def edit() -> dict[str, Any]:
-            doc = await self._document(path)
-            if doc is None:
-                return {"state": "gone"}
-            answer = apply_edits(doc, edits)
-            if answer["state"] == "applied":
-                self.show(doc, actor, last_cell(edits))
-            return answer
-
         if not self.active:
             return {"state": "gone"}
-        return self._run(edit)
+        return self._run(lambda: self.edit_cells(path, edits, actor))
 
-    def show(self, doc: Any, actor: str, cell_id: str | None = None) -> None:
-        """Name the agent in the room's awareness (on the loop), with its caret at the end of
-        the cell ``cell_id`` (the last one it wrote), until ``PRESENCE_SECONDS`` after its
-        last change: every page draws it as a collaborator's labelled caret."""
+    async def edit_cells(self, path: Path, edits: dict[str, Any], actor: str) -> dict[str, Any]:
+        """``apply``, on the server's own loop (a request handler applying for a kernel)."""
+        doc = await self._document(path) if self.active else None
+        if doc is None or document_kind(path)[0] != "notebook":
+            return {"state": "gone"}
+        answer = apply_edits(doc, edits)
+        if answer["state"] == "applied":
+            self.show(doc, actor, _caret(doc, last_cell(edits)))
+        return answer
+
+    def apply_text(self, path: Path, before: str, after: str, actor: str) -> dict[str, Any]:
+        """Turn the room's text from ``before`` (the previewed original) into ``after`` with
+        the smallest edits in one transaction (``apply_text``): ``{"state": "applied"}``,
+        ``{"state": "stale"}`` (the shared text is not ``before``: nothing changed) or
+        ``{"state": "gone"}`` when no room holds it any more. The agent shows as ``actor``."""
+        if not self.active:
+            return {"state": "gone"}
+        return self._run(lambda: self.edit_text(path, before, after, actor))
+
+    async def edit_text(self, path: Path, before: str, after: str, actor: str) -> dict[str, Any]:
+        """``apply_text``, on the server's own loop."""
+        from pycrdt import Text
+
+        doc = await self._document(path) if self.active else None
+        if doc is None or document_kind(path)[0] != "file":
+            return {"state": "gone"}
+        answer = apply_text(doc, before, after)
+        if answer["state"] == "applied":
+            end = answer.pop("end")
+            self.show(doc, actor, _sticky(doc.ydoc.get("source", type=Text), end))
+        return answer
+
+    def show(self, doc: Any, actor: str, caret: dict[str, Any] | None = None) -> None:
+        """Name the agent in the room's awareness (on the loop), with its caret at ``caret``
+        (a relative position at the end of what it wrote last), until ``PRESENCE_SECONDS``
+        after its last change: every page draws it as a collaborator's labelled caret."""
         awareness = getattr(doc, "awareness", None)
         if awareness is None:
             return
@@ -318,7 +456,6 @@ class SharedRooms:
         state["user"] = {"username": USERNAME, "name": actor, "display_name": actor,
                          "initials": "OP", "color": COLOUR, "avatar_url": None}  # fmt: skip
         state.pop("cursors", None)
-        caret = _caret(doc, cell_id)
         if caret is not None:
             state["cursors"] = [{"anchor": caret, "head": caret, "primary": True,
                                  "empty": True}]  # fmt: skip

@@ -199,6 +199,28 @@ class WorkspaceRegistry:
             return None
         return relative.as_posix() or "."
 
+    def jails(self, path: Path) -> bool:
+        """Whether a configured workspace's jail lets a change be made to the file at the
+        absolute ``path``: beneath its root, by a path it accepts (no ``..``, no link, not
+        protected, not the host's Python), and an existing regular file. What a kernel asks
+        the server to change in a room is checked by this, as any change of a session is."""
+        from ..protocol import OperatorError
+
+        for name in self.names():
+            root = Path(self._roots[name]).resolve()
+            try:
+                relative = path.relative_to(root).as_posix()
+            except ValueError:
+                continue
+            try:
+                workspace = self.workspace(name)
+                workspace.check_changeable(relative)
+                if workspace.stat(relative).is_file:
+                    return True
+            except OperatorError:
+                continue
+        return False
+
     def lock(self, name: str) -> ReadWriteLock:
         """The lock of workspace ``name`` (KeyError if unknown)."""
         return self._locks[name]

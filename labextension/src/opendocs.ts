@@ -119,7 +119,8 @@ export interface IOpenDocument {
   readonly isDisposed: boolean;
   readonly context: {
     readonly path: string;
-    readonly model: { dirty: boolean; toJSON(): unknown; toString(): string };
+    /** `collaborative`: the model is a collaborative room's shared document. */
+    readonly model: { dirty: boolean; collaborative?: boolean; toJSON(): unknown; toString(): string };
     revert(): Promise<void>;
   };
 }
@@ -206,6 +207,14 @@ export class OpenDocuments {
    * (livecells.ts), never held here nor reloaded. */
   isLiveNotebook(path: string | null): boolean {
     return !!path && isNotebookPath(path) && !!this._tracker?.find(p => !p.isDisposed && p.context.path === path);
+  }
+
+  /** Whether `path` is open here as a collaborative room's shared document (real-time
+   * collaboration): the server applies changes, undo and redo in the room itself, which saves
+   * the file. Its unsaved state is the room's, never held here, and it is never reloaded from
+   * the file (that would put the older file back into the room). */
+  isShared(path: string | null): boolean {
+    return this.isLiveNotebook(path) || this._find(path)?.context.model.collaborative === true;
   }
 
   /** The shared model of the notebook open here at `path` (livecells.ts edits it), or null. */
@@ -298,7 +307,7 @@ export async function beforeApproving(
   let held = false;
   for (const item of items) {
     const docPath = item.kind === 'mutation' ? view.docPath(item.path) : null;
-    const path = open.isLiveNotebook(docPath) ? null : docPath;
+    const path = open.isShared(docPath) ? null : docPath;
     const checked = await open.check(path);
     const edited = checked.state === 'edited' && !!path;
     if (path && checked.cells !== undefined) {

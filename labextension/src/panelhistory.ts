@@ -61,8 +61,9 @@ export class PanelHistory {
     const host = this._host;
     const workspace = host.shown().workspace;
     const target = entry ? host.docs.docPath(entry.path) : null;
-    // A notebook open here is undone in the page itself (livecells.ts): never held.
-    const open: IOpenCheck = host.docs.open.isLiveNotebook(target)
+    // A notebook open here is undone in the page itself (livecells.ts), a document in a
+    // collaborative room in the room: never held.
+    const open: IOpenCheck = host.docs.open.isShared(target)
       ? { state: 'closed' }
       : await host.docs.open.check(target);
     if (target && open.state === 'edited') {
@@ -90,8 +91,8 @@ export class PanelHistory {
       const verb = action === 'undo' ? 'Undid' : 'Redid';
       host.controls.showNote(`${verb} ${done.action}${where} (${done.command_id}).`);
       const changed = host.docs.docPath(done.path);
-      if (host.docs.open.isLiveNotebook(changed)) {
-        return; // changed in the open notebook itself: nothing to reload
+      if (done.route === 'room' || host.docs.open.isLiveNotebook(changed)) {
+        return; // changed in the open notebook or the room itself: nothing to reload
       }
       const same = changed === target ? open.cells : undefined;
       if ((await host.docs.open.reload(changed, same)) === 'edited' && changed) {
@@ -128,7 +129,7 @@ export class PanelHistory {
     }
     const targets = [...new Set(preview.entries.map(e => host.docs.docPath(e.path)))];
     for (const target of targets) {
-      if (target && !host.docs.open.isLiveNotebook(target) && (await host.docs.open.check(target)).state === 'edited') {
+      if (target && !host.docs.open.isShared(target) && (await host.docs.open.check(target)).state === 'edited') {
         host.controls.showError(dirtyMessage(target, 'undo'));
         this._view.showRunError(run, dirtyMessage(target, 'undo'));
         return;

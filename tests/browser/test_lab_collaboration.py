@@ -5,7 +5,8 @@ document, as cell edits in one transaction: both pages show it within a second, 
 own typing stays, the agent shows among the notebook's collaborators, and the file the room
 saves holds everything. A cell the change touches that a collaborator edited since the
 preview refuses it (naming the cell); an edit elsewhere does not. Undo and redo go through
-the room as well, and the history says the change landed there.
+the room as well, and the history says the change landed there. A text file open in a room
+gets its changes the same way, as text edits.
 
 The server of these tests is the only one started with collaboration on (``browserkit
 .collaboration_args``): every other browser test keeps JupyterLab's local documents.
@@ -248,3 +249,83 @@ def test_approve_and_run_clears_the_old_outputs_with_the_change(collab_server, p
     assert history_routes(collab_server)["o-1"] == "room"
     no_dialog(bob)
     screenshot(bob, "lab-collaboration-approve-and-run")
+
+
+#: The visible text editor's content (a text file open in the room).
+EDITOR = ".jp-FileEditor:visible .cm-content"
+
+
+def editor_text(page) -> str:
+    return page.evaluate("""(selector) => {
+      const editors = [...document.querySelectorAll(selector)];
+      const editor = editors.find(n => n.offsetParent !== null);
+      return editor ? [...editor.querySelectorAll('.cm-line')].map(l => l.textContent).join('\\n')
+                    : null;
+    }""", ".jp-FileEditor .cm-content")
+
+
+def wait_text(page, expected: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while editor_text(page) != expected:
+        assert time.monotonic() < deadline, f"the editor shows {editor_text(page)!r}"
+        time.sleep(0.1)
+
+
+def type_at_line_end(page, line: int, text: str) -> None:
+    """A collaborator types at the end of a line of the text file (not saved)."""
+    page.locator(f"{EDITOR} .cm-line").nth(line).click()
+    page.keyboard.press("End")
+    page.keyboard.type(text)
+
+
+def test_a_text_file_in_a_room_gets_the_change_as_edits_and_keeps_the_typing(
+    collab_server, pages
+) -> None:
+    """A ``.py`` open in two pages: the approved change reaches the other page as text edits in
+    the room (no reload, no "changed on disk" dialog), a collaborator's unsaved typing stays,
+    the history says "room", undo goes through the room, and typing in the lines since the
+    preview refuses a change as stale."""
+    alice, bob = pages
+    path = collab_server.root / "shared.py"
+    path.write_text("a = 1\nb = 2\nc = 3\n")
+    for page in pages:
+        open_lab(page, collab_server, "shared.py")
+        wait_text(page, "a = 1\nb = 2\nc = 3\n")
+    type_at_line_end(bob, 2, "  # bob")
+    typed = "a = 1\nb = 2\nc = 3  # bob\n"
+    wait_text(alice, typed)
+
+    edits = b64(json.dumps({"version": 1, "edits": [
+        {"op": "replaceFirst", "find": "b = 2", "text": "b = 20"}]}))  # fmt: skip
+    run_reply(alice, block("t-1", "fs.applyEdits", path="shared.py", edits_b64=edits))
+    wait_status(alice, "t-1", "pending")
+    card(alice, "t-1").locator(".jp-Operator-approve").click()
+    changed = "a = 1\nb = 20\nc = 3  # bob\n"
+    wait_text(bob, changed, timeout=10)
+    wait_text(alice, changed)
+    wait_status(alice, "t-1", "applied")
+    assert "in the shared file" in card(alice, "t-1").text_content()
+    bob.locator(AGENT, has_text="Operator").first.wait_for(state="attached", timeout=10_000)
+    no_dialog(alice)
+    no_dialog(bob)
+    assert history_routes(collab_server)["t-1"] == "room"
+    screenshot(bob, "lab-collaboration-text-file-change")
+
+    open_history(alice)
+    history_row(alice, "t-1").locator(".jp-Operator-history-undo").click()
+    wait_status(alice, "t-1", "undone")
+    wait_text(bob, typed)
+    wait_text(alice, typed)
+    alice.wait_for_timeout(2000)  # the room saves; the page reloads nothing from the file
+    wait_text(alice, typed)
+    no_dialog(bob)
+
+    run_reply(alice, block("t-2", "fs.applyEdits", path="shared.py", edits_b64=edits))
+    wait_status(alice, "t-2", "pending")
+    type_at_line_end(bob, 0, "  # again")
+    wait_text(bob, "a = 1  # again\nb = 2\nc = 3  # bob\n", timeout=10)
+    wait_text(alice, "a = 1  # again\nb = 2\nc = 3  # bob\n")
+    card(alice, "t-2").locator(".jp-Operator-approve").click()  # not held for Bob's typing
+    wait_status(alice, "t-2", "stale")
+    assert "edited in the shared file" in card(alice, "t-2").text_content()
+    wait_text(bob, "a = 1  # again\nb = 2\nc = 3  # bob\n")  # nothing changed

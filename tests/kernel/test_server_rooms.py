@@ -1,6 +1,10 @@
 """A kernel's magics never write a notebook beneath a collaborative room: they ask the server
-that started the kernel (``kernel/server_rooms.py``) and refuse a change to a notebook a room
-holds (``ERR_PAGE_UNAVAILABLE``, saying to propose it from the panel), undo and redo too."""
+that started the kernel (``kernel/server_rooms.py``), have an approved change to a notebook a
+room holds applied there by the server (``POST rooms``), and refuse it when the server does
+not apply it (``ERR_PAGE_UNAVAILABLE``), undo and redo too.
+
+The stand-in server here holds real ``YNotebook`` rooms and answers as the extension's handler
+does (``tests/server/test_room_state_rest.py`` runs the real handler)."""
 
 from __future__ import annotations
 
@@ -25,29 +29,54 @@ TOKEN = "secret-token"
 
 
 class FakeServer:
-    """The server's ``GET jupyter-operator/api/rooms?path=``: rooms open for ``held`` paths,
-    403 without the server's token."""
+    """The server's ``jupyter-operator/api/rooms``: ``GET ?path=`` says rooms are open for
+    ``held`` paths (with ``content=1``, the room's notebook of ``docs``), ``POST`` applies cell
+    edits to ``docs`` as the server does (500 while ``broken``); 403 without the token."""
 
     def __init__(self) -> None:
         self.held: set[str] = set()
+        self.docs: dict[str, Any] = {}
         self.asked: list[str] = []
+        self.posted: list[dict[str, Any]] = []
+        self.broken = False
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                url = urlparse(self.path)
-                path = parse_qs(url.query).get("path", [""])[0]
-                owner.asked.append(path)
-                if self.headers.get("Authorization") != f"token {TOKEN}" or (
-                        url.path != "/base/jupyter-operator/api/rooms"):  # fmt: skip
-                    self.send_response(403)
-                    self.end_headers()
-                    return
-                body = json.dumps({"open": path in owner.held}).encode()
-                self.send_response(200)
+            def _answer(self, status: int, body: dict[str, Any] | None = None) -> None:
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.end_headers()
-                self.wfile.write(body)
+                self.wfile.write(json.dumps(body or {}).encode())
+
+            def _allowed(self) -> bool:
+                return self.headers.get("Authorization") == f"token {TOKEN}" and (
+                    urlparse(self.path).path == "/base/jupyter-operator/api/rooms")
+
+            def do_GET(self) -> None:
+                from jupyter_operator.server.rooms import notebook_bytes
+
+                query = parse_qs(urlparse(self.path).query)
+                path = query.get("path", [""])[0]
+                owner.asked.append(path)
+                if not self._allowed():
+                    return self._answer(403)
+                body: dict[str, Any] = {"open": path in owner.held}
+                if body["open"] and query.get("content") == ["1"] and path in owner.docs:
+                    body["content"] = notebook_bytes(owner.docs[path]).decode()
+                self._answer(200, body)
+
+            def do_POST(self) -> None:
+                from jupyter_operator.server.rooms import apply_edits
+
+                if not self._allowed():
+                    return self._answer(403)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                owner.posted.append(body)
+                if owner.broken:
+                    return self._answer(500)
+                doc = owner.docs.get(body["path"]) if body["path"] in owner.held else None
+                self._answer(200, {"state": "gone"} if doc is None else apply_edits(
+                    doc, body["edits"]))
 
             def log_message(self, *args: Any) -> None:
                 return None
@@ -66,12 +95,74 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeServer]:
     fake.httpd.server_close()
 
 
-def test_a_kernel_change_to_a_notebook_in_a_room_is_refused_not_written(
+def room_of(path: Path) -> Any:
+    """A real shared notebook loaded from ``path``, as a room holds it."""
+    jupyter_ydoc = pytest.importorskip("jupyter_ydoc", reason="jupyter-collaboration is not "
+                                       "installed (pip install -e '.[test]')")  # fmt: skip
+    from pycrdt import Awareness, Doc
+
+    ydoc = Doc()
+    doc = jupyter_ydoc.YNotebook(ydoc, Awareness(ydoc))
+    doc.set(json.loads(path.read_text()))
+    return doc
+
+
+def test_a_kernel_change_to_another_notebook_in_a_room_is_applied_there_by_the_server(
     ip: Any, workspace: Path, server: FakeServer
 ) -> None:
     nb_path = workspace / "shared.ipynb"
     nb_path.write_text(standard())
     server.held.add(str(nb_path))
+    room = server.docs[str(nb_path)] = room_of(nb_path)
+    room.set_cell(0, source="# Title (Bob, unsaved)")  # the preview is the room's cells
+    before = nb_path.read_bytes()
+    ip.run_cell_magic("operator", f"--root {workspace}", block(
+        "c1", "nb.replaceCell", notebook="shared.ipynb", cell_id="calc", content="y = 0"))
+    run = jupyter_operator.last_run()
+    assert b"Bob, unsaved" in run.item("c1").proposal.snapshot.data
+    run.approve("c1")
+    item = run.item("c1")
+    assert item.status == "applied" and "in the shared notebook" in item.result.summary
+    assert [str(c["source"]) for c in room.ycells] == [
+        "# Title (Bob, unsaved)", "x = 1\nprint(x)", "y = 0"]
+    assert nb_path.read_bytes() == before  # never written beneath the room
+    [posted] = server.posted
+    assert posted["path"] == str(nb_path) and posted["actor"].startswith("Operator")
+    from jupyter_operator.kernel.session import session
+
+    op = session().operator_for(workspace)
+    [entry] = op.history()
+    assert entry.route == "room" and entry.entry_id == item.entry_id
+    # Undo goes through the server's room too.
+    op.undo(item.entry_id)
+    assert str(room.ycells[2]["source"]) == "y = x + 1" and nb_path.read_bytes() == before
+
+
+def test_a_kernel_change_to_a_cell_edited_in_the_room_since_is_refused_by_name(
+    ip: Any, workspace: Path, server: FakeServer
+) -> None:
+    nb_path = workspace / "shared.ipynb"
+    nb_path.write_text(standard())
+    server.held.add(str(nb_path))
+    room = server.docs[str(nb_path)] = room_of(nb_path)
+    ip.run_cell_magic("operator", f"--root {workspace}", block(
+        "c1", "nb.replaceCell", notebook="shared.ipynb", cell_id="calc", content="y = 0"))
+    run = jupyter_operator.last_run()
+    room.set_cell(2, source="y = x * 10")  # Bob types in the cell the change replaces
+    run.approve("c1")
+    item = run.item("c1")
+    assert item.status == "stale" and item.result.code == codes.ERR_STALE_PREVIEW
+    assert "cell calc" in item.result.summary
+    assert str(room.ycells[2]["source"]) == "y = x * 10"
+
+
+def test_a_kernel_change_the_server_does_not_apply_is_refused_not_written(
+    ip: Any, workspace: Path, server: FakeServer
+) -> None:
+    nb_path = workspace / "shared.ipynb"
+    nb_path.write_text(standard())
+    server.held.add(str(nb_path))
+    server.broken = True  # it says a room holds the notebook, then fails to apply the change
     before = nb_path.read_bytes()
     ip.run_cell_magic("operator", f"--root {workspace}", block(
         "c1", "nb.replaceCell", notebook="shared.ipynb", cell_id="calc", content="y = 0"))
@@ -79,9 +170,9 @@ def test_a_kernel_change_to_a_notebook_in_a_room_is_refused_not_written(
     run.approve("c1")
     item = run.item("c1")
     assert item.status == "failed" and item.result.code == codes.ERR_PAGE_UNAVAILABLE
-    assert "collaborative room" in item.result.summary and "panel" in item.result.summary
+    assert "collaborative room" in item.result.summary
     assert nb_path.read_bytes() == before  # never written beneath the room
-    assert server.asked == [str(nb_path)]
+    assert len(server.posted) == 1
 
 
 def test_a_kernel_change_no_room_holds_is_written_and_its_undo_refused_once_one_does(

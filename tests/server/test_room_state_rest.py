@@ -1,5 +1,6 @@
-"""``GET rooms?path=``: whether a collaborative room holds a notebook, for a kernel's magics to
-ask before writing it (``kernel/server_rooms.py``); only with the server's token."""
+"""``GET rooms?path=``: whether a collaborative room holds a notebook or text file, for a
+kernel's magics to ask before writing it (``kernel/server_rooms.py``); only with the server's
+token."""
 
 from __future__ import annotations
 
@@ -13,21 +14,146 @@ async def test_a_kernel_asks_whether_a_room_holds_a_notebook(
     api: Api, root: Path, jp_serverapp: Any
 ) -> None:
     shared = root / "shared.ipynb"
+    script = root / "shared.py"
     await api("workspaces")  # the services are built by the first request
     [app] = jp_serverapp.extension_manager.extension_apps["jupyter_operator"]
 
     class Held:
-        """``server.rooms.SharedRooms`` as the handler uses it: a room holds ``shared``."""
+        """``server.rooms.SharedRooms`` as the handler uses it: rooms hold ``shared`` and
+        ``script``."""
 
         async def held(self, path: Path) -> bool:
-            return path == shared
+            return path in (shared, script)
 
     app.sessions.registry.rooms = Held()
     assert await api("rooms", params={"path": str(shared)}) == (200, {"open": True})
     assert await api("rooms", params={"path": str(root / "other.ipynb")}) == (200, {"open": False})
-    # Not a notebook, or not absolute: never a room.
+    # A text file's room counts as a notebook's: the kernel never writes beneath it.
+    assert await api("rooms", params={"path": str(script)}) == (200, {"open": True})
     assert await api("rooms", params={"path": str(root / "notes.txt")}) == (200, {"open": False})
+    # Not absolute: never a room.
     assert await api("rooms", params={"path": "shared.ipynb"}) == (200, {"open": False})
     status, _body = await api("rooms", params={"path": str(shared)}, headers={
         "Authorization": "token wrong"})
     assert status == 403
+
+
+def _rooms(root: Path, docs: dict[str, Any]) -> Any:
+    """The server's ``SharedRooms`` over a stand-in of jupyter-collaboration's extension that
+    holds the real shared documents ``docs`` (by path relative to the root)."""
+    from jupyter_operator.server.rooms import SharedRooms
+
+    class Extension:
+        disable_rtc = False
+
+        async def get_document(self, **kwargs: Any) -> Any:
+            return docs.get(kwargs["path"])
+
+    class Server:
+        root_dir = str(root)
+        extension_manager = type("Manager", (), {"extension_apps": {
+            "jupyter_server_ydoc": {Extension()}}})()
+
+    return SharedRooms(Server())
+
+
+def _notebook_room(path: Path) -> Any:
+    import json
+
+    import pytest
+
+    jupyter_ydoc = pytest.importorskip("jupyter_ydoc", reason="jupyter-collaboration is not "
+                                       "installed (pip install -e '.[test]')")  # fmt: skip
+    from pycrdt import Awareness, Doc
+
+    ydoc = Doc()
+    doc = jupyter_ydoc.YNotebook(ydoc, Awareness(ydoc))
+    doc.set(json.loads(path.read_text()))
+    return doc
+
+
+async def test_a_kernels_approved_change_is_applied_in_the_room_by_the_server(
+    api: Api, root: Path, jp_serverapp: Any
+) -> None:
+    """``POST rooms``: the kernel's cell edits land in the room's shared notebook, guarded per
+    cell; the file beneath is never written; the path is checked against the workspaces'
+    jail; only with the server's token."""
+    import asyncio
+    import json
+
+    from cell_notebooks import standard
+
+    from jupyter_operator.kernel.server_rooms import ServerRoomEdits
+    from jupyter_operator.notebooks.cell_edits import cell_edits
+    from jupyter_operator.server.rooms import notebook_bytes
+
+    shared = root / "shared.ipynb"
+    shared.write_text(standard(), encoding="utf-8")
+    before = shared.read_bytes()
+    room = _notebook_room(shared)
+    await api("workspaces")
+    [app] = jp_serverapp.extension_manager.extension_apps["jupyter_operator"]
+    app.sessions.registry.rooms = _rooms(root, {"shared.ipynb": room})
+    changed = json.loads(notebook_bytes(room))
+    changed["cells"][2]["source"] = "y = 0"
+    edits = cell_edits(notebook_bytes(room), json.dumps(changed).encode())
+    body = {"path": str(shared), "edits": edits, "actor": "Operator (m)"}
+    assert await api("rooms", body=body) == (200, {"state": "applied"})
+    assert str(room.ycells[2]["source"]) == "y = 0" and shared.read_bytes() == before
+    assert room.awareness.get_local_state()["user"]["name"] == "Operator (m)"
+    # The same edits again: the cell is no longer what they were made on.
+    assert await api("rooms", body=body) == (200, {"state": "stale", "cell": "calc"})
+    # The room's cells, for the kernel's preview.
+    status, answer = await api("rooms", params={"path": str(shared), "content": "1"})
+    assert status == 200 and "".join(json.loads(answer["content"])["cells"][2]["source"]) == "y = 0"
+    # Outside every workspace, through a link, or with ..: refused before any room is touched.
+    (root / "link.ipynb").symlink_to(shared)
+    for path in ("/etc/hostname", str(root / "link.ipynb"), str(root / "x" / ".." /
+                                                                "shared.ipynb")):  # fmt: skip
+        status, answer = await api("rooms", body={**body, "path": path})
+        assert status == 403 and answer["error"]["code"] == "path_refused", (path, answer)
+    status, _ = await api("rooms", body={**body, "edits": {"ops": [{"op": "drop"}]}})
+    assert status == 400
+    status, _ = await api("rooms", body=body, headers={"Authorization": "token wrong"})
+    assert status == 403
+    assert str(room.ycells[2]["source"]) == "y = 0" and shared.read_bytes() == before
+    # The kernel's side, over HTTP with the server's address and token (from a worker thread,
+    # as the kernel's engine calls it).
+    kernel = ServerRoomEdits(server={"url": jp_serverapp.connection_url,
+                                     "token": jp_serverapp.identity_provider.token})
+    assert await asyncio.to_thread(kernel.holds, shared)
+    assert b'"y = 0"' in await asyncio.to_thread(kernel.content, shared)
+    back = cell_edits(notebook_bytes(room), before)
+    assert await asyncio.to_thread(kernel.apply, shared, back, "Operator") == {"state": "applied"}
+    assert str(room.ycells[2]["source"]) == "y = x + 1"
+
+
+async def test_a_kernels_text_change_is_applied_in_the_text_files_room(
+    api: Api, root: Path, jp_serverapp: Any
+) -> None:
+    import pytest
+
+    jupyter_ydoc = pytest.importorskip("jupyter_ydoc", reason="jupyter-collaboration is not "
+                                       "installed (pip install -e '.[test]')")  # fmt: skip
+    script = root / "geo.py"
+    script.write_text("r = 1\n", encoding="utf-8")
+    room = jupyter_ydoc.YUnicode()
+    room.set("r = 1\n")
+    await api("workspaces")
+    [app] = jp_serverapp.extension_manager.extension_apps["jupyter_operator"]
+    app.sessions.registry.rooms = _rooms(root, {"geo.py": room})
+    body = {"path": str(script), "before": "r = 1\n", "after": "r = 2\n"}
+    assert await api("rooms", body=body) == (200, {"state": "applied"})
+    assert room.get() == "r = 2\n" and script.read_text() == "r = 1\n"
+    assert await api("rooms", body=body) == (200, {"state": "stale"})
+    # The kernel's side, over HTTP.
+    import asyncio
+
+    from jupyter_operator.kernel.server_rooms import ServerRoomEdits
+
+    kernel = ServerRoomEdits(server={"url": jp_serverapp.connection_url,
+                                     "token": jp_serverapp.identity_provider.token})
+    assert await asyncio.to_thread(kernel.content, script) == b"r = 2\n"
+    assert await asyncio.to_thread(kernel.apply_text, script, "r = 2\n", "r = 3\n",
+                                   "Operator") == {"state": "applied"}  # fmt: skip
+    assert room.get() == "r = 3\n" and script.read_text() == "r = 1\n"

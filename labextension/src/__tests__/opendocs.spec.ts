@@ -1,4 +1,5 @@
 import {
+  beforeApproving,
   cellsKey,
   contentKey,
   dirtyMessage,
@@ -80,6 +81,19 @@ describe('open text files', () => {
     expect(clean.reverted).toBe(1);
     expect(await open.reload('b.txt')).toBe('edited');
     expect(edited.reverted).toBe(0);
+  });
+
+  it('in a collaborative room are the room\'s: never held for unsaved typing', async () => {
+    const shared = textDoc('calc.py', 'x = 1\n# typing\n', true);
+    (shared.context.model as { collaborative?: boolean }).collaborative = true;
+    const alone = textDoc('b.txt', 'b, typed\n', true);
+    const open = new OpenDocuments(null, async () => 'x = 1\n', () => [shared, alone]);
+    expect(open.isShared('calc.py')).toBe(true);
+    expect(open.isShared('b.txt')).toBe(false);
+    const view = { docPath: (path: string | null) => path, cardNode: () => null };
+    const item = (path: string) => ({ kind: 'mutation', path, index: 0 }) as never;
+    expect(await beforeApproving(open, view, [item('calc.py')])).toEqual(new Map());
+    expect(await beforeApproving(open, view, [item('b.txt')])).toBeNull();
   });
 
   it('count as unchanged when dirty but still the saved text', async () => {
