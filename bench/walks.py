@@ -141,7 +141,16 @@ NOTEBOOK = ('{"cells": [{"cell_type": "code", "execution_count": null, "id": "c1
 CELL_RUN = _block("c1", "nb.runCell", notebook="nb.ipynb", cell_id="c1")
 
 
-def reply_walk(root: Path) -> Callable[[], Any]:
+@dataclass
+class Ready:
+    """One walk ready to go: ``walk()`` is traced; ``check(*walk())`` and ``close()`` are not."""
+
+    walk: Callable[[], tuple[Any, Any]]
+    check: Callable[[Any, Any], None]
+    close: Callable[[], None]
+
+
+def reply_walk(root: Path) -> Ready:
     """Walk (a) in a fresh workspace under ``root``: plan the reply, approve the write."""
     from jupyter_operator.engine import Operator, plan
 
@@ -149,17 +158,18 @@ def reply_walk(root: Path) -> Callable[[], Any]:
     (root / "notes.md").write_text("# Notes\nhello\n", encoding="utf-8")
     operator = Operator(root, journal_dir=root.parent / f"{root.name}-journal")
 
-    def walk() -> Any:
+    def walk() -> tuple[Any, Any]:
         run = plan(operator, REPLY)
-        decision = run.approve("w1")
+        return run, run.approve("w1")
+
+    def check(run: Any, decision: Any) -> None:
         assert decision.outcome == "applied" and run.done, run.results_text
-        return run
+        assert (root / "src" / "hello.py").is_file() and run.items[1].status == "done"
 
-    walk.close = operator.close  # type: ignore[attr-defined]
-    return walk
+    return Ready(walk, check, operator.close)
 
 
-def cell_run_walk(root: Path) -> Callable[[], Any]:
+def cell_run_walk(root: Path) -> Ready:
     """Walk (b) in a fresh workspace under ``root``: plan one cell run, approve it."""
     from jupyter_operator.engine import Operator, plan
 
@@ -168,18 +178,18 @@ def cell_run_walk(root: Path) -> Callable[[], Any]:
     operator = Operator(root, extensions=("nb",), journal_dir=root.parent / f"{root.name}-j")
     operator.runner.kernel("nb.ipynb", "python3")  # the runner exists; no kernel starts
 
-    def walk() -> Any:
+    def walk() -> tuple[Any, Any]:
         run = plan(operator, CELL_RUN)
-        decision = run.approve("c1")
+        return run, run.approve("c1")
+
+    def check(run: Any, decision: Any) -> None:
         assert decision.outcome == "applied" and run.done, run.results_text
-        assert run.items[0].status == "done", run.results_text
-        return run
+        assert run.items[0].status == "done" and "42" in run.results_text, run.results_text
 
-    walk.close = operator.close  # type: ignore[attr-defined]
-    return walk
+    return Ready(walk, check, operator.close)
 
 
-WALKS: dict[str, Callable[[Path], Callable[[], Any]]] = {
+WALKS: dict[str, Callable[[Path], Ready]] = {
     "reply": reply_walk,
     "cell run": cell_run_walk,
 }
@@ -188,16 +198,20 @@ WALKS: dict[str, Callable[[Path], Callable[[], Any]]] = {
 def measure(name: str, folder: Path) -> Walk:
     """Walk ``name`` once untraced (warm-up), then traced in a fresh workspace."""
     make = WALKS[name]
-    for round, traced in enumerate((False, True)):
-        walk = make(folder / f"{name.replace(' ', '-')}-{round}")
+    found = None
+    for round in range(2):
+        ready = make(folder / f"{name.replace(' ', '-')}-{round}")
         try:
-            if not traced:
-                walk()
-                continue
-            return trace(name, walk)
+            outcome: list[tuple[Any, Any]] = []
+            if round:
+                found = trace(name, lambda: outcome.append(ready.walk()))  # noqa: B023
+            else:
+                outcome.append(ready.walk())
+            ready.check(*outcome[0])
         finally:
-            walk.close()  # type: ignore[attr-defined]
-    raise AssertionError("unreachable")
+            ready.close()
+    assert found is not None
+    return found
 
 
 def main() -> int:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..protocol import CELL_WRITE_ACTIONS, OperatorError, Result, codes
 from ..workspace import canonical_path
-from . import cells, live_route, mutations, run_items
+from . import cells, live_route, mutations, outcome_notes, run_items
 from .reads import OutputBudget, run_read
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def carry_out(op: Operating, item: Item, budget: OutputBudget, run: Deciding | N
             result = run_read(op.workspace, cmd, budget, extensions=op.extensions,
                               policy=op.policy,
                               kernel=lambda nb, name: run_items.kernel_view(op, nb, name))
-            op.finish_item(item, result, "done" if result.ok else "failed")
+            outcome_notes.finish(item, result, "done" if result.ok else "failed")
             return
         if (cmd.action in CELL_WRITE_ACTIONS and not item.edited
                 and not live_route.in_room(op, cmd.params.path)):  # a room's cells are the base
@@ -62,12 +62,12 @@ def carry_out(op: Operating, item: Item, budget: OutputBudget, run: Deciding | N
     except Exception as exc:
         if not isinstance(exc, OperatorError):
             log.exception("%s %s failed", cmd.action, cmd.id)
-            op.finish_item(item, unexpected(cmd.id), "failed")
+            outcome_notes.finish(item, unexpected(cmd.id), "failed")
             return
         if exc.code == codes.ERR_STALE_PREVIEW:
             message = f"{exc.message} Read the file again."
-            op.finish_item(item, Result.failure(cmd.id, exc.code, message), "stale")
+            outcome_notes.finish(item, Result.failure(cmd.id, exc.code, message), "stale")
         else:
-            op.finish_item(item, Result.of_error(cmd.id, exc), "failed")
+            outcome_notes.finish(item, Result.of_error(cmd.id, exc), "failed")
         return
-    op.finish_item(item, result, "applied")
+    outcome_notes.finish(item, result, "applied")

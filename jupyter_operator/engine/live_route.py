@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..notebooks.cell_edits import cell_edits
 from ..protocol import Result, codes
 from ..workspace import Snapshot, canonical_path, is_notebook
-from . import mutations
+from . import mutations, outcome_notes
 from .notebook_cells import without_stale_note
 
 if TYPE_CHECKING:
@@ -228,7 +228,8 @@ def _in_room(op: Operating, item: Item, and_run: bool = False) -> bool:
         cell = str(answer.get("cell") or "?")[:200]
         message = (f"cell {cell} of {item.path} was edited in the shared notebook since the "
                    "preview; nothing was changed. Read the cells again.")  # fmt: skip
-        op.finish_item(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
+        stale = Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message)
+        outcome_notes.finish(item, stale, "stale")
         return True
     entry_id = op.journal.allocate_id()
     entry = mutations.record_for(op.journal, entry_id, cmd.id, cmd.action,
@@ -241,14 +242,15 @@ def _in_room(op: Operating, item: Item, and_run: bool = False) -> bool:
     if and_run:
         summary = without_stale_note(summary)  # cleared, and the cell runs now
     item.summary = f"{proposal.summary}, in the shared notebook"
-    op.finish_item(item, Result(cmd.id, True, f"{summary} (in the shared notebook; every "
-                            "collaborator sees it, the room saves it)"), "applied")  # fmt: skip
+    outcome_notes.finish(item, Result(cmd.id, True, f"{summary} (in the shared notebook; every "
+                                      "collaborator sees it, the room saves it)"),
+                         "applied")  # fmt: skip
     return True
 
 
 def _refuse_in_room(op: Operating, item: Item, message: str) -> bool:
-    op.finish_item(item, Result.failure(item.command.id, codes.ERR_PAGE_UNAVAILABLE, message),
-               "failed")  # fmt: skip
+    unavailable = Result.failure(item.command.id, codes.ERR_PAGE_UNAVAILABLE, message)
+    outcome_notes.finish(item, unavailable, "failed")
     return True
 
 
@@ -335,22 +337,23 @@ def finish(op: Operating, item: Item, answer: dict[str, Any]) -> bool:
             summary = without_stale_note(summary)  # cleared, and the cell runs now
         live["state"] = "applied"
         item.summary = f"{item.proposal.summary}, in the open notebook"
-        op.finish_item(item, Result(cmd.id, True, f"{summary} (in the open notebook; the person "
-                                     "saves it)"), "applied")  # fmt: skip
+        applied = Result(cmd.id, True, f"{summary} (in the open notebook; the person saves it)")
+        outcome_notes.finish(item, applied, "applied")
         return False
     if state == "stale":
         cell = str(answer.get("cell") or "?")[:200]
         live["state"] = "stale"
         message = (f"cell {cell} of {item.path} was edited in the open notebook since the "
                    "preview; nothing was changed. Read the cells again.")  # fmt: skip
-        op.finish_item(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
+        stale = Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message)
+        outcome_notes.finish(item, stale, "stale")
         return False
     target = notebook_file(op, item)
     pages: LivePages | None = getattr(op, "pages", None)
     if state == "silent" and pages is not None and target is not None and pages.holds(target):
         live["state"] = "silent"
-        op.finish_item(item, Result.failure(cmd.id, codes.ERR_PAGE_UNAVAILABLE, NO_ANSWER),
-                       "failed")  # fmt: skip
+        unavailable = Result.failure(cmd.id, codes.ERR_PAGE_UNAVAILABLE, NO_ANSWER)
+        outcome_notes.finish(item, unavailable, "failed")
         return False
     # The page has closed the notebook (or is gone): the file is the notebook again.
     item.live = None

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..execution import Outcome
 from ..protocol import Result, codes, format_results, unread_note
-from . import edits, foreign_calls, history, live_route, mutations, run_items
+from . import edits, foreign_calls, history, live_route, mutations, outcome_notes, run_items
+from .carry_out import carry_out
 from .decidable import DecidableRun
 from .decisions import Decision, reason_note
 from .errors import DecideFirst
@@ -84,7 +85,7 @@ class Run(DecidableRun[Item]):
                 written = edits.plan_edited(item, content)
                 item.proposal, item.edited = written, written is not proposed
             item.decided_by, item.rule = "person", None
-            self._operator.carry_out(item, self.budget, self, and_run=and_run)
+            carry_out(self._operator, item, self.budget, self, and_run=and_run)
             if item.edited and item.status == "applied" and item.result and proposed:
                 item.result = edits.edited_result(item.result, proposed, item.proposal,
                                                   item.path or "")  # fmt: skip
@@ -115,7 +116,7 @@ class Run(DecidableRun[Item]):
             if not live_route.waiting(item):
                 return Decision.already(item)
             if live_route.finish(self._operator, item, answer):
-                self._operator.carry_out(item, self.budget, self, disk=True)
+                carry_out(self._operator, item, self.budget, self, disk=True)
             history.track(self._operator.journal, self, item)
             if item.live and item.live.get("and_run") and item.status == "applied":
                 run_items.after_change(self._operator, self, item)
@@ -139,7 +140,7 @@ class Run(DecidableRun[Item]):
             if not item.needs_approval:
                 return Decision.already(item)
             item.decided_by, item.rule = "rule", rule
-            self._operator.carry_out(item, self.budget, self)
+            carry_out(self._operator, item, self.budget, self)
             history.track(self._operator.journal, self, item)
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
@@ -161,7 +162,7 @@ class Run(DecidableRun[Item]):
             result = Result.failure(item.id, codes.ERR_REJECTED, message)
             if item.foreign is not None:  # the model is told the block it meant
                 result = foreign_calls.rejected(item, reason_note(reason))
-            self._operator.finish_item(item, result, "rejected")
+            outcome_notes.finish(item, result, "rejected")
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
         for changed in [item, *refreshed]:

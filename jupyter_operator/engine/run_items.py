@@ -18,7 +18,7 @@ from ..protocol import OperatorError, Result, codes
 from ..workspace import Snapshot
 from ..workspace import cells as nbcells
 from ..workspace.sandbox_masks import SandboxMasks
-from . import executions, live_route, mutations, shell_ops
+from . import executions, live_route, mutations, outcome_notes, shell_ops
 from .items import Item
 
 if TYPE_CHECKING:
@@ -70,7 +70,7 @@ def replan(operator: Operating, item: Item, refused: str | None, edited: str | N
     item.builds_on = None
     if refused is not None:
         message = f"it runs after {refused}, which was rejected; nothing ran."
-        operator.finish_item(item, Result.failure(item.id, codes.ERR_BASE_REJECTED, message),
+        outcome_notes.finish(item, Result.failure(item.id, codes.ERR_BASE_REJECTED, message),
                              "rejected")  # fmt: skip
         return
     try:
@@ -79,7 +79,7 @@ def replan(operator: Operating, item: Item, refused: str | None, edited: str | N
         if edited is not None:
             exc = OperatorError(exc.code, f"{exc.message} (it runs after {edited}, which the "
                                 "person edited before approving.)")  # fmt: skip
-        operator.finish_item(item, Result.of_error(item.id, exc), "failed")
+        outcome_notes.finish(item, Result.of_error(item.id, exc), "failed")
 
 
 def start(operator: Operating, run: Deciding | None, item: Item) -> None:
@@ -87,7 +87,7 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
     execution = item.execution
     assert execution is not None
     if not teacher.allows(execution.policy, "apply"):
-        operator.finish_item(item, Result.failure(item.id, codes.ERR_NOTEBOOK_POLICY,
+        outcome_notes.finish(item, Result.failure(item.id, codes.ERR_NOTEBOOK_POLICY,
                                                   teacher.MEANING[execution.policy] + "."),
                              "denied")  # fmt: skip
         return
@@ -155,7 +155,7 @@ def finish(operator: Operating, run: Deciding | None, item: Item, outcome: Outco
             item.move_to("applied")
         _combine(item, result)
     else:
-        operator.finish_item(item, result, status)
+        outcome_notes.finish(item, result, status)
         item.summary = result.summary
     if run is not None:
         run.ran(item)
@@ -294,11 +294,11 @@ def plan_item(operator: Operating, item: Item, verdict: Verdict, earlier: Item |
     try:
         plan(operator, item, base)
     except OperatorError as exc:
-        return operator.finish_item(item, Result.of_error(item.id, exc), "failed")
+        return outcome_notes.finish(item, Result.of_error(item.id, exc), "failed")
     except Exception:
         log.exception("planning %s failed", item.id)
         message = "the operation failed on the host; read the file and try again."
-        return operator.finish_item(item, Result.failure(item.id, codes.ERR_IO, message), "failed")
+        return outcome_notes.finish(item, Result.failure(item.id, codes.ERR_IO, message), "failed")
     item.rule = verdict.text
     if verdict.verdict == "auto" and not item.builds_on:
         if not may_auto(operator, item):
