@@ -220,7 +220,7 @@ class Run(DecidableRun[Item]):
         """Run the waiting reads whose earlier changes to their paths are all decided."""
         released: list[Item] = []
         for item in self.items:
-            if item.status == "waiting" and not self._operator.blockers(self.items, item):
+            if item.status == "waiting" and not mutations.blockers(self.items, item):
                 self._operator.start_read(item, self.budget)
                 released.append(item)
         return released

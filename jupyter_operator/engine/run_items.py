@@ -12,7 +12,7 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
-from ..execution import Outcome
+from ..execution import CellRunner, Outcome
 from ..notebooks import teacher
 from ..protocol import OperatorError, Result, codes
 from ..workspace import Snapshot
@@ -41,8 +41,9 @@ def plan(operator: Operating, item: Item, base: Snapshot | None) -> None:
     path = getattr(item.command.params, "path", None)
     if base is None and isinstance(path, str):
         base = live_route.base(operator, path)
-    item.execution = executions.plan(operator.workspace, operator.journal, item.command,
-                                     operator.runner, base, operator.notebook_cap)  # fmt: skip
+    workspace = operator.workspace
+    item.execution = executions.plan(workspace, operator.journal, item.command,
+                                     operator.runner, base, workspace.notebook_cap)  # fmt: skip
     item.summary = f"run {item.execution.what}"
 
 
@@ -91,10 +92,11 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
                                                   teacher.MEANING[execution.policy] + "."),
                              "denied")  # fmt: skip
         return
-    if operator.runner.where == "headless":
+    runner = operator.runner
+    if runner.where == "headless":
         stale = executions.stale_outcome(operator.workspace, execution)
         if stale is not None:
-            finish(operator, run, item, stale)
+            finish(operator, run, item, stale, runner=runner)
             return
     item.move_to("running")  # a change under Approve & Run too: the run waits for its output
     item.summary = f"running {execution.what}"
@@ -102,25 +104,26 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
     # The notebooks carrying their own policy before a cell of the session's own sandboxed
     # kernel runs: one that carries a policy after it and not before, the cell gave it.
     before = None
-    if operator.runner.where == "headless" and getattr(operator.runner, "sandboxed", False):
+    if runner.where == "headless" and getattr(runner, "sandboxed", False):
         before = operator.workspace.sandbox_masks()
 
     def done(outcome: Outcome) -> None:
         if once.acquire(blocking=False):  # a runner that answers twice is answered once
-            finish(operator, run, item, outcome, before)
+            finish(operator, run, item, outcome, before, runner=runner)
 
     try:
-        operator.runner.start(execution.request, done)
+        runner.start(execution.request, done)
     except Exception:
         log.exception("starting %s failed", item.id)
         done(Outcome("unavailable", message="the kernel could not be reached"))
 
 
 def finish(operator: Operating, run: Deciding | None, item: Item, outcome: Outcome,
-           before: SandboxMasks | None = None) -> None:  # fmt: skip
+           before: SandboxMasks | None = None, *, runner: CellRunner | None = None) -> None:
     """Record a finished run, tell the model, save the outputs (session's own kernels); with
     ``before`` (the sandbox's masks when the cell started), set aside the notebooks it gave a
-    policy (``shell_ops.set_aside_new_policies``)."""
+    policy (``shell_ops.set_aside_new_policies``). ``runner``: the one that ran it (by default
+    the session's)."""
     execution = item.execution
     assert execution is not None
     item.execution = executions.with_outcome(execution, outcome)
@@ -130,7 +133,7 @@ def finish(operator: Operating, run: Deciding | None, item: Item, outcome: Outco
         log.exception("reporting the run of %s failed", item.id)
         result = Result.failure(item.id, codes.ERR_IO, f"the run ended ({outcome.status}), but "
                                 "its outputs could not be read; read the cells (nb.readCells).")
-    where = operator.runner.where
+    where = (runner or operator.runner).where
     try:
         if outcome.status not in ("stale", "unavailable"):
             executions.record(operator.journal, execution, outcome, session=operator.session,
@@ -269,7 +272,7 @@ def after_change(operator: Operating, run: Deciding, item: Item) -> bool:
                            line=cmd.line, fields={}, params=params)  # fmt: skip
     try:
         item.execution = executions.plan(operator.workspace, operator.journal, runner_cmd,
-                                         operator.runner, base, operator.notebook_cap)
+                                         operator.runner, base, operator.workspace.notebook_cap)
     except OperatorError as exc:  # nothing ran: the change's result says why
         _not_run(item, Result.of_error(item.id, exc))
         return False

@@ -262,23 +262,23 @@ class Operator:
             waiting: dict[str, Item] = {}  # path key -> latest pending change to it
             queued: dict[str, Item] = {}  # path key -> latest pending change or run
             for index, (entry, foreign) in enumerate(entries):
-                earlier = None
+                earlier, key = None, ""
                 if isinstance(entry, Command) and entry.action not in READERS and entry.path:
                     table = queued if entry.action in RUN_ACTIONS else waiting
-                    earlier = table.get(mutations.path_key(entry.path))
+                    key = mutations.path_key(entry.path)
+                    earlier = table.get(key)
                 if entry is None:
                     item = foreign_calls.untranslated(index, foreign)
                 else:
                     item = self._plan(index, entry, budget, earlier, items, foreign)
                 if item.needs_approval and item.kind in ("mutation", "run"):
-                    queued[mutations.path_key(entry.path)] = item
+                    queued[key] = item
                     if item.kind == "mutation":
-                        waiting[mutations.path_key(entry.path)] = item
+                        waiting[key] = item
                 items.append(item)
             run = Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates, budget,
                       scanned.unread_markers)
-            for item in items:  # changes a rule applied while planning
-                history.track(self.journal, run, item)
+            history.track(self.journal, run, *items)  # changes a rule applied while planning
         for item in items:  # runs a rule approves start once the run exists, in block order
             if item.kind == "run" and item.needs_approval and item.decided_by == "rule":
                 run.approve_by_rule(item.id, item.rule or "")
@@ -416,14 +416,7 @@ class Operator:
     @staticmethod
     def blockers(items: list[Item], read: Item) -> list[Item]:
         """Earlier pending changes in the run that a read of ``read.path`` would see."""
-        if not read.path:
-            return []
-        key = mutations.path_key(read.path)
-        return [
-            item for item in items[: read.index]
-            if item.kind in ("mutation", "run") and item.status in ("pending", "running")
-            and mutations.overlaps(key, mutations.path_key(item.path or ""))
-        ]  # fmt: skip
+        return mutations.blockers(items, read)
 
     def start_read(self, item: Item, budget: OutputBudget) -> None:
         """Run a read now, or leave it for approval when the policy asks for one."""
@@ -501,7 +494,7 @@ class Operator:
                 return self.finish_item(item, Result(cmd.id, True, summary), "done")
         else:
             # Commands are a sequence: a read after a pending change to its path sees that change.
-            blockers = self.blockers(before or [], item)
+            blockers = mutations.blockers(before or [], item)
             if blockers:
                 item.move_to("waiting")
                 item.builds_on = blockers[-1].id
