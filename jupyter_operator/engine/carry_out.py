@@ -47,15 +47,15 @@ def carry_out(op: Operating, item: Item, budget: OutputBudget, run: Deciding | N
         if (cmd.action in CELL_WRITE_ACTIONS and not item.edited
                 and not live_route.in_room(op, cmd.params.path)):  # a room's cells are the base
             item.proposal = cells.rebased(op.workspace, cmd, item.proposal)
-        if not disk and live_route.send(op, item, run, and_run):
-            return
-        live_route.refuse_beneath_room(op, cmd.params.path)  # the room saves it, not us
+        if live_route.route(op, item, run, and_run, disk=disk):
+            return  # the room or the page applies it; beneath a room, refused
         result, item.entry_id = mutations.apply(
             op.workspace, op.journal, cmd, item.proposal, session=op.session,
             decided_by=item.decided_by, rule=item.rule, label=op.label,
         )  # fmt: skip
-        changed = getattr(op.started_runner, "changed", None)
-        if changed is not None and cmd.action in CELL_WRITE_ACTIONS:
+        changed = (getattr(op.started_runner, "changed", None)
+                   if cmd.action in CELL_WRITE_ACTIONS else None)  # fmt: skip
+        if changed is not None:
             # A live runner keeps the open notebook's cells in line with the file.
             changed(canonical_path(cmd.params.path), item.proposal.snapshot.data,
                     item.proposal.new_bytes)  # fmt: skip

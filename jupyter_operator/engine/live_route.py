@@ -307,6 +307,18 @@ def clear_replaced(edits: dict[str, Any]) -> None:
             op["fields"].setdefault("execution_count", None)
 
 
+def route(op: Operating, item: Item, run: Deciding | None, and_run: bool = False, *,
+          disk: bool = False) -> bool:  # fmt: skip
+    """Where ``item``'s approved change goes: True when its notebook's room or page took it
+    (``send``; not tried when ``disk``: the page has let go of it), False when it goes to the
+    disk. ``ERR_PAGE_UNAVAILABLE`` when the disk write would go beneath a room, which saves
+    the file itself (``refuse_beneath_room``)."""
+    if not disk and send(op, item, run, and_run):
+        return True
+    refuse_beneath_room(op, item.command.params.path)
+    return False
+
+
 def waiting(item: Item) -> bool:
     """Whether ``item`` waits for a page to apply its change."""
     return bool(item.live) and item.live.get("state") == "waiting" and item.status == "running"

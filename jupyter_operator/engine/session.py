@@ -84,6 +84,21 @@ def _sweep_once(workspace: Workspace) -> None:
         log.exception("sweeping temp files failed")
 
 
+class _CheckedPolicy:
+    """``Operator.policy``, the rules the session decides by (see ``engine.policy``). Setting
+    it checks the rules; reading it is reading an attribute (no ``__get__``).
+
+    A rules file inside the workspace would let a model approve itself: refused, and the jail
+    refuses changes to the active rules file wherever it is.
+    """
+
+    def __set__(self, operator: Operator, policy: Policy) -> None:
+        policy.check_outside(operator.root)
+        for source in policy.sources:
+            operator.workspace.reserve(source)
+        operator.__dict__["policy"] = policy
+
+
 class Operator:
     """One session over one workspace root: runs replies, keeps history, undoes changes."""
 
@@ -145,7 +160,7 @@ class Operator:
         #: The model proposing the changes, when known: collaborators see "Operator (model)".
         self.model_name: str | None = None
         _sweep_once(self.workspace)
-        self._policy = Policy()
+        self.__dict__["policy"] = Policy()  # until the one given is checked
         try:
             self.policy = policy or Policy()
         except ValueError:
@@ -186,19 +201,11 @@ class Operator:
     def __repr__(self) -> str:
         return f"<Operator root={str(self.root)!r} policy={self.policy.summary()!r}>"
 
-    @property
-    def policy(self) -> Policy:
-        """The rules this session decides by (see ``engine.policy``)."""
-        return self._policy
-
-    @policy.setter
-    def policy(self, policy: Policy) -> None:
-        # A rules file inside the workspace would let a model approve itself: refused, and
-        # the jail refuses changes to the active rules file wherever it is.
-        policy.check_outside(self.root)
-        for source in policy.sources:
-            self.workspace.reserve(source)
-        self._policy = policy
+    if TYPE_CHECKING:
+        #: The rules this session decides by (see ``engine.policy``).
+        policy: Policy
+    else:
+        policy = _CheckedPolicy()
 
     def close(self) -> None:
         """Release the workspace's open root descriptor (long-running hosts hold many sessions).
