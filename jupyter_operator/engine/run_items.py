@@ -124,26 +124,9 @@ def finish(operator: Operating, run: Deciding | None, item: Item, outcome: Outco
     ``before`` (the sandbox's masks when the cell started), set aside the notebooks it gave a
     policy (``shell_ops.set_aside_new_policies``). ``runner``: the one that ran it (by default
     the session's)."""
-    execution = item.execution
-    assert execution is not None
-    item.execution = executions.with_outcome(execution, outcome)
-    try:
-        result = executions.result_of(item.id, execution, outcome)
-    except Exception:  # the run ended: it must end here too, not stay "running" for ever
-        log.exception("reporting the run of %s failed", item.id)
-        result = Result.failure(item.id, codes.ERR_IO, f"the run ended ({outcome.status}), but "
-                                "its outputs could not be read; read the cells (nb.readCells).")
-    where = (runner or operator.runner).where
-    try:
-        if outcome.status not in ("stale", "unavailable"):
-            executions.record(operator.journal, execution, outcome, session=operator.session,
-                              command_id=item.id, action=item.action or "",
-                              decided_by=item.decided_by, rule=item.rule, where=where)  # fmt: skip
-        if where == "headless":
-            _save_outputs(operator, item, execution, outcome)
-    except OperatorError as exc:  # the run happened; only its record or its outputs failed
-        result = Result(result.id, result.ok, result.summary,
-                        (result.details or "") + f"\nnote: {exc.message}\n", result.code)
+    result = executions.finish(operator.workspace, operator.journal, item, outcome,
+                               session=operator.session, label=operator.label,
+                               where=(runner or operator.runner).where)  # fmt: skip
     if before is not None:
         notes = shell_ops.set_aside_new_policies(operator.workspace, operator.journal, before,
                                                  item.id, operator.session)  # fmt: skip
@@ -178,20 +161,6 @@ def _charged(run: Deciding, result: Result) -> Result:
         size = len(details.encode("utf-8"))
     budget.used += size
     return Result(result.id, result.ok, result.summary, details or None, result.code)
-
-
-def _save_outputs(operator: Operating, item: Item, execution: executions.Execution,
-                  outcome: Outcome) -> None:  # fmt: skip
-    found = executions.saved_outputs(operator.workspace, execution, outcome)
-    if found is None:
-        return
-    proposal, path = found
-    entry = mutations.record_for(
-        operator.journal, operator.journal.allocate_id(), item.id, "nb.runCell", path, proposal,
-        session=operator.session, decided_by=item.decided_by, rule=item.rule,
-        label=operator.label,
-    )  # fmt: skip
-    mutations.commit(operator.workspace, operator.journal, entry, proposal)
 
 
 def _combine(item: Item, ran: Result) -> None:
