@@ -12,9 +12,10 @@ Counting, precisely:
 - A frame's *module* is its ``__name__`` global. Python frames of the standard library and of
   third parties are transparent: calls into them, and returns out of them, do not change where
   control is. So are the layers beneath the engine (``protocol``, ``dialects``, ``notebooks``,
-  ``workspace``, ``shell``, ``execution``): they are the engine's libraries, import nothing above
-  them (``tests/test_layers.py``) and never hold its state. That is the one rule; every module of
-  ``jupyter_operator.engine`` (and any front above it) counts, however small.
+  ``sequences``, ``workspace``, ``shell``, ``execution``): they are the engine's libraries,
+  import nothing above them (``tests/test_layers.py``) and never hold its state. That is the
+  one rule; every module of ``jupyter_operator.engine`` (and any front above it) counts,
+  however small (a dataclass's constructor, a property, a one-line helper).
 - Control is *in* a counted module from a ``call`` event of one of its frames, or a ``return``
   event whose caller (``f_back``) is one of its frames, until such an event of another counted
   module. Returns count as calls do: ``A`` calling ``B`` and getting the answer back is
@@ -47,7 +48,7 @@ if __name__ == "__main__":
 PACKAGE = "jupyter_operator"
 #: The layers beneath the engine: transparent, like the standard library (the one rule).
 LIBRARIES = tuple(f"{PACKAGE}.{name}" for name in (
-    "protocol", "dialects", "notebooks", "workspace", "shell", "execution",
+    "protocol", "dialects", "notebooks", "sequences", "workspace", "shell", "execution",
 ))  # fmt: skip
 LIMIT = 2
 
