@@ -420,11 +420,6 @@ class Operator:
         found = self.policy.verdict(item.action or "", item.path)
         return foreign_calls.verdict(found) if item.foreign is not None else found
 
-    @staticmethod
-    def blockers(items: list[Item], read: Item) -> list[Item]:
-        """Earlier pending changes in the run that a read of ``read.path`` would see."""
-        return mutations.blockers(items, read)
-
     def start_read(self, item: Item, budget: OutputBudget) -> None:
         """Run a read now, or leave it for approval when the policy asks for one."""
         item.builds_on = None
