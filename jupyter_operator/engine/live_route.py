@@ -319,6 +319,14 @@ def route(op: Operating, item: Item, run: Deciding | None, and_run: bool = False
     return False
 
 
+def wait_all(run: Deciding, items: list[Item]) -> None:
+    """``wait`` for each of ``items`` that waits for a page (changes a rule approved while
+    the reply was planned, sent to the page that holds their notebook)."""
+    for item in items:
+        if waiting(item):
+            wait(run, item)
+
+
 def waiting(item: Item) -> bool:
     """Whether ``item`` waits for a page to apply its change."""
     return bool(item.live) and item.live.get("state") == "waiting" and item.status == "running"

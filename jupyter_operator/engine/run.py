@@ -41,9 +41,7 @@ class Run(DecidableRun[Item]):
         self.skipped_duplicates = skipped_duplicates
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[Item], None]] = []
-        for item in items:  # changes a rule approved while planning, sent to an open page
-            if live_route.waiting(item):
-                live_route.wait(self, item)
+        live_route.wait_all(self, items)  # changes a rule approved while planning
 
     @property
     def operator(self) -> Operating:
