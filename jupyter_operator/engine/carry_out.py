@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..protocol import CELL_WRITE_ACTIONS, OperatorError, Result, codes
 from ..workspace import canonical_path
-from . import cells, live_route, mutations, run_items
+from . import cells, live_route, mutations, outcome_notes, run_items
 from .reads import OutputBudget, run_read
 
 if TYPE_CHECKING:
@@ -42,32 +42,32 @@ def carry_out(op: Operating, item: Item, budget: OutputBudget, run: Deciding | N
             result = run_read(op.workspace, cmd, budget, extensions=op.extensions,
                               policy=op.policy,
                               kernel=lambda nb, name: run_items.kernel_view(op, nb, name))
-            op.finish_item(item, result, "done" if result.ok else "failed")
+            outcome_notes.finish(item, result, "done" if result.ok else "failed")
             return
         if (cmd.action in CELL_WRITE_ACTIONS and not item.edited
                 and not live_route.in_room(op, cmd.params.path)):  # a room's cells are the base
             item.proposal = cells.rebased(op.workspace, cmd, item.proposal)
-        if not disk and live_route.send(op, item, run, and_run):
-            return
-        live_route.refuse_beneath_room(op, cmd.params.path)  # the room saves it, not us
+        if live_route.route(op, item, run, and_run, disk=disk):
+            return  # the room or the page applies it; beneath a room, refused
         result, item.entry_id = mutations.apply(
             op.workspace, op.journal, cmd, item.proposal, session=op.session,
             decided_by=item.decided_by, rule=item.rule, label=op.label,
         )  # fmt: skip
-        changed = getattr(op.started_runner, "changed", None)
-        if changed is not None and cmd.action in CELL_WRITE_ACTIONS:
+        changed = (getattr(op.started_runner, "changed", None)
+                   if cmd.action in CELL_WRITE_ACTIONS else None)  # fmt: skip
+        if changed is not None:
             # A live runner keeps the open notebook's cells in line with the file.
             changed(canonical_path(cmd.params.path), item.proposal.snapshot.data,
                     item.proposal.new_bytes)  # fmt: skip
     except Exception as exc:
         if not isinstance(exc, OperatorError):
             log.exception("%s %s failed", cmd.action, cmd.id)
-            op.finish_item(item, unexpected(cmd.id), "failed")
+            outcome_notes.finish(item, unexpected(cmd.id), "failed")
             return
         if exc.code == codes.ERR_STALE_PREVIEW:
             message = f"{exc.message} Read the file again."
-            op.finish_item(item, Result.failure(cmd.id, exc.code, message), "stale")
+            outcome_notes.finish(item, Result.failure(cmd.id, exc.code, message), "stale")
         else:
-            op.finish_item(item, Result.of_error(cmd.id, exc), "failed")
+            outcome_notes.finish(item, Result.of_error(cmd.id, exc), "failed")
         return
-    op.finish_item(item, result, "applied")
+    outcome_notes.finish(item, result, "applied")

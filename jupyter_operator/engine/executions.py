@@ -11,6 +11,7 @@ owns, saves the outputs into the ``.ipynb`` through an ordinary journaled change
 from __future__ import annotations
 
 import hashlib
+import logging
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -34,8 +35,11 @@ from ..workspace.ledger import (
     since_restart,
     to_rebuild,
 )
+from . import mutations
 from .cells import _kernel_name
-from .items import Proposal
+from .items import Item, Proposal
+
+log = logging.getLogger(__name__)
 
 #: Ledger entries a card shows as "ran before in this kernel".
 RAN_BEFORE_SHOWN = 5
@@ -268,5 +272,35 @@ def saved_outputs(ws: Workspace, execution: Execution,
     return Proposal(new_bytes, before, "modify", diff, 0, 0, "outputs of the run"), request.notebook
 
 
-def with_outcome(execution: Execution, outcome: Outcome) -> Execution:
-    return replace(execution, outcome=outcome)
+def finish(ws: Workspace, journal: Journal, item: Item, outcome: Outcome, *, session: str,
+           label: str | None, where: str) -> Result:  # fmt: skip
+    """What a finished run of ``item`` leaves behind, and the model's result of it: the item's
+    execution gets its outcome, the ledger the run, and a notebook run by a kernel the session
+    owns (``where`` is ``headless``) its outputs, through a journaled change. What could not be
+    recorded or saved is a note in the result: the run happened."""
+    execution = item.execution
+    assert execution is not None
+    item.execution = replace(execution, outcome=outcome)
+    try:
+        result = result_of(item.id, execution, outcome)
+    except Exception:  # the run ended: it must end here too, not stay "running" for ever
+        log.exception("reporting the run of %s failed", item.id)
+        result = Result.failure(item.id, codes.ERR_IO, f"the run ended ({outcome.status}), but "
+                                "its outputs could not be read; read the cells (nb.readCells).")
+    try:
+        if outcome.status not in ("stale", "unavailable"):
+            record(journal, execution, outcome, session=session, command_id=item.id,
+                   action=item.action or "", decided_by=item.decided_by, rule=item.rule,
+                   where=where)  # fmt: skip
+        found = saved_outputs(ws, execution, outcome) if where == "headless" else None
+        if found is not None:
+            proposal, path = found
+            entry = mutations.record_for(
+                journal, journal.allocate_id(), item.id, "nb.runCell", path, proposal,
+                session=session, decided_by=item.decided_by, rule=item.rule, label=label,
+            )  # fmt: skip
+            mutations.commit(ws, journal, entry, proposal)
+    except OperatorError as exc:  # the run happened; only its record or its outputs failed
+        result = Result(result.id, result.ok, result.summary,
+                        (result.details or "") + f"\nnote: {exc.message}\n", result.code)
+    return result

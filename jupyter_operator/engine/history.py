@@ -39,15 +39,18 @@ _TRACKED: dict[tuple[str, str], _Applied] = {}
 _GUARD = threading.Lock()
 
 
-def track(journal: Journal, run: DecidableRun[Item], item: Item) -> None:
-    """Remember that ``item`` of ``run`` applied the entry ``item.entry_id``."""
-    if item.entry_id is None or item.result is None:
+def track(journal: Journal, run: DecidableRun[Item], *items: Item) -> None:
+    """Remember that each of ``items`` of ``run`` applied the entry ``item.entry_id`` (items
+    that applied nothing are skipped)."""
+    records = {(str(journal.path), item.entry_id): _Applied(
+        weakref.ref(run), weakref.ref(item), item.result, item.summary)
+        for item in items if item.entry_id is not None and item.result is not None}  # fmt: skip
+    if not records:
         return
-    record = _Applied(weakref.ref(run), weakref.ref(item), item.result, item.summary)
     with _GUARD:
         for key in [k for k, v in _TRACKED.items() if v.item() is None]:
             del _TRACKED[key]  # forget items whose runs are gone
-        _TRACKED[(str(journal.path), item.entry_id)] = record
+        _TRACKED.update(records)
 
 
 def settle(journal: Journal, entry: HistoryEntry) -> Item | None:

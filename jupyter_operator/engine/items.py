@@ -81,25 +81,17 @@ class Item:
     #: ``route``, ``state`` (waiting, applied, stale, silent), ``notebook`` and the cell edits.
     live: dict[str, Any] | None = None
 
+    #: True while the item waits for a person's decision (its status is ``pending``); kept
+    #: with the status, so asking is reading an attribute.
+    needs_approval: bool = field(init=False, repr=False, compare=False)
+
     def move_to(self, status: Status) -> None:
         """Change the item's status along ``item_states.TRANSITIONS`` (the only way to).
 
         Raises ``IllegalTransition`` (code ``illegal_transition``) for any other move.
         """
         check(self.status, status)
-        object.__setattr__(self, "status", status)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        # The constructor sets the first status; after that only move_to changes it.
-        if name == "status" and "status" in self.__dict__:
-            raise IllegalTransition(self.status, value, "an item's status changes only through "
-                                    f"Item.move_to ({self.status!r} to {value!r})")
-        object.__setattr__(self, name, value)
-
-    @property
-    def needs_approval(self) -> bool:
-        """True while the item waits for a person's decision."""
-        return self.status == "pending"
+        self.__dict__.update(status=status, needs_approval=status == "pending")
 
     @property
     def change(self) -> Change | None:
@@ -185,3 +177,18 @@ class Item:
         """True for a pending insert or replace of a cell: its card offers Approve & Run."""
         return (self.needs_approval and self.action in ("nb.insertCell", "nb.replaceCell")
                 and self.runs_refused is None)
+
+
+class _FirstStatus:
+    """``Item.status``: the constructor sets the first one; after that only ``move_to`` changes
+    it. Only assignment goes through here (it has no ``__get__``): reading an item's status, or
+    setting any other attribute, is a plain attribute access."""
+
+    def __set__(self, item: Item, status: Status) -> None:
+        if "status" in item.__dict__:
+            raise IllegalTransition(item.status, status, "an item's status changes only through "
+                                    f"Item.move_to ({item.status!r} to {status!r})")
+        item.__dict__.update(status=status, needs_approval=status == "pending")
+
+
+Item.status = _FirstStatus()  # type: ignore[assignment]  # after @dataclass read the fields

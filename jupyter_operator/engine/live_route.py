@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..notebooks.cell_edits import cell_edits
 from ..protocol import Result, codes
 from ..workspace import Snapshot, canonical_path, is_notebook
-from . import mutations
+from . import mutations, outcome_notes
 from .notebook_cells import without_stale_note
 
 if TYPE_CHECKING:
@@ -259,15 +259,17 @@ def _in_room(op: Operating, item: Item, and_run: bool = False) -> bool:
         cell = str(answer.get("cell") or "?")[:200]
         message = (f"cell {cell} of {item.path} was edited in the shared notebook since the "
                    "preview; nothing was changed. Read the cells again.")  # fmt: skip
-        op.finish_item(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
+        stale = Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message)
+        outcome_notes.finish(item, stale, "stale")
         return True
     _record_in_room(op, item)
     summary = mutations.applied_summary(cmd, proposal)
     if and_run:
         summary = without_stale_note(summary)  # cleared, and the cell runs now
     item.summary = f"{proposal.summary}, in the shared notebook"
-    op.finish_item(item, Result(cmd.id, True, f"{summary} (in the shared notebook; every "
-                            "collaborator sees it, the room saves it)"), "applied")  # fmt: skip
+    outcome_notes.finish(item, Result(cmd.id, True, f"{summary} (in the shared notebook; every "
+                                      "collaborator sees it, the room saves it)"),
+                         "applied")  # fmt: skip
     return True
 
 
@@ -321,8 +323,8 @@ def _text_in_room(op: Operating, item: Item, rooms: LiveRooms, target: Path) -> 
 
 
 def _refuse_in_room(op: Operating, item: Item, message: str) -> bool:
-    op.finish_item(item, Result.failure(item.command.id, codes.ERR_PAGE_UNAVAILABLE, message),
-               "failed")  # fmt: skip
+    unavailable = Result.failure(item.command.id, codes.ERR_PAGE_UNAVAILABLE, message)
+    outcome_notes.finish(item, unavailable, "failed")
     return True
 
 
@@ -379,6 +381,26 @@ def clear_replaced(edits: dict[str, Any]) -> None:
             op["fields"].setdefault("execution_count", None)
 
 
+def route(op: Operating, item: Item, run: Deciding | None, and_run: bool = False, *,
+          disk: bool = False) -> bool:  # fmt: skip
+    """Where ``item``'s approved change goes: True when its notebook's room or page took it
+    (``send``; not tried when ``disk``: the page has let go of it), False when it goes to the
+    disk. ``ERR_PAGE_UNAVAILABLE`` when the disk write would go beneath a room, which saves
+    the file itself (``refuse_beneath_room``)."""
+    if not disk and send(op, item, run, and_run):
+        return True
+    refuse_beneath_room(op, item.command.params.path)
+    return False
+
+
+def wait_all(run: Deciding, items: list[Item]) -> None:
+    """``wait`` for each of ``items`` that waits for a page (changes a rule approved while
+    the reply was planned, sent to the page that holds their notebook)."""
+    for item in items:
+        if waiting(item):
+            wait(run, item)
+
+
 def waiting(item: Item) -> bool:
     """Whether ``item`` waits for a page to apply its change."""
     return bool(item.live) and item.live.get("state") == "waiting" and item.status == "running"
@@ -409,22 +431,23 @@ def finish(op: Operating, item: Item, answer: dict[str, Any]) -> bool:
             summary = without_stale_note(summary)  # cleared, and the cell runs now
         live["state"] = "applied"
         item.summary = f"{item.proposal.summary}, in the open notebook"
-        op.finish_item(item, Result(cmd.id, True, f"{summary} (in the open notebook; the person "
-                                     "saves it)"), "applied")  # fmt: skip
+        applied = Result(cmd.id, True, f"{summary} (in the open notebook; the person saves it)")
+        outcome_notes.finish(item, applied, "applied")
         return False
     if state == "stale":
         cell = str(answer.get("cell") or "?")[:200]
         live["state"] = "stale"
         message = (f"cell {cell} of {item.path} was edited in the open notebook since the "
                    "preview; nothing was changed. Read the cells again.")  # fmt: skip
-        op.finish_item(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
+        stale = Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message)
+        outcome_notes.finish(item, stale, "stale")
         return False
     target = notebook_file(op, item)
     pages: LivePages | None = getattr(op, "pages", None)
     if state == "silent" and pages is not None and target is not None and pages.holds(target):
         live["state"] = "silent"
-        op.finish_item(item, Result.failure(cmd.id, codes.ERR_PAGE_UNAVAILABLE, NO_ANSWER),
-                       "failed")  # fmt: skip
+        unavailable = Result.failure(cmd.id, codes.ERR_PAGE_UNAVAILABLE, NO_ANSWER)
+        outcome_notes.finish(item, unavailable, "failed")
         return False
     # The page has closed the notebook (or is gone): the file is the notebook again.
     item.live = None

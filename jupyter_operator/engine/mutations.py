@@ -35,7 +35,7 @@ from ..workspace import (
     validate_notebook,
 )
 from . import cells
-from .items import Proposal
+from .items import Item, Proposal
 
 EDIT_LIMIT = MAX_PLANNED_BYTES  # the largest file a mutation is planned over, and may plan
 LISTING_LIMIT = 200  # entries shown when a directory is about to be deleted
@@ -101,6 +101,19 @@ def path_key(path: str) -> str:
 def overlaps(a: str, b: str) -> bool:
     """True when one path key is the other or lies inside it (the root, "", holds all)."""
     return a == b or not a or not b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
+def blockers(items: list[Item], read: Item) -> list[Item]:
+    """The earlier pending (or running) changes and runs of ``items`` that a read of
+    ``read.path`` would see: the read waits for them."""
+    if not read.path:
+        return []
+    key = path_key(read.path)
+    return [
+        item for item in items[: read.index]
+        if item.kind in ("mutation", "run") and item.status in ("pending", "running")
+        and overlaps(key, path_key(item.path or ""))
+    ]  # fmt: skip
 
 
 def after(proposal: Proposal) -> Snapshot:

@@ -2,6 +2,8 @@
 
 ``Operator`` (``session.py``) and ``Run`` (``run.py``) call down into the modules that carry
 items out (``carry_out``, ``run_items``, ``live_route``, ``file_api``) and pass themselves along.
+Those modules end an item with ``outcome_notes.finish`` and carry one out with
+``carry_out.carry_out`` themselves: control does not go back up through the session for that.
 Those modules type that argument with these protocols instead of importing ``session`` or
 ``run``: they see the workspace, the journal, the cell runner, the policy and a handful of
 public calls, never the session's private state, and no import goes back up (the no-circles
@@ -17,10 +19,8 @@ if TYPE_CHECKING:
     import threading
 
     from ..execution import CellRunner
-    from ..protocol import Result
     from ..workspace import Journal, Snapshot, Workspace
     from .decisions import Decision
-    from .item_states import Status
     from .items import Item
     from .policy import Policy
     from .reads import OutputBudget
@@ -55,22 +55,12 @@ class Operating(Protocol):
     def notebook_cap(self) -> str | None:
         """The most any notebook's own policy may allow in this session."""
 
-    def finish_item(self, item: Item, result: Result, status: Status) -> Item:
-        """Give ``item`` its one result and move it to ``status``."""
-
-    def carry_out(self, item: Item, budget: OutputBudget, run: Deciding | None = None, *,
-                  disk: bool = False, and_run: bool = False) -> None:  # fmt: skip
-        """Run an approved read, apply an approved change, or start an approved cell run."""
-
     def replan(self, item: Item, base: Snapshot | None, refused: str | None = None,
                edited: str | None = None) -> None:  # fmt: skip
         """Plan a pending change again, now that the change it was built on is decided."""
 
     def start_read(self, item: Item, budget: OutputBudget) -> None:
         """Run a released read now, or leave it for approval when the policy asks."""
-
-    def blockers(self, items: list[Item], read: Item) -> list[Item]:
-        """The earlier undecided changes of ``items`` that a read of ``read.path`` would see."""
 
 
 class Deciding(Protocol):

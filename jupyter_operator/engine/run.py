@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..execution import Outcome
 from ..protocol import Result, codes, format_results, unread_note
-from . import edits, foreign_calls, history, live_route, mutations, run_items
+from . import edits, foreign_calls, history, live_route, mutations, outcome_notes, run_items
+from .carry_out import carry_out
 from .decidable import DecidableRun
 from .decisions import Decision, reason_note
 from .errors import DecideFirst
@@ -40,9 +41,7 @@ class Run(DecidableRun[Item]):
         self.skipped_duplicates = skipped_duplicates
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[Item], None]] = []
-        for item in items:  # changes a rule approved while planning, sent to an open page
-            if live_route.waiting(item):
-                live_route.wait(self, item)
+        live_route.wait_all(self, items)  # changes a rule approved while planning
 
     @property
     def operator(self) -> Operating:
@@ -84,7 +83,7 @@ class Run(DecidableRun[Item]):
                 written = edits.plan_edited(item, content)
                 item.proposal, item.edited = written, written is not proposed
             item.decided_by, item.rule = "person", None
-            self._operator.carry_out(item, self.budget, self, and_run=and_run)
+            carry_out(self._operator, item, self.budget, self, and_run=and_run)
             if item.edited and item.status == "applied" and item.result and proposed:
                 item.result = edits.edited_result(item.result, proposed, item.proposal,
                                                   item.path or "")  # fmt: skip
@@ -115,7 +114,7 @@ class Run(DecidableRun[Item]):
             if not live_route.waiting(item):
                 return Decision.already(item)
             if live_route.finish(self._operator, item, answer):
-                self._operator.carry_out(item, self.budget, self, disk=True)
+                carry_out(self._operator, item, self.budget, self, disk=True)
             history.track(self._operator.journal, self, item)
             if item.live and item.live.get("and_run") and item.status == "applied":
                 run_items.after_change(self._operator, self, item)
@@ -139,7 +138,7 @@ class Run(DecidableRun[Item]):
             if not item.needs_approval:
                 return Decision.already(item)
             item.decided_by, item.rule = "rule", rule
-            self._operator.carry_out(item, self.budget, self)
+            carry_out(self._operator, item, self.budget, self)
             history.track(self._operator.journal, self, item)
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
@@ -161,7 +160,7 @@ class Run(DecidableRun[Item]):
             result = Result.failure(item.id, codes.ERR_REJECTED, message)
             if item.foreign is not None:  # the model is told the block it meant
                 result = foreign_calls.rejected(item, reason_note(reason))
-            self._operator.finish_item(item, result, "rejected")
+            outcome_notes.finish(item, result, "rejected")
             refreshed = self._refresh_dependents(item) + self._release_waiting()
             decision = Decision.made(item)
         for changed in [item, *refreshed]:
@@ -219,7 +218,7 @@ class Run(DecidableRun[Item]):
         """Run the waiting reads whose earlier changes to their paths are all decided."""
         released: list[Item] = []
         for item in self.items:
-            if item.status == "waiting" and not self._operator.blockers(self.items, item):
+            if item.status == "waiting" and not mutations.blockers(self.items, item):
                 self._operator.start_read(item, self.budget)
                 released.append(item)
         return released

@@ -12,13 +12,13 @@ import logging
 import threading
 from typing import TYPE_CHECKING, Any
 
-from ..execution import Outcome
+from ..execution import CellRunner, Outcome
 from ..notebooks import teacher
 from ..protocol import OperatorError, Result, codes
 from ..workspace import Snapshot
 from ..workspace import cells as nbcells
 from ..workspace.sandbox_masks import SandboxMasks
-from . import executions, live_route, mutations, shell_ops
+from . import executions, live_route, mutations, outcome_notes, shell_ops
 from .items import Item
 
 if TYPE_CHECKING:
@@ -41,8 +41,9 @@ def plan(operator: Operating, item: Item, base: Snapshot | None) -> None:
     path = getattr(item.command.params, "path", None)
     if base is None and isinstance(path, str):
         base = live_route.base(operator, path)
-    item.execution = executions.plan(operator.workspace, operator.journal, item.command,
-                                     operator.runner, base, operator.notebook_cap)  # fmt: skip
+    workspace = operator.workspace
+    item.execution = executions.plan(workspace, operator.journal, item.command,
+                                     operator.runner, base, workspace.notebook_cap)  # fmt: skip
     item.summary = f"run {item.execution.what}"
 
 
@@ -70,7 +71,7 @@ def replan(operator: Operating, item: Item, refused: str | None, edited: str | N
     item.builds_on = None
     if refused is not None:
         message = f"it runs after {refused}, which was rejected; nothing ran."
-        operator.finish_item(item, Result.failure(item.id, codes.ERR_BASE_REJECTED, message),
+        outcome_notes.finish(item, Result.failure(item.id, codes.ERR_BASE_REJECTED, message),
                              "rejected")  # fmt: skip
         return
     try:
@@ -79,7 +80,7 @@ def replan(operator: Operating, item: Item, refused: str | None, edited: str | N
         if edited is not None:
             exc = OperatorError(exc.code, f"{exc.message} (it runs after {edited}, which the "
                                 "person edited before approving.)")  # fmt: skip
-        operator.finish_item(item, Result.of_error(item.id, exc), "failed")
+        outcome_notes.finish(item, Result.of_error(item.id, exc), "failed")
 
 
 def start(operator: Operating, run: Deciding | None, item: Item) -> None:
@@ -87,14 +88,15 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
     execution = item.execution
     assert execution is not None
     if not teacher.allows(execution.policy, "apply"):
-        operator.finish_item(item, Result.failure(item.id, codes.ERR_NOTEBOOK_POLICY,
+        outcome_notes.finish(item, Result.failure(item.id, codes.ERR_NOTEBOOK_POLICY,
                                                   teacher.MEANING[execution.policy] + "."),
                              "denied")  # fmt: skip
         return
-    if operator.runner.where == "headless":
+    runner = operator.runner
+    if runner.where == "headless":
         stale = executions.stale_outcome(operator.workspace, execution)
         if stale is not None:
-            finish(operator, run, item, stale)
+            finish(operator, run, item, stale, runner=runner)
             return
     item.move_to("running")  # a change under Approve & Run too: the run waits for its output
     item.summary = f"running {execution.what}"
@@ -102,45 +104,29 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
     # The notebooks carrying their own policy before a cell of the session's own sandboxed
     # kernel runs: one that carries a policy after it and not before, the cell gave it.
     before = None
-    if operator.runner.where == "headless" and getattr(operator.runner, "sandboxed", False):
+    if runner.where == "headless" and getattr(runner, "sandboxed", False):
         before = operator.workspace.sandbox_masks()
 
     def done(outcome: Outcome) -> None:
         if once.acquire(blocking=False):  # a runner that answers twice is answered once
-            finish(operator, run, item, outcome, before)
+            finish(operator, run, item, outcome, before, runner=runner)
 
     try:
-        operator.runner.start(execution.request, done)
+        runner.start(execution.request, done)
     except Exception:
         log.exception("starting %s failed", item.id)
         done(Outcome("unavailable", message="the kernel could not be reached"))
 
 
 def finish(operator: Operating, run: Deciding | None, item: Item, outcome: Outcome,
-           before: SandboxMasks | None = None) -> None:  # fmt: skip
+           before: SandboxMasks | None = None, *, runner: CellRunner | None = None) -> None:
     """Record a finished run, tell the model, save the outputs (session's own kernels); with
     ``before`` (the sandbox's masks when the cell started), set aside the notebooks it gave a
-    policy (``shell_ops.set_aside_new_policies``)."""
-    execution = item.execution
-    assert execution is not None
-    item.execution = executions.with_outcome(execution, outcome)
-    try:
-        result = executions.result_of(item.id, execution, outcome)
-    except Exception:  # the run ended: it must end here too, not stay "running" for ever
-        log.exception("reporting the run of %s failed", item.id)
-        result = Result.failure(item.id, codes.ERR_IO, f"the run ended ({outcome.status}), but "
-                                "its outputs could not be read; read the cells (nb.readCells).")
-    where = operator.runner.where
-    try:
-        if outcome.status not in ("stale", "unavailable"):
-            executions.record(operator.journal, execution, outcome, session=operator.session,
-                              command_id=item.id, action=item.action or "",
-                              decided_by=item.decided_by, rule=item.rule, where=where)  # fmt: skip
-        if where == "headless":
-            _save_outputs(operator, item, execution, outcome)
-    except OperatorError as exc:  # the run happened; only its record or its outputs failed
-        result = Result(result.id, result.ok, result.summary,
-                        (result.details or "") + f"\nnote: {exc.message}\n", result.code)
+    policy (``shell_ops.set_aside_new_policies``). ``runner``: the one that ran it (by default
+    the session's)."""
+    result = executions.finish(operator.workspace, operator.journal, item, outcome,
+                               session=operator.session, label=operator.label,
+                               where=(runner or operator.runner).where)  # fmt: skip
     if before is not None:
         notes = shell_ops.set_aside_new_policies(operator.workspace, operator.journal, before,
                                                  item.id, operator.session)  # fmt: skip
@@ -155,7 +141,7 @@ def finish(operator: Operating, run: Deciding | None, item: Item, outcome: Outco
             item.move_to("applied")
         _combine(item, result)
     else:
-        operator.finish_item(item, result, status)
+        outcome_notes.finish(item, result, status)
         item.summary = result.summary
     if run is not None:
         run.ran(item)
@@ -175,20 +161,6 @@ def _charged(run: Deciding, result: Result) -> Result:
         size = len(details.encode("utf-8"))
     budget.used += size
     return Result(result.id, result.ok, result.summary, details or None, result.code)
-
-
-def _save_outputs(operator: Operating, item: Item, execution: executions.Execution,
-                  outcome: Outcome) -> None:  # fmt: skip
-    found = executions.saved_outputs(operator.workspace, execution, outcome)
-    if found is None:
-        return
-    proposal, path = found
-    entry = mutations.record_for(
-        operator.journal, operator.journal.allocate_id(), item.id, "nb.runCell", path, proposal,
-        session=operator.session, decided_by=item.decided_by, rule=item.rule,
-        label=operator.label,
-    )  # fmt: skip
-    mutations.commit(operator.workspace, operator.journal, entry, proposal)
 
 
 def _combine(item: Item, ran: Result) -> None:
@@ -269,7 +241,7 @@ def after_change(operator: Operating, run: Deciding, item: Item) -> bool:
                            line=cmd.line, fields={}, params=params)  # fmt: skip
     try:
         item.execution = executions.plan(operator.workspace, operator.journal, runner_cmd,
-                                         operator.runner, base, operator.notebook_cap)
+                                         operator.runner, base, operator.workspace.notebook_cap)
     except OperatorError as exc:  # nothing ran: the change's result says why
         _not_run(item, Result.of_error(item.id, exc))
         return False
@@ -294,11 +266,11 @@ def plan_item(operator: Operating, item: Item, verdict: Verdict, earlier: Item |
     try:
         plan(operator, item, base)
     except OperatorError as exc:
-        return operator.finish_item(item, Result.of_error(item.id, exc), "failed")
+        return outcome_notes.finish(item, Result.of_error(item.id, exc), "failed")
     except Exception:
         log.exception("planning %s failed", item.id)
         message = "the operation failed on the host; read the file and try again."
-        return operator.finish_item(item, Result.failure(item.id, codes.ERR_IO, message), "failed")
+        return outcome_notes.finish(item, Result.failure(item.id, codes.ERR_IO, message), "failed")
     item.rule = verdict.text
     if verdict.verdict == "auto" and not item.builds_on:
         if not may_auto(operator, item):

@@ -84,6 +84,21 @@ def _sweep_once(workspace: Workspace) -> None:
         log.exception("sweeping temp files failed")
 
 
+class _CheckedPolicy:
+    """``Operator.policy``, the rules the session decides by (see ``engine.policy``). Setting
+    it checks the rules; reading it is reading an attribute (no ``__get__``).
+
+    A rules file inside the workspace would let a model approve itself: refused, and the jail
+    refuses changes to the active rules file wherever it is.
+    """
+
+    def __set__(self, operator: Operator, policy: Policy) -> None:
+        policy.check_outside(operator.root)
+        for source in policy.sources:
+            operator.workspace.reserve(source)
+        operator.__dict__["policy"] = policy
+
+
 class Operator:
     """One session over one workspace root: runs replies, keeps history, undoes changes."""
 
@@ -145,7 +160,7 @@ class Operator:
         #: The model proposing the changes, when known: collaborators see "Operator (model)".
         self.model_name: str | None = None
         _sweep_once(self.workspace)
-        self._policy = Policy()
+        self.__dict__["policy"] = Policy()  # until the one given is checked
         try:
             self.policy = policy or Policy()
         except ValueError:
@@ -186,19 +201,11 @@ class Operator:
     def __repr__(self) -> str:
         return f"<Operator root={str(self.root)!r} policy={self.policy.summary()!r}>"
 
-    @property
-    def policy(self) -> Policy:
-        """The rules this session decides by (see ``engine.policy``)."""
-        return self._policy
-
-    @policy.setter
-    def policy(self, policy: Policy) -> None:
-        # A rules file inside the workspace would let a model approve itself: refused, and
-        # the jail refuses changes to the active rules file wherever it is.
-        policy.check_outside(self.root)
-        for source in policy.sources:
-            self.workspace.reserve(source)
-        self._policy = policy
+    if TYPE_CHECKING:
+        #: The rules this session decides by (see ``engine.policy``).
+        policy: Policy
+    else:
+        policy = _CheckedPolicy()
 
     def close(self) -> None:
         """Release the workspace's open root descriptor (long-running hosts hold many sessions).
@@ -262,23 +269,23 @@ class Operator:
             waiting: dict[str, Item] = {}  # path key -> latest pending change to it
             queued: dict[str, Item] = {}  # path key -> latest pending change or run
             for index, (entry, foreign) in enumerate(entries):
-                earlier = None
+                earlier, key = None, ""
                 if isinstance(entry, Command) and entry.action not in READERS and entry.path:
                     table = queued if entry.action in RUN_ACTIONS else waiting
-                    earlier = table.get(mutations.path_key(entry.path))
+                    key = mutations.path_key(entry.path)
+                    earlier = table.get(key)
                 if entry is None:
                     item = foreign_calls.untranslated(index, foreign)
                 else:
                     item = self._plan(index, entry, budget, earlier, items, foreign)
                 if item.needs_approval and item.kind in ("mutation", "run"):
-                    queued[mutations.path_key(entry.path)] = item
+                    queued[key] = item
                     if item.kind == "mutation":
-                        waiting[mutations.path_key(entry.path)] = item
+                        waiting[key] = item
                 items.append(item)
             run = Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates, budget,
                       scanned.unread_markers)
-            for item in items:  # changes a rule applied while planning
-                history.track(self.journal, run, item)
+            history.track(self.journal, run, *items)  # changes a rule applied while planning
         for item in items:  # runs a rule approves start once the run exists, in block order
             if item.kind == "run" and item.needs_approval and item.decided_by == "rule":
                 run.approve_by_rule(item.id, item.rule or "")
@@ -413,18 +420,6 @@ class Operator:
         found = self.policy.verdict(item.action or "", item.path)
         return foreign_calls.verdict(found) if item.foreign is not None else found
 
-    @staticmethod
-    def blockers(items: list[Item], read: Item) -> list[Item]:
-        """Earlier pending changes in the run that a read of ``read.path`` would see."""
-        if not read.path:
-            return []
-        key = mutations.path_key(read.path)
-        return [
-            item for item in items[: read.index]
-            if item.kind in ("mutation", "run") and item.status in ("pending", "running")
-            and mutations.overlaps(key, mutations.path_key(item.path or ""))
-        ]  # fmt: skip
-
     def start_read(self, item: Item, budget: OutputBudget) -> None:
         """Run a read now, or leave it for approval when the policy asks for one."""
         item.builds_on = None
@@ -501,7 +496,7 @@ class Operator:
                 return self.finish_item(item, Result(cmd.id, True, summary), "done")
         else:
             # Commands are a sequence: a read after a pending change to its path sees that change.
-            blockers = self.blockers(before or [], item)
+            blockers = mutations.blockers(before or [], item)
             if blockers:
                 item.move_to("waiting")
                 item.builds_on = blockers[-1].id
