@@ -1,4 +1,4 @@
-"""One run of a grid: a task, a model, a repeat, in a fresh copy of the task's files.
+"""One run of a grid: a task, a model, a repeat, a dialect, in a fresh copy of the task's files.
 
 ``run_one`` is what a worker runs (a local process or a Dask worker): everything it needs comes
 in its ``RunSpec`` (the task's files as bytes, the model's description, never a key: an
@@ -145,8 +145,10 @@ class RunSpec:
         return self.model.untrusted and not self.unsandboxed
 
     @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.task.name, self.model.name, self.repeat)
+    def key(self) -> tuple[str, str, int, str]:
+        """The run's place in the grid: (task, model, repeat, dialect), as
+        ``results.run_key`` reads it back from the run's row."""
+        return (self.task.name, self.model.name, self.repeat, self.run_dialect)
 
 
 def unattended(approve_all: bool) -> Callable[[DecidableRun], None]:
@@ -216,12 +218,13 @@ def _agent_run(spec: RunSpec, workspace: Path, scratch: Path,
                   context_window=spec.model.context_window,
                   dialect=spec.run_dialect)  # fmt: skip
     if spec.review is not None:
+        from .results import run_label
         from .review import asking
 
         def label() -> str:
             run_id = agent.transcript[0].get("run_id") if agent.transcript else None
-            return (f"{spec.review.experiment} · {task.name} · {spec.model.name} · repeat "
-                    f"{spec.repeat} · run {run_id} · turn {agent.turn}")  # fmt: skip
+            return (f"{spec.review.experiment} · {run_label(*spec.key)} · run {run_id} · turn "
+                    f"{agent.turn}")  # fmt: skip
 
         def record(decision: dict[str, Any]) -> None:
             reviews.append({"turn": agent.turn, **decision})

@@ -74,6 +74,9 @@ class Task:
     #: How the model asks for work (``engine.plan``'s dialect for each reply; the system
     #: prompt describes it): ``operator``, ``json``, ``commands`` or ``auto``.
     dialect: str = "operator"
+    #: Whether ``task.toml`` names the dialect: a grid of several dialects then runs the task
+    #: in that one only (a grid of one dialect runs every task in it).
+    dialect_pinned: bool = False
     #: The starting workspace (``files/``).
     files: dict[str, bytes] = field(default_factory=dict, repr=False)
     #: Everything else in the folder (the check's scripts, ``reference.json``).
@@ -222,7 +225,8 @@ def load_task(folder: str | os.PathLike[str]) -> Task:
             Policy(values["policy"])
         except ValueError as exc:
             raise TaskError(f"{where}: field 'policy': {exc}") from None
-    return Task(name=folder.name, files=files, support=support, **values)
+    return Task(name=folder.name, files=files, support=support,
+                dialect_pinned="dialect" in values, **values)  # fmt: skip
 
 
 def load_suite(suite: str | os.PathLike[str]) -> list[Task]:
