@@ -24,7 +24,7 @@ from .fingerprint import NO_FINGERPRINT, changed, fingerprint, fingerprint_parts
 from .progress import Tally
 from .results import ERRORS, Refused, ResultsFile, run_key, run_label
 from .review import Review
-from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one
+from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one, settle
 from .spending import GridBudget, NotStarted, record
 from .tasks import Task, load_suite
 
@@ -467,6 +467,7 @@ class Experiment:
             if finished is not None:  # a display shows the runs the budget left
                 finished(tally)
         record(self.results.out, budget, self.not_started)
+        settle()  # this process's runs' folders are gone when it returns (a worker's: at exit)
         return Results(self.results.rows(), self.prices, out=self.results.out)
 
     def _budget(self) -> GridBudget | None:

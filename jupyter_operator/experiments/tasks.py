@@ -251,11 +251,31 @@ def load_suite(suite: str | os.PathLike[str]) -> list[Task]:
 
 
 def materialize(files: dict[str, bytes], folder: Path) -> None:
-    """Write ``files`` under ``folder`` (a fresh folder of the run's: never the task's own)."""
-    for rel, data in files.items():
+    """Write ``files`` under ``folder`` (a fresh folder of the run's: never the task's own).
+
+    Every path is checked before anything is written; each folder is made once, and each file
+    is created new (``O_EXCL``, never through a link): the fewest calls a fresh copy takes."""
+    base = os.fspath(folder)
+    folders: set[str] = set()
+    for rel in files:
         parts = rel.split("/")
         if rel.startswith("/") or any(part in ("", ".", "..") for part in parts):
             raise TaskError(f"{rel}: not a path inside the task")
-        target = folder.joinpath(*parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        folders.update("/".join(parts[:n]) for n in range(1, len(parts)))
+    os.makedirs(base, exist_ok=True)
+    for rel in sorted(folders):  # a parent sorts before its children
+        path = os.path.join(base, rel)
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):  # a link is not followed
+                raise
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    for rel, data in files.items():
+        fd = os.open(os.path.join(base, rel), flags, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)
