@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..agent.prices import Price, cost_of
-from .results import ERRORS
+from .results import DEFAULT_DIALECT, ERRORS
 from .stats import (
     BOOTSTRAP_SAMPLES,
     CONFIDENCE,
@@ -94,8 +94,18 @@ class Results:
                                       confidence=confidence))  # fmt: skip
 
     def frame(self) -> Any:
-        """One row per run as a pandas DataFrame."""
-        return _pandas().DataFrame(self.rows)
+        """One row per run as a pandas DataFrame (``dialect`` filled in for rows written
+        before rows named theirs)."""
+        frame = _pandas().DataFrame(self.rows)
+        if len(frame):
+            column = frame.get("dialect")
+            frame["dialect"] = (DEFAULT_DIALECT if column is None
+                                else column.fillna(DEFAULT_DIALECT))  # fmt: skip
+        return frame
+
+    def dialects(self) -> list[str]:
+        """The dialects these runs used, sorted."""
+        return sorted({str(row.get("dialect") or DEFAULT_DIALECT) for row in self.rows})
 
     def pass_rates(self) -> Any:
         """Pass rate per task (rows) and model (columns); ``by_task()`` has their intervals."""
@@ -123,6 +133,62 @@ class Results:
         table = self.frame().groupby(["task", "model"]).agg(
             runs=("passed", "size"), passed=("passed", "sum"), pass_rate=("passed", "mean"))
         return _intervals(table, confidence)
+
+    def by_dialect(self, confidence: float = CONFIDENCE) -> Any:
+        """Per model and dialect: runs, passed, the pass rate with its Wilson interval,
+        ``errors`` (counted as failed), mean turns and tokens (the cost when priced)."""
+        frame = self.frame()
+        keys = ["model", "dialect"]
+        table = frame.groupby(keys).agg(runs=("passed", "size"), passed=("passed", "sum"),
+                                        pass_rate=("passed", "mean"))  # fmt: skip
+        _intervals(table, confidence)
+        reasons = frame["stop_reason"] if "stop_reason" in frame else frame["model"] * 0
+        groups = [frame[key] for key in keys]
+        table["errors"] = reasons.isin(ERRORS).groupby(groups).sum().astype(int)
+        table["turns"] = frame.groupby(keys)["turns"].mean()
+        table["tokens"] = frame.groupby(keys)["tokens"].mean()
+        if "cost" in frame:
+            table["cost"] = frame.groupby(keys)["cost"].sum(min_count=1)
+        return table
+
+    def compare_dialects(self, dialect_a: str, dialect_b: str, *, model: str | None = None,
+                         confidence: float = CONFIDENCE, samples: int = BOOTSTRAP_SAMPLES,
+                         seed: int = SEED) -> Comparison:  # fmt: skip
+        """Two dialects of these results compared run by run: each pair is the same task,
+        model and repeat in ``dialect_a`` and in ``dialect_b`` (only ``model``'s runs when
+        given). ``table``: per pair, whether each passed (1 or 0) and ``fixed`` / ``broke``
+        where they differ; ``difference``: ``b`` minus ``a`` in pass rate over the pairs both
+        ran, with a seeded bootstrap interval over them."""
+        pd = _pandas()
+        if dialect_a == dialect_b:
+            raise ValueError(f"compare two different dialects, not {dialect_a!r} with itself")
+        frame = self.frame()
+        if model is not None:
+            frame = frame[frame["model"] == model]
+        pairs = ["task", "model", "repeat"]
+
+        def passes(dialect: str) -> Any:
+            runs = frame[frame["dialect"] == dialect]
+            if runs.empty:
+                whose = f" of the model {model!r}" if model is not None else ""
+                raise ValueError(f"no runs{whose} in the dialect {dialect!r} to compare")
+            return runs.set_index(pairs)["passed"].astype(bool).astype(float)
+
+        pass_a, pass_b = passes(dialect_a), passes(dialect_b)
+        table = pd.DataFrame({dialect_a: pass_a, dialect_b: pass_b}).dropna()
+        if table.empty:
+            raise ValueError(f"no run of the same task, model and repeat in both "
+                             f"{dialect_a!r} and {dialect_b!r}")  # fmt: skip
+        table["flipped"] = ""
+        table.loc[(table[dialect_a] == 0) & (table[dialect_b] == 1), "flipped"] = "fixed"
+        table.loc[(table[dialect_a] == 1) & (table[dialect_b] == 0), "flipped"] = "broke"
+        keyed = {" · ".join(str(part) for part in key): row for key, row in table.iterrows()}
+        difference = paired_difference(
+            {key: row[dialect_a] for key, row in keyed.items()},
+            {key: row[dialect_b] for key, row in keyed.items()},
+            names=(dialect_a, dialect_b), confidence=confidence, samples=samples, seed=seed,
+            unit="run")  # fmt: skip
+        return Comparison(table, difference)
 
     def pass_at_k(self, k: int) -> Any:
         """Per model, over its tasks with at least ``k`` runs: ``pass@k`` (the chance that one

@@ -92,10 +92,13 @@ def add_parser(sub: Any) -> None:
                          "URL (default: none)")  # fmt: skip
     ev.add_argument("--token", default=None, metavar="TOKEN",
                     help="with --server: its API token (default: $JUPYTER_TOKEN)")
-    ev.add_argument("--dialect", choices=("auto", "operator", "json", "commands"), default=None,
-                    help="how the model asks for work in every run: OPERATOR_CMD blocks, JSON "
-                         "operations, string commands or each reply's own (default: each "
-                         "task's dialect, operator unless its task.toml says)")
+    ev.add_argument("--dialect", default=None, metavar="DIALECT[,DIALECT...]",
+                    help="how the model asks for work: operator (OPERATOR_CMD blocks), json "
+                         "(JSON operations), commands (string commands), auto (each reply's "
+                         "own), several joined by commas, or all (operator,json,commands): "
+                         "each task runs in each, a grid axis like --model; of several, a "
+                         "task whose task.toml names its dialect runs in that one only "
+                         "(default: each task's dialect, operator unless its task.toml says)")
     ev.add_argument("--unsandboxed", action="store_true",
                     help="run an endpoint model's tasks even where bubblewrap is missing: "
                          "its cells and the task's check then run as you (default: off, "
@@ -232,9 +235,11 @@ def run(args: Any) -> int:
         _say(_errored_report(errored, retry=args.retry_errors))
     pending = len(experiment.pending())
     total = len(experiment.specs())
+    dialects = experiment.dialects or ()
+    axis = f"{plural(len(dialects), 'dialect')} x " if len(dialects) > 1 else ""
     _say(f"{plural(total, 'run')} ({total - pending} already in {experiment.results.path}), "
          f"{plural(len(experiment.tasks), 'task')} x {plural(len(models), 'model')} x "
-         f"{plural(args.repeats, 'repeat')}")  # fmt: skip
+         f"{axis}{plural(args.repeats, 'repeat')}")  # fmt: skip
     ran: list[dict[str, Any]] = []
     try:
         with warnings.catch_warnings():  # the refused lines are already listed above
@@ -259,12 +264,12 @@ def _not_started_report(experiment: Any) -> str:
     """One line: how many runs the grid's cost budget did not start, why, where they are
     listed, and how to start them."""
     from .progress import plural
+    from .results import run_label
     from .spending import NOT_STARTED
 
     left = experiment.not_started
     first = left[0]
-    task, model, repeat = first.key
-    return (f"{plural(len(left), 'run')} not started: {task} · {model} · repeat {repeat} "
+    return (f"{plural(len(left), 'run')} not started: {run_label(*first.key)} "
             f"first: {first.reason}; listed in {experiment.results.out / NOT_STARTED} "
             "(a larger --budget-cost starts them)")  # fmt: skip
 
@@ -316,24 +321,27 @@ def _recording(ran: list[dict[str, Any]]) -> Callable[[dict[str, Any], Any], Non
 
 
 def _table(results: Any) -> str:
-    """Per model: runs, passed, the pass rate with its 95% Wilson interval, runs that ended in
-    an error of the endpoint or the harness (counted as failed), tokens (and cost), without
-    pandas."""
-    from .results import ERRORS
+    """Per model (and per dialect, when the rows hold several): runs, passed, the pass rate
+    with its 95% Wilson interval, runs that ended in an error of the endpoint or the harness
+    (counted as failed), tokens (and cost), without pandas."""
+    from .results import ERRORS, run_key
     from .stats import CONFIDENCE, wilson
 
-    lines = [f"model\truns\tpassed\tpass_rate [{CONFIDENCE:.0%} interval]\terrors\ttokens"
+    several = len({run_key(row)[3] for row in results.rows}) > 1
+    lines = [("model\tdialect" if several else "model")
+             + f"\truns\tpassed\tpass_rate [{CONFIDENCE:.0%} interval]\terrors\ttokens"
              + ("\tcost_usd" if results.prices else "")]  # fmt: skip
-    models: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
     for row in results.rows:
-        models.setdefault(row["model"], []).append(row)
-    for model, rows in sorted(models.items()):
+        group = (row["model"], run_key(row)[3]) if several else (row["model"],)
+        groups.setdefault(group, []).append(row)
+    for group, rows in sorted(groups.items()):
         passed = sum(bool(r.get("passed")) for r in rows)
         errors = sum(r.get("stop_reason") in ERRORS for r in rows)
         tokens = sum(int(r.get("tokens") or 0) for r in rows)
         low, high = wilson(passed, len(rows))
-        line = (f"{model}\t{len(rows)}\t{passed}\t{passed / len(rows):.1%} [{low:.1%}, "
-                f"{high:.1%}]\t{errors}\t{tokens}")  # fmt: skip
+        line = ("\t".join(group) + f"\t{len(rows)}\t{passed}\t{passed / len(rows):.1%} "
+                f"[{low:.1%}, {high:.1%}]\t{errors}\t{tokens}")  # fmt: skip
         if results.prices:
             costs = [r["cost"] for r in rows if r.get("cost") is not None]
             line += f"\t{sum(costs):.4f}" if costs else "\t-"

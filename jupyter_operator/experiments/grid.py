@@ -1,9 +1,11 @@
-"""The grid: tasks x models x repeats, each run in its own copy, on a pool or a Dask cluster.
+"""The grid: tasks x models x dialects x repeats, each run in its own copy, on a pool or a Dask
+cluster.
 
 ``Experiment.run`` sends the runs not yet in ``OUT/results.jsonl`` to an executor (inline, a
 local process pool, or a ``dask.distributed.Client``: the same ``run_one`` everywhere), writes
 each row as it comes back, and tells a progress display. The order is repeat, then task, then
-model, so a grid cut short still compares the models on the same tasks.
+model, then dialect, so a grid cut short still compares the models and the dialects on the same
+tasks.
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ from ..agent.budgets import check_limits
 from ..agent.prices import Price, prices_of
 from .fingerprint import NO_FINGERPRINT, changed, fingerprint, fingerprint_parts
 from .progress import Tally
-from .results import ERRORS, Refused, ResultsFile
+from .results import ERRORS, Refused, ResultsFile, run_key, run_label
 from .review import Review
-from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one
+from .single import ModelSpec, RunSpec, SandboxUnavailable, check_endpoint, run_one, settle
 from .spending import GridBudget, NotStarted, record
 from .tasks import Task, load_suite
 
@@ -51,15 +53,38 @@ class Stale:
     """A finished run whose row no longer describes the run the grid would do now: its task,
     check, model or settings changed (``changed`` names the parts, ``fingerprint.PARTS``)."""
 
-    key: tuple[str, str, int]
+    key: tuple[str, str, int, str]
     changed: tuple[str, ...]
 
     def __str__(self) -> str:
-        task, model, repeat = self.key
         what = ", ".join(self.changed)
         if self.changed != (NO_FINGERPRINT,):
             what += " changed"
-        return f"{task} · {model} · repeat {repeat} ({what})"
+        return f"{run_label(*self.key)} ({what})"
+
+
+def grid_dialects(dialect: str | Iterable[str] | None) -> tuple[str, ...] | None:
+    """The dialects a grid runs in: None (each task's own), else the named ones in order,
+    from a sequence or one text: a dialect, several joined by commas, or ``all`` (every
+    dialect but ``auto``). ``ValueError`` names an unknown one."""
+    from ..engine.dialect_runs import CHOICES, DIALECTS
+
+    if dialect is None:
+        return None
+    names = dialect.split(",") if isinstance(dialect, str) else list(dialect)
+    found: list[str] = []
+    for name in (str(n).strip() for n in names):
+        if not name:  # "operator,,json", a trailing comma
+            continue
+        for one in DIALECTS if name == "all" else (name,):
+            if one not in CHOICES:
+                raise ValueError(f"unknown dialect {one!r}; choose one of "
+                                 f"{', '.join(CHOICES)}, or all")  # fmt: skip
+            if one not in found:
+                found.append(one)
+    if not found:
+        raise ValueError("give at least one dialect")
+    return tuple(found)
 
 
 def _executor_runs(specs: Sequence[RunSpec], workers: int, dask: Any,
@@ -176,9 +201,11 @@ def _on_dask(function: Callable[[Any], Any], argument: Any, dask: Any) -> Any:
 
 class Experiment:
     """A grid of ``tasks`` (a suite folder, ``"builtin"``, or ``Task`` objects) x ``models``
-    (``ModelSpec``, or a name: an endpoint model at ``base_url``) x ``repeats``, written to
-    ``out``. Unattended: what the task's rules do not allow is rejected with a reason the model
-    sees, unless ``approve_all`` (only the run's copy is ever at stake).
+    (``ModelSpec``, or a name: an endpoint model at ``base_url``) x ``dialect`` x ``repeats``,
+    written to ``out``. ``dialect``: one, several (a sequence, or names joined by commas) or
+    ``"all"`` (``grid_dialects``); None runs each task in its own. Unattended: what the task's
+    rules do not allow is rejected with a reason the model sees, unless ``approve_all`` (only
+    the run's copy is ever at stake).
 
     An endpoint model's runs start only where the sandbox works (``SandboxUnavailable``
     otherwise), unless ``unsandboxed``. Rows are signed with the key in ``key_file`` (default:
@@ -216,7 +243,8 @@ class Experiment:
                  max_wait_s: float = MAX_WAIT_S, prices: Mapping[str, Price] | None = None,
                  max_tokens: int | None = None, max_cost: float | None = None,
                  max_seconds: float | None = None, budget_cost: float | None = None,
-                 review: Review | None = None, dialect: str | None = None) -> None:  # fmt: skip
+                 review: Review | None = None,
+                 dialect: str | Iterable[str] | None = None) -> None:  # fmt: skip
         if isinstance(tasks, (str, os.PathLike)):
             tasks = load_suite(tasks)
         self.tasks = list(tasks)
@@ -230,12 +258,10 @@ class Experiment:
         self.repeats = repeats
         self.approve_all = approve_all
         self.unsandboxed = unsandboxed
-        from ..engine.dialect_runs import CHOICES
-
-        if dialect is not None and dialect not in CHOICES:
-            raise ValueError(f"unknown dialect {dialect!r}; choose one of {', '.join(CHOICES)}")
-        #: ``--dialect``: the dialect of every run, over each task's own (None: the task's).
-        self.dialect = dialect
+        #: ``--dialect``: the dialects the grid runs each task in (None: each task's own). One
+        #: replaces every task's; of several, a task whose ``task.toml`` names its dialect runs
+        #: in that one only (``Task.dialect_pinned``).
+        self.dialects = grid_dialects(dialect)
         self.rerun_stale = rerun_stale
         self.retry_errors = retry_errors
         self.max_wait_s = max_wait_s
@@ -267,23 +293,29 @@ class Experiment:
         #: The runs the latest ``run`` did not start (its cost budget could not afford them).
         self.not_started: list[NotStarted] = []
         self.results = ResultsFile(out, key_file=key_file)
-        self._parts: dict[tuple[str, str], dict[str, str]] = {}
+        self._parts: dict[tuple[str, str, str], dict[str, str]] = {}
         #: The progress of the latest ``run`` (what a display shows).
         self.tally: Tally | None = None
+
+    def task_dialects(self, task: Task) -> tuple[str | None, ...]:
+        """The grid's dialects for ``task`` (None: the task's own)."""
+        if self.dialects is None or (len(self.dialects) > 1 and task.dialect_pinned):
+            return (None,)
+        return self.dialects
 
     def specs(self) -> list[RunSpec]:
         """Every run of the grid, in order."""
         return [RunSpec(task, model, repeat, self.approve_all, unsandboxed=self.unsandboxed,
                         max_tokens=self.max_tokens, max_cost=self.max_cost,
                         max_seconds=self.max_seconds, price=self.prices.get(model.name),
-                        review=self.review, dialect=self.dialect)
+                        review=self.review, dialect=dialect)
                 for repeat in range(self.repeats) for task in self.tasks
-                for model in self.models]  # fmt: skip
+                for model in self.models for dialect in self.task_dialects(task)]  # fmt: skip
 
     def fingerprint_parts(self, spec: RunSpec) -> dict[str, str]:
-        """``fingerprint.fingerprint_parts(spec)``, worked out once per task and model (the
-        repeats share it)."""
-        key = (spec.task.name, spec.model.name)
+        """``fingerprint.fingerprint_parts(spec)``, worked out once per task, model and
+        dialect (the repeats share it)."""
+        key = (spec.task.name, spec.model.name, spec.run_dialect)
         if key not in self._parts:
             self._parts[key] = fingerprint_parts(spec)
         return self._parts[key]
@@ -291,8 +323,7 @@ class Experiment:
     def stale(self) -> list[Stale]:
         """The finished runs of this grid whose rows no longer describe the run it would do
         now (their task, check, model or settings changed), in the grid's order."""
-        rows = {(r.get("task"), r.get("model"), r.get("repeat")): r
-                for r in self.results.rows()}  # fmt: skip
+        rows = {run_key(r): r for r in self.results.rows()}
         done = self.results.done(retry_errors=self.retry_errors)
         found = []
         for spec in self.specs():
@@ -305,8 +336,7 @@ class Experiment:
     def errored(self) -> list[dict[str, Any]]:
         """The rows of this grid's runs that ended in a fault of the endpoint or the harness
         (``results.ERRORS``), in the grid's order: kept unless ``retry_errors``."""
-        rows = {(r.get("task"), r.get("model"), r.get("repeat")): r
-                for r in self.results.rows()}  # fmt: skip
+        rows = {run_key(r): r for r in self.results.rows()}
         found = [rows.get(spec.key) for spec in self.specs()]
         return [row for row in found if row is not None and row.get("stop_reason") in ERRORS]
 
@@ -378,7 +408,7 @@ class Experiment:
         keys = {spec.key for spec in specs} & self._done()
         tally = Tally(total=len(specs), budget_cost=self.budget_cost, prices=self.prices)
         for row in self.results.rows():  # resumed: what earlier runs of this grid finished
-            if (row.get("task"), row.get("model"), row.get("repeat")) in keys:
+            if run_key(row) in keys:
                 tally.add(row)
         tally.skipped = tally.done
         todo = self.pending()
@@ -407,7 +437,7 @@ class Experiment:
             ready = time.monotonic()
             for row in _executor_runs(todo, workers, dask, budget, left):
                 clock = time.perf_counter()
-                spec = specs_by_key[(row["task"], row["model"], row["repeat"])]
+                spec = specs_by_key[run_key(row)]
                 parts = self.fingerprint_parts(spec)
                 row.update(fingerprint=fingerprint(parts), fingerprint_parts=parts)
                 saved = self.results.add(row)  # every try is written: a crash loses none
@@ -437,6 +467,7 @@ class Experiment:
             if finished is not None:  # a display shows the runs the budget left
                 finished(tally)
         record(self.results.out, budget, self.not_started)
+        settle()  # this process's runs' folders are gone when it returns (a worker's: at exit)
         return Results(self.results.rows(), self.prices, out=self.results.out)
 
     def _budget(self) -> GridBudget | None:
@@ -447,8 +478,7 @@ class Experiment:
             return None
         budget = GridBudget(self.budget_cost, self.prices)
         keys = {spec.key for spec in self.specs()}
-        budget.add_finished(row for row in self.results.rows()
-                            if (row.get("task"), row.get("model"), row.get("repeat")) in keys)
+        budget.add_finished(row for row in self.results.rows() if run_key(row) in keys)
         return budget
 
 
@@ -460,6 +490,6 @@ def _waiting(row: dict[str, Any], wait: float, attempt: int, max_wait_s: float) 
         said = f" (it asked for {asked:g} s; the wait is at most {max_wait_s:g} s)"
     elif asked is None:
         said = " (it did not say how long: backing off)"
-    return (f"{row['task']} · {row['model']} · repeat {row['repeat']}: the endpoint is limiting "
-            f"requests (429); trying again in {wait:g} s{said}, try {attempt + 2} of "
+    return (f"{run_label(*run_key(row))}: the endpoint is limiting requests (429); trying "
+            f"again in {wait:g} s{said}, try {attempt + 2} of "
             f"{RATE_LIMIT_RETRIES + 1}")

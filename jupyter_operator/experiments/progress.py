@@ -9,6 +9,7 @@ from typing import IO, Any
 
 from ..agent.prices import Price
 from .analysis import cost
+from .results import run_key, run_label
 
 
 @dataclass
@@ -134,8 +135,7 @@ class ProgressBar:
         self.bar.value = tally.done
         self.label.value = escape(summary(tally))
         mark = outcome(row)
-        self.latest.value = escape(f"latest: {row['task']} · {row['model']} · "
-                                   f"repeat {row['repeat']}: {mark}")  # fmt: skip
+        self.latest.value = escape(f"latest: {run_label(*run_key(row))}: {mark}")
         if tally.done >= tally.total:
             self.bar.bar_style = "success" if tally.failing == 0 else "warning"
 
@@ -156,8 +156,8 @@ class TerminalProgress:
 
     def __call__(self, row: dict[str, Any], tally: Tally) -> None:
         mark = outcome(row)
-        print(f"[{tally.done}/{tally.total}] {row['task']} · {row['model']} · repeat "
-              f"{row['repeat']}: {mark} · {summary(tally)}", file=self.stream)  # fmt: skip
+        print(f"[{tally.done}/{tally.total}] {run_label(*run_key(row))}: {mark} · "
+              f"{summary(tally)}", file=self.stream)  # fmt: skip
 
 
 def _in_notebook() -> bool:

@@ -3,7 +3,7 @@
 The parent process is the only writer: each row is appended and flushed to the system as its
 run finishes, so a crash of the process or Ctrl-C loses only the runs in flight (a power cut
 may lose the last rows too: a second run then does them again), and a second run of the same
-grid skips every (task, model, repeat) already there.
+grid skips every (task, model, repeat, dialect) already there.
 
 Every row carries a ``mac``: an HMAC-SHA256 of the row under a key only the harness holds (a
 file of the person's own, ``<jupyter data dir>/jupyter_operator/eval-results.key``, 0600). No
@@ -25,6 +25,7 @@ import os
 import re
 import secrets
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,8 +57,27 @@ class Refused:
     reason: str
 
 
-def _key(row: dict[str, Any]) -> tuple[Any, Any, Any]:
-    return (row.get("task"), row.get("model"), row.get("repeat"))
+#: The dialect of a row written before rows named theirs (every run then used it).
+DEFAULT_DIALECT = "operator"
+
+
+def run_key(row: Mapping[str, Any]) -> tuple[Any, Any, Any, Any]:
+    """The run a row is of: (task, model, repeat, dialect); a row without a dialect is of
+    ``DEFAULT_DIALECT``. A grid of several dialects holds one row per run of each."""
+    return (row.get("task"), row.get("model"), row.get("repeat"),
+            row.get("dialect") or DEFAULT_DIALECT)  # fmt: skip
+
+
+_key = run_key
+
+
+def run_label(task: Any, model: Any, repeat: Any, dialect: Any = None) -> str:
+    """A run as messages name it: ``task · model · repeat N``, then `` · dialect`` for a
+    dialect other than ``DEFAULT_DIALECT`` (the runs of a grid of one dialect read as before)."""
+    label = f"{task} · {model} · repeat {repeat}"
+    if dialect and dialect != DEFAULT_DIALECT:
+        label += f" · {dialect}"
+    return label
 
 
 def _started(row: dict[str, Any]) -> float:
@@ -213,7 +233,7 @@ class ResultsFile:
             found.append(row)
         # A run done again: its newest row by the signed start time, not by its place in the
         # file, so an older signed row copied to the end does not undo the newer run.
-        latest: dict[tuple[Any, Any, Any], dict[str, Any]] = {}
+        latest: dict[tuple[Any, Any, Any, Any], dict[str, Any]] = {}
         for row in found:
             held = latest.get(_key(row))
             if held is None or _started(row) >= _started(held):
@@ -229,8 +249,8 @@ class ResultsFile:
         """The lines not taken as finished runs (their runs are done again), and why."""
         return self.read()[1]
 
-    def done(self, *, retry_errors: bool = False) -> set[tuple[str, str, int]]:
-        """The (task, model, repeat) of every finished run (a row that verifies); with
+    def done(self, *, retry_errors: bool = False) -> set[tuple[str, str, int, str]]:
+        """The (task, model, repeat, dialect) of every finished run (a row that verifies); with
         ``retry_errors``, not those ended by a fault of the endpoint or the harness
         (``ERRORS``), which are to be run again."""
         rows = self.rows()
@@ -246,8 +266,11 @@ class ResultsFile:
         row.pop(MAC_FIELD, None)
         text = row.pop("transcript_text", "")
         if text:
+            # a dialect other than the default is in the name: one file per run of each
+            dialect = row.get("dialect") or DEFAULT_DIALECT
+            tail = "" if dialect == DEFAULT_DIALECT else f".{_slug(str(dialect))}"
             rel = Path("transcripts") / _slug(row["model"]) / (
-                f"{_slug(row['task'])}-{int(row['repeat'])}.jsonl")  # fmt: skip
+                f"{_slug(row['task'])}-{int(row['repeat'])}{tail}.jsonl")  # fmt: skip
             target = self.out / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")

@@ -1,4 +1,4 @@
-"""One run of a grid: a task, a model, a repeat, in a fresh copy of the task's files.
+"""One run of a grid: a task, a model, a repeat, a dialect, in a fresh copy of the task's files.
 
 ``run_one`` is what a worker runs (a local process or a Dask worker): everything it needs comes
 in its ``RunSpec`` (the task's files as bytes, the model's description, never a key: an
@@ -12,7 +12,11 @@ exception is a run it refuses to start: an endpoint model's run where bubblewrap
 from __future__ import annotations
 
 import asyncio
+import atexit
+import os
+import queue
 import tempfile
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -42,6 +46,8 @@ NO_SANDBOX = (
 )
 #: Beyond the task's own time budget, how long a run may take before the worker gives up on it.
 GRACE_S = 60.0
+#: How many finished runs' folders may wait for their removal; past that, a run's end waits.
+DISCARD_BACKLOG = 16
 
 
 class SandboxUnavailable(RuntimeError):
@@ -145,8 +151,10 @@ class RunSpec:
         return self.model.untrusted and not self.unsandboxed
 
     @property
-    def key(self) -> tuple[str, str, int]:
-        return (self.task.name, self.model.name, self.repeat)
+    def key(self) -> tuple[str, str, int, str]:
+        """The run's place in the grid: (task, model, repeat, dialect), as
+        ``results.run_key`` reads it back from the run's row."""
+        return (self.task.name, self.model.name, self.repeat, self.run_dialect)
 
 
 def unattended(approve_all: bool) -> Callable[[DecidableRun], None]:
@@ -216,12 +224,13 @@ def _agent_run(spec: RunSpec, workspace: Path, scratch: Path,
                   context_window=spec.model.context_window,
                   dialect=spec.run_dialect)  # fmt: skip
     if spec.review is not None:
+        from .results import run_label
         from .review import asking
 
         def label() -> str:
             run_id = agent.transcript[0].get("run_id") if agent.transcript else None
-            return (f"{spec.review.experiment} · {task.name} · {spec.model.name} · repeat "
-                    f"{spec.repeat} · run {run_id} · turn {agent.turn}")  # fmt: skip
+            return (f"{spec.review.experiment} · {run_label(*spec.key)} · run {run_id} · turn "
+                    f"{agent.turn}")  # fmt: skip
 
         def record(decision: dict[str, Any]) -> None:
             reviews.append({"turn": agent.turn, **decision})
@@ -233,6 +242,66 @@ def _agent_run(spec: RunSpec, workspace: Path, scratch: Path,
         return await asyncio.wait_for(agent.run(task.prompt), limits["max_seconds"] + GRACE_S)
 
     return agent, asyncio.run(go())
+
+
+class _Discarder:
+    """Removes the folders of finished runs on a thread of this process, off the runs' path.
+
+    Each run still gets a folder of its own, made fresh and never reused; only its removal
+    moves. Removing a folder waits on the disk (an ``rmdir`` on a file system mounted with
+    ``discard`` waits milliseconds for the device, with the processor idle), so the next run
+    goes on meanwhile. A finished run's folder is out of every later run's sight: a new random
+    name, and the sandbox shows an empty ``/tmp``. At most ``DISCARD_BACKLOG`` wait: past
+    that, a run's end waits for the disk, so a slow disk sets the pace rather than filling up.
+    ``settle()`` waits until every folder handed over is gone (at the process's exit too)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._queue: queue.Queue[tempfile.TemporaryDirectory[str]] | None = None
+
+    def _start(self) -> queue.Queue[tempfile.TemporaryDirectory[str]]:
+        with self._lock:
+            if self._queue is None:
+                self._queue = queue.Queue(maxsize=DISCARD_BACKLOG)
+                threading.Thread(target=self._remove, args=(self._queue,), daemon=True,
+                                 name="jupyter-operator-eval-discard").start()  # fmt: skip
+                atexit.register(self.settle)
+            return self._queue
+
+    def discard(self, folder: tempfile.TemporaryDirectory[str]) -> None:
+        """Remove ``folder`` (all of it) soon, on the thread."""
+        self._start().put(folder)
+
+    def settle(self) -> None:
+        """Wait until every folder handed over so far is removed."""
+        if self._queue is not None:
+            self._queue.join()
+
+    def _forked(self) -> None:
+        # a forked child has the queue but not the thread: it starts its own
+        self._lock = threading.Lock()
+        self._queue = None
+
+    @staticmethod
+    def _remove(folders: queue.Queue[tempfile.TemporaryDirectory[str]]) -> None:
+        while True:
+            folder = folders.get()
+            try:
+                folder.cleanup()  # what a run made unreadable is made writable, then removed
+            except Exception:  # the thread outlives any one folder's fault
+                pass  # (ignore_cleanup_errors: what cannot be removed stays in the temp folder)
+            finally:
+                folders.task_done()
+
+
+_DISCARDER = _Discarder()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_DISCARDER._forked)
+
+
+def settle() -> None:
+    """Wait until the folders of the runs this process finished are removed."""
+    _DISCARDER.settle()
 
 
 def run_one(spec: RunSpec) -> dict[str, Any]:
@@ -250,8 +319,10 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
     row: dict[str, Any] = {"task": spec.task.name, "model": spec.model.name,
                            "repeat": spec.repeat, "dialect": spec.run_dialect,
                            "started_at": round(started, 3), "limits": spec.limits()}  # fmt: skip
-    with tempfile.TemporaryDirectory(prefix="jupyter-operator-eval-") as folder:
-        scratch = Path(folder)
+    folder = tempfile.TemporaryDirectory(prefix="jupyter-operator-eval-",
+                                         ignore_cleanup_errors=True)  # fmt: skip
+    try:
+        scratch = Path(folder.name)
         workspace, task_dir = scratch / "workspace", scratch / "task"
         workspace.mkdir()
         task_dir.mkdir()
@@ -306,5 +377,7 @@ def run_one(spec: RunSpec) -> dict[str, Any]:
             row.update(passed=False, check_exit=None, check_output=f"{type(exc).__name__}: {exc}",
                        check_sandboxed=False)  # fmt: skip
         row["check_seconds"] = round(time.perf_counter() - check_clock, 4)
+    finally:
+        _DISCARDER.discard(folder)
     row["wall_seconds"] = round(time.perf_counter() - clock, 4)
     return row

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .analysis import Price, cost
+from .results import run_key
 from .single import RunSpec
 
 #: The file of an output folder that lists the runs the budget left (removed once none is).
@@ -34,12 +35,13 @@ Decision = Literal["go", "wait", "stop"]
 class NotStarted:
     """A run the grid's cost budget did not start, and why (one sentence)."""
 
-    key: tuple[str, str, int]
+    key: tuple[str, str, int, str]
     reason: str
 
     def to_json(self) -> dict[str, Any]:
-        task, model, repeat = self.key
-        return {"task": task, "model": model, "repeat": repeat, "reason": self.reason}
+        task, model, repeat, dialect = self.key
+        return {"task": task, "model": model, "repeat": repeat, "dialect": dialect,
+                "reason": self.reason}
 
 
 @dataclass
@@ -53,12 +55,12 @@ class GridBudget:
     #: Per model, the costs of its finished runs (the mean estimates its next one).
     costs: dict[str, list[float]] = field(default_factory=dict)
     #: The runs under way and the estimate each started with (None: measured first).
-    under_way: dict[tuple[str, str, int], float | None] = field(default_factory=dict)
+    under_way: dict[tuple[str, str, int, str], float | None] = field(default_factory=dict)
 
     def add_finished(self, rows: Iterable[Mapping[str, Any]]) -> None:
         """Count the cost of finished rows (a run under way is no longer)."""
         for row in rows:
-            self.under_way.pop((row["task"], row["model"], row["repeat"]), None)
+            self.under_way.pop(run_key(row), None)
             spent = cost(row, self.prices)
             if spent is None:  # scripted, estimated counts: nothing an endpoint billed
                 continue

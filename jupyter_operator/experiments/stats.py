@@ -120,6 +120,9 @@ class Difference:
     high: float
     tasks: int
     confidence: float = CONFIDENCE
+    #: What ``tasks`` counts (and the bootstrap resamples): tasks, or the paired runs of a
+    #: comparison of dialects (the same task, model and repeat in each).
+    unit: str = "task"
 
     @property
     def enough_tasks(self) -> bool:
@@ -135,17 +138,19 @@ class Difference:
     def statement(self) -> str:
         """One plain sentence: what the difference is, and whether it is more than chance."""
         level = f"{self.confidence:.0%}"
+        unit = "paired run" if self.unit == "run" else self.unit
         figures = (f"{self.b} - {self.a} = {self.difference:+.2f} in pass rate over "
-                   f"{self.tasks} task{'s' if self.tasks != 1 else ''}, {level} interval "
+                   f"{self.tasks} {unit}{'s' if self.tasks != 1 else ''}, {level} interval "
                    f"[{self.low:+.2f}, {self.high:+.2f}]")  # fmt: skip
         if not self.enough_tasks:
-            return (f"Too few tasks in common to tell ({self.tasks}; at least "
+            return (f"Too few {unit}s in common to tell ({self.tasks}; at least "
                     f"{fewest_tasks(self.confidence)} are needed before any difference is "
                     f"significant at {level}): {figures}.")  # fmt: skip
         if not self.significant:
             return f"No significant difference: {figures}, which contains 0."
         better, worse = (self.b, self.a) if self.difference > 0 else (self.a, self.b)
-        return f"{better} passes more often than {worse}: {figures} (bootstrap over tasks)."
+        return (f"{better} passes more often than {worse}: {figures} (bootstrap over "
+                f"{unit}s).")
 
     def __str__(self) -> str:
         return self.statement
@@ -153,14 +158,15 @@ class Difference:
 
 def paired_difference(a: Mapping[str, float], b: Mapping[str, float], *,
                       names: tuple[str, str] = ("a", "b"), confidence: float = CONFIDENCE,
-                      samples: int = BOOTSTRAP_SAMPLES,
-                      seed: int = SEED) -> Difference:  # fmt: skip
+                      samples: int = BOOTSTRAP_SAMPLES, seed: int = SEED,
+                      unit: str = "task") -> Difference:  # fmt: skip
     """The mean over the tasks in both ``a`` and ``b`` (task -> pass rate) of ``b - a``, with a
-    percentile bootstrap interval that resamples tasks (seeded: reproducible)."""
+    percentile bootstrap interval that resamples tasks (seeded: reproducible). ``unit``: what
+    the keys are (``"run"``: paired runs), as the statement names them."""
     common = sorted(set(a) & set(b))
     if not common:
         raise ValueError("the two result sets have no task in common")
     differences = [float(b[task]) - float(a[task]) for task in common]
     low, high = bootstrap_mean(differences, confidence=confidence, samples=samples, seed=seed)
     mean = math.fsum(differences) / len(differences)
-    return Difference(names[0], names[1], mean, low, high, len(common), confidence)
+    return Difference(names[0], names[1], mean, low, high, len(common), confidence, unit)

@@ -74,6 +74,9 @@ class Task:
     #: How the model asks for work (``engine.plan``'s dialect for each reply; the system
     #: prompt describes it): ``operator``, ``json``, ``commands`` or ``auto``.
     dialect: str = "operator"
+    #: Whether ``task.toml`` names the dialect: a grid of several dialects then runs the task
+    #: in that one only (a grid of one dialect runs every task in it).
+    dialect_pinned: bool = False
     #: The starting workspace (``files/``).
     files: dict[str, bytes] = field(default_factory=dict, repr=False)
     #: Everything else in the folder (the check's scripts, ``reference.json``).
@@ -222,7 +225,8 @@ def load_task(folder: str | os.PathLike[str]) -> Task:
             Policy(values["policy"])
         except ValueError as exc:
             raise TaskError(f"{where}: field 'policy': {exc}") from None
-    return Task(name=folder.name, files=files, support=support, **values)
+    return Task(name=folder.name, files=files, support=support,
+                dialect_pinned="dialect" in values, **values)  # fmt: skip
 
 
 def load_suite(suite: str | os.PathLike[str]) -> list[Task]:
@@ -247,11 +251,31 @@ def load_suite(suite: str | os.PathLike[str]) -> list[Task]:
 
 
 def materialize(files: dict[str, bytes], folder: Path) -> None:
-    """Write ``files`` under ``folder`` (a fresh folder of the run's: never the task's own)."""
-    for rel, data in files.items():
+    """Write ``files`` under ``folder`` (a fresh folder of the run's: never the task's own).
+
+    Every path is checked before anything is written; each folder is made once, and each file
+    is created new (``O_EXCL``, never through a link): the fewest calls a fresh copy takes."""
+    base = os.fspath(folder)
+    folders: set[str] = set()
+    for rel in files:
         parts = rel.split("/")
         if rel.startswith("/") or any(part in ("", ".", "..") for part in parts):
             raise TaskError(f"{rel}: not a path inside the task")
-        target = folder.joinpath(*parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        folders.update("/".join(parts[:n]) for n in range(1, len(parts)))
+    os.makedirs(base, exist_ok=True)
+    for rel in sorted(folders):  # a parent sorts before its children
+        path = os.path.join(base, rel)
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            if not stat.S_ISDIR(os.lstat(path).st_mode):  # a link is not followed
+                raise
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    for rel, data in files.items():
+        fd = os.open(os.path.join(base, rel), flags, 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+        finally:
+            os.close(fd)

@@ -1,8 +1,8 @@
 """What the results viewer draws (``jupyter-operator view``, ``Results.show()``): an output
-folder's rows as the grid of task x model cells (pass rate, Wilson interval, tokens, cost,
-time) and each run's transcript as turns a person reads (the reply, the commands as the cards
-drew them, the results the model got back, tokens and cost per turn, the stop reason, the
-check's output).
+folder's rows as the grid of task x model cells, a cell per dialect where the runs used several
+(pass rate, Wilson interval, tokens, cost, time), and each run's transcript as turns a person
+reads (the reply, the commands as the cards drew them, the results the model got back, tokens
+and cost per turn, the stop reason, the check's output).
 
 Plain Python and JSON-ready values only: the page and the widget both take ``load_view``'s
 dict as it is. A transcript is read only from inside the output folder (the row names it, and
@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .results import ERRORS, O_NOFOLLOW, ResultsFile
+from .results import DEFAULT_DIALECT, ERRORS, O_NOFOLLOW, ResultsFile
 from .stats import CONFIDENCE, wilson
 
 #: The largest transcript file read (a bigger one is named, not loaded).
@@ -64,6 +64,7 @@ def _run_entry(number: int, row: Mapping[str, Any], price: Any) -> dict[str, Any
         "task": str(row.get("task")),
         "model": str(row.get("model")),
         "repeat": row.get("repeat"),
+        "dialect": str(row.get("dialect") or DEFAULT_DIALECT),
         "outcome": outcome(row),
         "passed": bool(row.get("passed")),
         "stop_reason": row.get("stop_reason"),
@@ -88,13 +89,15 @@ def _run_entry(number: int, row: Mapping[str, Any], price: Any) -> dict[str, Any
     }
 
 
-def _cell(task: str, model: str, runs: list[dict[str, Any]], confidence: float) -> dict[str, Any]:
+def _cell(task: str, model: str, dialect: str, runs: list[dict[str, Any]],
+          confidence: float) -> dict[str, Any]:  # fmt: skip
     passed = sum(r["passed"] for r in runs)
     low, high = wilson(passed, len(runs), confidence)
     costs = [r["cost"] for r in runs if r["cost"] is not None]
     return {
         "task": task,
         "model": model,
+        "dialect": dialect,
         "runs": len(runs),
         "passed": passed,
         "errors": sum(r["outcome"] == "error" for r in runs),
@@ -110,24 +113,28 @@ def _cell(task: str, model: str, runs: list[dict[str, Any]], confidence: float) 
 
 def grid(rows: Iterable[Mapping[str, Any]], prices: Mapping[str, Any] | None = None,
          confidence: float = CONFIDENCE) -> dict[str, Any]:  # fmt: skip
-    """The grid of ``rows`` (results rows): ``tasks``, ``models``, ``runs`` (one entry per row,
-    ``id`` its place in the list) and ``cells`` (per task and model: runs, passed, errors, the
-    pass rate and its Wilson interval, mean tokens and seconds, the summed cost when priced)."""
+    """The grid of ``rows`` (results rows): ``tasks``, ``models``, ``dialects``, ``runs`` (one
+    entry per row, ``id`` its place in the list) and ``cells`` (per task, model and dialect:
+    runs, passed, errors, the pass rate and its Wilson interval, mean tokens and seconds, the
+    summed cost when priced). A row written before rows named their dialect is of
+    ``results.DEFAULT_DIALECT``."""
     prices = dict(prices or {})
     ordered = sorted(rows, key=lambda r: (str(r.get("task")), str(r.get("model")),
+                                          str(r.get("dialect") or DEFAULT_DIALECT),
                                           _number(r.get("repeat")) or 0))  # fmt: skip
     runs = [_run_entry(n, row, prices.get(str(row.get("model")))) for n, row in enumerate(ordered)]
-    by_cell: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    by_cell: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
     for run in runs:
-        by_cell.setdefault((run["task"], run["model"]), []).append(run)
+        by_cell.setdefault((run["task"], run["model"], run["dialect"]), []).append(run)
     return {
         "confidence": confidence,
         "priced": bool(prices),
         "tasks": sorted({r["task"] for r in runs}),
         "models": sorted({r["model"] for r in runs}),
+        "dialects": sorted({r["dialect"] for r in runs}),
         "runs": runs,
-        "cells": [_cell(task, model, found, confidence)
-                  for (task, model), found in sorted(by_cell.items())],
+        "cells": [_cell(task, model, dialect, found, confidence)
+                  for (task, model, dialect), found in sorted(by_cell.items())],
     }  # fmt: skip
 
 

@@ -1,6 +1,7 @@
 """``jupyter-operator view``: the results page in a real browser, opened from the file alone
 (no server): the grid, a click that shows a run's transcript with the cards' own diff view,
-filters, two runs side by side, a model's markup kept as text, and 1,000 runs."""
+filters, two runs side by side, a folder of several dialects, a model's markup kept as text,
+and 1,000 runs."""
 
 from __future__ import annotations
 
@@ -40,12 +41,13 @@ def _own_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUPYTER_DATA_DIR", str(tmp_path / "jupyter-data"))
 
 
-def _grid(out: Path, models: list[ModelSpec], repeats: int = 1) -> None:
+def _grid(out: Path, models: list[ModelSpec], repeats: int = 1, dialect: str | None = None,
+          suite: Path = SUITE) -> None:  # fmt: skip
     """Run a grid in a thread of its own: Playwright's sync API keeps an event loop running in
     this one, and the agent runs its own."""
     with ThreadPoolExecutor(1) as pool:
-        pool.submit(lambda: Experiment(SUITE, models, repeats=repeats, out=out).run(
-            workers=0, progress=False)).result()  # fmt: skip
+        pool.submit(lambda: Experiment(suite, models, repeats=repeats, out=out,
+                                       dialect=dialect).run(workers=0, progress=False)).result()
 
 
 def _page_of(out: Path, target: Path) -> str:
@@ -105,6 +107,57 @@ def test_a_click_on_a_run_shows_its_transcript_with_the_cards(page: Any, tmp_pat
     assert page.locator("tr.jpo-v-run").count() == 4
     assert page.locator("td.jpo-v-cell[data-model='good']").count() == 0
     assert errors == []
+    _no_errors(page)
+
+
+def test_a_folder_of_several_dialects_shows_a_column_each_and_pairs_them(
+    page: Any, tmp_path: Path
+) -> None:
+    """One results folder, the same task and models in two dialects: the grid has a column
+    per model and dialect, the Dialect filter keeps one, and a run opens beside the same run
+    in the other dialect."""
+    out = tmp_path / "out"
+    write_json = json.dumps([{"type": "createFile", "path": "hello.txt", "content": "hello\n",
+                              "overwrite": True}])  # fmt: skip
+    jsonic = ModelSpec.scripted("jsonic", {"hello": [write_json, "Done."]})
+    _grid(out, [GOOD, jsonic], repeats=2, dialect="operator,json", suite=SUITE / "hello")
+    page.goto(_page_of(out, tmp_path / "results.html"))
+    assert "2 dialects" in page.locator(".jpo-v-head").inner_text()
+    assert page.locator("tr.jpo-v-dialects th.jpo-v-dialect").all_inner_texts() == [
+        "json", "operator", "json", "operator"]
+    cell = 'td.jpo-v-cell[data-task="hello"][data-model="{}"][data-dialect="{}"]'
+    assert "100%" in page.locator(cell.format("good", "operator")).inner_text()
+    assert "0%" in page.locator(cell.format("good", "json")).inner_text()
+    assert "100%" in page.locator(cell.format("jsonic", "json")).inner_text()
+    assert page.locator("tr.jpo-v-run").count() == 8
+    assert page.locator("tr.jpo-v-run td.jpo-v-dialect").first.inner_text() in ("json", "operator")
+    screenshot(page, "results-viewer-dialects")
+
+    # a cell: the runs of that model in that dialect only
+    page.locator(cell.format("good", "json")).click()
+    assert page.locator("tr.jpo-v-run").count() == 2
+    assert "Runs of hello · good · json" in page.locator(".jpo-v-runs h2").inner_text()
+    page.locator(cell.format("good", "json")).click()
+
+    # side by side: good's operator run beside the same run in json
+    page.locator("tr.jpo-v-run").filter(has_text="good").filter(has_text="operator").first.click()
+    transcript = page.locator(".jpo-v-transcript")
+    transcript.locator(".jpo-v-reply").first.wait_for()
+    options = transcript.locator("select.jpo-v-compare option").all_inner_texts()
+    assert options[1] == "in json: same model and repeat (failed)", options
+    transcript.locator("select.jpo-v-compare").select_option(label=options[1])
+    columns = page.locator(".jpo-v-columns.jpo-v-two .jpo-v-transcript")
+    columns.nth(1).locator(".jpo-v-reply").first.wait_for()
+    assert "hello · good · repeat 0 · operator" in columns.nth(0).locator("h2").inner_text()
+    assert "hello · good · repeat 0 · json" in columns.nth(1).locator("h2").inner_text()
+    assert "Check: failed" in columns.nth(1).inner_text()
+    screenshot(page, "results-viewer-dialects-side-by-side")
+
+    # the Dialect filter: one column per model, json's runs only
+    page.locator('select[name="dialect"]').select_option("json")
+    assert page.locator("tr.jpo-v-dialects th.jpo-v-dialect").all_inner_texts() == ["json"] * 2
+    assert page.locator("td.jpo-v-cell[data-dialect='operator']").count() == 0
+    assert page.locator("tr.jpo-v-run").count() == 4
     _no_errors(page)
 
 

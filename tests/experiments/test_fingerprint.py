@@ -65,7 +65,8 @@ def test_what_changed_is_named(suite: Path, tmp_path: Path, change: str, part: s
     else:
         toml.write_text(toml.read_text().replace("max_turns = 4", "max_turns = 5"))
     stale = _grid(suite, tmp_path / "out").stale()
-    assert [s.key for s in stale] == [("hello", "good", 0), ("hello", "good", 1)]
+    assert [s.key for s in stale] == [("hello", "good", 0, "operator"),
+                                      ("hello", "good", 1, "operator")]
     assert all(s.changed == (part,) for s in stale), stale
     assert str(stale[0]) == f"hello · good · repeat 0 ({part} changed)"
 

@@ -240,7 +240,7 @@ def test_resume_is_per_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(first, "specs", lambda: [Experiment.specs(first)[0]])
     assert [r["model"] for r in first.run(workers=0, progress=False).rows] == ["good"]
     again = Experiment(hello, [GOOD, LAZY], out=tmp_path / "out")
-    assert [s.key for s in again.pending()] == [("hello", "lazy", 0)], \
+    assert [s.key for s in again.pending()] == [("hello", "lazy", 0, "operator")], \
         "the second model's run was taken as done because the first model finished it"
     rows = again.run(workers=0, progress=False).rows
     assert [(r["model"], r["passed"]) for r in rows] == [("good", True), ("lazy", False)]
@@ -257,7 +257,7 @@ def test_a_torn_last_line_is_skipped_and_the_next_row_is_whole(tmp_path: Path) -
     lines = results.read_text().splitlines(keepends=True)
     results.write_text(lines[0] + lines[1][: len(lines[1]) // 2])  # the second row, torn
     again = Experiment(hello, [GOOD], repeats=2, out=tmp_path / "out")
-    assert [s.key for s in again.pending()] == [("hello", "good", 1)], \
+    assert [s.key for s in again.pending()] == [("hello", "good", 1, "operator")], \
         "the torn last line was not skipped (or counted as a finished run)"
     rows = again.run(workers=0, progress=False).rows
     assert [(r["repeat"], r["passed"]) for r in rows] == [(0, True), (1, True)]

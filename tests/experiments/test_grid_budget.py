@@ -86,7 +86,7 @@ def test_a_run_s_cost_budget_is_the_grid_s_estimate_of_it(
         results = experiment.run(workers=0, progress=False)
     assert [r["repeat"] for r in results.rows] == [0]
     (left,) = experiment.not_started
-    assert left.key == ("hello", "fake-model", 1)
+    assert left.key == ("hello", "fake-model", 1, "operator")
     assert "estimated at $0.7 (its cost budget, max_cost)" in left.reason
 
 

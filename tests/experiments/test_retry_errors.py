@@ -68,7 +68,7 @@ def test_retry_errors_never_reruns_a_failed_check(tmp_path: Path) -> None:
     results.add({**rows[2], "stop_reason": "time_budget",
                  "started_at": rows[2]["started_at"] + 1})  # fmt: skip
     again = Experiment(hello, [LAZY], repeats=3, out=tmp_path / "out", retry_errors=True)
-    assert [s.key for s in again.pending()] == [("hello", "lazy", 1)], \
+    assert [s.key for s in again.pending()] == [("hello", "lazy", 1, "operator")], \
         "--retry-errors reran a failed check or a run the model ran out of time on"
     kept = Experiment(hello, [LAZY], repeats=3, out=tmp_path / "out")
     assert kept.pending() == [] and [r["repeat"] for r in kept.errored()] == [1]

@@ -109,7 +109,7 @@ def test_a_forged_row_is_refused_and_its_run_done_again(tmp_path: Path) -> None:
         file.write(json.dumps(forged) + "\n")  # no signature
         file.write(json.dumps({**forged, "mac": "0" * 64}) + "\n")  # a made-up one
     again = _grid(tmp_path)
-    assert [s.key for s in again.pending()] == [("hello", "good", 1)], \
+    assert [s.key for s in again.pending()] == [("hello", "good", 1, "operator")], \
         "a forged row was counted as a finished run"
     assert [(r.line, r.reason) for r in again.refused()] == [
         (2, "not signed by this harness"),

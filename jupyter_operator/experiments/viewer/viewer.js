@@ -1,5 +1,6 @@
-// The results viewer: the grid of tasks x models (pass rate, Wilson interval, tokens, cost,
-// time) with filters, a run's transcript as a person reads it, and two runs side by side.
+// The results viewer: the grid of tasks x models, a column per dialect where the runs used
+// several (pass rate, Wilson interval, tokens, cost, time), with filters, a run's transcript
+// as a person reads it, and two runs side by side (the same run in two dialects, for one).
 // One module for the saved page (`jupyter-operator view`) and the notebook (`Results.show()`).
 // Every text of a model, a file or a row goes through textContent, never innerHTML; the
 // cards are the notebook cards' own module (widget.js), loaded once the grid is drawn.
@@ -23,6 +24,10 @@ function pct(x) {
 function num(x, digits = 0) {
   if (x === null || x === undefined) return '–';
   return Number(x).toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: 0 });
+}
+
+function count(n, word) {
+  return `${num(n)} ${word}${n === 1 ? '' : 's'}`;
 }
 
 function usd(x) {
@@ -82,8 +87,13 @@ function badge(outcome) {
   return h('span', `jpo-v-badge jpo-v-${outcome}`, outcome);
 }
 
-function runLabel(run) {
-  return `${run.task} · ${run.model} · repeat ${run.repeat}`;
+/** The dialect of a run or a cell (a view saved before runs named theirs: operator). */
+function dialectOf(item) {
+  return item.dialect || 'operator';
+}
+
+function runLabel(run, dialects) {
+  return `${run.task} · ${run.model} · repeat ${run.repeat}` + (dialects ? ` · ${dialectOf(run)}` : '');
 }
 
 /** The cards of one turn, drawn by the notebook cards' module (a saved, decided run). */
@@ -91,7 +101,7 @@ function savedState(run, turn) {
   return {
     session: `saved-${run.id}-${turn.turn}`,
     workspace: '',
-    dialect: 'operator',
+    dialect: dialectOf(run),
     title: 'Commands',
     notes: [],
     warning: null,
@@ -146,7 +156,10 @@ function plainCard(card) {
 function mount(root, data, loadCards) {
   // the saved page parses a run's transcript when it is opened; the widget has them all
   const viewOf = data.view || (id => data.runs[id].view);
-  const state = { task: '', model: '', outcome: '', cell: null, open: [], shown: RUNS_SHOWN };
+  const state = { task: '', model: '', dialect: '', outcome: '', cell: null, open: [], shown: RUNS_SHOWN };
+  const dialects = data.dialects && data.dialects.length ? data.dialects : ['operator'];
+  // several dialects: a grid column and a run-list column each, and a filter
+  const several = dialects.length > 1;
   root.classList.add('jpo-viewer');
   if (getComputedStyle(document.body).getPropertyValue('--jp-layout-color1').trim() === '') {
     root.classList.add('jp-Operator-standalone');
@@ -157,7 +170,8 @@ function mount(root, data, loadCards) {
   const total = data.runs.length;
   const passed = data.runs.filter(r => r.passed).length;
   head.append(h('h1', 'jpo-v-title', `Results: ${data.title}`),
-    h('span', 'jpo-v-muted', `${num(total)} run${total === 1 ? '' : 's'} · ${data.tasks.length} tasks · ${data.models.length} models · ${num(passed)} passed`));
+    h('span', 'jpo-v-muted', [count(total, 'run'), count(data.tasks.length, 'task'), count(data.models.length, 'model'),
+      ...(several ? [count(dialects.length, 'dialect')] : []), `${num(passed)} passed`].join(' · ')));
   root.append(head);
   if (data.refused && data.refused.length) {
     const warn = h('div', 'jpo-v-warn', `${data.refused.length} line${data.refused.length === 1 ? '' : 's'} of results.jsonl refused (not drawn): ` +
@@ -188,6 +202,7 @@ function mount(root, data, loadCards) {
   };
   select('Task', 'task', data.tasks);
   select('Model', 'model', data.models);
+  if (several) select('Dialect', 'dialect', dialects);
   select('Outcome', 'outcome', OUTCOMES);
   root.append(filters);
 
@@ -199,38 +214,57 @@ function mount(root, data, loadCards) {
 
   function visible(run) {
     return (!state.task || run.task === state.task) && (!state.model || run.model === state.model) &&
-      (!state.outcome || run.outcome === state.outcome);
+      (!state.dialect || dialectOf(run) === state.dialect) && (!state.outcome || run.outcome === state.outcome);
+  }
+
+  function sameCell(cell, t, m, d) {
+    return Boolean(cell) && cell.task === t && cell.model === m && cell.dialect === d;
   }
 
   function drawGrid() {
     const tasks = data.tasks.filter(t => !state.task || t === state.task);
     const models = data.models.filter(m => !state.model || m === state.model);
-    const cells = new Map(data.cells.map(c => [`${c.task}\u0000${c.model}`, c]));
+    const shownDialects = dialects.filter(d => !state.dialect || d === state.dialect);
+    // one column per model and dialect: the dialects of a model side by side
+    const columns = models.flatMap(m => shownDialects.map(d => ({ model: m, dialect: d })));
+    const cells = new Map(data.cells.map(c => [`${c.task}\u0000${c.model}\u0000${dialectOf(c)}`, c]));
     const table = h('table', 'jpo-v-grid');
-    const caption = h('caption', null, `Pass rate by task and model, with its ${conf} Wilson interval` +
+    const caption = h('caption', null, `Pass rate by task, model${several ? ' and dialect' : ''}, with its ${conf} Wilson interval` +
       (state.outcome ? ` (runs shown below: ${state.outcome} only)` : ''));
     table.append(caption);
     const thead = h('thead');
     const top = h('tr');
-    top.append(h('th', null, 'task'));
-    for (const m of models) top.append(h('th', null, m));
+    const corner = h('th', null, 'task');
+    top.append(corner);
+    for (const m of models) {
+      const th = h('th', null, m);
+      if (several) th.colSpan = shownDialects.length;
+      top.append(th);
+    }
     thead.append(top);
+    if (several) {
+      corner.rowSpan = 2;
+      const second = h('tr', 'jpo-v-dialects');
+      for (const c of columns) second.append(h('th', 'jpo-v-dialect', c.dialect));
+      thead.append(second);
+    }
     table.append(thead);
     const body = h('tbody');
     for (const t of tasks) {
       const tr = h('tr');
       tr.append(h('th', 'jpo-v-task', t));
-      for (const m of models) {
-        const cell = cells.get(`${t}\u0000${m}`);
+      for (const { model: m, dialect: d } of columns) {
+        const cell = cells.get(`${t}\u0000${m}\u0000${d}`);
         const td = h('td', 'jpo-v-cell');
         if (!cell) {
           td.append(h('span', 'jpo-v-muted', 'no runs'));
         } else {
           td.dataset.task = t;
           td.dataset.model = m;
+          td.dataset.dialect = d;
           td.tabIndex = 0;
-          td.title = `${cell.passed} of ${cell.runs} passed; ${conf} interval ${pct(cell.low)} to ${pct(cell.high)}`;
-          if (state.cell && state.cell.task === t && state.cell.model === m) td.classList.add('jpo-v-selected');
+          td.title = `${several ? `${d}: ` : ''}${cell.passed} of ${cell.runs} passed; ${conf} interval ${pct(cell.low)} to ${pct(cell.high)}`;
+          if (sameCell(state.cell, t, m, d)) td.classList.add('jpo-v-selected');
           const line = h('div', 'jpo-v-rate');
           line.append(h('b', null, pct(cell.rate)), h('span', 'jpo-v-muted', ` [${pct(cell.low)}, ${pct(cell.high)}]`));
           td.append(line, rateBar(cell.rate, cell.low, cell.high));
@@ -241,7 +275,7 @@ function mount(root, data, loadCards) {
           facts.push(secs(cell.seconds));
           td.append(h('div', 'jpo-v-facts', facts.join(' · ')));
           const pick = () => {
-            state.cell = state.cell && state.cell.task === t && state.cell.model === m ? null : { task: t, model: m };
+            state.cell = sameCell(state.cell, t, m, d) ? null : { task: t, model: m, dialect: d };
             state.shown = RUNS_SHOWN;
             drawGrid();
             drawRuns();
@@ -253,11 +287,11 @@ function mount(root, data, loadCards) {
       }
       body.append(tr);
     }
-    // every task of each model: its overall pass rate
+    // every task of each model (in each dialect): its overall pass rate
     const foot = h('tr', 'jpo-v-total');
     foot.append(h('th', null, 'all tasks'));
-    for (const m of models) {
-      const runs = data.runs.filter(r => r.model === m && (!state.task || r.task === state.task));
+    for (const { model: m, dialect: d } of columns) {
+      const runs = data.runs.filter(r => r.model === m && dialectOf(r) === d && (!state.task || r.task === state.task));
       const ok = runs.filter(r => r.passed).length;
       const [low, high] = wilson(ok, runs.length, data.confidence);
       const td = h('td', 'jpo-v-cell');
@@ -273,16 +307,17 @@ function mount(root, data, loadCards) {
 
   function drawRuns() {
     let runs = data.runs.filter(visible);
-    if (state.cell) runs = runs.filter(r => r.task === state.cell.task && r.model === state.cell.model);
+    if (state.cell) runs = runs.filter(r => sameCell(state.cell, r.task, r.model, dialectOf(r)));
     const box = h('div');
-    const title = state.cell ? `Runs of ${state.cell.task} · ${state.cell.model}` : 'Runs';
+    const title = state.cell ? `Runs of ${state.cell.task} · ${state.cell.model}${several ? ` · ${state.cell.dialect}` : ''}` : 'Runs';
     const bar = h('div', 'jpo-v-runs-head');
     bar.append(h('h2', null, `${title} (${num(runs.length)})`),
       h('span', 'jpo-v-muted', 'Click a run to read it; tick two to put them side by side.'));
     box.append(bar);
     const table = h('table', 'jpo-v-runlist');
     const headRow = h('tr');
-    for (const name of ['', 'task', 'model', 'repeat', 'outcome', 'stop', 'turns', 'tokens', 'cost', 'time', 'check']) headRow.append(h('th', null, name));
+    const names = ['', 'task', 'model', ...(several ? ['dialect'] : []), 'repeat', 'outcome', 'stop', 'turns', 'tokens', 'cost', 'time', 'check'];
+    for (const name of names) headRow.append(h('th', null, name));
     const thead = h('thead');
     thead.append(headRow);
     table.append(thead);
@@ -301,7 +336,9 @@ function mount(root, data, loadCards) {
       const outcome = h('td');
       outcome.append(badge(run.outcome));
       const check = run.check_exit === null || run.check_exit === undefined ? 'not run' : `exit ${run.check_exit}`;
-      tr.append(first, h('td', null, run.task), h('td', null, run.model), h('td', null, run.repeat), outcome,
+      tr.append(first, h('td', null, run.task), h('td', null, run.model));
+      if (several) tr.append(h('td', 'jpo-v-dialect', dialectOf(run)));
+      tr.append(h('td', null, run.repeat), outcome,
         h('td', null, run.stop_reason || ''), h('td', null, run.turns), h('td', null, num(run.tokens)), h('td', null, usd(run.cost)),
         h('td', null, secs(run.wall_seconds)), h('td', 'jpo-v-check', check));
       tr.tabIndex = 0;
@@ -357,8 +394,17 @@ function mount(root, data, loadCards) {
   }
 
   function other(run) {
-    // the runs of the same task a person compares this one with: other models, other repeats
-    return data.runs.filter(r => r.task === run.task && r.id !== run.id);
+    // the runs of the same task a person compares this one with: first the same model and
+    // repeat in the other dialects, then other models and other repeats
+    const found = data.runs.filter(r => r.task === run.task && r.id !== run.id);
+    const twin = r => r.model === run.model && r.repeat === run.repeat;
+    return [...found.filter(twin), ...found.filter(r => !twin(r))];
+  }
+
+  function otherLabel(run, r) {
+    const same = r.model === run.model && r.repeat === run.repeat;
+    if (several && same) return `in ${dialectOf(r)}: same model and repeat (${r.outcome})`;
+    return `${r.model} · repeat ${r.repeat}${several ? ` · ${dialectOf(r)}` : ''} (${r.outcome})`;
   }
 
   function drawTranscript(node, run, view, single, token) {
@@ -366,12 +412,12 @@ function mount(root, data, loadCards) {
     const close = h('button', 'jpo-v-close', '×');
     close.title = 'close';
     close.addEventListener('click', () => openRuns(state.open.filter(x => x !== run.id)));
-    top.append(h('h2', null, runLabel(run)), badge(run.outcome), close);
+    top.append(h('h2', null, runLabel(run, several)), badge(run.outcome), close);
     node.append(top);
     if (single) {
       const pick = h('select', 'jpo-v-compare');
       pick.append(new Option('Side by side with…', ''));
-      for (const r of other(run)) pick.append(new Option(`${r.model} · repeat ${r.repeat} (${r.outcome})`, String(r.id)));
+      for (const r of other(run)) pick.append(new Option(otherLabel(run, r), String(r.id)));
       pick.addEventListener('change', () => { if (pick.value) openRuns([run.id, Number(pick.value)]); });
       node.append(pick);
     }
