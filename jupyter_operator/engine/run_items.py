@@ -51,7 +51,7 @@ def may_auto(operator: Operating, item: Item) -> bool:
     server (the runner) or the notebook (``auto-run``) explicitly opened to rules."""
     if item.execution is None:
         return False
-    if operator.runner.allows_auto:
+    if operator.runner.capabilities.allows_auto:
         return True
     return teacher.allows(item.execution.policy, "auto-run")
 
@@ -60,9 +60,9 @@ def runs_unsandboxed(operator: Operating) -> bool:
     """Whether the session's own kernel would run code outside the sandbox (bubblewrap missing
     or not starting): then no rule runs code, a person decides each run. A live kernel is the
     person's own and never sandboxed; rules reach it only where the person opened it to them
-    (:func:`may_auto`)."""
-    runner = operator.runner
-    return runner.where == "headless" and not runner.sandboxed
+    (:func:`may_auto`). Where nothing runs cells, nothing would run unsandboxed."""
+    can = operator.runner.capabilities
+    return can.runs_cells and not can.live_kernel and not can.sandboxed
 
 
 def replan(operator: Operating, item: Item, refused: str | None, edited: str | None) -> None:
@@ -91,7 +91,8 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
                                                   teacher.MEANING[execution.policy] + "."),
                              "denied")  # fmt: skip
         return
-    if operator.runner.where == "headless":
+    can = operator.runner.capabilities
+    if can.checks_staleness:
         stale = executions.stale_outcome(operator.workspace, execution)
         if stale is not None:
             finish(operator, run, item, stale)
@@ -99,10 +100,10 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
     item.move_to("running")  # a change under Approve & Run too: the run waits for its output
     item.summary = f"running {execution.what}"
     once = threading.Lock()
-    # The notebooks carrying their own policy before a cell of the session's own sandboxed
-    # kernel runs: one that carries a policy after it and not before, the cell gave it.
+    # The notebooks carrying their own policy before a sandboxed cell runs: one that carries
+    # a policy after it and not before, the cell gave it.
     before = None
-    if operator.runner.where == "headless" and getattr(operator.runner, "sandboxed", False):
+    if can.sandboxed:
         before = operator.workspace.sandbox_masks()
 
     def done(outcome: Outcome) -> None:
@@ -130,13 +131,13 @@ def finish(operator: Operating, run: Deciding | None, item: Item, outcome: Outco
         log.exception("reporting the run of %s failed", item.id)
         result = Result.failure(item.id, codes.ERR_IO, f"the run ended ({outcome.status}), but "
                                 "its outputs could not be read; read the cells (nb.readCells).")
-    where = operator.runner.where
     try:
         if outcome.status not in ("stale", "unavailable"):
             executions.record(operator.journal, execution, outcome, session=operator.session,
                               command_id=item.id, action=item.action or "",
-                              decided_by=item.decided_by, rule=item.rule, where=where)  # fmt: skip
-        if where == "headless":
+                              decided_by=item.decided_by, rule=item.rule,
+                              where=execution.kernel.where)  # fmt: skip
+        if operator.runner.capabilities.saves_outputs:
             _save_outputs(operator, item, execution, outcome)
     except OperatorError as exc:  # the run happened; only its record or its outputs failed
         result = Result(result.id, result.ok, result.summary,

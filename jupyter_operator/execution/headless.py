@@ -35,7 +35,7 @@ from ..workspace import Workspace
 from ..workspace.dirs import working_dir
 from ..workspace.host_python import installation
 from .outcome import KernelInfo, Outcome, RunRequest
-from .runner import Done
+from .runner import Capabilities, Done
 from .streams import OutputCollector
 
 log = logging.getLogger(__name__)
@@ -62,12 +62,14 @@ class _Kernel:
 class HeadlessKernels:
     """The ``CellRunner`` of a session with no front end (see the module docstring)."""
 
-    where = "headless"
-    allows_auto = True  # the session's rules may approve runs: the kernel is the session's own
-
     def __init__(self, workspace: Workspace, *, use_sandbox: bool = True) -> None:
         self.workspace = workspace
         self.sandboxed = use_sandbox and shell.sandbox_available()
+        # The session's own kernels: its rules may approve runs; nobody else shows the
+        # notebook, so the engine checks the cell before a run and saves the outputs.
+        self.capabilities = Capabilities(runs_cells=True, live_kernel=False,
+                                         sandboxed=self.sandboxed, allows_auto=True,
+                                         saves_outputs=True, checks_staleness=True)  # fmt: skip
         self._kernels: dict[str, _Kernel] = {}
         self._lock = threading.RLock()
         # A host that never closes its session still stops its kernels when it exits.
@@ -265,6 +267,9 @@ class HeadlessKernels:
             kernel_process.remove_private_folder(folder)
             raise KernelStartError(f"the kernel {name!r} did not answer; nothing ran.")
         return _Kernel(name, proc, client, folder, identity, group=group, covered=covered)
+
+    def cells_written(self, notebook: str, before: bytes | None, after: bytes | None) -> None:
+        return None  # its kernels read nothing from the file: each run brings its source
 
     def close(self) -> None:
         """Stop every kernel of this session."""
