@@ -201,18 +201,24 @@ class HeadlessKernels:
         started = time.monotonic()
         cell = OutputCollector()
         kernel.busy = True
+        msg_id = client.execute(source, store_history=True, allow_stdin=False)
+        # One task reads the request's messages (nbclient's ``_async_poll_output_msg``); the
+        # deadline and the process's end are awaited beside it.
+        reader = asyncio.ensure_future(_read_until_idle(client, msg_id, cell))
+        exited = _exited(kernel.proc)
         try:
-            msg_id = client.execute(source, store_history=True, allow_stdin=False)
-            ending = await self._read_until_idle(kernel, msg_id, cell, started + timeout_s)
+            ending = await _first_of(reader, exited, started + timeout_s, client, msg_id, cell)
             status: str = ending
             if ending == "timeout":
                 self._interrupt(kernel)
-                if await self._read_until_idle(kernel, msg_id, cell,
-                                               time.monotonic() + INTERRUPT_GRACE_S) == "timeout":
+                grace = time.monotonic() + INTERRUPT_GRACE_S
+                if await _first_of(reader, exited, grace, client, msg_id, cell) == "timeout":
                     kernel.proc.kill()  # an interrupt it ignores: the kernel cannot go on
             elif ending == "ok" and cell.error:
                 status = "error"
         finally:
+            reader.cancel()
+            exited.cancel()
             kernel.busy = False
         if cell.execution_count:
             kernel.execution_count = cell.execution_count
@@ -220,33 +226,6 @@ class HeadlessKernels:
         duration = int((time.monotonic() - started) * 1000)
         return Outcome(status, cell.execution_count, duration,  # type: ignore[arg-type]
                        cell.outputs(), kernel.identity)  # fmt: skip
-
-    async def _read_until_idle(self, kernel: _Kernel, msg_id: str, cell: OutputCollector,
-                               deadline: float) -> Ending:  # fmt: skip
-        """Await the request's iopub messages, each through ``process_message``, until it is
-        idle (``ok``), ``deadline`` passes (``timeout``) or the kernel's process ends
-        (``kernel_died``, once the messages it sent before are read)."""
-        exited = _exited(kernel.proc)
-        try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return "timeout"
-                message = asyncio.ensure_future(kernel.client.get_iopub_msg(timeout=left))
-                await asyncio.wait({message, exited}, return_when=asyncio.FIRST_COMPLETED)
-                if not message.done():
-                    message.cancel()
-                    return "ok" if await _drain(kernel.client, msg_id, cell) else "kernel_died"
-                try:
-                    msg = message.result()
-                except queue.Empty:
-                    continue  # the deadline: said above
-                if msg.get("parent_header", {}).get("msg_id") != msg_id:
-                    continue
-                if process_message(msg, cell):
-                    return "ok"
-        finally:
-            exited.cancel()
 
     def _interrupt(self, kernel: _Kernel) -> None:
         """Ask the kernel to interrupt itself (its control channel: the sandbox's PID namespace
@@ -396,6 +375,33 @@ def _exited(proc: subprocess.Popen[bytes]) -> asyncio.Future[None]:
     loop.add_reader(pidfd, readable)
     ended.add_done_callback(release)
     return ended
+
+
+async def _read_until_idle(client: AsyncKernelClient, msg_id: str,
+                           cell: OutputCollector) -> None:  # fmt: skip
+    """Await the iopub messages of the request ``msg_id``, each through ``process_message``,
+    until the kernel is idle (the caller holds the deadline)."""
+    while True:
+        msg = await client.get_iopub_msg(timeout=None)
+        if msg.get("parent_header", {}).get("msg_id") == msg_id and process_message(msg, cell):
+            return
+
+
+async def _first_of(reader: asyncio.Future[None], exited: asyncio.Future[None], deadline: float,
+                    client: AsyncKernelClient, msg_id: str,
+                    cell: OutputCollector) -> Ending:  # fmt: skip
+    """How the run ends first: its idle (``ok``), ``deadline`` (``timeout``; the reader goes
+    on), or the kernel's process (``kernel_died``, once the messages it sent before are read;
+    ``ok`` when its idle was among them)."""
+    left = max(deadline - time.monotonic(), 0)
+    await asyncio.wait({reader, exited}, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+    if reader.done():
+        reader.result()  # what broke the reading, if anything
+        return "ok"
+    if exited.done():
+        reader.cancel()
+        return "ok" if await _drain(client, msg_id, cell) else "kernel_died"
+    return "timeout"
 
 
 async def _poll_exit(proc: subprocess.Popen[bytes]) -> None:

@@ -53,7 +53,7 @@ def test_a_kernel_that_dies_mid_run_is_noticed_at_once(
     assert "[stdout]\nbefore" in details(run, "r1")  # what it sent before dying is kept
 
 
-def test_iopub_is_awaited_for_the_time_left_not_in_short_polls(
+def test_iopub_is_awaited_until_a_message_comes_not_in_short_polls(
     op: Operator, ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     waits: list[float | None] = []
@@ -70,7 +70,8 @@ def test_iopub_is_awaited_for_the_time_left_not_in_short_polls(
     monkeypatch.setattr(AsyncKernelClient, "get_iopub_msg", recorded)
     run.approve("r1")
     assert _result(run, "r1").ok and "[stdout]\nslept" in details(run, "r1")
-    assert waits and min(w for w in waits if w is not None) > 25, waits  # the whole time left
+    # Awaited until a message comes, the deadline held beside it (nothing wakes to poll).
+    assert waits and all(wait is None for wait in waits), waits
 
 
 def test_runs_from_other_threads_and_from_inside_a_running_loop_share_the_kernel(
