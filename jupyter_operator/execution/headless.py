@@ -336,6 +336,8 @@ class _Loop:
     def call(self, function: Any, *args: Any, **kwargs: Any) -> Any:
         """Call a synchronous ``function`` on the loop's thread (what touches a client's
         sockets) and return its result."""
+        if threading.current_thread() is self._thread:  # already there (a finalizer): no wait
+            return function(*args, **kwargs)
 
         async def called() -> Any:
             return function(*args, **kwargs)
@@ -349,6 +351,8 @@ class _Loop:
         if loop is None or thread is None:
             return
         loop.call_soon_threadsafe(loop.stop)
+        if thread is threading.current_thread():
+            return  # stops once the running callback returns
         thread.join(timeout=5)
         if not thread.is_alive():
             loop.close()

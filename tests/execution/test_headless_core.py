@@ -93,3 +93,29 @@ def test_runs_from_other_threads_and_from_inside_a_running_loop_share_the_kernel
         assert "[stdout]\n42" in details(second, "r2")
 
     asyncio.run(inside_a_loop())
+
+
+def test_the_sync_wrapper_runs_on_one_loop_thread_and_never_waits_for_itself() -> None:
+    """Every coroutine runs on the same loop thread (an async client's sockets belong to one
+    loop); a call made on that thread (a finalizer) runs at once instead of waiting on
+    itself; after ``close`` the next run starts a new thread."""
+    from jupyter_operator.execution.headless import _Loop
+
+    loop = _Loop()
+
+    async def thread_name() -> str:
+        return threading.current_thread().name
+
+    async def nested() -> int:
+        return loop.call(lambda: 5)
+
+    try:
+        assert loop.run(thread_name()) == "jupyter-operator-kernels"
+        assert loop.call(threading.current_thread) is loop._thread
+        assert loop.run(asyncio.wait_for(nested(), timeout=5)) == 5
+        first = loop._thread
+        loop.close()
+        assert first is not None and not first.is_alive()
+        assert loop.run(thread_name()) == "jupyter-operator-kernels" and loop._thread is not first
+    finally:
+        loop.close()

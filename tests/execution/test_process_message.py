@@ -119,7 +119,23 @@ def test_an_update_keeps_the_caps() -> None:
         assert cell.used <= RUN_OUTPUT_MAX_CHARS
 
 
+def test_a_cleared_display_is_not_brought_back_by_its_update() -> None:
+    outputs = shown(OutputCollector(),
+                    msg("display_data", data={"text/plain": "a"}, transient={"display_id": "d"}),
+                    msg("clear_output", wait=False),
+                    msg("stream", name="stdout", text="after\n"),
+                    msg("update_display_data", data={"text/plain": "b"},
+                        transient={"display_id": "d"}))  # fmt: skip
+    assert outputs == [{"output_type": "stream", "name": "stdout", "text": "after\n"}]
+
+
 def test_other_messages_and_malformed_ones_are_ignored() -> None:
     cell = OutputCollector()
     assert shown(cell, msg("comm_msg", comm_id="c", data={}), msg("execute_reply"),
-                 {"msg_type": "stream", "content": None}) == []  # fmt: skip
+                 {"msg_type": "stream", "content": None},
+                 msg("update_display_data", data={"text/plain": "x"}, transient=None),
+                 msg("update_display_data", data={"text/plain": "x"},
+                     transient={"display_id": 7})) == []  # fmt: skip
+    outputs = shown(cell, msg("display_data", data={"text/plain": "y"}, transient=None))
+    assert outputs == [{"output_type": "display_data", "data": {"text/plain": "y"},
+                        "metadata": {}}]  # fmt: skip
