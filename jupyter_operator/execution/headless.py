@@ -200,12 +200,12 @@ class HeadlessKernels:
         client = kernel.client
         started = time.monotonic()
         cell = OutputCollector()
-        kernel.busy = True
         msg_id = client.execute(source, store_history=True, allow_stdin=False)
         # One task reads the request's messages (nbclient's ``_async_poll_output_msg``); the
         # deadline and the process's end are awaited beside it.
         reader = asyncio.ensure_future(_read_until_idle(client, msg_id, cell))
         exited = _exited(kernel.proc)
+        kernel.busy = True
         try:
             ending = await _first_of(reader, exited, started + timeout_s, client, msg_id, cell)
             status: str = ending
