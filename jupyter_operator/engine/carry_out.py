@@ -53,12 +53,12 @@ def carry_out(op: Operating, item: Item, budget: OutputBudget, run: Deciding | N
             op.workspace, op.journal, cmd, item.proposal, session=op.session,
             decided_by=item.decided_by, rule=item.rule, label=op.label,
         )  # fmt: skip
-        changed = (getattr(op.started_runner, "changed", None)
-                   if cmd.action in CELL_WRITE_ACTIONS else None)  # fmt: skip
-        if changed is not None:
+        # only a cell change asks for the started runner (the walk stays short otherwise)
+        runner = op.started_runner if cmd.action in CELL_WRITE_ACTIONS else None
+        if runner is not None and runner.capabilities.takes_cell_changes:
             # A live runner keeps the open notebook's cells in line with the file.
-            changed(canonical_path(cmd.params.path), item.proposal.snapshot.data,
-                    item.proposal.new_bytes)  # fmt: skip
+            runner.cells_written(canonical_path(cmd.params.path), item.proposal.snapshot.data,
+                                 item.proposal.new_bytes)  # fmt: skip
     except Exception as exc:
         if not isinstance(exc, OperatorError):
             log.exception("%s %s failed", cmd.action, cmd.id)

@@ -273,10 +273,10 @@ def saved_outputs(ws: Workspace, execution: Execution,
 
 
 def finish(ws: Workspace, journal: Journal, item: Item, outcome: Outcome, *, session: str,
-           label: str | None, where: str) -> Result:  # fmt: skip
+           label: str | None, saves_outputs: bool) -> Result:  # fmt: skip
     """What a finished run of ``item`` leaves behind, and the model's result of it: the item's
-    execution gets its outcome, the ledger the run, and a notebook run by a kernel the session
-    owns (``where`` is ``headless``) its outputs, through a journaled change. What could not be
+    execution gets its outcome, the ledger the run, and with ``saves_outputs`` (a runner whose
+    capabilities say so) the notebook its outputs, through a journaled change. What could not be
     recorded or saved is a note in the result: the run happened."""
     execution = item.execution
     assert execution is not None
@@ -291,8 +291,8 @@ def finish(ws: Workspace, journal: Journal, item: Item, outcome: Outcome, *, ses
         if outcome.status not in ("stale", "unavailable"):
             record(journal, execution, outcome, session=session, command_id=item.id,
                    action=item.action or "", decided_by=item.decided_by, rule=item.rule,
-                   where=where)  # fmt: skip
-        found = saved_outputs(ws, execution, outcome) if where == "headless" else None
+                   where=execution.kernel.where)  # fmt: skip
+        found = saved_outputs(ws, execution, outcome) if saves_outputs else None
         if found is not None:
             proposal, path = found
             entry = mutations.record_for(

@@ -52,7 +52,7 @@ def may_auto(operator: Operating, item: Item) -> bool:
     server (the runner) or the notebook (``auto-run``) explicitly opened to rules."""
     if item.execution is None:
         return False
-    if operator.runner.allows_auto:
+    if operator.runner.capabilities.allows_auto:
         return True
     return teacher.allows(item.execution.policy, "auto-run")
 
@@ -61,9 +61,9 @@ def runs_unsandboxed(operator: Operating) -> bool:
     """Whether the session's own kernel would run code outside the sandbox (bubblewrap missing
     or not starting): then no rule runs code, a person decides each run. A live kernel is the
     person's own and never sandboxed; rules reach it only where the person opened it to them
-    (:func:`may_auto`)."""
-    runner = operator.runner
-    return runner.where == "headless" and not runner.sandboxed
+    (:func:`may_auto`). Where nothing runs cells, nothing would run unsandboxed."""
+    can = operator.runner.capabilities
+    return can.runs_cells and not can.live_kernel and not can.sandboxed
 
 
 def replan(operator: Operating, item: Item, refused: str | None, edited: str | None) -> None:
@@ -93,7 +93,8 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
                              "denied")  # fmt: skip
         return
     runner = operator.runner
-    if runner.where == "headless":
+    can = runner.capabilities
+    if can.checks_staleness:
         stale = executions.stale_outcome(operator.workspace, execution)
         if stale is not None:
             finish(operator, run, item, stale, runner=runner)
@@ -101,10 +102,10 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
     item.move_to("running")  # a change under Approve & Run too: the run waits for its output
     item.summary = f"running {execution.what}"
     once = threading.Lock()
-    # The notebooks carrying their own policy before a cell of the session's own sandboxed
-    # kernel runs: one that carries a policy after it and not before, the cell gave it.
+    # The notebooks carrying their own policy before a sandboxed cell runs: one that carries
+    # a policy after it and not before, the cell gave it.
     before = None
-    if runner.where == "headless" and getattr(runner, "sandboxed", False):
+    if can.sandboxed:
         before = operator.workspace.sandbox_masks()
 
     def done(outcome: Outcome) -> None:
@@ -124,9 +125,10 @@ def finish(operator: Operating, run: Deciding | None, item: Item, outcome: Outco
     ``before`` (the sandbox's masks when the cell started), set aside the notebooks it gave a
     policy (``shell_ops.set_aside_new_policies``). ``runner``: the one that ran it (by default
     the session's)."""
+    saves = (runner or operator.runner).capabilities.saves_outputs
     result = executions.finish(operator.workspace, operator.journal, item, outcome,
                                session=operator.session, label=operator.label,
-                               where=(runner or operator.runner).where)  # fmt: skip
+                               saves_outputs=saves)  # fmt: skip
     if before is not None:
         notes = shell_ops.set_aside_new_policies(operator.workspace, operator.journal, before,
                                                  item.id, operator.session)  # fmt: skip

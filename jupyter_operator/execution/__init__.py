@@ -8,9 +8,10 @@ server and the kernel magics hand runs to the open notebook in JupyterLab instea
 
 from .outcome import KernelInfo, Outcome, RunRequest
 from .report import report
-from .runner import CellRunner, DeferredRunner, NoRunner
+from .runner import Capabilities, CellRunner, DeferredRunner, NoRunner
 
 __all__ = [
+    "Capabilities",
     "CellRunner",
     "DeferredRunner",
     "KernelInfo",

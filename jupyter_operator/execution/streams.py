@@ -125,8 +125,55 @@ def _cut_error(content: dict[str, Any], size: int) -> dict[str, Any]:
             "evalue": evalue[:share], "traceback": frames}  # fmt: skip
 
 
+def _capped(kind: str, content: dict[str, Any]) -> tuple[dict[str, Any], int]:
+    """The nbformat output of a rich message (``display_data``, ``execute_result``,
+    ``error``), over ``OUTPUT_MAX_CHARS`` cut to its note or its end frames; and its size."""
+    size = output_size(content)
+    if size > OUTPUT_MAX_CHARS:
+        output = _cut_error(content, size) if kind == "error" else cut_note(kind, content, size)
+        return output, output_size(output)
+    output = {"output_type": kind, **{k: v for k, v in content.items()
+                                      if k in ("data", "metadata", "execution_count", "ename",
+                                               "evalue", "traceback")}}  # fmt: skip
+    if kind != "error":
+        output.setdefault("metadata", {})
+    return output, size
+
+
+def process_message(msg: dict[str, Any], cell: OutputCollector) -> bool:
+    """Apply one iopub message of a cell's run to ``cell``, as nbclient's ``process_message``
+    does; True once the run is complete (the kernel is ``idle`` again).
+
+    The caller passes only the messages whose parent is the run's request. ``clear_output``
+    clears at once (``wait`` or not: only the end state is kept); comm messages and anything
+    unknown are ignored.
+    """
+    kind = msg.get("msg_type") or msg.get("header", {}).get("msg_type")
+    content = msg.get("content")
+    if not isinstance(content, dict):
+        return False
+    transient = content.get("transient")
+    display_id = transient.get("display_id") if isinstance(transient, dict) else None
+    display_id = display_id if isinstance(display_id, str) else None
+    if kind == "status":
+        return content.get("execution_state") == "idle"
+    if kind == "execute_input":
+        cell.execution_count = content.get("execution_count")
+    elif kind == "stream":
+        cell.add_stream(str(content.get("name") or "stdout"), _joined(content.get("text")))
+    elif kind in ("display_data", "execute_result", "error"):
+        cell.add_output(kind, content, display_id)
+    elif kind == "update_display_data":
+        if display_id is not None:
+            cell.update_display(display_id, content)
+    elif kind == "clear_output":
+        cell.clear()
+    return False
+
+
 class OutputCollector:
-    """Turns iopub messages of one execution into nbformat 4 outputs, within the caps."""
+    """The outputs of one cell run as iopub brings them (``process_message``): nbformat 4
+    outputs within the caps, its execution count, and whether it raised."""
 
     def __init__(self) -> None:
         self._items: list[dict[str, Any] | tuple[str, _Stream]] = []
@@ -135,23 +182,17 @@ class OutputCollector:
         self.used = 0  # characters kept: rich outputs and stream text
         self.dropped_outputs = 0
         self.dropped_chars = 0
+        #: Where each ``display_id`` of this run's kept outputs is (indexes into ``_items``):
+        #: an ``update_display_data`` replaces them in place.
+        self._displays: dict[str, list[int]] = {}
 
-    def add(self, kind: str, content: dict[str, Any]) -> None:
-        if kind == "execute_input":
-            self.execution_count = content.get("execution_count")
-        elif kind == "stream":
-            self._add_stream(str(content.get("name") or "stdout"), _joined(content.get("text")))
-        elif kind == "clear_output":
-            self._items, self.used = [], 0
-            self.dropped_outputs = self.dropped_chars = 0
-        elif kind in ("execute_result", "display_data", "error"):
-            if kind == "execute_result":
-                self.execution_count = content.get("execution_count", self.execution_count)
-            if kind == "error":
-                self.error = True
-            self._add_output(kind, content)
+    def clear(self) -> None:
+        """``clear_output``: what the cell showed so far is gone (counts of drops too)."""
+        self._items, self.used, self._displays = [], 0, {}
+        self.dropped_outputs = self.dropped_chars = 0
 
-    def _add_stream(self, name: str, text: str) -> None:
+    def add_stream(self, name: str, text: str) -> None:
+        """Text of the stream ``name``, joined to the stream before it when it is the same."""
         last = self._items[-1] if self._items else None
         if not (isinstance(last, tuple) and last[0] == name):
             if len(self._items) >= MAX_OUTPUTS:
@@ -174,18 +215,16 @@ class OutputCollector:
         stream.add(text, max(min(STREAM_KEEP, left), 0))
         self.used += stream.size() - before
 
-    def _add_output(self, kind: str, content: dict[str, Any]) -> None:
-        size = output_size(content)
-        if size > OUTPUT_MAX_CHARS:
-            output = _cut_error(content, size) if kind == "error" else cut_note(kind, content,
-                                                                                size)  # fmt: skip
-            size = output_size(output)
-        else:
-            output = {"output_type": kind, **{k: v for k, v in content.items()
-                                              if k in ("data", "metadata", "execution_count",
-                                                       "ename", "evalue", "traceback")}}
-            if kind != "error":
-                output.setdefault("metadata", {})
+    def add_output(self, kind: str, content: dict[str, Any],
+                    display_id: str | None = None) -> None:  # fmt: skip
+        """A rich output (``display_data``, ``execute_result``, ``error``) in the caps."""
+        if kind == "error":
+            self.error = True
+        if kind == "execute_result":
+            self.execution_count = content.get("execution_count", self.execution_count)
+        if display_id is not None:  # a display shown again updates where it was shown before
+            self.update_display(display_id, content)
+        output, size = _capped(kind, content)
         over = len(self._items) >= MAX_OUTPUTS or self.used + size > RUN_OUTPUT_MAX_CHARS
         # The error (why the cell failed) and the result (its value) come once a run, within
         # the cap of one output: always kept.
@@ -193,8 +232,27 @@ class OutputCollector:
             self.dropped_outputs += 1
             self.dropped_chars += size
             return
+        if display_id is not None:
+            self._displays.setdefault(display_id, []).append(len(self._items))
         self._items.append(output)
         self.used += size
+
+    def update_display(self, display_id: str, content: dict[str, Any]) -> None:
+        """Give the kept outputs of ``display_id`` the new data and metadata (each within the
+        cap of one output; one that would pass the run's cap becomes its note)."""
+        for index in self._displays.get(display_id, []):
+            old = self._items[index]
+            assert isinstance(old, dict)  # displays are rich outputs, never streams
+            kind = old["output_type"]
+            new, size = _capped(kind, content)
+            before = output_size(old)
+            if self.used - before + size > RUN_OUTPUT_MAX_CHARS:
+                new = cut_note(kind, content, size)
+                size = output_size(new)
+            if "execution_count" in old:
+                new["execution_count"] = old["execution_count"]
+            self._items[index] = new
+            self.used += size - before
 
     def outputs(self) -> list[dict[str, Any]]:
         """The outputs so far, in order (nbformat 4 shapes), and a note of what was dropped."""

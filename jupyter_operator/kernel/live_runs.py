@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..execution import KernelInfo, Outcome, RunRequest
+from ..execution import Capabilities, KernelInfo, Outcome, RunRequest
 from ..execution.runner import Done
 from ..notebooks.cell_sync import cell_changes
 
@@ -54,14 +54,15 @@ def own_notebook(root: Path) -> str | None:
 class CommRunner:
     """The ``CellRunner`` of a kernel's magics (see the module docstring)."""
 
-    where = "live"
-    sandboxed = False  # the person's own kernel: rules run cells there only when opened to them
-
     def __init__(self, root: Path, *, allows_auto: bool = False) -> None:
         self.notebook = own_notebook(root)
-        #: Rules never run cells in a person's kernel unless the notebook allows it
-        #: (``auto-run`` in its own policy, checked by the engine).
-        self.allows_auto = allows_auto
+        # The person's own kernel: rules never run cells there unless the notebook allows it
+        # (``auto-run`` in its own policy, checked by the engine); the open page checks the
+        # cell, shows and saves the outputs, and takes the cell changes written to its file.
+        self.capabilities = Capabilities(runs_cells=True, live_kernel=True, sandboxed=False,
+                                         allows_auto=allows_auto, saves_outputs=False,
+                                         checks_staleness=False,
+                                         takes_cell_changes=True)  # fmt: skip
 
     def kernel(self, notebook: str, kernel_name: str) -> KernelInfo:
         if notebook != self.notebook:
@@ -92,7 +93,7 @@ class CommRunner:
             done(Outcome("unavailable", message=f"{NO_FRONT_END} ({type(exc).__name__}); "
                          "nothing ran."))  # fmt: skip
 
-    def changed(self, notebook: str, before: bytes | None, after: bytes | None) -> None:
+    def cells_written(self, notebook: str, before: bytes | None, after: bytes | None) -> None:
         """A cell change was written to ``notebook``: when it is the one open here, the open
         cells take it too (JupyterLab keeps the person's unsaved edits elsewhere), so the next
         run is checked against what the person sees."""

@@ -11,6 +11,7 @@ cell that forks without end stops there.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
@@ -65,6 +66,18 @@ def start(argv: list[str], *, env: Mapping[str, str], root: Path, cwd: Path, san
         stop_group(group)
         raise
     return proc, group
+
+
+def exit_fd(proc: subprocess.Popen[bytes]) -> int | None:
+    """A descriptor that becomes readable once ``proc`` has ended (its pidfd; the caller
+    closes it), or None where there is none: no pidfd on this host, or ``proc`` was reaped
+    already (its pid may be another process's now)."""
+    if proc.returncode is not None:
+        return None
+    try:
+        return os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        return None
 
 
 def stop_group(group: PidsGroup | None) -> None:

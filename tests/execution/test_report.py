@@ -8,7 +8,7 @@ import struct
 
 from jupyter_operator.execution import Outcome, report
 from jupyter_operator.execution.report import TEXT_KEEP, describe_rich, head_tail, outputs_text
-from jupyter_operator.execution.streams import STREAM_KEEP, OutputCollector
+from jupyter_operator.execution.streams import STREAM_KEEP, OutputCollector, process_message
 
 
 def test_head_and_tail_are_kept_and_the_cut_is_said() -> None:
@@ -70,11 +70,15 @@ def test_statuses_map_to_codes() -> None:
     assert gone.summary == "Not run (ERR_KERNEL_UNAVAILABLE): no front end"
 
 
+def _add(collector: OutputCollector, kind: str, content: dict) -> None:
+    process_message({"msg_type": kind, "content": content}, collector)
+
+
 def test_an_endless_stream_keeps_its_head_and_tail() -> None:
     collector = OutputCollector()
-    collector.add("execute_input", {"execution_count": 7})
+    _add(collector, "execute_input", {"execution_count": 7})
     for n in range(30_000):
-        collector.add("stream", {"name": "stdout", "text": f"{n:08d}\n"})
+        _add(collector, "stream", {"name": "stdout", "text": f"{n:08d}\n"})
     (output,) = collector.outputs()
     assert output["text"].startswith("00000000\n") and output["text"].endswith("00029999\n")
     assert "characters dropped" in output["text"]
@@ -91,15 +95,15 @@ def test_the_collector_keeps_nothing_over_its_caps_while_it_reads() -> None:
     )
 
     collector = OutputCollector()
-    collector.add("display_data", {"data": {"image/png": "A" * (OUTPUT_MAX_CHARS + 1)}})
+    _add(collector, "display_data", {"data": {"image/png": "A" * (OUTPUT_MAX_CHARS + 1)}})
     assert collector.used < 1_000  # the note, not the image
     for _ in range(200):
-        collector.add("display_data", {"data": {"text/plain": "y" * 400_000}, "metadata": {}})
+        _add(collector, "display_data", {"data": {"text/plain": "y" * 400_000}, "metadata": {}})
         assert collector.used <= RUN_OUTPUT_MAX_CHARS
     for n in range(20_000):  # stdout and stderr in turn: a progress bar between prints
-        collector.add("stream", {"name": "stderr" if n % 2 else "stdout", "text": f"{n}\n" * 20})
+        _add(collector, "stream", {"name": "stderr" if n % 2 else "stdout", "text": f"{n}\n" * 20})
         assert collector.used <= RUN_OUTPUT_MAX_CHARS
-    collector.add("error", {"ename": "RecursionError", "evalue": "deep",
+    _add(collector, "error", {"ename": "RecursionError", "evalue": "deep",
                             "traceback": [f"frame {n} " + "z" * 5_000 for n in range(3_000)]})
     outputs = collector.outputs()
     assert len(outputs) <= MAX_OUTPUTS + 4

@@ -38,7 +38,7 @@ def test_without_the_sandbox_auto_all_still_asks_for_every_run(
                   policy=Policy("auto all")) as op:  # fmt: skip
         run = op.run(cmd("r1", action, **fields))
         (item,) = run.items
-        assert not op.runner.sandboxed
+        assert not op.runner.capabilities.sandboxed
         assert item.status == "pending" and item.decided_by is None, (item.status, item.rule)
         assert item.rule == f"rule 1: auto all; {UNSANDBOXED_ASKS}"
         assert op.runner.kernel("nb.ipynb", "python3").state == "not_started"  # nothing ran
