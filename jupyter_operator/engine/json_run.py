@@ -24,9 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dialects.json_ops import Operation, events, format_events, parse
 from ..protocol import codes
-from . import edits, shell_ops
-from .decisions import Decision, reason_note
-from .errors import DecideFirst
+from . import shell_ops
 from .items import Item
 from .json_run_steps import APPROVAL_REASONS, NO_SANDBOX, JsonItem, JsonRunSteps, shell_policy_of
 from .reads import OutputBudget
@@ -79,59 +77,21 @@ class JsonRun(JsonRunSteps):
         """The response events so far, as the JSON text copied back to the model."""
         return format_events(self.events)
 
-    # -- decisions ----------------------------------------------------------------------------
-    def approve(self, id: str, *, content: bytes | None = None) -> Decision:
-        """Run the pending operation, then continue the batch up to the next approval.
+    # -- the hooks of the decision template (``DecidableRun._decide``) ------------------------
+    #: Deciding an operation continues the batch: approving or rejecting all goes on to the
+    #: operations that come up after it, until none waits.
+    approve_all_goes_on = True
+    reject_all_goes_on = True
 
-        An item decided before is left alone (``outcome="already_decided"``); one the batch has
-        not reached yet raises ``DecideFirst`` naming the pending one; an unknown id raises
-        ``UnknownItem``. ``content`` writes the person's edit of a file change instead (as
-        ``Run.approve``; its event adds ``editedByPerson`` and ``editDiff``).
-        """
-        with self._lock:
-            item = self._take(id)
-            if not item.needs_approval:
-                return Decision.already(item)
-            if content is not None:
-                written = edits.plan_edited(item, content)
-                if written is not item.proposal:
-                    item.proposed, item.proposal, item.edited = item.proposal, written, True
-            item.decided_by, item.rule = "person", None
-            self._carry_out(item)
-            decision = Decision.made(item)
-            self._next = item.index + 1
-            self.advance()
-        return decision
+    def _refuse(self, item: JsonItem, note: str) -> None:
+        error = "rejected by the person; nothing was done." + note
+        self._answer(item, events.failure(item.operation, codes.ERR_REJECTED, error), "rejected")
 
-    def reject(self, id: str, reason: str | None = None) -> Decision:
-        """Refuse the pending operation (``reason`` goes to the model), then continue."""
-        with self._lock:
-            item = self._take(id)
-            if not item.needs_approval:
-                return Decision.already(item)
-            item.decided_by, item.rule = "person", None
-            error = "rejected by the person; nothing was done." + reason_note(reason)
-            refused = events.failure(item.operation, codes.ERR_REJECTED, error)
-            self._answer(item, refused, "rejected")
-            decision = Decision.made(item)
-            self._next = item.index + 1
-            self.advance()
-        return decision
-
-    def approve_all(self, *, unattended: bool = False) -> list[Decision]:
-        """Approve operations one by one until none is pending (``unattended`` changes
-        nothing: no operation runs code outside the shell policy's sandbox check)."""
-        decided = []
-        while self.pending:
-            decided.append(self.approve(self.pending[0].id))
-        return decided
-
-    def reject_all(self, reason: str | None = None) -> list[Decision]:
-        """Reject operations one by one until none is pending."""
-        decided = []
-        while self.pending:
-            decided.append(self.reject(self.pending[0].id, reason))
-        return decided
+    def _settle(self, item: JsonItem, and_run: bool) -> list[Item]:
+        """Continue the batch after the decided operation (each answer is told as it comes)."""
+        self._next = item.index + 1
+        self.advance()
+        return []
 
     # -- the batch ----------------------------------------------------------------------------
     def advance(self) -> None:
@@ -152,13 +112,6 @@ class JsonRun(JsonRunSteps):
                             later.summary = f"runs after {item.id} is decided"
                     return
                 self._next += 1
-
-    def _take(self, id: str) -> JsonItem:
-        """The item to decide; ``DecideFirst`` while the batch has not reached it."""
-        item = self.item(id)
-        if item.status == "waiting":
-            raise DecideFirst(id, item.builds_on or "")
-        return item
 
 
 def run_json(operator: Operator, text: str) -> JsonRun:

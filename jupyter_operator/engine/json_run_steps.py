@@ -53,8 +53,6 @@ class JsonItem(Item):
     """An ``Item`` for one JSON operation: its response ``event`` and, for shell, ``shell``."""
 
     operation: Operation | None = field(default=None, repr=False)
-    #: The model's proposal, kept when the person approved an edit of it.
-    proposed: Any = field(default=None, repr=False)
     event: dict[str, Any] | None = None
     shell: shell_ops.ShellState | None = None
 
@@ -203,7 +201,7 @@ class JsonRunSteps(DecidableRun[JsonItem]):
         item.decided_by = "rule"
         self._answer(item, event, "denied", code=codes.ERR_POLICY_DENIED, summary=reason)
 
-    def _carry_out(self, item: JsonItem) -> None:
+    def _carry_out(self, item: JsonItem, and_run: bool = False) -> None:
         op = item.operation
         ws = self._operator.workspace
         try:
