@@ -97,6 +97,7 @@ from .errors import ApiError
 from .json_bodies import dump_json, parse_body
 
 if TYPE_CHECKING:
+    from ..engine.undo import Direction
     from .bodies import Body
     from .sessions import SessionService
 
@@ -425,21 +426,25 @@ class DecideAllHandler(OperatorPostHandler):
         await self.respond(work())
 
 
-class UndoHandler(OperatorPostHandler):
-    """``POST undo``: undo one applied change in a workspace."""
+class HistoryStepHandler(OperatorPostHandler):
+    """``POST undo`` / ``POST redo``: undo one applied change in a workspace, or apply an undone
+    one again (``direction``, set by the route)."""
+
+    def initialize(self, direction: Direction) -> None:
+        self.direction = direction
 
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        """Undo the given (or the latest) change."""
+        """Undo (redo) the given change, or the latest one (the one undone last)."""
 
         async def work() -> dict[str, Any]:
             from .bodies import UndoBody
 
             body = self.parse(UndoBody)
             live = body.live.model_dump() if body.live is not None else None
-            return await self.service.undo(body.workspace, body.id, body.session, body.folder,
-                                           live)  # fmt: skip
+            return await self.service.history_step(self.direction, body.workspace, body.id,
+                                                   body.session, body.folder, live)  # fmt: skip
 
         await self.respond(work())
 
@@ -462,25 +467,6 @@ class UndoRunHandler(OperatorPostHandler):
         await self.respond(work())
 
 
-class RedoHandler(OperatorPostHandler):
-    """``POST redo``: apply an undone change again."""
-
-    @web.authenticated
-    @authorized
-    async def post(self) -> None:
-        """Redo the given (or the latest undone) change."""
-
-        async def work() -> dict[str, Any]:
-            from .bodies import UndoBody
-
-            body = self.parse(UndoBody)
-            live = body.live.model_dump() if body.live is not None else None
-            return await self.service.redo(body.workspace, body.id, body.session, body.folder,
-                                           live)  # fmt: skip
-
-        await self.respond(work())
-
-
 class HistoryHandler(OperatorApiHandler):
     """``GET history?workspace=``: the changes applied in a workspace."""
 
@@ -495,8 +481,9 @@ class HistoryHandler(OperatorApiHandler):
 
 def rest_handlers(
     prefix: str = "jupyter-operator/api",
-) -> list[tuple[str, type[web.RequestHandler]]]:
-    """The REST routes, relative to the server's ``base_url``."""
+) -> list[tuple[Any, ...]]:
+    """The REST routes, relative to the server's ``base_url`` (with a handler's own arguments
+    where it takes some)."""
     return [
         (f"/{prefix}/workspaces", WorkspacesHandler),
         (f"/{prefix}/spec", SpecHandler),
@@ -512,8 +499,8 @@ def rest_handlers(
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/live", LiveAnswerHandler),
         (f"/{prefix}/open-notebooks", OpenNotebooksHandler),
         (f"/{prefix}/rooms", RoomStateHandler),
-        (f"/{prefix}/undo", UndoHandler),
+        (f"/{prefix}/undo", HistoryStepHandler, {"direction": "undo"}),
         (f"/{prefix}/undo-run", UndoRunHandler),
-        (f"/{prefix}/redo", RedoHandler),
+        (f"/{prefix}/redo", HistoryStepHandler, {"direction": "redo"}),
         (f"/{prefix}/history", HistoryHandler),
     ]
