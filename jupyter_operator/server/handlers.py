@@ -428,10 +428,9 @@ class DecideAllHandler(OperatorPostHandler):
 
 class HistoryStepHandler(OperatorPostHandler):
     """``POST undo`` / ``POST redo``: undo one applied change in a workspace, or apply an undone
-    one again (``direction``, set by the route)."""
+    one again (``direction``: ``UndoHandler``, ``RedoHandler``)."""
 
-    def initialize(self, direction: Direction) -> None:
-        self.direction = direction
+    direction: Direction
 
     @web.authenticated
     @authorized
@@ -447,6 +446,18 @@ class HistoryStepHandler(OperatorPostHandler):
                                                    body.session, body.folder, live)  # fmt: skip
 
         await self.respond(work())
+
+
+class UndoHandler(HistoryStepHandler):
+    """``POST undo``: undo one applied change in a workspace."""
+
+    direction = "undo"
+
+
+class RedoHandler(HistoryStepHandler):
+    """``POST redo``: apply an undone change again."""
+
+    direction = "redo"
 
 
 class UndoRunHandler(OperatorPostHandler):
@@ -481,9 +492,8 @@ class HistoryHandler(OperatorApiHandler):
 
 def rest_handlers(
     prefix: str = "jupyter-operator/api",
-) -> list[tuple[Any, ...]]:
-    """The REST routes, relative to the server's ``base_url`` (with a handler's own arguments
-    where it takes some)."""
+) -> list[tuple[str, type[web.RequestHandler]]]:
+    """The REST routes, relative to the server's ``base_url``."""
     return [
         (f"/{prefix}/workspaces", WorkspacesHandler),
         (f"/{prefix}/spec", SpecHandler),
@@ -499,8 +509,8 @@ def rest_handlers(
         (f"/{prefix}/sessions/{SESSION_ID}/items/{ITEM_ID}/live", LiveAnswerHandler),
         (f"/{prefix}/open-notebooks", OpenNotebooksHandler),
         (f"/{prefix}/rooms", RoomStateHandler),
-        (f"/{prefix}/undo", HistoryStepHandler, {"direction": "undo"}),
+        (f"/{prefix}/undo", UndoHandler),
         (f"/{prefix}/undo-run", UndoRunHandler),
-        (f"/{prefix}/redo", HistoryStepHandler, {"direction": "redo"}),
+        (f"/{prefix}/redo", RedoHandler),
         (f"/{prefix}/history", HistoryHandler),
     ]
