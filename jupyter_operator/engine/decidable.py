@@ -1,8 +1,10 @@
 """What every kind of run offers the fronts, whatever the dialect that made it.
 
 ``Run`` (Operator blocks), ``JsonRun`` (JSON operations) and ``BashRun`` (a bash line of a
-string-command session) decide differently, but the notebook cards, the panel and the command
-line read them the same way: their items, which wait for a person, who to tell of a change.
+string-command session) carry items out differently, but the notebook cards, the panel and the
+command line read and decide them the same way: their items, which wait for a person, who to
+tell of a change, and one template for every decision (``DecidableRun._decide``) whose hooks are
+all a dialect writes.
 """
 
 from __future__ import annotations
