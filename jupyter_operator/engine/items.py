@@ -68,6 +68,9 @@ class Item:
     #: True once the person approved their own edit of the new content (``proposal`` is then
     #: what was written; the result's details hold the diff from the model's proposal).
     edited: bool = False
+    #: The model's proposal, kept when the person approved an edit of it (``proposal`` is then
+    #: the edit): the result tells the model what changed from it.
+    proposed: Proposal | None = field(default=None, repr=False)
     #: A cell run (``engine.executions.Execution``): the run item's plan, or the run an
     #: Approve & Run started after a change; its ``outcome`` once the kernel answered.
     execution: Any = field(default=None, repr=False)

@@ -7,11 +7,10 @@ that needs approval emits ``approvalRequired`` and the batch stops there (the re
 ``waiting``). Approving or rejecting it answers it and the batch continues, up to the next one.
 Nothing waits for a person: decisions arrive later as calls, as with ``Run``.
 
-``JsonRun`` offers what fronts use on ``Run`` (``items``, ``pending``, ``done``, ``approve``,
-``reject``, ``approve_all``, ``reject_all``, ``subscribe``, ``results_text``), and ``events``:
-the response events so far, which ``results_text`` formats for the model. This module orders the
-batch and takes the decisions; how one operation is checked, asked about and carried out is in
-``json_run_steps.py`` (``JsonItem`` and ``shell_policy_of`` are re-exported from there).
+``JsonRun`` is decided as every run is (``DecidableRun``) and adds ``events``: the response
+events so far, which ``results_text`` formats for the model. It orders the batch (ids, order,
+what a decision continues) and takes each operation from its ``JsonItem`` to its answer: checked
+against the file and shell policies, asked about or refused, carried out, its event recorded.
 """
 
 from __future__ import annotations
@@ -19,31 +18,82 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
+import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..dialects.json_ops import Operation, events, format_events, parse
-from ..protocol import codes
-from . import edits, shell_ops
-from .decisions import Decision, reason_note
-from .errors import DecideFirst
+from ..dialects.json_ops import (
+    PATH_TYPES,
+    InvalidOperation,
+    Message,
+    Operation,
+    ReadFile,
+    Shell,
+    events,
+    format_events,
+    parse,
+)
+from ..protocol import OperatorError, Result, codes
+from ..shell import sandbox_available
+from ..workspace import parse_path
+from . import edits, json_files, live_route, shell_ops
+from .decidable import DecidableRun
+from .globs import normalise_path
 from .items import Item
-from .json_run_steps import APPROVAL_REASONS, NO_SANDBOX, JsonItem, JsonRunSteps, shell_policy_of
 from .reads import OutputBudget
+from .shell_policy import ShellPolicy, outside_sandbox
 
 if TYPE_CHECKING:
     from .session import Operator
-
-# Also the names now defined in json_run_steps.py: importable from here, as they always were.
-__all__ = ["APPROVAL_REASONS", "NO_SANDBOX", "JsonItem", "JsonRun", "run_json", "shell_history",
-           "shell_policy_of"]  # fmt: skip
 
 log = logging.getLogger(__name__)
 
 UNEXPECTED = "the operation failed on the host; read the file and try again."
 
+#: Why a shell operation is refused where bubblewrap cannot run (see ``_start_shell``).
+NO_SANDBOX = (
+    "shell commands run only inside the bubblewrap sandbox, which this host does not have "
+    "(install Debian's bubblewrap), or where the person turned it off (sandbox=off)"
+)
 
-class JsonRun(JsonRunSteps):
+APPROVAL_REASONS = {
+    "readFile": "Reading files requires approval",
+    "createFile": "File changes require approval",
+    "editFile": "File changes require approval",
+    "deleteFile": "Deleting files requires approval",
+}
+
+
+@dataclass(eq=False)
+class JsonItem(Item):
+    """An ``Item`` for one JSON operation: its response ``event`` and, for shell, ``shell``."""
+
+    operation: Operation | None = field(default=None, repr=False)
+    event: dict[str, Any] | None = None
+    shell: shell_ops.ShellState | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = super().to_dict()
+        data.update(
+            dialect="json",
+            event=self.event,
+            decided_by=self.decided_by,
+            rule=self.rule,
+            shell=self.shell.to_dict() if self.shell else None,
+        )
+        return data
+
+
+def shell_policy_of(operator: Operator) -> ShellPolicy:
+    """The operator's shell policy (the default asks for every command)."""
+    policy = operator.shell_policy
+    if not isinstance(policy, ShellPolicy):
+        raise TypeError("Operator.shell_policy must be a ShellPolicy")
+    return policy
+
+
+class JsonRun(DecidableRun[JsonItem]):
     """The items of one batch of JSON operations, in order, and the events produced so far."""
 
     dialect = "json"
@@ -79,59 +129,21 @@ class JsonRun(JsonRunSteps):
         """The response events so far, as the JSON text copied back to the model."""
         return format_events(self.events)
 
-    # -- decisions ----------------------------------------------------------------------------
-    def approve(self, id: str, *, content: bytes | None = None) -> Decision:
-        """Run the pending operation, then continue the batch up to the next approval.
+    # -- the hooks of the decision template (``DecidableRun._decide``) ------------------------
+    #: Deciding an operation continues the batch: approving or rejecting all goes on to the
+    #: operations that come up after it, until none waits.
+    approve_all_goes_on = True
+    reject_all_goes_on = True
 
-        An item decided before is left alone (``outcome="already_decided"``); one the batch has
-        not reached yet raises ``DecideFirst`` naming the pending one; an unknown id raises
-        ``UnknownItem``. ``content`` writes the person's edit of a file change instead (as
-        ``Run.approve``; its event adds ``editedByPerson`` and ``editDiff``).
-        """
-        with self._lock:
-            item = self._take(id)
-            if not item.needs_approval:
-                return Decision.already(item)
-            if content is not None:
-                written = edits.plan_edited(item, content)
-                if written is not item.proposal:
-                    item.proposed, item.proposal, item.edited = item.proposal, written, True
-            item.decided_by, item.rule = "person", None
-            self._carry_out(item)
-            decision = Decision.made(item)
-            self._next = item.index + 1
-            self.advance()
-        return decision
+    def _refuse(self, item: JsonItem, note: str) -> None:
+        error = "rejected by the person; nothing was done." + note
+        self._answer(item, events.failure(item.operation, codes.ERR_REJECTED, error), "rejected")
 
-    def reject(self, id: str, reason: str | None = None) -> Decision:
-        """Refuse the pending operation (``reason`` goes to the model), then continue."""
-        with self._lock:
-            item = self._take(id)
-            if not item.needs_approval:
-                return Decision.already(item)
-            item.decided_by, item.rule = "person", None
-            error = "rejected by the person; nothing was done." + reason_note(reason)
-            refused = events.failure(item.operation, codes.ERR_REJECTED, error)
-            self._answer(item, refused, "rejected")
-            decision = Decision.made(item)
-            self._next = item.index + 1
-            self.advance()
-        return decision
-
-    def approve_all(self, *, unattended: bool = False) -> list[Decision]:
-        """Approve operations one by one until none is pending (``unattended`` changes
-        nothing: no operation runs code outside the shell policy's sandbox check)."""
-        decided = []
-        while self.pending:
-            decided.append(self.approve(self.pending[0].id))
-        return decided
-
-    def reject_all(self, reason: str | None = None) -> list[Decision]:
-        """Reject operations one by one until none is pending."""
-        decided = []
-        while self.pending:
-            decided.append(self.reject(self.pending[0].id, reason))
-        return decided
+    def _settle(self, item: JsonItem, and_run: bool) -> list[Item]:
+        """Continue the batch after the decided operation (each answer is told as it comes)."""
+        self._next = item.index + 1
+        self.advance()
+        return []
 
     # -- the batch ----------------------------------------------------------------------------
     def advance(self) -> None:
@@ -153,12 +165,195 @@ class JsonRun(JsonRunSteps):
                     return
                 self._next += 1
 
-    def _take(self, id: str) -> JsonItem:
-        """The item to decide; ``DecideFirst`` while the batch has not reached it."""
-        item = self.item(id)
-        if item.status == "waiting":
-            raise DecideFirst(id, item.builds_on or "")
+    # -- one operation, from its item to its answer ---------------------------------------------
+    def _item(self, op: Operation) -> JsonItem:
+        path = getattr(op, "path", None)
+        if isinstance(op, InvalidOperation):
+            kind = "error"
+        elif isinstance(op, Shell):
+            kind = "shell"
+        elif isinstance(op, (Message, ReadFile)):
+            kind = "read"
+        else:
+            kind = "mutation"
+        item = JsonItem(
+            op.index,
+            op.id,
+            op.type,
+            path,
+            op.index + 1,
+            kind,
+            "waiting",  # type: ignore[arg-type]
+            "waits for the operations before it",
+            operation=op,
+        )
+        if isinstance(op, Shell):
+            item.shell = shell_ops.describe(op, shell_policy_of(self._operator))
         return item
+
+    def _start(self, item: JsonItem) -> None:
+        op = item.operation
+        item.builds_on = None
+        if isinstance(op, InvalidOperation):
+            self._answer(item, events.invalid(op), "error")
+        elif isinstance(op, Message):
+            self._answer(item, events.message(op, op.content), "done")
+        elif isinstance(op, Shell):
+            self._start_shell(item, op)
+        else:
+            self._start_file(item, op)
+
+    def _start_file(self, item: JsonItem, op: Operation) -> None:
+        policy = self._operator.policy
+        action = json_files.ACTIONS[op.type]
+        path = getattr(op, "path", None)
+        verdict = policy.verdict(action, path)
+        if verdict.verdict == "deny":
+            verdicts = {t: policy.verdict(json_files.ACTIONS[t], path) for t in PATH_TYPES}
+            allowed = [t for t in PATH_TYPES if verdicts[t].verdict != "deny"]
+            suggestion = "Allowed operations: " + ", ".join(["message", *allowed, "shell"])
+            item.rule = verdict.text
+            self._deny(item, f"{op.type} is not allowed in this workspace ({verdict.text})",
+                       suggestion)  # fmt: skip
+            return
+        if path and normalise_path(path) is None:
+            # A path the workspace refuses is never read, asked about or approved.
+            try:
+                parse_path(path)
+            except OperatorError as exc:
+                self._answer(item, events.failure(op, exc.code, exc.message), "failed")
+                return
+        if item.kind == "mutation":
+            try:
+                item.proposal = json_files.plan(self._operator.workspace, op)
+            except OperatorError as exc:
+                self._answer(item, events.failure(op, exc.code, exc.message), "failed")
+                return
+            item.summary = item.proposal.summary
+        if verdict.verdict == "auto":
+            item.decided_by, item.rule = "rule", verdict.text
+            self._carry_out(item)
+            return
+        item.rule = verdict.text  # why it asks (a person's decision clears it)
+        details = {"path": op.path, "policy": f"{op.type}.approvalRequired"}  # type: ignore[attr-defined]
+        self._ask(item, APPROVAL_REASONS[op.type], details)
+
+    def _start_shell(self, item: JsonItem, op: Shell) -> None:
+        policy = shell_policy_of(self._operator)
+        decision = self._operator.policy.command_decision(policy.decide(op.command, dict(op.env)))
+        if decision.verdict == "deny":
+            item.rule = decision.rule
+            self._deny(item, decision.reason, policy.suggestion())
+            return
+        if policy.sandbox and not sandbox_available():
+            # Outside the sandbox a command runs as this user: it could read the host's
+            # environment (an API key) through /proc. Bash lines refuse too; only the person's
+            # explicit sandbox=off runs commands unsandboxed.
+            self._answer(item, events.failure(op, codes.ERR_SANDBOX_UNAVAILABLE, NO_SANDBOX),
+                         "failed")  # fmt: skip
+            return
+        try:
+            shell_ops.resolve(self._operator.workspace, op)
+        except OperatorError as exc:
+            self._answer(item, events.failure(op, exc.code, exc.message), "failed")
+            return
+        # After the rules: no rule runs a command outside the sandbox (sandbox=off).
+        decision = outside_sandbox(decision, item.shell is not None and item.shell.sandboxed)
+        if decision.verdict == "run":
+            item.decided_by, item.rule = "rule", decision.rule
+            self._carry_out(item)
+            return
+        details: dict[str, Any] = {"command": op.command}
+        if op.cwd is not None:
+            details["cwd"] = op.cwd
+        if op.env:
+            details["env"] = dict(op.env)
+        details["policy"] = "shell.approvalRequired"
+        item.rule = decision.rule or "shell default: ask"  # why it asks, as file actions say it
+        self._ask(item, decision.reason, details)
+
+    def _ask(self, item: JsonItem, reason: str, details: dict[str, Any]) -> None:
+        item.move_to("pending")
+        if item.kind != "mutation":
+            item.summary = reason
+        self.events.append(events.approval_required(item.operation, reason, details))
+        self._notify(item)
+
+    def _deny(self, item: JsonItem, reason: str, suggestion: str) -> None:
+        event = events.policy_denied(item.operation, reason, suggestion)
+        item.decided_by = "rule"
+        self._answer(item, event, "denied", code=codes.ERR_POLICY_DENIED, summary=reason)
+
+    def _carry_out(self, item: JsonItem, and_run: bool = False) -> None:
+        op = item.operation
+        ws = self._operator.workspace
+        try:
+            if isinstance(op, Shell):
+                event = shell_ops.execute(
+                    ws, op, item.shell, shell_policy_of(self._operator), lambda: self._notify(item),
+                    self._operator.journal, self._operator.session,
+                )
+                self._record_shell(item, op)
+                status = "done" if event["success"] else "failed"
+            elif isinstance(op, ReadFile):
+                event, status = json_files.read(ws, op, self._budget), "done"
+            else:
+                live_route.refuse_beneath_room(self._operator, op.path)  # the room saves it
+                event, item.entry_id = json_files.apply(
+                    ws, self._operator.journal, op, item.proposal,
+                    session=self._operator.session, decided_by=item.decided_by, rule=item.rule,
+                    label=self._operator.label,
+                )  # fmt: skip
+                status = "applied"
+                if item.edited and item.proposed is not None:
+                    written = item.proposal.new_bytes
+                    diff = edits.edit_diff(item.proposed.new_bytes, written, op.path)
+                    event = events.person_edited(event, diff, len(written or b""))
+        except OperatorError as exc:
+            stale = exc.code == codes.ERR_STALE_PREVIEW
+            self._answer(
+                item, events.failure(op, exc.code, exc.message), "stale" if stale else "failed"
+            )
+            return
+        self._answer(item, event, status)
+
+    def _record_shell(self, item: JsonItem, op: Shell) -> None:
+        state = item.shell
+        self._operator.shell_history.add(
+            shell_ops.ShellRecord(
+                time.time(),
+                op.id,
+                op.command,
+                state.cwd,
+                state.exit_code,
+                state.duration_ms,
+                state.timed_out,
+                state.sandboxed,
+                item.decided_by,
+                item.rule,
+            )
+        )
+
+    def _answer(
+        self,
+        item: JsonItem,
+        event: dict[str, Any],
+        status: str,
+        *,
+        code: str | None = None,
+        summary: str | None = None,
+    ) -> None:
+        item.event = event
+        item.move_to(status)
+        ok = bool(event.get("success", event.get("type") == "message"))
+        item.error_code = code or event.get("code")
+        if summary is None:
+            summary = event.get("error") or json_files.summary(event)
+        item.summary = summary
+        details = event.get("content") if event.get("type") == "readFile" else None
+        item.result = Result(item.id, ok, summary, details, None if ok else item.error_code)
+        self.events.append(event)
+        self._notify(item)
 
 
 def run_json(operator: Operator, text: str) -> JsonRun:

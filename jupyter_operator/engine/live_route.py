@@ -312,13 +312,15 @@ def _text_in_room(op: Operating, item: Item, rooms: LiveRooms, target: Path) -> 
     if state != "applied":
         message = (f"{item.path} was edited in the shared file since the preview; nothing "
                    "was changed. Read the file again.")  # fmt: skip
-        op.finish_item(item, Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message), "stale")
+        stale = Result.failure(cmd.id, codes.ERR_STALE_PREVIEW, message)
+        outcome_notes.finish(item, stale, "stale")
         return True
     _record_in_room(op, item)
     summary = mutations.applied_summary(cmd, proposal)
     item.summary = f"{proposal.summary}, in the shared file"
-    op.finish_item(item, Result(cmd.id, True, f"{summary} (in the shared file; every "
-                            "collaborator sees it, the room saves it)"), "applied")  # fmt: skip
+    outcome_notes.finish(item, Result(cmd.id, True, f"{summary} (in the shared file; every "
+                                      "collaborator sees it, the room saves it)"),
+                         "applied")  # fmt: skip
     return True
 
 

@@ -16,8 +16,7 @@ from ..protocol import Result, codes, format_results, unread_note
 from . import edits, foreign_calls, history, live_route, mutations, outcome_notes, run_items
 from .carry_out import carry_out
 from .decidable import DecidableRun
-from .decisions import Decision, reason_note
-from .errors import DecideFirst
+from .decisions import Decision
 from .items import Item
 from .reads import OutputBudget
 
@@ -58,45 +57,6 @@ class Run(DecidableRun[Item]):
         return format_results([item.result for item in self.items if item.result is not None],
                               note=unread_note(self.truncated_chars, self.unread_markers))
 
-    def approve(self, id: str, *, content: bytes | None = None,
-                and_run: bool = False) -> Decision:  # fmt: skip
-        """Apply one pending item (or run a pending read) and say what happened.
-
-        An item decided before is left alone (``outcome="already_decided"``). A change
-        previewed on top of an earlier pending change to the same file raises ``DecideFirst``
-        until that earlier change is decided; an unknown id raises ``UnknownItem``.
-
-        ``content`` approves the person's edit of the new content instead of the model's:
-        exactly those bytes are written, on the same snapshot guard, size limit and notebook
-        check (``BadEdit`` leaves the item pending otherwise); the item is then ``edited`` and
-        its result tells the model what changed from its proposal (``engine/edits.py``).
-
-        ``and_run`` (Approve & Run, for an insert or replace of a code cell): once applied, the
-        cell runs in the notebook's kernel and the change's result carries the outputs.
-        """
-        with self._lock:
-            item = self._take(id)
-            if not item.needs_approval:
-                return Decision.already(item)
-            proposed = item.proposal
-            if content is not None:
-                written = edits.plan_edited(item, content)
-                item.proposal, item.edited = written, written is not proposed
-            item.decided_by, item.rule = "person", None
-            carry_out(self._operator, item, self.budget, self, and_run=and_run)
-            if item.edited and item.status == "applied" and item.result and proposed:
-                item.result = edits.edited_result(item.result, proposed, item.proposal,
-                                                  item.path or "")  # fmt: skip
-                item.summary = item.proposal.summary
-            history.track(self._operator.journal, self, item)
-            if and_run and not live_route.waiting(item):  # a page runs it once it has it
-                run_items.after_change(self._operator, self, item)
-            refreshed = self._refresh_dependents(item) + self._release_waiting()
-            decision = Decision.made(item)
-        for changed in [item, *refreshed]:
-            self._notify(changed)
-        return decision
-
     def finish_execution(self, id: str, outcome: Outcome) -> Decision:
         """The outcome of a run a front end carried out (``DeferredRunner``): the item ends."""
         with self._lock:
@@ -115,13 +75,11 @@ class Run(DecidableRun[Item]):
                 return Decision.already(item)
             if live_route.finish(self._operator, item, answer):
                 carry_out(self._operator, item, self.budget, self, disk=True)
-            history.track(self._operator.journal, self, item)
-            if item.live and item.live.get("and_run") and item.status == "applied":
-                run_items.after_change(self._operator, self, item)
-            refreshed = self._refresh_dependents(item) + self._release_waiting()
+            and_run = bool(item.live and item.live.get("and_run")) and item.status == "applied"
+            changed = self._settle(item, and_run)
             decision = Decision.made(item)
-        for changed in [item, *refreshed]:
-            self._notify(changed)
+        for each in changed:
+            self._notify(each)
         return decision
 
     def ran(self, item: Item) -> None:
@@ -131,65 +89,38 @@ class Run(DecidableRun[Item]):
         for changed in [item, *refreshed]:
             self._notify(changed)
 
-    def approve_by_rule(self, id: str, rule: str) -> Decision:
-        """Apply a pending item because a host rule (its text: ``rule 2: ...``) allows it."""
-        with self._lock:
-            item = self._take(id)
-            if not item.needs_approval:
-                return Decision.already(item)
-            item.decided_by, item.rule = "rule", rule
-            carry_out(self._operator, item, self.budget, self)
-            history.track(self._operator.journal, self, item)
-            refreshed = self._refresh_dependents(item) + self._release_waiting()
-            decision = Decision.made(item)
-        for changed in [item, *refreshed]:
-            self._notify(changed)
-        return decision
+    # -- the hooks of the decision template (``DecidableRun._decide``) ------------------------
+    runs_cells = True
 
-    def reject(self, id: str, reason: str | None = None) -> Decision:
-        """Refuse one pending item; ``reason`` is passed on to the model.
+    def _carry_out(self, item: Item, and_run: bool) -> None:
+        """Apply the change, run the read or start the cell run; an edited change's result
+        tells the model what the person changed."""
+        carry_out(self._operator, item, self.budget, self, and_run=and_run)
+        if item.edited and item.status == "applied" and item.result and item.proposed:
+            item.result = edits.edited_result(item.result, item.proposed, item.proposal,
+                                              item.path or "")  # fmt: skip
+            item.summary = item.proposal.summary
 
-        An item decided before is left alone (``outcome="already_decided"``).
-        """
-        with self._lock:
-            item = self._take(id)
-            if not item.needs_approval:
-                return Decision.already(item)
-            message = "nothing was changed." + reason_note(reason)
-            item.decided_by, item.rule = "person", None
-            result = Result.failure(item.id, codes.ERR_REJECTED, message)
-            if item.foreign is not None:  # the model is told the block it meant
-                result = foreign_calls.rejected(item, reason_note(reason))
-            outcome_notes.finish(item, result, "rejected")
-            refreshed = self._refresh_dependents(item) + self._release_waiting()
-            decision = Decision.made(item)
-        for changed in [item, *refreshed]:
-            self._notify(changed)
-        return decision
+    def _refuse(self, item: Item, note: str) -> None:
+        result = Result.failure(item.id, codes.ERR_REJECTED, "nothing was changed." + note)
+        if item.foreign is not None:  # the model is told the block it meant
+            result = foreign_calls.rejected(item, note)
+        outcome_notes.finish(item, result, "rejected")
 
-    def approve_all(self, *, unattended: bool = False) -> list[Decision]:
-        """Apply every pending item, in block order.
+    def _settle(self, item: Item, and_run: bool) -> list[Item]:
+        """Journal what was applied, start Approve & Run's cell, re-plan the changes built on
+        the item and release the reads that waited for it."""
+        history.track(self._operator.journal, self, item)
+        if and_run and not live_route.waiting(item):  # a page runs it once it has it
+            run_items.after_change(self._operator, self, item)
+        return [item, *self._refresh_dependents(item), *self._release_waiting()]
 
-        ``unattended`` (a command line's ``--approve all``, decided before anyone saw the
-        items): a run of code that would not be sandboxed is rejected instead, the model told
-        why; as with the rules, only a person's decision on that run itself runs code outside
-        the sandbox (``run_items.runs_unsandboxed``).
-        """
-        unsandboxed = unattended and run_items.runs_unsandboxed(self._operator)
-        decisions = []
-        # A decision can settle later items (a dependent change that no longer applies).
-        for item in list(self.pending):
-            if not item.needs_approval:
-                continue
-            if unsandboxed and item.kind == "run":
-                decisions.append(self.reject(item.id, run_items.UNATTENDED_UNSANDBOXED))
-            else:
-                decisions.append(self.approve(item.id))
-        return decisions
-
-    def reject_all(self, reason: str | None = None) -> list[Decision]:
-        """Refuse every pending item."""
-        return [self.reject(item.id, reason) for item in list(self.pending) if item.needs_approval]
+    def _unattended_refusal(self, item: Item) -> str | None:
+        """A run of code that would not be sandboxed: as with the rules, only a person's
+        decision on that run itself runs code outside the sandbox."""
+        if item.kind == "run" and run_items.runs_unsandboxed(self._operator):
+            return run_items.UNATTENDED_UNSANDBOXED
+        return None
 
     def _refresh_dependents(self, decided: Item) -> list[Item]:
         """Re-plan the pending changes previewed on top of ``decided``, now from the disk.
@@ -222,12 +153,3 @@ class Run(DecidableRun[Item]):
                 self._operator.start_read(item, self.budget)
                 released.append(item)
         return released
-
-    def _take(self, id: str) -> Item:
-        """The item to decide; ``DecideFirst`` while the change it builds on is undecided."""
-        item = self.item(id)
-        if item.status == "waiting" or (
-            item.needs_approval and item.builds_on and self.item(item.builds_on).needs_approval
-        ):
-            raise DecideFirst(id, item.builds_on or "")
-        return item

@@ -12,10 +12,14 @@ while they are empty (``remove_empty_parents``: only ``rmdir``, through the jail
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Literal
 
 from ..protocol import OperatorError, codes
 from ..workspace import HistoryEntry, Journal, Snapshot, Workspace, remove_empty_parents
 from .mutations import EDIT_LIMIT, overlaps, path_key
+
+#: Which way ``pick`` chooses: the entry to undo, or the undone one to apply again.
+Direction = Literal["undo", "redo"]
 
 
 def _conflict(message: str) -> OperatorError:
@@ -42,54 +46,36 @@ def _label(entry: HistoryEntry) -> str:
     return f"{entry.entry_id} ({entry.action} {entry.path})"
 
 
-def pick(journal: Journal, entry_id: str | None, direction: str) -> HistoryEntry:
+def pick(journal: Journal, entry_id: str | None, direction: Direction) -> HistoryEntry:
     """The entry an undo (``direction="undo"``) or redo would act on, with the refusals that
-    do not depend on the file: already undone (not undone), a later live change in the way."""
+    do not depend on the file: already undone (not undone), a later live change in the way.
+
+    Without ``entry_id``: the latest live entry (undo), the one undone last (redo).
+    """
+    undoing = direction == "undo"
     entries = journal.entries()
-    if direction == "undo":
-        if entry_id is None:
-            live = [e for e in entries if not e.undone]
-            if not live:
-                raise OperatorError(codes.ERR_NOT_FOUND, "nothing to undo in this workspace.")
-            entry = live[-1]
-        else:
-            entry = _find(entries, entry_id)
-            if entry.undone:
-                raise _conflict(f"{entry.entry_id} is already undone; redo it to apply it again.")
+    if entry_id is None:
+        candidates = [e for e in entries if e.undone != undoing]
+        if not candidates:
+            raise OperatorError(codes.ERR_NOT_FOUND, f"nothing to {direction} in this workspace.")
+        entry = candidates[-1] if undoing else max(candidates, key=lambda e: e.undone_at or 0.0)
     else:
-        if entry_id is None:
-            undone = [e for e in entries if e.undone]
-            if not undone:
-                raise OperatorError(codes.ERR_NOT_FOUND, "nothing to redo in this workspace.")
-            entry = max(undone, key=lambda e: e.undone_at or 0.0)
-        else:
-            entry = _find(entries, entry_id)
-            if not entry.undone:
-                raise _conflict(f"{entry.entry_id} is not undone; there is nothing to redo.")
+        entry = _find(entries, entry_id)
+        if undoing and entry.undone:
+            raise _conflict(f"{entry.entry_id} is already undone; redo it to apply it again.")
+        if not undoing and not entry.undone:
+            raise _conflict(f"{entry.entry_id} is not undone; there is nothing to redo.")
     later = _later_live(entries, entry)
     if later is not None:
-        raise _conflict(f"{entry.path} was changed again by {_label(later)}; undo "
-                        f"{later.entry_id} first.")  # fmt: skip
+        when = (f"again by {_label(later)}" if undoing
+                else f"by {_label(later)} after {entry.entry_id} was undone")  # fmt: skip
+        raise _conflict(f"{entry.path} was changed {when}; undo {later.entry_id} first.")
     return entry
 
 
 def undo(ws: Workspace, journal: Journal, entry_id: str | None = None) -> HistoryEntry:
     """Undo one entry (the latest live one when ``entry_id`` is None)."""
-    entries = journal.entries()
-    if entry_id is None:
-        live = [e for e in entries if not e.undone]
-        if not live:
-            raise OperatorError(codes.ERR_NOT_FOUND, "nothing to undo in this workspace.")
-        entry = live[-1]
-    else:
-        entry = _find(entries, entry_id)
-        if entry.undone:
-            raise _conflict(f"{entry.entry_id} is already undone; redo it to apply it again.")
-    later = _later_live(entries, entry)
-    if later is not None:
-        raise _conflict(
-            f"{entry.path} was changed again by {_label(later)}; undo {later.entry_id} first."
-        )
+    entry = pick(journal, entry_id, "undo")
     current = ws.snapshot(entry.path, limit=EDIT_LIMIT)
     if entry.change == "delete":
         _put_back(ws, journal, entry, current)
@@ -167,25 +153,11 @@ def _put_back(ws: Workspace, journal: Journal, entry: HistoryEntry, current: Sna
 
 def redo(ws: Workspace, journal: Journal, entry_id: str | None = None) -> HistoryEntry:
     """Apply an undone entry again (the one undone last when ``entry_id`` is None)."""
-    entries = journal.entries()
-    if entry_id is None:
-        undone = [e for e in entries if e.undone]
-        if not undone:
-            raise OperatorError(codes.ERR_NOT_FOUND, "nothing to redo in this workspace.")
-        entry = max(undone, key=lambda e: e.undone_at or 0.0)
-    else:
-        entry = _find(entries, entry_id)
-        if not entry.undone:
-            raise _conflict(f"{entry.entry_id} is not undone; there is nothing to redo.")
-    later = _later_live(entries, entry)
-    if later is not None:
-        raise _conflict(
-            f"{entry.path} was changed by {_label(later)} after {entry.entry_id} was undone; "
-            f"undo {later.entry_id} first."
-        )
+    entry = pick(journal, entry_id, "redo")
     current = ws.snapshot(entry.path, limit=EDIT_LIMIT)
     if not _found_as_before(entry, current):
         key = path_key(entry.path)
+        entries = journal.entries()
         index = entries.index(entry)
         earlier = [e for e in entries[:index] if e.undone and overlaps(key, path_key(e.path))]
         if earlier:

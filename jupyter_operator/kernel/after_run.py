@@ -1,7 +1,8 @@
 """After a ``%%operator`` run: the status of its commands, and undo / redo of history entries.
 
-Apart from magics.py because the history widget's Undo and Redo buttons call the same functions
-as ``%operator undo`` and ``%operator redo``; they need the kernel's session, not the magics.
+Apart from magics.py because the history widget's Undo and Redo buttons call the same function
+as ``%operator undo`` and ``%operator redo`` (``history_entry``); they need the kernel's
+session, not the magics.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from .session import session
 
 if TYPE_CHECKING:
     from ..engine import DecidableRun
+    from ..engine.undo import Direction
 
 
 def status_text(run: DecidableRun) -> str:
@@ -35,18 +37,14 @@ def status_text(run: DecidableRun) -> str:
     return visible("\n".join(lines))
 
 
-def undo_entry(entry_id: str | None = None) -> str:
-    """Undo one history entry (the latest by default); the engine turns the change's card to
-    "undone" and its result to what is true now."""
-    state = session()
-    entry = state.current_operator().undo(entry_id)
-    state.refresh_history_views()
-    return f"Undone: {entry.action} {entry.path} (entry {entry.entry_id})"
+def history_entry(direction: Direction, entry_id: str | None = None) -> str:
+    """Undo one history entry (the latest by default) or redo one (the last undone), in the
+    kernel's current workspace; the engine turns the change's card and its result to what is
+    true now, and every history view of the notebook is drawn again."""
+    from ..widgets.run_widget import history_step
 
-
-def redo_entry(entry_id: str | None = None) -> str:
-    """Apply an undone entry again (the last undone by default)."""
     state = session()
-    entry = state.current_operator().redo(entry_id)
+    line = history_step(state.current_operator(), direction, entry_id)
     state.refresh_history_views()
-    return f"Redone: {entry.action} {entry.path} (entry {entry.entry_id})"
+    return line
+

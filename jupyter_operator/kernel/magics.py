@@ -8,18 +8,20 @@ Every mistake in using the magics is one line (``UsageError``), never a tracebac
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
 from . import commands
-from .after_run import redo_entry, status_text, undo_entry
+from .after_run import history_entry, status_text
 from .magic_options import USAGE, split_magic_line, take_run_options
 from .session import session
 
 if TYPE_CHECKING:
     from ..engine import DecidableRun
+    from ..engine.undo import Direction
 
 
 @magics_class
@@ -143,31 +145,28 @@ class OperatorMagics(Magics):
 
     # -- after a run ---------------------------------------------------------------------------
     def _cmd_undo(self, args: list[str]) -> None:
-        from ..protocol import OperatorError
-
-        if len(args) > 1:
-            raise UsageError("operator: usage: %operator undo [ID]")
-        try:
-            print(undo_entry(args[0] if args else None))
-        except OperatorError as exc:
-            if not args and not [e for e in session().current_operator().history() if not e.undone]:
-                print("Nothing to undo: no change is applied in this workspace.")
-                return
-            raise UsageError(f"operator: cannot undo: {exc.message}") from None
-        except (ValueError, KeyError) as exc:
-            raise UsageError(f"operator: cannot undo: {exc.args[0] if exc.args else exc}") from None
+        self._history_step("undo", args)
 
     def _cmd_redo(self, args: list[str]) -> None:
+        self._history_step("redo", args)
+
+    def _history_step(self, direction: Direction, args: list[str]) -> None:
         from ..protocol import OperatorError
 
         if len(args) > 1:
-            raise UsageError("operator: usage: %operator redo [ID]")
+            raise UsageError(f"operator: usage: %operator {direction} [ID]")
         try:
-            print(redo_entry(args[0] if args else None))
+            print(history_entry(direction, args[0] if args else None))
         except OperatorError as exc:
-            raise UsageError(f"operator: cannot redo: {exc.message}") from None
+            if direction == "undo" and not args and not [
+                e for e in session().current_operator().history() if not e.undone
+            ]:
+                print("Nothing to undo: no change is applied in this workspace.")
+                return
+            raise UsageError(f"operator: cannot {direction}: {exc.message}") from None
         except (ValueError, KeyError) as exc:
-            raise UsageError(f"operator: cannot redo: {exc.args[0] if exc.args else exc}") from None
+            why = exc.args[0] if exc.args else exc
+            raise UsageError(f"operator: cannot {direction}: {why}") from None
 
     def _cmd_history(self, args: list[str]) -> None:
         from IPython.display import display
@@ -180,7 +179,8 @@ class OperatorMagics(Magics):
         from ..engine import shell_history
 
         op = session().current_operator()
-        view = HistoryWidget(op.history, undo=undo_entry, redo=redo_entry,
+        view = HistoryWidget(op.history, undo=partial(history_entry, "undo"),
+                             redo=partial(history_entry, "redo"),
                              executions=lambda: [r.to_dict() for r in executions(op.journal)])
         session().history_views.add(view)
         display(view)

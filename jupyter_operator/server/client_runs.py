@@ -48,6 +48,8 @@ class ClientRun(DecidableRun):
 
     #: Item views and edits follow each part's own dialect (:meth:`dialect_of`).
     dialect = "operator"
+    #: Approve & Run reaches the part holding the item, which runs cells or drops it.
+    runs_cells = True
 
     def __init__(self) -> None:
         self.parts: list[Part] = []
@@ -138,19 +140,10 @@ class ClientRun(DecidableRun):
 
     # -- decisions, each the part's own ------------------------------------------------------
 
-    def approve(self, id: str, *, content: bytes | None = None,
-                and_run: bool = False) -> Decision:  # fmt: skip
-        """Approve item ``id`` in its part (``and_run`` where the part runs cells)."""
-        run = self.part_of(id)
-        if and_run and hasattr(run, "finish_execution"):
-            return run.approve(id, and_run=True)  # type: ignore[no-any-return]
-        if content is not None:
-            return run.approve(id, content=content)  # type: ignore[no-any-return]
-        return run.approve(id)  # type: ignore[no-any-return]
-
-    def reject(self, id: str, reason: str | None = None) -> Decision:
-        """Reject item ``id`` in its part; ``reason`` is passed on to the client."""
-        return self.part_of(id).reject(id, reason)  # type: ignore[no-any-return]
+    def _holder(self, id: str) -> DecidableRun:
+        """The part holding item ``id`` decides it (``DecidableRun``'s template, in the part's
+        own dialect); ``UnknownItem`` if no part holds it."""
+        return self.part_of(id)  # type: ignore[no-any-return]
 
     def approve_all(self) -> list[Decision]:
         """Approve everything pending, part by part."""

@@ -101,6 +101,7 @@ from .errors import ApiError
 from .json_bodies import dump_json, parse_body
 
 if TYPE_CHECKING:
+    from ..engine.undo import Direction
     from .bodies import Body
     from .sessions import SessionService
 
@@ -469,23 +470,38 @@ class DecideAllHandler(OperatorPostHandler):
         await self.respond(work())
 
 
-class UndoHandler(OperatorPostHandler):
-    """``POST undo``: undo one applied change in a workspace."""
+class HistoryStepHandler(OperatorPostHandler):
+    """``POST undo`` / ``POST redo``: undo one applied change in a workspace, or apply an undone
+    one again (``direction``: ``UndoHandler``, ``RedoHandler``)."""
+
+    direction: Direction
 
     @web.authenticated
     @authorized
     async def post(self) -> None:
-        """Undo the given (or the latest) change."""
+        """Undo (redo) the given change, or the latest one (the one undone last)."""
 
         async def work() -> dict[str, Any]:
             from .bodies import UndoBody
 
             body = self.parse(UndoBody)
             live = body.live.model_dump() if body.live is not None else None
-            return await self.service.undo(body.workspace, body.id, body.session, body.folder,
-                                           live)  # fmt: skip
+            return await self.service.history_step(self.direction, body.workspace, body.id,
+                                                   body.session, body.folder, live)  # fmt: skip
 
         await self.respond(work())
+
+
+class UndoHandler(HistoryStepHandler):
+    """``POST undo``: undo one applied change in a workspace."""
+
+    direction = "undo"
+
+
+class RedoHandler(HistoryStepHandler):
+    """``POST redo``: apply an undone change again."""
+
+    direction = "redo"
 
 
 class UndoRunHandler(OperatorPostHandler):
@@ -502,25 +518,6 @@ class UndoRunHandler(OperatorPostHandler):
             body = self.parse(UndoRunBody)
             return await self.service.undo_run(body.workspace, body.run, body.folder,
                                                body.preview)  # fmt: skip
-
-        await self.respond(work())
-
-
-class RedoHandler(OperatorPostHandler):
-    """``POST redo``: apply an undone change again."""
-
-    @web.authenticated
-    @authorized
-    async def post(self) -> None:
-        """Redo the given (or the latest undone) change."""
-
-        async def work() -> dict[str, Any]:
-            from .bodies import UndoBody
-
-            body = self.parse(UndoBody)
-            live = body.live.model_dump() if body.live is not None else None
-            return await self.service.redo(body.workspace, body.id, body.session, body.folder,
-                                           live)  # fmt: skip
 
         await self.respond(work())
 

@@ -16,10 +16,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .errors import ApiError
-from .session_views import Session, clean_folder, mark_redone, mark_undone
+from .session_views import Session, clean_folder, mark_settled
 
 if TYPE_CHECKING:
     from ..engine import Operator
+    from ..engine.undo import Direction
     from ..workspace import HistoryEntry
     from .workspaces import WorkspaceRegistry
 
@@ -44,72 +45,56 @@ class HistoryRequests:
 
         def _save(self, session: Session) -> None: ...
 
-    async def undo(
+    async def undo(self, workspace: str, entry_id: str | None = None, session: str | None = None,
+                   folder: str | None = None, live: dict[str, Any] | None = None,
+                   ) -> dict[str, Any]:  # fmt: skip
+        """Undo one applied change (the latest one not yet undone when ``entry_id`` is None)."""
+        return await self.history_step("undo", workspace, entry_id, session, folder, live)
+
+    async def redo(self, workspace: str, entry_id: str | None = None, session: str | None = None,
+                   folder: str | None = None, live: dict[str, Any] | None = None,
+                   ) -> dict[str, Any]:  # fmt: skip
+        """Apply an undone change again (the one undone last when ``entry_id`` is None); the
+        engine refuses when the file changed since."""
+        return await self.history_step("redo", workspace, entry_id, session, folder, live)
+
+    async def history_step(
         self,
+        direction: Direction,
         workspace: str,
         entry_id: str | None = None,
         session: str | None = None,
         folder: str | None = None,
         live: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """Undo one applied change (the latest one not yet undone when ``entry_id`` is None).
+        """Undo one applied change, or redo an undone one (``direction``).
 
-        A change to a notebook open in a page is undone by that page: the answer carries
-        ``live`` (the cell edits), and the page's own answer comes back as ``live`` with the
-        entry's id (``Operator.settle_in_page``).
+        A change to a notebook open in a page is undone (redone) by that page: the answer
+        carries ``live`` (the cell edits), and the page's own answer comes back as ``live``
+        with the entry's id (``Operator.settle_in_page``).
 
         When the change came from a session this server still knows (a run that ended, or
-        one saved before a restart), its item turns ``undone`` and its results say so.
+        one saved before a restart), its item turns ``undone`` (``applied`` again) and its
+        results say so.
         """
         self._check_workspace(workspace)
         owner = await self._owner(workspace, entry_id, session, folder)
+        shown = owner.to_dict if owner else lambda: None
 
         def work() -> dict[str, Any]:
             operator = self._history_of(workspace, owner.folder if owner else folder)
             if live is not None and entry_id is not None:
-                entry = operator.settle_in_page(entry_id, "undo", live)
+                entry = operator.settle_in_page(entry_id, direction, live)
             else:
-                sent = operator.history_in_page(entry_id, "undo")
-                if sent is not None:  # the page holding the notebook undoes it, then answers
+                sent = operator.history_in_page(entry_id, direction)
+                if sent is not None:  # the page holding the notebook does it, then answers
                     return {"workspace": workspace, "entry": self._entry_view(sent[0]),
-                            "session": owner.to_dict() if owner else None, "live": sent[1]}
-                entry = operator.undo(entry_id)
+                            "session": shown(), "live": sent[1]}  # fmt: skip
+                entry = operator.undo(entry_id) if direction == "undo" else operator.redo(entry_id)
             if owner is not None:
-                mark_undone(owner, entry)
+                mark_settled(owner, entry)
                 self._save(owner)
-            return {"workspace": workspace, "entry": self._entry_view(entry),
-                    "session": owner.to_dict() if owner else None}  # fmt: skip
-
-        return await self._locked(workspace, work)
-
-    async def redo(
-        self,
-        workspace: str,
-        entry_id: str | None = None,
-        session: str | None = None,
-        folder: str | None = None,
-        live: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
-        """Apply an undone change again (the engine refuses when the file changed since); in
-        the page holding the notebook as for ``undo``."""
-        self._check_workspace(workspace)
-        owner = await self._owner(workspace, entry_id, session, folder)
-
-        def work() -> dict[str, Any]:
-            operator = self._history_of(workspace, owner.folder if owner else folder)
-            if live is not None and entry_id is not None:
-                entry = operator.settle_in_page(entry_id, "redo", live)
-            else:
-                sent = operator.history_in_page(entry_id, "redo")
-                if sent is not None:
-                    return {"workspace": workspace, "entry": self._entry_view(sent[0]),
-                            "session": owner.to_dict() if owner else None, "live": sent[1]}
-                entry = operator.redo(entry_id)
-            if owner is not None:
-                mark_redone(owner, entry)
-                self._save(owner)
-            return {"workspace": workspace, "entry": self._entry_view(entry),
-                    "session": owner.to_dict() if owner else None}  # fmt: skip
+            return {"workspace": workspace, "entry": self._entry_view(entry), "session": shown()}
 
         return await self._locked(workspace, work)
 
@@ -134,7 +119,7 @@ class HistoryRequests:
                     owner = next((s for s in self._sessions.values()
                                   if entry.entry_id in s.entries), None)  # fmt: skip
                     if owner is not None:
-                        mark_undone(owner, entry)
+                        mark_settled(owner, entry)
                         self._save(owner)
             ids = {run} | {e.session for e in members if e.session}
             runs = [r.to_dict() for r in executions(operator.journal) if r.session in ids]

@@ -164,37 +164,29 @@ def clean_folder(folder: str | None) -> str | None:
     return "/".join(parts) or None
 
 
-def mark_undone(session: Session, entry: HistoryEntry) -> None:
-    """Show an undone change as undone on its item, and tell the model what is true now.
+def mark_settled(session: Session, entry: HistoryEntry) -> None:
+    """Show an undone change as undone on its item (a redone one as applied again), and tell
+    the model what is true now.
 
-    Engines that do this themselves (the item's status is already ``undone``) are left alone.
+    Only a session restored from disk needs this: its items are not the ones the engine turns
+    itself (``engine.history.settle``); an item already in the entry's state is left alone.
     """
     item_id = session.entries.get(entry.entry_id)
     item: Item | None = next((i for i in session.run.items if i.id == item_id
                               and i.kind == "mutation"), None)  # fmt: skip
-    if item is None or item.status != "applied":
+    was, now = ("applied", "undone") if entry.undone else ("undone", "applied")
+    if item is None or item.status != was:
         return
     from ..engine.history import UNDONE_MESSAGE
 
-    # A session restored from disk: its items are not the ones the engine turned undone.
-    item.move_to("undone")
-    item.error_code = codes.ERR_UNDONE
-    item.result = Result.failure(item.id, codes.ERR_UNDONE, UNDONE_MESSAGE)
-    item.summary = item.result.summary
-
-
-def mark_redone(session: Session, entry: HistoryEntry) -> None:
-    """Show a change applied again as applied on its item (a session restored from disk,
-    whose item the engine did not turn back itself); its result says the person redid it."""
-    item_id = session.entries.get(entry.entry_id)
-    item: Item | None = next((i for i in session.run.items if i.id == item_id
-                              and i.kind == "mutation"), None)  # fmt: skip
-    if item is None or item.status != "undone":
-        return
-    item.move_to("applied")
-    item.error_code = None
-    item.result = Result(item.id, True, f"OK: the person applied this change to {entry.path} "
-                                        "again.")  # fmt: skip
+    item.move_to(now)
+    if entry.undone:
+        item.error_code = codes.ERR_UNDONE
+        item.result = Result.failure(item.id, codes.ERR_UNDONE, UNDONE_MESSAGE)
+    else:
+        item.error_code = None
+        item.result = Result(item.id, True, f"OK: the person applied this change to "
+                                            f"{entry.path} again.")  # fmt: skip
     item.summary = item.result.summary
 
 

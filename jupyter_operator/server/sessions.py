@@ -319,12 +319,9 @@ class SessionService(HistoryRequests):
             # An unknown id or a change built on an undecided one raises an EngineError,
             # answered by _locked with its own status and code.
             with self._recording(session):
-                if content is not None:
-                    made = run.approve(item_id, content=content.encode("utf-8"))
-                elif decision == "approve" and and_run and hasattr(run, "finish_execution"):
-                    made = run.approve(item_id, and_run=True)
-                elif decision == "approve":
-                    made = run.approve(item_id)
+                if decision == "approve":  # and_run: only where the dialect runs cells
+                    edited = content.encode("utf-8") if content is not None else None
+                    made = run.approve(item_id, content=edited, and_run=and_run)
                 else:
                     made = run.reject(item_id, reason)
             if made.outcome == "already_decided":

@@ -30,6 +30,7 @@ from .static_view import static_html
 
 if TYPE_CHECKING:
     from ..engine import DecidableRun, Item
+    from ..engine.undo import Direction
 
 RESULTS_TITLE = "OPERATOR_RESULT blocks for the model's next turn"
 #: Per dialect: the title of the results box, the heading, what an empty run says.
@@ -59,6 +60,16 @@ def engine_operator(run: Any) -> Any:
     return operator
 
 
+def history_step(operator: Any, direction: Direction, entry_id: str | None) -> str:
+    """Undo (``direction="undo"``) or redo one entry of ``operator``'s workspace (the latest
+    live one, or the one undone last, when ``entry_id`` is None) and say what was done; every
+    front's Undo and Redo (a card, the history view, ``%operator undo``) comes here. The
+    engine turns the change's card and its result to what is true now."""
+    entry = operator.undo(entry_id) if direction == "undo" else operator.redo(entry_id)
+    done = "Undone" if direction == "undo" else "Redone"
+    return f"{done}: {entry.action} {entry.path} (entry {entry.entry_id})"
+
+
 def workspace_history(
     operator: Any, after: Callable[[], None] | None = None
 ) -> tuple[Undo, Undo, History]:
@@ -69,23 +80,20 @@ def workspace_history(
     entry was undone or redone (to redraw other history views).
     """
 
-    def undo(entry_id: str | None) -> str:
-        entry = operator.undo(entry_id)
-        if after is not None:
-            after()
-        return f"Undone: {entry.action} {entry.path} (entry {entry.entry_id})"
+    def step(direction: Direction) -> Undo:
+        def act(entry_id: str | None) -> str:
+            line = history_step(operator, direction, entry_id)
+            if after is not None:
+                after()
+            return line
 
-    def redo(entry_id: str | None) -> str:
-        entry = operator.redo(entry_id)
-        if after is not None:
-            after()
-        return f"Redone: {entry.action} {entry.path} (entry {entry.entry_id})"
+        return act
 
     def history() -> dict[str, Any]:
         return {"history": [entry.to_dict() for entry in operator.history()],
                 "executions": [r.to_dict() for r in operator.executions()]}  # fmt: skip
 
-    return undo, redo, history
+    return step("undo"), step("redo"), history
 
 
 #: Lines of a result sent to the view (``DETAILS_SHOWN_LINES`` in carddetails.ts, which shows

@@ -31,7 +31,6 @@ from ...protocol import codes as operator_codes
 from ...workspace import working_dir
 from .. import shell_ops
 from ..decidable import DecidableRun
-from ..decisions import Decision, reason_note
 from ..items import Item
 from ..shell_policy import ShellPolicy, outside_sandbox
 
@@ -122,9 +121,8 @@ def answer(status: int, cwd: str, stdout: str, stderr: str, timed_out: bool = Fa
 class BashRun(DecidableRun[Item]):
     """A one-item run for a bash line: what ``Reply.run`` and the fronts decide on.
 
-    Offers the ``Run`` calls fronts use (``items``, ``pending``, ``done``, ``approve``,
-    ``reject``, ``approve_all``, ``reject_all``, ``subscribe``, ``item``, ``results_text``).
-    Approving runs the command now (bounded by the policy's timeout); nothing waits for a person.
+    Decided as every run is (``DecidableRun``): approving runs the command now (bounded by the
+    policy's timeout); nothing waits for a person.
     """
 
     dialect = "commands"
@@ -147,39 +145,16 @@ class BashRun(DecidableRun[Item]):
         item = self.items[0]
         return getattr(item, "response", None) or ""
 
-    def approve(self, id: str, *, content: bytes | None = None) -> Decision:
-        """Run the command now (in the sandbox) and answer it."""
-        if content is not None:
-            raise ValueError("a bash line cannot be edited before approval")
-        with self._lock:
-            item = self.item(id)
-            if not item.needs_approval:
-                return Decision.already(item)
-            item.decided_by, item.rule = "person", None
-            self.carry_out()
-            return Decision.made(item)
-
-    def reject(self, id: str, reason: str | None = None) -> Decision:
-        """Refuse the command: it never runs; ``reason`` is passed on in the response."""
-        with self._lock:
-            item = self.item(id)
-            if not item.needs_approval:
-                return Decision.already(item)
-            item.decided_by, item.rule = "person", None
-            message = "the command was not run." + reason_note(reason)
-            self._fail(item, operator_codes.ERR_REJECTED, message, "rejected")
-            return Decision.made(item)
-
-    def approve_all(self) -> list[Decision]:
-        return [self.approve(item.id) for item in self.pending]
-
-    def reject_all(self, reason: str | None = None) -> list[Decision]:
-        return [self.reject(item.id, reason) for item in self.pending]
+    # -- the hooks of the decision template (``DecidableRun._decide``) ------------------------
+    def _refuse(self, item: Item, note: str) -> None:
+        """The command never runs; the person's reason is passed on in the response."""
+        self._fail(item, operator_codes.ERR_REJECTED, "the command was not run." + note, "rejected")
 
     # -- running -----------------------------------------------------------------------------
-    def carry_out(self) -> None:
-        """Run the approved (or allowed) command and settle the item."""
-        item: BashItem = self.items[0]  # type: ignore[assignment]
+    def _carry_out(self, item: Item, and_run: bool = False) -> None:
+        """Run the approved (or allowed) command and settle the item (a bash line has no
+        content a person could edit: ``edits.plan_edited`` refuses one)."""
+        assert isinstance(item, BashItem)
         state = item.shell
         assert state is not None
         try:
@@ -254,8 +229,7 @@ def propose(operator: Operator, runner: ShellRunner | str | None, request_id: st
                     shell=state)  # fmt: skip
     run = BashRun(operator, item, runner)
     if verdict.verdict == "run":
-        item.decided_by, item.rule = "rule", verdict.rule
-        run.carry_out()
+        run.approve_by_rule(item.id, verdict.rule)
     else:
         item.rule = verdict.rule or "shell default: ask"  # why it asks, as JSON items say it
     return run

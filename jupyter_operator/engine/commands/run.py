@@ -2,8 +2,8 @@
 
 ``run_commands(operator, text)`` runs the script in a fresh :class:`CommandSession` and returns a
 :class:`CommandRun`, which offers what fronts use on ``Run`` (``items``, ``pending``, ``done``,
-``results_text``, ``approve``, ``reject``, ``approve_all``, ``reject_all``, ``item``), so the
-REST API and the panel need no other branch:
+``results_text``, and the decisions of every run, ``DecidableRun``'s), so the REST API and the
+panel need no other branch:
 
 - one item per request of the script, in order (``index`` is the request's position);
 - a change or a bash line waiting for a decision is the engine's own item (a diff, or the
@@ -18,13 +18,13 @@ REST API and the panel need no other branch:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...dialects.commands import codes, responses
 from ...protocol import Result
 from ..decidable import DecidableRun
-from ..decisions import Decision
 from ..errors import UnknownItem
 from ..items import Item
 from .replies import Batch, Reply
@@ -74,6 +74,7 @@ class CommandRun(DecidableRun[Item]):
     def __init__(self, session: CommandSession, batch: Batch) -> None:
         self.session = session
         self.batch = batch
+        self._lock = threading.RLock()
 
     def __repr__(self) -> str:
         return f"<CommandRun replies={len(self.batch.replies)} queued={len(self.batch.queued)}>"
@@ -130,43 +131,20 @@ class CommandRun(DecidableRun[Item]):
                 return item
         raise UnknownItem(id)
 
-    def approve(self, id: str, **options: Any) -> Decision:
-        """Approve the pending change (or bash line) ``id``; the script then goes on.
+    # -- the hooks of the decision template (``DecidableRun._decide``) ------------------------
+    #: Approving all approves what waits now, and only that: a change or bash line that comes
+    #: up later in the script was never shown to the person, so it waits for its own decision.
+    #: Rejecting all goes on to every change or bash line the script comes to after it.
+    reject_all_goes_on = True
 
-        ``options`` go to the change's own approval (``content=``: the person's edit of it).
-        """
-        return self._decide(id, True, None, options)
-
-    def reject(self, id: str, reason: str | None = None) -> Decision:
-        """Reject the pending change (or bash line) ``id``; the script then goes on."""
-        return self._decide(id, False, reason, {})
-
-    def approve_all(self, *, unattended: bool = False) -> list[Decision]:
-        """Approve what waits now, and only that: a change or bash line that comes up later in
-        the script was never shown to the person, so it waits for its own decision
-        (``unattended`` changes nothing: a script runs no notebook cells)."""
-        return [self._decide(item.id, True, None, {}) for item in self.pending]
-
-    def reject_all(self, reason: str | None = None) -> list[Decision]:
-        """Reject what waits now and every change or bash line the script comes to after it."""
-        decided = []
-        while self.pending:
-            decided.append(self._decide(self.pending[0].id, False, reason, {}))
-        return decided
-
-    def _decide(self, id: str, approve: bool, reason: str | None,
-                options: dict[str, Any]) -> Decision:  # fmt: skip
+    def _holder(self, id: str) -> DecidableRun:
+        """The pending change's (or bash line's) own run decides it; the script then goes on
+        (the session follows that run's decisions). Any other item was decided before."""
         item = self.item(id)
         reply = self.batch.pending
-        if reply is None or reply.run is None or reply.run.items[0] is not item:
-            return Decision.already(item)
-        if approve and options:  # the reply's run answers it; the batch goes on from there
-            reply.run.approve(item.id, **options)
-        elif approve:
-            self.batch.approve()
-        else:
-            self.batch.reject(reason)
-        return Decision.made(item)
+        if reply is not None and reply.run is not None and reply.run.items[0] is item:
+            return reply.run
+        return self
 
 
 def run_commands(operator: Operator, text: str, session: CommandSession | None = None,
