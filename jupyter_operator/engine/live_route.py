@@ -37,6 +37,7 @@ from ..protocol import Result, codes
 from ..workspace import Snapshot, canonical_path, is_notebook
 from . import mutations
 from .notebook_cells import without_stale_note
+from .proposals import planned_edits
 
 if TYPE_CHECKING:
     from .items import Item
@@ -212,7 +213,7 @@ def _in_room(op: Operating, item: Item, and_run: bool = False) -> bool:
     if proposal.change != "modify":
         return _refuse_in_room(op, item, f"{item.path} is open in a collaborative room; it "
                                "is not deleted or replaced beneath it. Close it first.")
-    edits = cell_edits(proposal.snapshot.data, proposal.new_bytes)
+    edits = planned_edits(proposal)
     if edits is None:
         return _refuse_in_room(op, item, ROOM_NO_CELLS.format(path=item.path))
     if and_run:
@@ -267,7 +268,7 @@ def send(op: Operating, item: Item, run: Deciding | None, and_run: bool = False)
     if pages is None or target is None or not pages.holds(target):
         return False
     proposal = item.proposal
-    edits = cell_edits(proposal.snapshot.data, proposal.new_bytes)
+    edits = planned_edits(proposal)
     if edits is None:
         return False
     item.live = {"route": "page", "state": "waiting", "notebook": item.path, **edits}
