@@ -154,51 +154,53 @@ export function cellsBefore(notebook: LiveNotebook, ops: readonly ILiveOp[]): IC
 
 /**
  * Put the cells a change touched back exactly as `before` holds them (source, outputs,
- * execution count, metadata, attachments, type and place), in one transaction that is not a
- * step of the person's undo (nothing to redo into a refused change). Cells the change did not
- * touch are left as they are now, with whatever the person did to them meanwhile.
+ * execution count, metadata, attachments, type and place), in transactions the person's undo
+ * does not track (nothing to redo into a refused change). Cells the change did not touch are
+ * left as they are now, with whatever the person did to them meanwhile. Like the change, one
+ * edit per transaction (see {@link applyGuarded}).
  */
 export function restoreCells(notebook: LiveNotebook, before: ICellsBefore): void {
-  notebook.transact(() => {
-    for (const id of before.inserted) {
-      const at = indexOf(notebook, id);
-      if (at >= 0) {
-        notebook.deleteCell(at);
-      }
+  const untracked = (edit: () => void) => notebook.transact(edit, false);
+  for (const id of before.inserted) {
+    const at = indexOf(notebook, id);
+    if (at >= 0) {
+      untracked(() => notebook.deleteCell(at));
     }
-    for (const [id, json] of before.cells) {
-      const at = indexOf(notebook, id);
-      if (at < 0) {
-        continue; // deleted by the change: inserted again in its place below
-      }
-      const now = notebook.cells[at].toJSON() as Record<string, unknown>;
-      if (now.cell_type !== json.cell_type || JSON.stringify(now.attachments) !== JSON.stringify(json.attachments)) {
+  }
+  for (const [id, json] of before.cells) {
+    const at = indexOf(notebook, id);
+    if (at < 0) {
+      continue; // deleted by the change: inserted again in its place below
+    }
+    const now = notebook.cells[at].toJSON() as Record<string, unknown>;
+    if (now.cell_type !== json.cell_type || JSON.stringify(now.attachments) !== JSON.stringify(json.attachments)) {
+      untracked(() => {
         notebook.deleteCell(at);
         notebook.insertCell(at, json as never);
-      } else {
-        const { source, metadata, outputs, execution_count } = json;
-        setFields(notebook, at, { source: String(source ?? ''), metadata, outputs, execution_count });
-      }
+      });
+    } else {
+      const { source, metadata, outputs, execution_count } = json;
+      untracked(() => setFields(notebook, at, { source: String(source ?? ''), metadata, outputs, execution_count }));
     }
-    // Every touched cell goes back after the cell it followed (or first), in the old order.
-    for (const [k, id] of before.order.entries()) {
-      const json = before.cells.get(id);
-      if (!json) {
-        continue;
-      }
-      let previous: string | null = null;
-      for (let j = k - 1; j >= 0 && previous === null; j--) {
-        previous = indexOf(notebook, before.order[j]) >= 0 ? before.order[j] : null;
-      }
-      const to = previous === null ? 0 : indexOf(notebook, previous) + 1;
-      const from = indexOf(notebook, id);
-      if (from < 0) {
-        notebook.insertCell(to, json as never);
-      } else if (from !== to) {
-        notebook.moveCell(from, from < to ? to - 1 : to);
-      }
+  }
+  // Every touched cell goes back after the cell it followed (or first), in the old order.
+  for (const [k, id] of before.order.entries()) {
+    const json = before.cells.get(id);
+    if (!json) {
+      continue;
     }
-  }, false);
+    let previous: string | null = null;
+    for (let j = k - 1; j >= 0 && previous === null; j--) {
+      previous = indexOf(notebook, before.order[j]) >= 0 ? before.order[j] : null;
+    }
+    const to = previous === null ? 0 : indexOf(notebook, previous) + 1;
+    const from = indexOf(notebook, id);
+    if (from < 0) {
+      untracked(() => notebook.insertCell(to, json as never));
+    } else if (from !== to) {
+      untracked(() => notebook.moveCell(from, from < to ? to - 1 : to));
+    }
+  }
 }
 
 /**
@@ -233,8 +235,8 @@ interface IApplied {
 
 /**
  * Apply a change's cell edits to an open notebook, or refuse it whole when a guard fails.
- * Sources are hashed first, then checked again unchanged and edited in one transaction (one
- * step of the notebook's undo of its own), so nothing the person types can slip in between.
+ * Sources are hashed first, then checked again unchanged and edited synchronously (one step
+ * of the notebook's undo of its own), so nothing the person types can slip in between.
  */
 async function applyGuarded(notebook: LiveNotebook, change: ILivePlan): Promise<IApplied | { stale: string }> {
   const seen = await checkGuards(notebook, change.guards);
@@ -251,11 +253,13 @@ async function applyGuarded(notebook: LiveNotebook, change: ILivePlan): Promise<
   const undo = notebook.undoManager ?? null;
   undo?.stopCapturing(); // not merged into the person's last typing
   const depth = undo?.undoStack.length ?? 0;
-  notebook.transact(() => {
-    for (const op of change.ops) {
-      applyOp(notebook, op);
-    }
-  }, true);
+  // One transaction per edit: the notebook's cell list follows its shared array only when a
+  // transaction ends, so a second structural edit in the same one would find cells by stale
+  // indices. The undo manager merges them into one step (they follow one another at once,
+  // with no await in between, so nothing the person types comes between them either).
+  for (const op of change.ops) {
+    notebook.transact(() => applyOp(notebook, op), true);
+  }
   undo?.stopCapturing(); // nor the person's next typing into it
   const step = undo && undo.undoStack.length > depth ? undo.undoStack[undo.undoStack.length - 1] : null;
   return { before, step };
