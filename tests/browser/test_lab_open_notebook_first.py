@@ -16,6 +16,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from test_lab_cell_runs import block
 from test_lab_open_notebooks import cell_texts, is_dirty, no_dialog, wait_cells
 from test_lab_panel import b64, card, command, open_lab, run_reply, screenshot, wait_status
 
@@ -206,3 +207,47 @@ def test_a_save_while_the_decision_travels_writes_only_what_the_engine_confirmed
     assert [cell["source"] for cell in saved_cells(path)] == expected
     assert shown(page) == expected
     no_dialog(page)
+
+
+@pytest.mark.parametrize("outcome", ["confirmed", "refused"])
+def test_approve_and_run_runs_the_cell_only_once_the_engine_confirmed(
+    lab_server, page, outcome: str
+) -> None:
+    """Approve & Run shows the new source (its old outputs cleared) at the click, but the
+    kernel runs nothing until the engine confirmed; refused, nothing runs and the cell is
+    back with its old source and outputs."""
+    name = f"run-{outcome}.ipynb"
+    path = lab_server.root / name
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
+        "print('old')", id="only", execution_count=7,
+        outputs=[nbformat.v4.new_output("stream", name="stdout", text="old\n")])])  # fmt: skip
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
+                                 "language": "python"}  # fmt: skip
+    path.write_text(nbformat.writes(nb) + "\n")
+    open_lab(page, lab_server, name)
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    wait_cells(page, ["print('old')"])
+    cmd_id = f"and-run-{outcome}"
+    run_reply(page, block(cmd_id, "nb.replaceCell", notebook=name, cell_id="only",
+                          content_b64=b64("print('ran')")))  # fmt: skip
+    wait_status(page, cmd_id, "pending")
+    held = HeldDecisions(page, lab_server)
+    card(page, cmd_id).locator(".jp-Operator-approve-run").click()
+    held.wait(page)
+    wait_cells(page, ["print('ran')"])
+    page.wait_for_timeout(1_500)  # a run started before the answer would show by now
+    assert output_texts(page) == [], "the cell ran before the engine confirmed the change"
+    if outcome == "refused":
+        held.elsewhere("reject")
+    held.release()
+    if outcome == "confirmed":
+        wait_status(page, cmd_id, "applied")
+        page.locator(".jp-NotebookPanel:visible .jp-OutputArea-output",
+                     has_text="ran").wait_for(timeout=60_000)  # fmt: skip
+    else:
+        page.locator("#jupyter-operator-panel").get_by_text(
+            "already decided (rejected)").wait_for()  # fmt: skip
+        wait_cells(page, ["print('old')"])
+        page.wait_for_timeout(1_500)
+        assert output_texts(page) == ["old"]  # nothing ran; the old output is back
+    screenshot(page, f"lab-open-notebook-first-approve-and-run-{outcome}")
