@@ -23,6 +23,13 @@ records the change, before and after, with ``route="page"``; the person saves as
 the page no longer has it open (the change goes to the disk as for a closed notebook). No
 answer within ``ANSWER_SECONDS``: to the disk when no page holds the notebook any more, else
 refused (``ERR_PAGE_UNAVAILABLE``), never written under an open page.
+
+The page that decides applies first: a pending change carries the same cell edits and guards
+(``Item.plan``, from ``Proposal.edits`` as ``send`` uses them), so the page applies them at the
+click, checking the guards on its own notebook, while the decision travels (the change shows
+as fast as a paste). The engine still decides: when it routes exactly those edits to the page,
+the page answers ``applied`` and the change is recorded as above; any refusal or other route
+makes the page put its cells back. Nothing here differs for such a page.
 """
 
 from __future__ import annotations
