@@ -173,7 +173,21 @@ class Item:
             "can_run": self.can_run,
             "foreign": self.foreign.to_dict() if self.foreign is not None else None,
             "live": self.live,
+            "plan": self.plan,
         }
+
+    @property
+    def plan(self) -> dict[str, Any] | None:
+        """While a notebook's modification waits for a decision: its cell edits (``ops``) and
+        the source sha256 of each cell they rewrite or delete (``guards``), planned on what
+        the page holding the notebook shows. That page applies them at the click on Approve,
+        before the engine's answer (``labextension/src/livecells.ts``); the engine sends the
+        same edits when it routes the change to the page, and the page keeps its change only
+        when they match and the engine confirms."""
+        if self.kind != "mutation" or not self.needs_approval or self.proposal is None:
+            return None
+        edits = self.proposal.edits
+        return {"ops": edits["ops"], "guards": edits["guards"]} if edits else None
 
     @property
     def can_run(self) -> bool:

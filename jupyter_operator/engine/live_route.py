@@ -30,6 +30,13 @@ records the change, before and after, with ``route="page"``; the person saves as
 the page no longer has it open (the change goes to the disk as for a closed notebook). No
 answer within ``ANSWER_SECONDS``: to the disk when no page holds the notebook any more, else
 refused (``ERR_PAGE_UNAVAILABLE``), never written under an open page.
+
+The page that decides applies first: a pending change carries the same cell edits and guards
+(``Item.plan``, from ``Proposal.edits`` as ``send`` uses them), so the page applies them at the
+click, checking the guards on its own notebook, while the decision travels (the change shows
+as fast as a paste). The engine still decides: when it routes exactly those edits to the page,
+the page answers ``applied`` and the change is recorded as above; any refusal or other route
+makes the page put its cells back. Nothing here differs for such a page.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from ..protocol import Result, codes
 from ..workspace import Snapshot, canonical_path, is_notebook
 from . import mutations, outcome_notes
 from .notebook_cells import without_stale_note
+from .proposals import planned_edits
 
 if TYPE_CHECKING:
     from .items import Item
@@ -241,7 +249,7 @@ def _in_room(op: Operating, item: Item, and_run: bool = False) -> bool:
                                "is not deleted or replaced beneath it. Close it first.")
     if not is_notebook(cmd.params.path):
         return _text_in_room(op, item, rooms, target)
-    edits = cell_edits(proposal.snapshot.data, proposal.new_bytes)
+    edits = planned_edits(proposal)
     if edits is None:
         return _refuse_in_room(op, item, ROOM_NO_CELLS.format(path=item.path))
     if and_run:
@@ -345,7 +353,7 @@ def send(op: Operating, item: Item, run: Deciding | None, and_run: bool = False)
     if pages is None or target is None or not pages.holds(target):
         return False
     proposal = item.proposal
-    edits = cell_edits(proposal.snapshot.data, proposal.new_bytes)
+    edits = planned_edits(proposal)
     if edits is None:
         return False
     item.live = {"route": "page", "state": "waiting", "notebook": item.path, **edits}

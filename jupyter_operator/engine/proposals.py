@@ -7,6 +7,7 @@ of them.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
@@ -36,6 +37,20 @@ class Proposal:
         first use; None for other files, folders, or when a side is not a valid notebook."""
         return proposal_cells(self)
 
+    @cached_property
+    def edits(self) -> dict[str, Any] | None:
+        """The cell edits of a notebook's modification (``notebooks.cell_edits``: ops, guards,
+        sources), computed on first use; None for anything else. What a page holding the
+        notebook applies, both at the click on Approve and once the engine has decided
+        (``live_route``): callers that change them take a copy (``planned_edits``)."""
+        snapshot = self.snapshot
+        if (self.change != "modify" or snapshot is None or snapshot.is_dir
+                or not is_notebook_path(snapshot.path)):  # fmt: skip
+            return None
+        from ..notebooks.cell_edits import cell_edits
+
+        return cell_edits(snapshot.data, self.new_bytes)
+
 
 def is_notebook_path(path: str | None) -> bool:
     """True for a ``.ipynb`` name (the snapshot's path is already parsed and normalised)."""
@@ -53,6 +68,11 @@ def proposal_cells(proposal: Proposal) -> dict[str, Any] | None:
 
     found = diff_notebooks(snapshot.data, proposal.new_bytes)
     return found.to_dict() if found is not None else None
+
+
+def planned_edits(proposal: Proposal) -> dict[str, Any] | None:
+    """A copy of ``proposal.edits`` its caller may change (Approve & Run clears outputs)."""
+    return copy.deepcopy(proposal.edits)
 
 
 def proposed_text(proposal: Proposal | None) -> str | None:

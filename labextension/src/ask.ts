@@ -443,20 +443,23 @@ export class AskView {
       }
       before = found;
     }
+    // The page applies an approved notebook change first (livecells.ts): it shows at the
+    // click, not after the round trip; the engine's answer confirms it or puts it back.
+    const host = this._host;
+    const session = view.session;
+    if (host && decision === 'approve' && content === undefined) {
+      const workspace = this._workspace();
+      await host.runs.applyFirst(session, item, path => host.docPath(workspace, path), andRun);
+    }
     try {
-      const answer: IDecideResponse = await this._client.decide(
-        view.session,
-        item.id,
-        decision,
-        reason,
-        content,
-        andRun
-      );
+      const answer: IDecideResponse = await this._client.decide(session, item.id, decision, reason, content, andRun);
       // Everything in the answer counts as changed: the run's own events may have refreshed
       // the cards already, and the decided change must still reach the open notebook.
       await this._afterAnswer(view, decidedAndChanged(answer), true, before);
     } catch (reason) {
       this._showError(reason);
+    } finally {
+      await host?.runs.settle(session, item.id);
     }
   }
 

@@ -30,6 +30,7 @@ import { IShownPlace, PanelDocuments } from './paneldocs';
 import { PanelHistory } from './panelhistory';
 import { ProposalWatch, sourceLabel } from './proposals';
 import { LiveRuns } from './runs';
+import { holdSaves } from './savegate';
 import { SessionView } from './sessionview';
 import { RunState } from './state';
 import { WorkspaceSelect } from './workspaceselect';
@@ -110,7 +111,15 @@ export class OperatorPanel extends Widget {
       options.openNotebook ?? (async path => findOpen(path)),
       findOpen,
       async path => (await this._docs.open.check(path)).state !== 'edited',
-      new LiveChanges(this._client, path => findOpen(path)?.content.model?.sharedModel ?? null)
+      new LiveChanges(this._client, path => findOpen(path)?.content.model?.sharedModel ?? null, {
+        holdSaves: (path, until) => {
+          const context = findOpen(path)?.context;
+          if (context) {
+            holdSaves(context, until);
+          }
+        },
+        shared: path => !!findOpen(path)?.context.model.collaborative
+      })
     );
     this.id = PANEL_ID;
     this.addClass('jp-Operator-panel');

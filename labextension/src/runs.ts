@@ -71,6 +71,19 @@ export class LiveRuns {
     return this._live ? this._live.applyNow(session, items, docPath) : async () => undefined;
   }
 
+  /**
+   * At the click on Approve: apply the pending change to the notebook open here before the
+   * engine answers (`LiveChanges.applyFirst`); {@link settle} ends it once the decision is over.
+   */
+  applyFirst(session: string, item: IOperatorItem, docPath: DocPath, andRun = false): Promise<boolean> {
+    return this._live ? this._live.applyFirst(session, item, docPath, andRun) : Promise.resolve(false);
+  }
+
+  /** The decision of an item is over: a change applied first stays only if the engine confirmed it. */
+  settle(session: string, id: string): Promise<void> {
+    return this._live ? this._live.settle(session, id) : Promise.resolve();
+  }
+
   /** Run what this page saw start; `update` receives each server answer. */
   async carryOut(
     session: string,

@@ -107,13 +107,23 @@ export class SessionView {
     if (!state || !before) {
       return;
     }
+    // The page applies an approved notebook change first (livecells.ts): it shows at the
+    // click, not after the round trip; the engine's answer confirms it or puts it back.
+    const docPath = (path: string | null) => this._host.docs.docPath(path);
+    if (decision === 'approve' && content === undefined) {
+      await this._host.runs.applyFirst(state.session, item, docPath, andRun);
+    }
     let report: LiveReport | null = null;
-    await this._host.request(async () => {
-      const answer = await this._host.client.decide(state.session, item.id, decision, reason, content, andRun);
-      report = await this._applyLive(state, answer.item ? [answer.item] : []);
-      await this._answered(state, answer, before);
-    });
-    await this._report(state, report);
+    try {
+      await this._host.request(async () => {
+        const answer = await this._host.client.decide(state.session, item.id, decision, reason, content, andRun);
+        report = await this._applyLive(state, answer.item ? [answer.item] : []);
+        await this._answered(state, answer, before);
+      });
+      await this._report(state, report);
+    } finally {
+      await this._host.runs.settle(state.session, item.id);
+    }
     await this.carryOutRuns(state);
   }
 

@@ -69,6 +69,9 @@ export interface IOperatorItem {
   foreign?: IForeignCall | null;
   /** A notebook change sent to the page that has the notebook open (livecells.ts). */
   live?: ILiveChange | null;
+  /** While a notebook's modification is pending: its cell edits and guards, planned on what
+   * the page holding the notebook shows (`Item.plan`; applied at the click: livecells.ts). */
+  plan?: ILivePlan | null;
 }
 
 /** One cell edit of a change sent to an open notebook (`notebooks/cell_edits.py`). */
@@ -77,6 +80,13 @@ export type ILiveOp =
   | { op: 'insert'; after: string | null; index: number; cell: Record<string, unknown> }
   | { op: 'move'; id: string; after: string | null; index: number }
   | { op: 'set'; id: string; fields: Record<string, unknown> };
+
+/** The cell edits of a pending notebook change and the source sha256 of each cell they
+ * rewrite or delete (`Item.plan`). */
+export interface ILivePlan {
+  ops: ILiveOp[];
+  guards: Record<string, string>;
+}
 
 /** A notebook change routed to the page holding the notebook, or applied by the server in the
  * notebook's collaborative room (`Item.live`). */

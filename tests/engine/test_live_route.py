@@ -202,3 +202,34 @@ def test_the_next_change_builds_on_what_the_page_shows_until_the_person_saves(op
     run = op.run(block("c3", "nb.replaceCell", notebook="nb.ipynb", cell_id="calc",
                        content="y = x + 4"))  # fmt: skip
     assert '-    "y = x + 2  # saved"\n' in run.item("c3").diff
+
+
+def test_a_pending_change_carries_the_edits_the_engine_sends_to_the_page(make_operator,
+                                                                         nb_path) -> None:
+    """The page applies a pending change's plan at the click on Approve and keeps it only
+    when the engine routes exactly those edits to it: the plan is the same edits, guards
+    included, for Approve and for Approve & Run (whose clearing the page adds itself)."""
+    from jupyter_operator.execution import DeferredRunner
+
+    op = make_operator(extensions=("nb",), runner=DeferredRunner())
+    op.pages = Pages(nb_path.resolve())
+    run = op.run(block("p1", "nb.replaceCell", notebook="nb.ipynb", cell_id="calc",
+                       content="y = x + 2"))  # fmt: skip
+    plan = run.item("p1").to_dict()["plan"]
+    assert plan == {"ops": [{"op": "set", "id": "calc", "fields": {"source": "y = x + 2"}}],
+                    "guards": {"calc": source_hash("y = x + 1")}}  # fmt: skip
+    run.approve("p1", and_run=True)
+    item = run.item("p1")
+    assert item.to_dict()["plan"] is None  # decided: nothing left to apply first
+    assert item.live["guards"] == plan["guards"]
+    assert item.live["ops"] == [{"op": "set", "id": "calc", "fields": {
+        "source": "y = x + 2", "outputs": [], "execution_count": None}}]
+    # Approve & Run's clearing went to the item's copy, never into the proposal's own edits.
+    assert item.proposal.edits["ops"] == plan["ops"]
+
+
+def test_a_change_to_a_file_that_is_not_a_notebook_has_no_plan(op, root) -> None:
+    (root / "notes.txt").write_text("a\n", encoding="utf-8")
+    run = op.run(block("t1", "fs.write", path="notes.txt", content_b64=b64("b\n")))
+    item = run.item("t1")
+    assert item.needs_approval and item.to_dict()["plan"] is None
