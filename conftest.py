@@ -1,5 +1,6 @@
 """Root pytest configuration: the jupyter-server fixtures (jp_fetch, jp_ws_fetch, ...), and the
-workspace fixtures every part of the suite shares (replies are built with ``tests/replies.py``).
+workspace fixtures every part of the suite shares (the shared fakes, fixtures and literals are in
+``tests/support/``; replies are built with ``support.replies``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI
+from support.fake_openai import FakeOpenAI
 
 
 @pytest.fixture(autouse=True)

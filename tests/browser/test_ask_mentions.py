@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 from browserkit import LabServer, screenshot, start_server, stop_server, wait_for_launcher
-from fake_openai import FakeOpenAI
+from support.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.timeout(240)
 

@@ -21,10 +21,10 @@ from browserkit import (
     stop_server,
     wait_for_launcher,
 )
-from fake_openai import FakeOpenAI, Script
 from magic_notebooks import magic_notebook, run_quick_cell, setup_source
 from notebook_cards import button, card_by_id, cards, status_is
-from replies import b64, block
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -251,14 +251,14 @@ def test_the_notebook_runs_a_multi_turn_task_against_the_endpoint(
 
 
 def _fix_notebook(path: Path) -> None:
-    from cell_notebooks import code, notebook
+    from support.cell_notebooks import code, notebook
 
     path.write_text(notebook(code("values = [3, 4, 5]", id="load"),
                              code("print('mean', totl / len(values))", id="mean")))  # fmt: skip
 
 
 def _fix_script(fake: FakeOpenAI, name: str, ids: tuple[str, str] = ("load", "mean")) -> None:
-    from cell_runs import FIXED
+    from support.cell_runs import FIXED
 
     load, mean = ids
     fake.add(
@@ -388,7 +388,7 @@ def test_fix_with_operator_sends_the_traceback_and_the_approved_fix_runs(
     """"Fix with Operator" on a cell's error output: the model gets the cell, its traceback
     without colour codes and the notebook; the person approves & runs its fix, the cell ends
     without an error and the rerun's result goes back to the model."""
-    from cell_notebooks import code, notebook
+    from support.cell_notebooks import code, notebook
 
     fixed = "print('ratio', total / max(count, 1))"
     (ask_server.root / "ratio.ipynb").write_text(notebook(
@@ -437,7 +437,7 @@ def test_the_fix_shortcut_asks_about_the_active_cells_error(
     ask_server: LabServer, page, fake: FakeOpenAI
 ) -> None:
     """Ctrl+Alt+F (the command's default shortcut) on the failed cell starts the same run."""
-    from cell_notebooks import code, notebook
+    from support.cell_notebooks import code, notebook
 
     (ask_server.root / "keys.ipynb").write_text(notebook(code("1 / 0", id="boom")))
     fake.add("The cell divides by zero on purpose; nothing to change.")
@@ -462,7 +462,7 @@ def test_the_notebooks_thread_continues_and_a_reload_shows_it_again(
 ) -> None:
     """The Ask view keeps one conversation per notebook: a follow-up continues it, a page
     reload shows it again, New thread starts afresh."""
-    from cell_notebooks import code, notebook
+    from support.cell_notebooks import code, notebook
 
     (ask_server.root / "thread.ipynb").write_text(notebook(code("ratio = 6 / 3", id="r")))
     fake.add("It computes a ratio.", "The ratio is 2.0.", "Hello again.")

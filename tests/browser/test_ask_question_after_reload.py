@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 from browserkit import screenshot
-from fake_openai import FakeOpenAI
-from replies import b64, block
+from support.fake_openai import FakeOpenAI
+from support.replies import b64, block
 from test_ask_mode import ASK, ask_server, fake, open_ask
 
 pytestmark = pytest.mark.timeout(240)

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 from browserkit import LabServer, screenshot
-from fake_openai import FakeOpenAI, Script
 from magic_notebooks import magic_notebook
 from notebook_cards import ADDED, results_box, status_is
-from replies import b64, block
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
 from test_ask_mode import ASK, ask_server, fake, open_ask  # noqa: F401 (fixtures)
 from test_lab_panel import (
     PANEL,

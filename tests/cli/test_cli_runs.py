@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cell_runs import FIXED, analysis, fix_script, joined, results_sent
-from fake_openai import FakeOpenAI
+from support.cell_runs import FIXED, analysis, fix_script, joined, results_sent
+from support.fake_openai import FakeOpenAI
 
 from jupyter_operator.cli import main
 from jupyter_operator.protocol import parse_results
@@ -81,7 +81,7 @@ def test_the_agent_fixes_the_error_from_a_terminal(
 def test_ask_offers_approve_and_run_for_a_cell_change(root: Path) -> None:
     import io
 
-    from cell_runs import b64, cmd
+    from support.cell_runs import b64, cmd
 
     from jupyter_operator.engine import Operator
     from jupyter_operator.terminal import ask

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from sandboxing import needs_sandbox
+from support.sandboxing import needs_sandbox
 
 from jupyter_operator.engine import Operator, ShellPolicy
 from jupyter_operator.engine.commands import BashItem, CommandSession

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cell_notebooks import standard
-from replies import b64, block
+from support.cell_notebooks import standard
+from support.replies import b64, block
 
 from jupyter_operator.engine import live_route
 from jupyter_operator.notebooks.cell_edits import source_hash

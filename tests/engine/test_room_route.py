@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cell_notebooks import standard
-from replies import block, write
+from support.cell_notebooks import standard
+from support.replies import block, write
 
 from jupyter_operator.protocol import codes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replies import block
+from support.replies import block
 
 from jupyter_operator.engine import Operator
 from jupyter_operator.engine.persist import dump_run, load_data, load_run

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cell_notebooks import code, markdown, notebook
+from support.cell_notebooks import code, markdown, notebook
 
 from jupyter_operator.engine import Operator
 

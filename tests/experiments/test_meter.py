@@ -8,8 +8,8 @@ from typing import Any
 
 import comm
 import pytest
-from fake_openai import FakeOpenAI, Script
-from replies import b64, block
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
 
 from jupyter_operator.cli import main
 from jupyter_operator.experiments import Experiment, ModelSpec, load_suite

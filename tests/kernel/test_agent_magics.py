@@ -10,7 +10,7 @@ from typing import Any
 import comm
 import pytest
 from IPython.core.error import UsageError
-from replies import b64, block
+from support.replies import b64, block
 
 
 class _Comm:
@@ -124,7 +124,7 @@ def test_model_shows_and_sets_the_endpoint_never_the_key(
 def test_a_task_against_an_endpoint_set_with_operator_model(
     ip: Any, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from fake_openai import FakeOpenAI
+    from support.fake_openai import FakeOpenAI
 
     from jupyter_operator.kernel.agent_magics import last_agent
 
@@ -178,7 +178,7 @@ def test_an_ended_runs_change_is_undone_from_magics_and_from_its_card(
 def test_a_cell_s_run_stops_at_its_cost_budget(
     ip: Any, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fake_openai import FakeOpenAI, Script
+    from support.fake_openai import FakeOpenAI, Script
 
     from jupyter_operator.kernel.agent_magics import last_agent
 
@@ -202,7 +202,7 @@ def test_operator_model_lists_and_uses_the_endpoints_added_in_the_panel(
 ) -> None:
     """The panel's "Add model" saves to the shared list: the notebook sees the same names, and
     runs through one with its stored key (never printed)."""
-    from fake_openai import FakeOpenAI
+    from support.fake_openai import FakeOpenAI
 
     from jupyter_operator.agent.endpoints import Endpoint, EndpointStore
     from jupyter_operator.kernel.agent_magics import last_agent

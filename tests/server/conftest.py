@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI
 from server_helpers import API, FILES, Api, FileClient
+from support.fake_openai import FakeOpenAI
 from tornado.httpclient import HTTPClientError, HTTPResponse
 
 

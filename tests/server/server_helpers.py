@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from replies import b64, block, write
+from support.replies import b64, block, write
 
 API = ("jupyter-operator", "api")
 FILES = ("jupyter-operator", "files")
@@ -52,7 +52,7 @@ class FileClient:
 
 
 def cmd(id: str, action: str, **fields: str) -> str:
-    """One ``OPERATOR_CMD`` block ending with a newline (the shared builder, ``replies``)."""
+    """One ``OPERATOR_CMD`` block ending with a newline (``support.replies.block``)."""
     return block(id, action, **fields) + "\n"
 
 

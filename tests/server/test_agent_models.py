@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI, Script
-from replies import b64, block
 from server_helpers import Api
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
 from test_agent_handlers import Stream
 
 KEY = "sk-typed-in-the-panel-7f3a9c"

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cell_notebooks import code, notebook
 from server_helpers import Api, cmd, write_cmd
+from support.cell_notebooks import code, notebook
 
 from jupyter_operator.protocol import parse_results
 

@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from replies import b64, block
-from sandboxing import needs_sandbox
+from support.replies import b64, block
+from support.sandboxing import needs_sandbox
 
 from jupyter_operator.engine import Operator, run_json
 from jupyter_operator.protocol import parse_results

@@ -8,7 +8,7 @@ from typing import Any
 
 import comm
 import pytest
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.agent import Agent, ReplayModel
 from jupyter_operator.agent import events as ev
@@ -258,7 +258,7 @@ def test_the_heading_names_scripted_replies_as_such(root: Path) -> None:
 
 
 def test_the_heading_meters_tokens_and_cost_against_the_run_s_budgets(root: Path) -> None:
-    from fake_openai import FakeOpenAI, Script
+    from support.fake_openai import FakeOpenAI, Script
 
     from jupyter_operator.agent import OpenAIChat
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from operator_replies import reply, write_block
-from widget_front import Front
+from support.operator_replies import reply, write_block
+from support.widget_front import Front
 
 from jupyter_operator.engine import Operator
 from jupyter_operator.protocol import OperatorError

@@ -1,7 +1,7 @@
 """Small notebooks for the tests of the notebook cell actions (``nb.*``), built as JSON.
 
 Importable from every test module (``tests`` is on pytest's ``pythonpath``):
-``from cell_notebooks import notebook, code, markdown, cells_of``.
+``from support.cell_notebooks import notebook, code, markdown, cells_of``.
 """
 
 from __future__ import annotations
