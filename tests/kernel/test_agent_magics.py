@@ -3,49 +3,29 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import comm
 import pytest
 from IPython.core.error import UsageError
+from support.host_folders import keep_host_files_in
 from support.replies import b64, block
 
 
-class _Comm:
-    kernel = "recording"
+@pytest.fixture
+def agent_host(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Journal and transcripts in tmp_path, no model from the environment, and no
+    ``%operator model`` choice left from an earlier test."""
+    from jupyter_operator.kernel import agent_magics
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.comm_id = kwargs.get("comm_id") or f"comm-{id(self):x}"
-
-    def open(self, *args: Any, **kwargs: Any) -> None: ...
-    def on_msg(self, *args: Any, **kwargs: Any) -> None: ...
-    def on_close(self, *args: Any, **kwargs: Any) -> None: ...
-    def send(self, *args: Any, **kwargs: Any) -> None: ...
-    def close(self, *args: Any, **kwargs: Any) -> None: ...
+    keep_host_files_in(tmp_path, monkeypatch)
+    monkeypatch.setattr(agent_magics, "SETTINGS", agent_magics.AgentSettings())
 
 
 @pytest.fixture
-def ip(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any]:
-    from IPython.testing import globalipapp
-
-    from jupyter_operator.kernel import agent_magics
-    from jupyter_operator.kernel import session as session_module
-
-    monkeypatch.setattr(comm, "create_comm", lambda *a, **k: _Comm(*a, **k))
-    monkeypatch.setattr(comm, "get_comm_manager", lambda *a, **k: None)
-    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
-    monkeypatch.setenv("JUPYTER_OPERATOR_TRANSCRIPT_DIR", str(tmp_path / "runs"))
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "JUPYTER_OPERATOR_MODEL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(session_module, "_SESSION", session_module.KernelSession())
-    monkeypatch.setattr(agent_magics, "SETTINGS", agent_magics.AgentSettings())
-    globalipapp.start_ipython()
-    shell = globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "jupyter_operator")
-    yield shell
-    shell.run_line_magic("unload_ext", "jupyter_operator")
+def ip(agent_host: None, ip: Any) -> Any:
+    """The folder's shell (conftest: recorded comms, a fresh session), set up as above first."""
+    return ip
 
 
 @pytest.fixture
