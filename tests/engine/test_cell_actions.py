@@ -17,13 +17,6 @@ from jupyter_operator.protocol import codes, interface_spec
 
 
 @pytest.fixture
-def nb_path(root: Path) -> Path:
-    path = root / "nb.ipynb"
-    path.write_text(standard(), encoding="utf-8")
-    return path
-
-
-@pytest.fixture
 def op(make_operator):
     return make_operator(extensions=("nb",))
 

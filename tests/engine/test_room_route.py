@@ -71,13 +71,6 @@ def loop() -> Iterator[asyncio.AbstractEventLoop]:
 
 
 @pytest.fixture
-def nb_path(root: Path) -> Path:
-    path = root / "nb.ipynb"
-    path.write_text(standard(), encoding="utf-8")
-    return path
-
-
-@pytest.fixture
 def room(nb_path: Path) -> Any:
     """The room's shared notebook, loaded from the file as a room loads it; a page keeps the
     transient ``trusted`` flag in each cell's metadata."""
