@@ -8,21 +8,13 @@ a handler without its auth decorators fails to serve instead of serving everyone
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import API, FILES, Api, FileClient
-from support.fake_openai import FakeOpenAI
+from server_helpers import API, FILES, Api, FileClient, server_app
 from tornado.httpclient import HTTPClientError, HTTPResponse
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    """A loopback endpoint speaking the chat-completions API (Ask mode's model)."""
-    with FakeOpenAI() as server:
-        yield server
 
 
 @pytest.fixture
@@ -43,10 +35,7 @@ def operator_config() -> dict[str, Any]:
 def jp_server_config(journal_dir: Path, operator_config: dict[str, Any]) -> dict[str, Any]:
     """Enable the extension with unauthenticated access off."""
     return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_operator": True},
-            "allow_unauthenticated_access": False,
-        },
+        "ServerApp": server_app(),
         "OperatorExtension": {"journal_dir": str(journal_dir), **operator_config},
     }
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import Api
+from server_helpers import Api, server_app
 from support.fake_openai import FakeOpenAI, Script
 from support.replies import b64, block
 from test_agent_handlers import Stream
@@ -32,10 +32,7 @@ def fake() -> Any:
 def jp_server_config(journal_dir: Path, tmp_path: Path) -> dict[str, Any]:
     """No model configured at all: the person adds one from the panel."""
     return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_operator": True},
-            "allow_unauthenticated_access": False,
-        },
+        "ServerApp": server_app(),
         "OperatorExtension": {"journal_dir": str(journal_dir)},
         "OperatorAgent": {
             "transcripts_dir": str(tmp_path / "runs"),
