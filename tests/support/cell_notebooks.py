@@ -57,6 +57,17 @@ def standard(minor: int = 5) -> str:
     )
 
 
+def demo() -> str:
+    """A heading (``m1``), a cell that sets ``x`` (``c1``), one that prints ``x + 1`` (``c2``)
+    and one that raises (``c3``): the notebook the cell-run tests run."""
+    return notebook(
+        markdown("# Demo", id="m1"),
+        code("x = 41\nprint('set x')", id="c1"),
+        code("print(x + 1)", id="c2"),
+        code("1/0", id="c3"),
+    )
+
+
 def cells_of(path: Path) -> list[tuple[str | None, str, str]]:
     """(id, type, source) of each cell of the notebook at ``path``."""
     doc = json.loads(path.read_text(encoding="utf-8"))
