@@ -8,65 +8,17 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import (
-    LabServer,
-    screenshot,
-    show_operator_panel,
-    start_server,
-    stop_server,
-    wait_for_launcher,
-)
+from ask_views import ASK, open_ask
+from browserkit import LabServer, screenshot, show_operator_panel
 from magic_notebooks import magic_notebook, run_quick_cell, setup_source
 from notebook_cards import button, card_by_id, cards, status_is
 from support.fake_openai import FakeOpenAI, Script
 from support.replies import b64, block
 
 pytestmark = pytest.mark.timeout(240)
-
-PANEL = "#jupyter-operator-panel"
-ASK = f"{PANEL} .jp-Operator-ask"
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def ask_server(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAI) -> Iterator[LabServer]:
-    """JupyterLab whose Ask mode talks to ``fake``; the key is in the server's environment."""
-    root = tmp_path_factory.mktemp("ask-root")
-    settings = tmp_path_factory.mktemp("ask-settings")
-    config = tmp_path_factory.mktemp("ask-config")
-    (config / "jupyter_server_config.json").write_text(json.dumps({
-        "OperatorAgent": {"model": "fake-model", "base_url": fake.url,
-                          "transcripts_dir": str(tmp_path_factory.mktemp("ask-runs"))},
-        "OperatorExtension": {"journal_dir": str(tmp_path_factory.mktemp("ask-journal"))},
-    }))  # fmt: skip
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("JUPYTER_CONFIG_DIR", str(config))
-        env.setenv("OPENAI_API_KEY", fake.key)
-        server = start_server(root, settings, "lab")
-    yield server
-    stop_server(server)
-
-
-def open_ask(page, server: LabServer) -> None:
-    page.goto(server.page_url(f"lab/workspaces/ask-{uuid.uuid4().hex[:8]}"))
-    tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
-    tab.wait_for(timeout=60_000)
-    page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=60_000)
-    wait_for_launcher(page)
-    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
-        tab.click()
-    page.locator(f"{ASK} .jp-Operator-ask-summary").click()
-    page.locator(f"{ASK} .jp-Operator-ask-status").filter(has_text="fake-model").wait_for()
 
 
 def test_a_multi_turn_task_with_an_approval(ask_server: LabServer, page, fake: FakeOpenAI) -> None:
