@@ -80,3 +80,15 @@ def files(jp_ws_fetch: Any, root: Path) -> Callable[[], Awaitable[FileClient]]:
     yield connect
     for client in opened:
         client.close()
+
+
+@pytest.fixture
+def mcp_url(jp_http_port: int, jp_base_url: str, root: Path, jp_fetch: Any) -> str:
+    """The MCP endpoint of the running test server (``jp_fetch`` makes it listen)."""
+    return f"http://127.0.0.1:{jp_http_port}{jp_base_url}jupyter-operator/mcp"
+
+
+@pytest.fixture
+def token(jp_serverapp: Any) -> str:
+    """The running server's token (what ``jupyter server list`` shows)."""
+    return str(jp_serverapp.identity_provider.token)

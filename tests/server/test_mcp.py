@@ -45,17 +45,6 @@ def jp_server_config(journal_dir: Path, operator_config: dict[str, Any],
     }
 
 
-@pytest.fixture
-def mcp_url(jp_http_port: int, jp_base_url: str, root: Path, jp_fetch: Any) -> str:
-    """The MCP endpoint of the running test server (``jp_fetch`` makes it listen)."""
-    return f"http://127.0.0.1:{jp_http_port}{jp_base_url}jupyter-operator/mcp"
-
-
-@pytest.fixture
-def token(jp_serverapp: Any) -> str:
-    return str(jp_serverapp.identity_provider.token)
-
-
 @contextlib.asynccontextmanager
 async def connect(url: str, token: str, *, name: str = "test-client", version: str = "1.0",
                   mode: str = "legacy") -> AsyncIterator[Client]:  # fmt: skip
