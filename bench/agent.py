@@ -176,7 +176,7 @@ def _sdk_first_token(fake: Any, repeat: int) -> float:
 
 def panel_first_token(repeat: int, tmp: Path) -> tuple[float, float]:
     """(endpoint write -> SSE client has the delta via jupyter server, same via the SDK)."""
-    from fake_openai import FakeOpenAI, Script
+    from support.fake_openai import FakeOpenAI, Script
 
     token = "bench-token"
     with FakeOpenAI() as fake:

@@ -22,7 +22,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from replies import block
+from support.replies import block
 
 from jupyter_operator.engine import Operator, mutations
 from jupyter_operator.protocol import Command, Write

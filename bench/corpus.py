@@ -4,9 +4,9 @@ without OPERATOR_CMD blocks ended the run as done), in the same run.
 
 The corpus is ``tests/data/model_replies/replies.jsonl`` (each family's leaked tool call, each
 unexpected stop, near misses, and replies that are fine). Turn 2 is what a model that follows
-the loop's answer sends (``tests/model_corpus.py``). The baseline is the same replies with the
-loop's answers switched off: a reply without blocks ends the run and calls in a model's own
-format are not looked for; nothing else changes. A third figure is the loop with a person who
+the loop's answer sends (``tests/support/model_corpus.py``). The baseline is the same replies
+with the loop's answers switched off: a reply without blocks ends the run and calls in a model's
+own format are not looked for; nothing else changes. A third figure is the loop with a person who
 approves the translated calls on their cards (the change is then applied in the first turn).
 
 Usage: ``python bench/corpus.py``
@@ -22,7 +22,7 @@ from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from model_corpus import approve_translations, run_all
+from support.model_corpus import approve_translations, run_all
 
 from jupyter_operator.agent import stops
 from jupyter_operator.engine import foreign_calls

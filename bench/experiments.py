@@ -41,7 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from replies import b64, block, edits
+from support.replies import b64, block, edits
 
 from jupyter_operator.experiments import Experiment, ModelSpec, load_task
 from jupyter_operator.experiments.checks import CHECKLIB, run_check

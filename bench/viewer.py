@@ -27,7 +27,7 @@ sys.path[:0] = [str(HERE.parent), str(HERE.parent / "tests" / "browser"),
                 str(HERE.parent / "tests")]  # fmt: skip
 
 from browserkit import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from results_folders import results_folder  # noqa: E402
+from support.results_folders import results_folder  # noqa: E402
 
 PAINT = ("new Promise(r => requestAnimationFrame(() => r(performance.getEntriesByName("
          "'first-contentful-paint').map(e => e.startTime))))")  # fmt: skip

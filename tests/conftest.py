@@ -41,6 +41,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker("needs_sandbox") is not None:
-        from sandboxing import require_sandbox
+        from support.sandboxing import require_sandbox
 
         require_sandbox()

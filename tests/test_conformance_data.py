@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conformance_data import CASES_FILE, SOURCES, cases, shared_dir, spec_error_codes
+from support.conformance_data import CASES_FILE, SOURCES, cases, shared_dir, spec_error_codes
 
 
 @pytest.mark.parametrize("copy", sorted(SOURCES), ids=lambda p: p.name)

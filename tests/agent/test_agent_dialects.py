@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from sandboxing import needs_sandbox
+from support.sandboxing import needs_sandbox
 
 from jupyter_operator.agent import Agent, ReplayModel
 

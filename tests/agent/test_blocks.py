@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from replies import block
+from support.replies import block
 
 from jupyter_operator.agent.blocks import BlockTracker
 

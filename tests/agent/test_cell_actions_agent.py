@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from cell_notebooks import cells_of, standard
-from replies import block
+from support.cell_notebooks import cells_of, standard
+from support.replies import block
 
 from jupyter_operator.agent import Agent, ReplayModel
 from jupyter_operator.protocol import parse_results

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from replies import block
+from support.replies import block
 
 from jupyter_operator.agent import Agent, ReplayModel
 from jupyter_operator.agent.compaction import compact, estimate, window_for

@@ -71,7 +71,7 @@ def test_a_refused_key_is_never_quoted(data: Path) -> None:
     """The endpoint's 401 quotes the key it got; the sentence the person reads does not."""
     import asyncio
 
-    from fake_openai import FakeOpenAI
+    from support.fake_openai import FakeOpenAI
 
     from jupyter_operator.agent import ModelError
 

@@ -7,8 +7,8 @@ import asyncio
 import json
 from pathlib import Path
 
-from cell_runs import FIXED, analysis, fix_script, joined, results_sent
-from fake_openai import FakeOpenAI
+from support.cell_runs import FIXED, analysis, fix_script, joined, results_sent
+from support.fake_openai import FakeOpenAI
 
 from jupyter_operator.agent import Agent, OpenAIChat
 

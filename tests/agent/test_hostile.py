@@ -6,8 +6,8 @@ import asyncio
 import base64
 from pathlib import Path
 
-from fake_openai import FakeOpenAI, Script
-from replies import b64, block
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
 
 from jupyter_operator.agent import Agent, OpenAIChat, ReplayModel
 

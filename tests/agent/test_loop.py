@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from replies import b64, block, edits
+from support.replies import b64, block, edits
 
 from jupyter_operator.agent import Agent, ReplayModel
 from jupyter_operator.agent import events as ev

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from model_corpus import load, run_all
+from support.model_corpus import load, run_all
 
 
 def test_the_corpus_holds_every_family_stop_and_near_miss() -> None:

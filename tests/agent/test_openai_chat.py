@@ -8,8 +8,8 @@ import logging
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI, Script
-from replies import b64, block, edits
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block, edits
 
 from jupyter_operator.agent import Agent, ModelError, OpenAIChat
 from jupyter_operator.agent import events as ev

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.agent import Agent, ReplayModel, load_runs
 from jupyter_operator.agent.transcript import default_directory

@@ -6,8 +6,8 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI, Script
-from replies import b64, block
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
 
 from jupyter_operator.agent import Agent, OpenAIChat, ReplayModel, reject_translations
 from jupyter_operator.agent.stops import classify

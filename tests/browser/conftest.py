@@ -3,7 +3,7 @@
 The servers run behind a non-root ``base_url`` (as under JupyterHub) with token auth on.
 Chromium is the system one (``apt-get install chromium``); Playwright never downloads a browser.
 Outside CI a missing chromium skips these tests with the reason; under CI it is an error.
-Helpers live in ``browserkit.py``.
+Helpers live in ``browserkit.py`` (the Ask views' in ``ask_views.py``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ask_views import start_ask_server
 from browserkit import (
     CHROMIUM,
     CHROMIUM_ARGS,
@@ -20,6 +21,7 @@ from browserkit import (
     start_server,
     stop_server,
 )
+from support.fake_openai import FakeOpenAI
 
 
 @pytest.fixture(autouse=True)
@@ -82,3 +84,27 @@ def page(browser: object) -> Iterator[object]:
     )
     yield new_page
     context.close()
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAI]:
+    """The loopback OpenAI-compatible endpoint of a module's Ask server."""
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def ask_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder the Ask server serves (empty; a module overrides it to start with files)."""
+    return tmp_path_factory.mktemp("ask-root")
+
+
+@pytest.fixture(scope="module")
+def ask_server(
+    tmp_path_factory: pytest.TempPathFactory, ask_root: Path, fake: FakeOpenAI
+) -> Iterator[LabServer]:
+    """JupyterLab whose Ask mode talks to ``fake``; the key is in the server's environment."""
+    require_chromium()
+    server = start_ask_server(tmp_path_factory, ask_root, fake)
+    yield server
+    stop_server(server)

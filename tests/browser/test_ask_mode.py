@@ -8,65 +8,17 @@ from __future__ import annotations
 
 import json
 import re
-import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import (
-    LabServer,
-    screenshot,
-    show_operator_panel,
-    start_server,
-    stop_server,
-    wait_for_launcher,
-)
-from fake_openai import FakeOpenAI, Script
+from ask_views import ASK, open_ask
+from browserkit import LabServer, screenshot, show_operator_panel
 from magic_notebooks import magic_notebook, run_quick_cell, setup_source
 from notebook_cards import button, card_by_id, cards, status_is
-from replies import b64, block
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
 
 pytestmark = pytest.mark.timeout(240)
-
-PANEL = "#jupyter-operator-panel"
-ASK = f"{PANEL} .jp-Operator-ask"
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def ask_server(tmp_path_factory: pytest.TempPathFactory, fake: FakeOpenAI) -> Iterator[LabServer]:
-    """JupyterLab whose Ask mode talks to ``fake``; the key is in the server's environment."""
-    root = tmp_path_factory.mktemp("ask-root")
-    settings = tmp_path_factory.mktemp("ask-settings")
-    config = tmp_path_factory.mktemp("ask-config")
-    (config / "jupyter_server_config.json").write_text(json.dumps({
-        "OperatorAgent": {"model": "fake-model", "base_url": fake.url,
-                          "transcripts_dir": str(tmp_path_factory.mktemp("ask-runs"))},
-        "OperatorExtension": {"journal_dir": str(tmp_path_factory.mktemp("ask-journal"))},
-    }))  # fmt: skip
-    with pytest.MonkeyPatch.context() as env:
-        env.setenv("JUPYTER_CONFIG_DIR", str(config))
-        env.setenv("OPENAI_API_KEY", fake.key)
-        server = start_server(root, settings, "lab")
-    yield server
-    stop_server(server)
-
-
-def open_ask(page, server: LabServer) -> None:
-    page.goto(server.page_url(f"lab/workspaces/ask-{uuid.uuid4().hex[:8]}"))
-    tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
-    tab.wait_for(timeout=60_000)
-    page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=60_000)
-    wait_for_launcher(page)
-    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
-        tab.click()
-    page.locator(f"{ASK} .jp-Operator-ask-summary").click()
-    page.locator(f"{ASK} .jp-Operator-ask-status").filter(has_text="fake-model").wait_for()
 
 
 def test_a_multi_turn_task_with_an_approval(ask_server: LabServer, page, fake: FakeOpenAI) -> None:
@@ -251,14 +203,14 @@ def test_the_notebook_runs_a_multi_turn_task_against_the_endpoint(
 
 
 def _fix_notebook(path: Path) -> None:
-    from cell_notebooks import code, notebook
+    from support.cell_notebooks import code, notebook
 
     path.write_text(notebook(code("values = [3, 4, 5]", id="load"),
                              code("print('mean', totl / len(values))", id="mean")))  # fmt: skip
 
 
 def _fix_script(fake: FakeOpenAI, name: str, ids: tuple[str, str] = ("load", "mean")) -> None:
-    from cell_runs import FIXED
+    from support.cell_runs import FIXED
 
     load, mean = ids
     fake.add(
@@ -388,7 +340,7 @@ def test_fix_with_operator_sends_the_traceback_and_the_approved_fix_runs(
     """"Fix with Operator" on a cell's error output: the model gets the cell, its traceback
     without colour codes and the notebook; the person approves & runs its fix, the cell ends
     without an error and the rerun's result goes back to the model."""
-    from cell_notebooks import code, notebook
+    from support.cell_notebooks import code, notebook
 
     fixed = "print('ratio', total / max(count, 1))"
     (ask_server.root / "ratio.ipynb").write_text(notebook(
@@ -443,7 +395,7 @@ def test_the_fix_shortcut_asks_about_the_active_cells_error(
     ask_server: LabServer, page, fake: FakeOpenAI
 ) -> None:
     """Ctrl+Alt+F (the command's default shortcut) on the failed cell starts the same run."""
-    from cell_notebooks import code, notebook
+    from support.cell_notebooks import code, notebook
 
     (ask_server.root / "keys.ipynb").write_text(notebook(code("1 / 0", id="boom")))
     fake.add("The cell divides by zero on purpose; nothing to change.")
@@ -468,7 +420,7 @@ def test_the_notebooks_thread_continues_and_a_reload_shows_it_again(
 ) -> None:
     """The Ask view keeps one conversation per notebook: a follow-up continues it, a page
     reload shows it again, New thread starts afresh."""
-    from cell_notebooks import code, notebook
+    from support.cell_notebooks import code, notebook
 
     (ask_server.root / "thread.ipynb").write_text(notebook(code("ratio = 6 / 3", id="r")))
     fake.add("It computes a ratio.", "The ratio is 2.0.", "Hello again.")

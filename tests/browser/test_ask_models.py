@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 from browserkit import LabServer, require_chromium, screenshot, start_server, stop_server
-from fake_openai import FakeOpenAI, Script
-from replies import b64, block
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
 from test_ask_mode import ASK
 
 import jupyter_operator

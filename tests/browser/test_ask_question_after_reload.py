@@ -4,14 +4,12 @@ the question again, and the answer continues that very run."""
 from __future__ import annotations
 
 import pytest
+from ask_views import ASK, open_ask
 from browserkit import screenshot, show_operator_panel
-from fake_openai import FakeOpenAI
-from replies import b64, block
-from test_ask_mode import ASK, ask_server, fake, open_ask
+from support.fake_openai import FakeOpenAI
+from support.replies import b64, block
 
 pytestmark = pytest.mark.timeout(240)
-
-__all__ = ["ask_server", "fake"]  # the fixtures, shared with the Ask mode tests
 
 
 def test_a_question_asked_before_a_reload_is_answered_after_it(

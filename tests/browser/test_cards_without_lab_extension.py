@@ -14,7 +14,7 @@ import pytest
 from browserkit import LabServer, require_chromium, screenshot, start_server, stop_server
 from magic_notebooks import magic_notebook, run_both_cells
 from notebook_cards import ADDED, button, card_by_id, status_is
-from replies import b64, block
+from support.replies import b64, block
 
 pytestmark = pytest.mark.timeout(240)
 

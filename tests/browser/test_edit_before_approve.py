@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ask_views import ASK, open_ask
 from browserkit import LabServer, screenshot
-from fake_openai import FakeOpenAI, Script
 from magic_notebooks import magic_notebook
 from notebook_cards import ADDED, results_box, status_is
-from replies import b64, block
-from test_ask_mode import ASK, ask_server, fake, open_ask  # noqa: F401 (fixtures)
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
 from test_lab_panel import (
     PANEL,
     card,
@@ -182,7 +182,7 @@ def test_a_refused_edit_in_the_panel_keeps_the_card_pending(lab_server: LabServe
 
 
 def test_edit_in_ask_mode_reaches_the_model(
-    ask_server: LabServer, page: Any, fake: FakeOpenAI  # noqa: F811 (the fixtures imported above)
+    ask_server: LabServer, page: Any, fake: FakeOpenAI
 ) -> None:
     """The next turn of the model gets the edited result: ok, edited, and the diff."""
     root = ask_server.root

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 from browserkit import LabServer, screenshot
-from cell_notebooks import cells_of, standard
-from replies import block
+from support.cell_notebooks import cells_of, standard
+from support.replies import block
 from test_lab_panel import PANEL, card, open_lab, results_text, run_reply, wait_status
 
 from jupyter_operator.protocol import parse_results

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from browserkit import screenshot
-from cell_notebooks import code, notebook
-from cell_runs import FIXED, b64
+from support.cell_notebooks import code, notebook
+from support.cell_runs import FIXED, b64
 from test_lab_panel import PANEL, card, open_lab, results_text, run_reply, wait_status
 from test_lab_panel_state import open_history
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 from browserkit import screenshot, show_operator_panel
-from cell_notebooks import code, notebook
+from support.cell_notebooks import code, notebook
 from test_lab_cell_runs import block, result_of
 from test_lab_panel import PANEL, card, open_lab, run_reply, wait_status
 

@@ -4,7 +4,7 @@ then undoes every file and cell it changed in one click, or refuses it as a whol
 from __future__ import annotations
 
 import pytest
-from cell_notebooks import cells_of, standard
+from support.cell_notebooks import cells_of, standard
 from test_lab_panel import PANEL, b64, command, open_lab, run_reply, screenshot, wait_status
 from test_lab_panel_state import open_history
 

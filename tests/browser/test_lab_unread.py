@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 from browserkit import LabServer, screenshot
-from replies import b64
+from support.replies import b64
 from test_lab_panel import PANEL, command, open_lab, wait_status
 
 pytestmark = pytest.mark.timeout(240)

@@ -76,9 +76,9 @@ def test_panel_and_cell_command_in_notebook7(notebook_server, page) -> None:
 def test_approve_and_run_in_notebook7(notebook_server, page) -> None:
     """Notebook 7: Run and Approve & Run put the outputs in the open cells, and the model
     receives them."""
-    from cell_notebooks import code
-    from cell_notebooks import notebook as notebook_text
-    from cell_runs import FIXED, b64
+    from support.cell_notebooks import code
+    from support.cell_notebooks import notebook as notebook_text
+    from support.cell_runs import FIXED, b64
     from test_lab_cell_runs import block, result_of, wait_output
 
     root = notebook_server.root

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from browserkit import LabServer, run_palette_command, screenshot
 from magic_notebooks import magic_notebook
-from notebook_samples import notebook, with_source
+from support.notebook_samples import notebook, with_source
 from test_lab_panel import b64, card, command, open_lab, run_reply, wait_status
 
 pytestmark = pytest.mark.timeout(240)

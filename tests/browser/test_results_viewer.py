@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from browserkit import screenshot
 from magic_notebooks import REPO, magic_notebook, run_cell, run_quick_cell
-from replies import b64, block
-from results_folders import results_folder
+from support.replies import b64, block
+from support.results_folders import results_folder
 
 from jupyter_operator.cli import main
 from jupyter_operator.experiments import Experiment, ModelSpec, wilson

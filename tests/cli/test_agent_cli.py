@@ -8,17 +8,16 @@ import sys
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI, Script
-from replies import b64, block
+from support.fake_openai import FakeOpenAI, Script
+from support.host_folders import keep_host_files_in
+from support.replies import b64, block
 
 from jupyter_operator.cli import main
 
 
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("JUPYTER_OPERATOR_TRANSCRIPT_DIR", str(tmp_path / "runs"))
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "JUPYTER_OPERATOR_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+    keep_host_files_in(tmp_path, monkeypatch)
     folder = tmp_path / "ws"
     folder.mkdir()
     return folder

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.cli import visible_text
 from jupyter_operator.protocol import parse_results

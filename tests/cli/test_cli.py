@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from cli_process import cli
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.protocol import parse_results
 

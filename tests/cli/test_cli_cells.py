@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cell_notebooks import cells_of, standard
-from replies import block
+from support.cell_notebooks import cells_of, standard
+from support.replies import block
 
 from jupyter_operator.cli import main
 from jupyter_operator.protocol import interface_spec, parse_results

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from cli_process import cli
-from replies import block
+from support.replies import block
 
 REPLY = "\n".join([
     block("d1", "fs.delete", path="a.txt"),

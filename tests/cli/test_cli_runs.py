@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from cell_runs import FIXED, analysis, fix_script, joined, results_sent
-from fake_openai import FakeOpenAI
+from support.cell_runs import FIXED, analysis, fix_script, joined, results_sent
+from support.fake_openai import FakeOpenAI
+from support.host_folders import keep_host_files_in
 
 from jupyter_operator.cli import main
 from jupyter_operator.protocol import parse_results
@@ -15,10 +16,7 @@ from jupyter_operator.protocol import parse_results
 
 @pytest.fixture
 def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
-    monkeypatch.setenv("JUPYTER_OPERATOR_TRANSCRIPT_DIR", str(tmp_path / "runs"))
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "JUPYTER_OPERATOR_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+    keep_host_files_in(tmp_path, monkeypatch)
     folder = tmp_path / "ws"
     folder.mkdir()
     return folder
@@ -81,7 +79,7 @@ def test_the_agent_fixes_the_error_from_a_terminal(
 def test_ask_offers_approve_and_run_for_a_cell_change(root: Path) -> None:
     import io
 
-    from cell_runs import b64, cmd
+    from support.cell_runs import b64, cmd
 
     from jupyter_operator.engine import Operator
     from jupyter_operator.terminal import ask

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conformance_data import cases, spec_error_codes
+from support.conformance_data import cases, spec_error_codes
 
 # The cases are kept in tests/data (tests/test_conformance_data.py checks them against the
 # shared originals when those are present).

@@ -40,13 +40,6 @@ sys.exit(asyncio.run(serve(root, asker=asker)))
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
-
-
-@pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
     """The usual configuration, from a Jupyter config folder of the test's own."""
     config = tmp_path / "jupyter-config"
@@ -68,11 +61,11 @@ def client(params: StdioServerParameters) -> Client:
 
 
 async def test_the_same_tools_are_served_and_a_scripted_person_decides(
-    workspace: Path, env: dict[str, str]
+    root: Path, env: dict[str, str]
 ) -> None:
-    (workspace / "old.txt").write_text("old\n")
+    (root / "old.txt").write_text("old\n")
     params = StdioServerParameters(command=sys.executable,
-                                   args=["-c", SCRIPTED, str(workspace)], env=env)  # fmt: skip
+                                   args=["-c", SCRIPTED, str(root)], env=env)  # fmt: skip
     async with client(params) as mcp:
         tools = {tool.name for tool in (await mcp.list_tools()).tools}
         read = await mcp.call_tool("read_file", {"path": "old.txt"})
@@ -89,18 +82,18 @@ async def test_the_same_tools_are_served_and_a_scripted_person_decides(
     assert {tool.name for tool in TOOLS} | {"undo", "operator_wait", "operator_status"} == tools
     assert "old" in text_of(read)
     assert not approved.is_error, text_of(approved)
-    assert (workspace / "yes.txt").read_text() == "Y\n"
+    assert (root / "yes.txt").read_text() == "Y\n"
     assert rejected.is_error and "no from the script to stdio-agent 4" in text_of(rejected)
-    assert not (workspace / "no.txt").exists()
+    assert not (root / "no.txt").exists()
     # The usual configuration's rule decided without asking (c.OperatorExtension.policy_rules).
-    assert not by_rule.is_error and (workspace / "notes" / "a.md").read_text() == "a\n"
+    assert not by_rule.is_error and (root / "notes" / "a.md").read_text() == "a\n"
     assert escape.is_error and "ERR_PATH_ESCAPE" in text_of(escape)
-    assert not (workspace.parent / "out.txt").exists()
+    assert not (root.parent / "out.txt").exists()
     # The undo was asked like any change (a delete of the file the write made), and refused.
     assert undo.is_error and "no from the script" in text_of(undo)
-    assert (workspace / "notes" / "a.md").exists()
-    assert all(not call.is_error for call in calls) and (workspace / "yes-2.txt").exists()
-    notes = (workspace.parent / "asked.jsonl").read_text()
+    assert (root / "notes" / "a.md").exists()
+    assert all(not call.is_error for call in calls) and (root / "yes-2.txt").exists()
+    notes = (root.parent / "asked.jsonl").read_text()
     asked = [json.loads(line) for line in notes.splitlines()]
     assert [(a["action"], a["path"]) for a in asked[:3]] == [
         ("fs.write", "yes.txt"), ("fs.write", "no.txt"), ("fs.delete", "notes/a.md")]
@@ -108,15 +101,15 @@ async def test_the_same_tools_are_served_and_a_scripted_person_decides(
 
 
 async def test_without_a_terminal_a_change_that_asks_is_rejected_with_the_reason(
-    workspace: Path, env: dict[str, str], tmp_path: Path
+    root: Path, env: dict[str, str], tmp_path: Path
 ) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "jupyter_operator", "mcp", "--standalone", str(workspace),
+        args=["-m", "jupyter_operator", "mcp", "--standalone", str(root),
               "--rule", "auto fs.write scratch/**"],
         env=env,
     )  # fmt: skip
-    (workspace / "r.txt").write_text("read me\n")
+    (root / "r.txt").write_text("read me\n")
     async with client(params) as mcp:
         read = await mcp.call_tool("read_file", {"path": "r.txt"})
         asked = await mcp.call_tool("write_file", {"path": "w.txt", "content": "w"})
@@ -126,14 +119,14 @@ async def test_without_a_terminal_a_change_that_asks_is_rejected_with_the_reason
     assert "read me" in text_of(read)
     assert asked.is_error and "nobody can be asked" in text_of(asked)
     assert "--rule" in text_of(asked)
-    assert shell.is_error and not (workspace / "made-by-shell").exists()
-    assert not (workspace / "w.txt").exists()
-    assert not by_config.is_error and (workspace / "notes" / "n.md").read_text() == "n"
-    assert not by_option.is_error and (workspace / "scratch" / "s.md").read_text() == "s"
+    assert shell.is_error and not (root / "made-by-shell").exists()
+    assert not (root / "w.txt").exists()
+    assert not by_config.is_error and (root / "notes" / "n.md").read_text() == "n"
+    assert not by_option.is_error and (root / "scratch" / "s.md").read_text() == "s"
     # The changes are in the workspace's one history, labelled with the client.
     from jupyter_operator.engine import Operator
 
-    history = Operator(workspace, journal_dir=tmp_path / "journal").history()
+    history = Operator(root, journal_dir=tmp_path / "journal").history()
     assert [(e.path, e.label) for e in history] == [("notes/n.md", "stdio-agent 4"),
                                                    ("scratch/s.md", "stdio-agent 4")]
 

@@ -8,19 +8,12 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from cell_notebooks import cells_of, code, markdown, notebook, standard
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from replies import b64, block
+from support.cell_notebooks import cells_of, code, markdown, notebook, standard
+from support.replies import b64, block
 
 from jupyter_operator.protocol import codes, interface_spec
-
-
-@pytest.fixture
-def nb_path(root: Path) -> Path:
-    path = root / "nb.ipynb"
-    path.write_text(standard(), encoding="utf-8")
-    return path
 
 
 @pytest.fixture
@@ -397,7 +390,7 @@ def test_every_action_with_every_field_gets_a_coded_result(make_operator, nb_pat
     """A field an action does not take (``content_b64`` on ``nb.readCells``, ``nb.runCell`` or
     ``nb.restartKernel``) is ignored like any other; no block ends the reply with an
     exception. Every pending one is then approved and also ends with a code."""
-    from cell_runs import assert_coded, every_action, every_field_reply, spec_fields
+    from support.cell_runs import assert_coded, every_action, every_field_reply, spec_fields
 
     from jupyter_operator.execution import NoRunner
 
@@ -421,7 +414,7 @@ def test_every_action_with_every_field_gets_a_coded_result(make_operator, nb_pat
 def test_any_fields_with_any_values_get_a_coded_result(make_operator, nb_path: Path,
                                                        data: st.DataObject) -> None:  # fmt: skip
     """Every field of the spec on a random action, some left out, some malformed."""
-    from cell_runs import assert_coded, cmd, every_action, field_value, spec_fields
+    from support.cell_runs import assert_coded, cmd, every_action, field_value, spec_fields
 
     from jupyter_operator.execution import NoRunner
 

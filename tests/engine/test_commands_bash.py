@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from sandboxing import needs_sandbox
+from support.sandboxing import needs_sandbox
 
 from jupyter_operator.engine import Operator, ShellPolicy
 from jupyter_operator.engine.commands import BashItem, CommandSession
@@ -26,11 +26,11 @@ def root(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def make(tmp_path: Path, root: Path) -> Iterator[Callable[..., CommandSession]]:
+def make(make_operator: Callable[..., Operator]) -> Iterator[Callable[..., CommandSession]]:
     operators: list[Operator] = []
 
     def build(rules: str | None = None, **kwargs: object) -> CommandSession:
-        op = Operator(root, journal_dir=tmp_path / "journal")
+        op = make_operator()
         if rules is not None:
             op.shell_policy = ShellPolicy.parse(rules)
         operators.append(op)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -15,10 +14,8 @@ SCRIPT = "/write a.md\nA\n/end\n/append a.md\nB\n/end\n/open a.md\n/nope"
 
 
 @pytest.fixture
-def operator(tmp_path: Path) -> Iterator[Operator]:
-    root = tmp_path / "ws"
-    root.mkdir()
-    op = Operator(root, journal_dir=tmp_path / "journal")
+def operator(make_operator: Callable[..., Operator]) -> Iterator[Operator]:
+    op = make_operator()
     yield op
     op.close()
 

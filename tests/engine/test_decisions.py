@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from replies import b64, block
+from support.replies import b64, block
 
 import jupyter_operator
 from jupyter_operator.engine import DecideFirst, Decision, EngineError, Policy, UnknownItem
@@ -133,17 +133,15 @@ def test_a_reason_is_one_printable_line() -> None:
     assert long == " Reason: " + "x" * REASON_LIMIT + "..."
 
 
-def test_every_kind_of_run_flattens_the_reason(tmp_path) -> None:
+def test_every_kind_of_run_flattens_the_reason(make_operator) -> None:
     """The operator run, the JSON run and a bash line all pass the reason through one helper:
     an escape sequence a person pasted never reaches the model's text or a terminal."""
     import json
 
-    from jupyter_operator.engine import Operator, run_json
+    from jupyter_operator.engine import run_json
     from jupyter_operator.engine.commands import CommandSession
 
-    root = tmp_path / "ws"
-    root.mkdir()
-    op = Operator(root, journal_dir=tmp_path / "journal")
+    op = make_operator()
     reason = "no\x1b]0;pwned\x07\nOPERATOR_RESULT"
     flat = "no?]0;pwned? OPERATOR_RESULT"
 

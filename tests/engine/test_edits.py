@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from replies import b64, block, edits, write
+from support.replies import b64, block, edits, write
 
 from jupyter_operator.engine import BadEdit, EngineError
 from jupyter_operator.engine.edits import edit_diff, keep_line_endings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.engine import Policy
 from jupyter_operator.engine.persist import dump_run, load_data, load_run

@@ -5,7 +5,7 @@ from __future__ import annotations
 import tracemalloc
 from pathlib import Path
 
-from replies import block, edits
+from support.replies import block, edits
 
 from jupyter_operator.protocol import codes
 

@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cell_notebooks import standard
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.engine import live_route
 from jupyter_operator.notebooks.cell_edits import source_hash
@@ -32,13 +31,6 @@ class Pages:
     def expected(self, path: Path, disk_sha256: str | None) -> bytes | None:
         found = self.shown.get(path)
         return found[1] if found and found[0] == disk_sha256 else None
-
-
-@pytest.fixture
-def nb_path(root: Path) -> Path:
-    path = root / "nb.ipynb"
-    path.write_text(standard(), encoding="utf-8")
-    return path
 
 
 @pytest.fixture

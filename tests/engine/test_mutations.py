@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.protocol import codes
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from notebook_samples import SAMPLE, notebook, with_source
-from replies import b64, block, edits
+from support.notebook_samples import SAMPLE, notebook, with_source
+from support.replies import b64, block, edits
 
 
 def test_a_notebook_write_carries_the_changed_cell(root: Path, make_operator) -> None:
@@ -48,7 +48,7 @@ def test_a_notebook_patched_as_text_is_shown_as_cells(root: Path, make_operator)
 
 
 def test_cell_actions_are_shown_as_cells(root: Path, make_operator) -> None:
-    from cell_notebooks import standard
+    from support.cell_notebooks import standard
 
     (root / "nb.ipynb").write_text(standard())
     reply = "\n".join([

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from replies import b64, block, edits
+from support.replies import b64, block, edits
 
 from jupyter_operator.engine.persist import PersistError, dump_run, load_data, load_run
 

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from cell_notebooks import code, notebook
-from cell_runs import cmd
-from operator_replies import block, reply, write_block
+from support.cell_notebooks import code, notebook
+from support.cell_runs import cmd
+from support.operator_replies import block, reply, write_block
 
 from jupyter_operator.engine import Operator, Policy, ShellPolicy, run_json
 from jupyter_operator.engine.commands import CommandSession

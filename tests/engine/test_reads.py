@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from replies import block
+from support.replies import block
 
 from jupyter_operator.engine import Policy
 from jupyter_operator.engine.reads import MAX_LINE_CHARS, REPLY_OUTPUT_BUDGET

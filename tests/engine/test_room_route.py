@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cell_notebooks import standard
-from replies import block, write
+from support.cell_notebooks import standard
+from support.replies import block, write
 
 from jupyter_operator.protocol import codes
 
@@ -68,13 +68,6 @@ def loop() -> Iterator[asyncio.AbstractEventLoop]:
     running.call_soon_threadsafe(running.stop)
     thread.join(5)
     running.close()
-
-
-@pytest.fixture
-def nb_path(root: Path) -> Path:
-    path = root / "nb.ipynb"
-    path.write_text(standard(), encoding="utf-8")
-    return path
 
 
 @pytest.fixture

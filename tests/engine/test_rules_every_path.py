@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cell_notebooks import code, notebook
-from cell_runs import cmd
-from replies import block
+from support.cell_notebooks import code, notebook
+from support.cell_runs import cmd
+from support.replies import block
 
 from jupyter_operator.engine import Operator, Policy
 from jupyter_operator.engine.commands import CommandSession

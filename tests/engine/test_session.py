@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from replies import b64, block, edits
+from support.replies import b64, block, edits
 
 from jupyter_operator.engine import DecideFirst, Operator, Policy, UnknownItem
 

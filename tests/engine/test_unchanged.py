@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.engine import Operator
 
@@ -35,7 +35,7 @@ def test_a_real_change_still_asks(root: Path, make_operator: Callable[..., Opera
 def test_a_no_op_stacked_on_an_earlier_change_is_no_change(make_operator, root) -> None:  # type: ignore[no-untyped-def]
     """The second write of the same bytes in one reply used to wait for approval and then be
     applied and journaled as a change of nothing; it is "No change" at once now."""
-    from replies import reply, write
+    from support.replies import reply, write
 
     op = make_operator()
     run = op.run(reply(write("w1", "a.txt", "same\n"), write("w2", "a.txt", "same\n")))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from replies import b64, block, edits
+from support.replies import b64, block, edits
 
 from jupyter_operator.protocol import OperatorError
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cell_notebooks import cells_of, standard
-from replies import b64, block
+from support.cell_notebooks import cells_of, standard
+from support.replies import b64, block
 
 from jupyter_operator.engine import undo as undo_module
 from jupyter_operator.protocol import OperatorError, codes

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cell_runs import cmd, details, insert_cell, joined, saved_cell
+from support.cell_runs import cmd, details, insert_cell, joined, saved_cell
 
 from jupyter_operator.engine import Operator, Policy
 from jupyter_operator.execution.report import DETAILS_KEEP

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cell_notebooks import code, notebook
-from cell_runs import b64, cmd, details
+from support.cell_notebooks import code, notebook
+from support.cell_runs import b64, cmd, details
 
 from jupyter_operator.engine import Operator, Policy, run_json
 from jupyter_operator.engine.commands import CommandSession

@@ -7,8 +7,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from cell_runs import cmd, details, insert_cell
-from sandboxing import needs_sandbox
+from support.cell_runs import cmd, details, insert_cell
+from support.sandboxing import needs_sandbox
 
 from jupyter_operator.engine import Operator
 

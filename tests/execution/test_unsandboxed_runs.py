@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from cell_runs import b64, cmd
-from sandboxing import needs_sandbox
+from support.cell_runs import b64, cmd
+from support.sandboxing import needs_sandbox
 
 from jupyter_operator.engine import Operator, Policy, ShellPolicy, run_json
 from jupyter_operator.engine.commands import CommandSession
@@ -91,7 +91,7 @@ def test_approve_all_on_the_command_line_runs_no_cell_without_the_sandbox(
 ) -> None:
     """``--approve all`` is decided before anyone saw the items: it applies the changes, but a
     cell run that would not be sandboxed is rejected (the model is told why), as a rule's is."""
-    from fake_openai import FakeOpenAI
+    from support.fake_openai import FakeOpenAI
 
     from jupyter_operator.cli import main
     from jupyter_operator.engine.run_items import UNATTENDED_UNSANDBOXED

@@ -8,8 +8,8 @@ import socket
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI, Script
-from replies import b64, block
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
 
 from jupyter_operator.cli import main
 

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI
+from support.fake_openai import FakeOpenAI
 
 from jupyter_operator.agent import Agent, ReplayModel
 from jupyter_operator.cli import main

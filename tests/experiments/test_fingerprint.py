@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.cli import main
 from jupyter_operator.experiments import Experiment, ModelSpec, load_results, load_suite

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI, Script
-from replies import b64, block
-from sandboxing import require_sandbox
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
+from support.sandboxing import require_sandbox
 
 from jupyter_operator.experiments import Experiment, ModelSpec, load_results, load_suite
 from jupyter_operator.experiments.tasks import Task

@@ -6,10 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import comm
 import pytest
-from fake_openai import FakeOpenAI, Script
-from replies import b64, block
+from support.fake_openai import FakeOpenAI, Script
+from support.ipython_fixtures import route_comms_to_recorders
+from support.replies import b64, block
 
 from jupyter_operator.cli import main
 from jupyter_operator.experiments import Experiment, ModelSpec, load_suite
@@ -18,19 +18,6 @@ from jupyter_operator.experiments.progress import ProgressBar
 HELLO = Path(__file__).resolve().parents[1] / "data" / "eval_suite" / "hello"
 WRITE = block("w1", "fs.write", path="hello.txt", content_b64=b64("hello\n"))
 USAGE = (100_000, 10_000)  # $0.30 at $2 / $10 per million
-
-
-class _Comm:
-    kernel = "recording"
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.comm_id = kwargs.get("comm_id") or f"comm-{id(self):x}"
-
-    def open(self, *args: Any, **kwargs: Any) -> None: ...
-    def on_msg(self, *args: Any, **kwargs: Any) -> None: ...
-    def on_close(self, *args: Any, **kwargs: Any) -> None: ...
-    def send(self, *args: Any, **kwargs: Any) -> None: ...
-    def close(self, *args: Any, **kwargs: Any) -> None: ...
 
 
 def a_run() -> list[Script]:
@@ -56,8 +43,7 @@ def test_the_terminal_line_of_each_run_shows_tokens_cost_and_runs_left(
 def test_the_notebook_bar_counts_cost_and_the_runs_its_budget_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(comm, "create_comm", lambda *a, **k: _Comm(*a, **k))
-    monkeypatch.setattr(comm, "get_comm_manager", lambda *a, **k: None)
+    route_comms_to_recorders(monkeypatch)
     seen: list[str] = []
     with FakeOpenAI() as fake:
         monkeypatch.setenv("OPENAI_API_KEY", fake.key)

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from fake_openai import FakeOpenAI, Script
-from replies import b64, block
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
 
 from jupyter_operator.agent.openai_chat import retry_after
 from jupyter_operator.cli import main

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.experiments import Results, compare
 from jupyter_operator.experiments.stats import (

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sandboxing import needs_sandbox
+from support.sandboxing import needs_sandbox
 
 from jupyter_operator.experiments.checks import CheckResult, run_check
 

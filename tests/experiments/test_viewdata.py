@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-from ipython_fixtures import recording_comms  # noqa: F401 (autouse: widgets built here are closed)
-from replies import b64, block
+from support.ipython_fixtures import recording_comms  # noqa: F401 (autouse: widgets built here are closed)
+from support.replies import b64, block
 
 from jupyter_operator.agent.records import CARD_DETAILS_LINES
 from jupyter_operator.experiments import Experiment, ModelSpec, wilson

@@ -3,49 +3,29 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import comm
 import pytest
 from IPython.core.error import UsageError
-from replies import b64, block
-
-
-class _Comm:
-    kernel = "recording"
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.comm_id = kwargs.get("comm_id") or f"comm-{id(self):x}"
-
-    def open(self, *args: Any, **kwargs: Any) -> None: ...
-    def on_msg(self, *args: Any, **kwargs: Any) -> None: ...
-    def on_close(self, *args: Any, **kwargs: Any) -> None: ...
-    def send(self, *args: Any, **kwargs: Any) -> None: ...
-    def close(self, *args: Any, **kwargs: Any) -> None: ...
+from support.host_folders import keep_host_files_in
+from support.replies import b64, block
 
 
 @pytest.fixture
-def ip(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Any]:
-    from IPython.testing import globalipapp
-
+def agent_host(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Journal and transcripts in tmp_path, no model from the environment, and no
+    ``%operator model`` choice left from an earlier test."""
     from jupyter_operator.kernel import agent_magics
-    from jupyter_operator.kernel import session as session_module
 
-    monkeypatch.setattr(comm, "create_comm", lambda *a, **k: _Comm(*a, **k))
-    monkeypatch.setattr(comm, "get_comm_manager", lambda *a, **k: None)
-    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
-    monkeypatch.setenv("JUPYTER_OPERATOR_TRANSCRIPT_DIR", str(tmp_path / "runs"))
-    for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "JUPYTER_OPERATOR_MODEL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(session_module, "_SESSION", session_module.KernelSession())
+    keep_host_files_in(tmp_path, monkeypatch)
     monkeypatch.setattr(agent_magics, "SETTINGS", agent_magics.AgentSettings())
-    globalipapp.start_ipython()
-    shell = globalipapp.get_ipython()
-    shell.run_line_magic("load_ext", "jupyter_operator")
-    yield shell
-    shell.run_line_magic("unload_ext", "jupyter_operator")
+
+
+@pytest.fixture
+def ip(agent_host: None, ip: Any) -> Any:
+    """The folder's shell (conftest: recorded comms, a fresh session), set up as above first."""
+    return ip
 
 
 @pytest.fixture
@@ -124,7 +104,7 @@ def test_model_shows_and_sets_the_endpoint_never_the_key(
 def test_a_task_against_an_endpoint_set_with_operator_model(
     ip: Any, root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from fake_openai import FakeOpenAI
+    from support.fake_openai import FakeOpenAI
 
     from jupyter_operator.kernel.agent_magics import last_agent
 
@@ -178,7 +158,7 @@ def test_an_ended_runs_change_is_undone_from_magics_and_from_its_card(
 def test_a_cell_s_run_stops_at_its_cost_budget(
     ip: Any, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from fake_openai import FakeOpenAI, Script
+    from support.fake_openai import FakeOpenAI, Script
 
     from jupyter_operator.kernel.agent_magics import last_agent
 
@@ -202,7 +182,7 @@ def test_operator_model_lists_and_uses_the_endpoints_added_in_the_panel(
 ) -> None:
     """The panel's "Add model" saves to the shared list: the notebook sees the same names, and
     runs through one with its stored key (never printed)."""
-    from fake_openai import FakeOpenAI
+    from support.fake_openai import FakeOpenAI
 
     from jupyter_operator.agent.endpoints import Endpoint, EndpointStore
     from jupyter_operator.kernel.agent_magics import last_agent

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cell_notebooks import cells_of, standard
-from replies import block
-from widget_front import Front
+from support.cell_notebooks import cells_of, standard
+from support.replies import block
+from support.widget_front import Front
 
 import jupyter_operator
 from jupyter_operator.kernel.magics import last_view

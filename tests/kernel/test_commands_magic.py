@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from sandboxing import needs_sandbox
-from widget_front import Front
+from support.sandboxing import needs_sandbox
+from support.widget_front import Front
 
 from jupyter_operator.kernel.commands import command_session
 from jupyter_operator.kernel.magics import last_view

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from cell_notebooks import code, notebook
 from nbclient import NotebookClient
+from support.cell_notebooks import code, notebook
 
 from jupyter_operator.kernel.live_runs import CommRunner, own_notebook
 
@@ -76,7 +76,7 @@ def test_a_change_to_the_kernels_own_notebook_is_applied_in_its_page(
     """The magics' route: the change goes through the comm as cell edits; the page's answer
     ends it and the file is not written beneath the open notebook. Without a front end
     (``gone``) the file is written as before."""
-    from replies import block
+    from support.replies import block
 
     from jupyter_operator.engine import Operator
     from jupyter_operator.kernel import live_runs

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from operator_replies import block, reply, write_block
-from widget_front import Front
+from support.operator_replies import block, reply, write_block
+from support.widget_front import Front
 
 import jupyter_operator
 from jupyter_operator.kernel.magics import last_view

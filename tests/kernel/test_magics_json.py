@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 from IPython.core.error import UsageError
-from widget_front import Front
+from support.widget_front import Front
 
 import jupyter_operator
 from jupyter_operator.dialects.json_ops import parse_events

@@ -17,8 +17,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from cell_notebooks import standard
-from replies import block
+from support.cell_notebooks import standard
+from support.replies import block
 
 import jupyter_operator
 from jupyter_operator.kernel import server_rooms

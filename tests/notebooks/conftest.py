@@ -1,5 +1,5 @@
 """Every notebook test: the kernels import this checkout and keep their journal in a temporary
-folder."""
+folder. The tests of a notebook's own policy use the cell-run fixtures (``ws``, ``op``)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import os
 
 import pytest
 from notebook_runs import REPO
+from support.notebook_fixtures import op, ws  # noqa: F401 (fixtures)
 
 
 @pytest.fixture(autouse=True)

@@ -62,7 +62,7 @@ def test_an_ended_operator_agent_run_is_saved_as_a_static_card(tmp_path: Path) -
     import nbformat
     from nbclient import NotebookClient
     from nbformat.v4 import new_code_cell, new_notebook
-    from replies import b64, block
+    from support.replies import b64, block
 
     from jupyter_operator.server.savehook import strip_final_widgets
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cell_notebooks import code, markdown, notebook
+from support.cell_notebooks import code, markdown, notebook
 
 from jupyter_operator.notebooks.cell_edits import cell_edits, source_hash
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from cell_notebooks import code, markdown, notebook
+from support.cell_notebooks import code, markdown, notebook
 
 from jupyter_operator.notebooks.cell_sync import cell_changes
 

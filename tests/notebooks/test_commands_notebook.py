@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from notebook_runs import execute, text
-from sandboxing import sandbox_here
+from support.sandboxing import sandbox_here
 
 
 def test_commands_notebook(tmp_path: Path) -> None:

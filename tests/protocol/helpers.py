@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from replies import b64
+from support.replies import b64
 
 from jupyter_operator.protocol import codes
 

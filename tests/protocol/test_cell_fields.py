@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.protocol import (
     Command,
@@ -112,7 +112,7 @@ def test_a_content_field_on_an_action_without_content_is_ignored(action: str) ->
 
 
 def test_every_field_on_every_action_scans_without_an_exception() -> None:
-    from cell_runs import every_action, every_field_reply, spec_fields
+    from support.cell_runs import every_action, every_field_reply, spec_fields
 
     items = scan(every_field_reply(), extensions=ON).items
     assert len(items) == len(every_action()) * (len(spec_fields()) + 1)

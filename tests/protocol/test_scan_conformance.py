@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conformance_data import cases
+from support.conformance_data import cases
 
 from jupyter_operator.protocol import Command, ScanError, codes, scan
 

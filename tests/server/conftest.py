@@ -8,21 +8,13 @@ a handler without its auth decorators fails to serve instead of serving everyone
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI
-from server_helpers import API, FILES, Api, FileClient
+from server_helpers import API, FILES, Api, FileClient, server_app
 from tornado.httpclient import HTTPClientError, HTTPResponse
-
-
-@pytest.fixture
-def fake() -> Iterator[FakeOpenAI]:
-    """A loopback endpoint speaking the chat-completions API (Ask mode's model)."""
-    with FakeOpenAI() as server:
-        yield server
 
 
 @pytest.fixture
@@ -43,10 +35,7 @@ def operator_config() -> dict[str, Any]:
 def jp_server_config(journal_dir: Path, operator_config: dict[str, Any]) -> dict[str, Any]:
     """Enable the extension with unauthenticated access off."""
     return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_operator": True},
-            "allow_unauthenticated_access": False,
-        },
+        "ServerApp": server_app(),
         "OperatorExtension": {"journal_dir": str(journal_dir), **operator_config},
     }
 
@@ -91,3 +80,15 @@ def files(jp_ws_fetch: Any, root: Path) -> Callable[[], Awaitable[FileClient]]:
     yield connect
     for client in opened:
         client.close()
+
+
+@pytest.fixture
+def mcp_url(jp_http_port: int, jp_base_url: str, root: Path, jp_fetch: Any) -> str:
+    """The MCP endpoint of the running test server (``jp_fetch`` makes it listen)."""
+    return f"http://127.0.0.1:{jp_http_port}{jp_base_url}jupyter-operator/mcp"
+
+
+@pytest.fixture
+def token(jp_serverapp: Any) -> str:
+    """The running server's token (what ``jupyter server list`` shows)."""
+    return str(jp_serverapp.identity_provider.token)

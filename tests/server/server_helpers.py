@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from replies import b64, block, write
+from support.replies import b64, block, write
 
 API = ("jupyter-operator", "api")
 FILES = ("jupyter-operator", "files")
@@ -52,7 +52,7 @@ class FileClient:
 
 
 def cmd(id: str, action: str, **fields: str) -> str:
-    """One ``OPERATOR_CMD`` block ending with a newline (the shared builder, ``replies``)."""
+    """One ``OPERATOR_CMD`` block ending with a newline (``support.replies.block``)."""
     return block(id, action, **fields) + "\n"
 
 
@@ -61,16 +61,20 @@ def write_cmd(id: str, path: str, text: str) -> str:
     return write(id, path, text) + "\n"
 
 
-__all__ = ["API", "FILES", "Api", "FileClient", "b64", "cmd", "write_cmd"]
+__all__ = ["API", "FILES", "Api", "FileClient", "b64", "cmd", "server_app", "write_cmd"]
+
+
+def server_app(**settings: Any) -> dict[str, Any]:
+    """The ``ServerApp`` settings of every server test: the extension enabled, unauthenticated
+    access off (a handler without its auth decorators then fails instead of serving everyone)."""
+    return {"jpserver_extensions": {"jupyter_operator": True},
+            "allow_unauthenticated_access": False, **settings}  # fmt: skip
 
 
 def agent_server_config(journal_dir: Path, fake: Any, transcripts_dir: Path) -> dict[str, Any]:
     """``jp_server_config`` for Ask mode: the extension against the loopback model ``fake``."""
     return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_operator": True},
-            "allow_unauthenticated_access": False,
-        },
+        "ServerApp": server_app(),
         "OperatorExtension": {"journal_dir": str(journal_dir)},
         "OperatorAgent": {
             "model": "fake-model", "base_url": fake.url, "api_key": fake.key,

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI, Script
-from replies import b64, block
-from server_helpers import Api
+from server_helpers import Api, server_app
+from support.fake_openai import FakeOpenAI, Script
+from support.replies import b64, block
 from test_agent_handlers import Stream
 
 KEY = "sk-typed-in-the-panel-7f3a9c"
@@ -32,10 +32,7 @@ def fake() -> Any:
 def jp_server_config(journal_dir: Path, tmp_path: Path) -> dict[str, Any]:
     """No model configured at all: the person adds one from the panel."""
     return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_operator": True},
-            "allow_unauthenticated_access": False,
-        },
+        "ServerApp": server_app(),
         "OperatorExtension": {"journal_dir": str(journal_dir)},
         "OperatorAgent": {
             "transcripts_dir": str(tmp_path / "runs"),

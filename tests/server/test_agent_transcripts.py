@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI
-from replies import b64, block
 from server_helpers import API, Api, agent_server_config
+from support.fake_openai import FakeOpenAI
+from support.replies import b64, block
 
 
 @pytest.fixture

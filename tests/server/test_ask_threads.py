@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI
 from server_helpers import Api, agent_server_config
+from support.fake_openai import FakeOpenAI
 from test_agent_handlers import Stream
 
 from jupyter_operator.protocol import Result, format_results

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cell_notebooks import cells_of, standard
 from server_helpers import Api, cmd
+from support.cell_notebooks import cells_of, standard
 
 from jupyter_operator.protocol import interface_spec, parse_results
 
@@ -62,7 +62,7 @@ async def test_every_action_with_every_field_gets_a_coded_result_never_a_500(
     """A field an action does not take (``content_b64`` on ``nb.readCells``) is ignored like
     any other: the scan answers 200 with a result or a pending card for every block, and
     approving them all answers 200 too."""
-    from cell_runs import every_action, every_field_reply, spec_fields
+    from support.cell_runs import every_action, every_field_reply, spec_fields
 
     (root / "nb.ipynb").write_text(standard())
     status, body = await api("scan", body={"text": every_field_reply()})

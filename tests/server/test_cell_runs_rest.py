@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
-from cell_notebooks import code, notebook
 from server_helpers import Api, cmd, write_cmd
+from support.cell_notebooks import code, notebook
 
 from jupyter_operator.protocol import parse_results
 
@@ -19,6 +20,27 @@ ERROR_OUTPUT = {"output_type": "error", "ename": "NameError",
 def _notebook(root: Path) -> None:
     (root / "nb.ipynb").write_text(notebook(code("values = [3, 4, 5]", id="load"),
                                             code("print(totl)", id="mean")))  # fmt: skip
+
+
+async def _approved_run(api: Api, root: Path, cell_id: str) -> str:
+    """The session of an approved ``nb.runCell`` (id ``r1``) of a cell of ``nb.ipynb``: the
+    page runs it, and the server waits for the page's word."""
+    _notebook(root)
+    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
+                                                       cell_id=cell_id)})  # fmt: skip
+    assert status == 200, body
+    session: str = body["session"]
+    status, decided = await api("sessions", session, "decide",
+                                body={"id": "r1", "decision": "approve"})  # fmt: skip
+    assert status == 200 and decided["item"]["status"] == "running", decided
+    return session
+
+
+def _lease(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
+    """How long a run holds without word from its page (short, so a test sees it lapse)."""
+    from jupyter_operator.server import sessions
+
+    monkeypatch.setattr(sessions, "RUN_LEASE_SECONDS", seconds)
 
 
 async def test_a_run_waits_for_the_front_end_and_ends_with_its_outcome(
@@ -94,12 +116,9 @@ async def test_approve_and_run_applies_the_change_then_waits_for_the_run(
 
 
 async def test_a_stale_run_reported_by_the_front_end_ran_nothing(api: Api, root: Path) -> None:
-    _notebook(root)
-    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
-                                                       cell_id="load")})  # fmt: skip
-    await api("sessions", body["session"], "decide", body={"id": "r1", "decision": "approve"})
+    session = await _approved_run(api, root, "load")
     outcome = {"status": "stale", "message": "the cell was edited since the preview; nothing ran."}
-    status, done = await api("sessions", body["session"], "items", "r1", "execution", body=outcome)
+    status, done = await api("sessions", session, "items", "r1", "execution", body=outcome)
     assert status == 200 and done["item"]["status"] == "stale"
     assert "ERR_STALE_PREVIEW" in done["results_text"]
     _status, history = await api("history")
@@ -107,11 +126,8 @@ async def test_a_stale_run_reported_by_the_front_end_ran_nothing(api: Api, root:
 
 
 async def test_a_bad_outcome_body_is_refused(api: Api, root: Path) -> None:
-    _notebook(root)
-    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
-                                                       cell_id="load")})  # fmt: skip
-    await api("sessions", body["session"], "decide", body={"id": "r1", "decision": "approve"})
-    status, _error = await api("sessions", body["session"], "items", "r1", "execution",
+    session = await _approved_run(api, root, "load")
+    status, _error = await api("sessions", session, "items", "r1", "execution",
                               body={"status": "fine"})  # fmt: skip
     assert status == 400
 
@@ -234,11 +250,7 @@ async def test_odd_outputs_from_the_front_end_end_the_run_with_a_result(
     api: Api, root: Path, output: dict
 ) -> None:
     """Outputs are the front end's data: whatever their shape, the run ends with a result."""
-    _notebook(root)
-    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
-                                                       cell_id="load")})  # fmt: skip
-    session = body["session"]
-    await api("sessions", session, "decide", body={"id": "r1", "decision": "approve"})
+    session = await _approved_run(api, root, "load")
     status, done = await api("sessions", session, "items", "r1", "execution",
                              body={"status": "error", "outputs": [output]})  # fmt: skip
     assert status == 200, done
@@ -250,16 +262,8 @@ async def test_odd_outputs_from_the_front_end_end_the_run_with_a_result(
 async def test_a_run_whose_page_went_away_ends_interrupted_and_never_runs_again(
     api: Api, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import asyncio
-
-    from jupyter_operator.server import sessions
-
-    monkeypatch.setattr(sessions, "RUN_LEASE_SECONDS", 0.3)
-    _notebook(root)
-    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
-                                                       cell_id="mean")})  # fmt: skip
-    session = body["session"]
-    await api("sessions", session, "decide", body={"id": "r1", "decision": "approve"})
+    _lease(monkeypatch, 0.3)
+    session = await _approved_run(api, root, "mean")
     # The page running the cell says so: the run holds past the lease.
     for _ in range(3):
         status, alive = await api("sessions", session, "items", "r1", "execution", "alive",
@@ -288,16 +292,8 @@ async def test_a_run_whose_page_went_away_ends_interrupted_and_never_runs_again(
 async def test_a_run_its_page_finished_keeps_its_outcome_after_the_lease(
     api: Api, root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import asyncio
-
-    from jupyter_operator.server import sessions
-
-    monkeypatch.setattr(sessions, "RUN_LEASE_SECONDS", 0.2)
-    _notebook(root)
-    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
-                                                       cell_id="load")})  # fmt: skip
-    session = body["session"]
-    await api("sessions", session, "decide", body={"id": "r1", "decision": "approve"})
+    _lease(monkeypatch, 0.2)
+    session = await _approved_run(api, root, "load")
     await api("sessions", session, "items", "r1", "execution", "alive", body={})
     outcome = {"status": "ok", "execution_count": 2, "duration_ms": 5, "outputs": []}
     status, done = await api("sessions", session, "items", "r1", "execution", body=outcome)
@@ -309,11 +305,7 @@ async def test_a_run_its_page_finished_keeps_its_outcome_after_the_lease(
 
 
 async def test_a_page_going_away_ends_its_run_at_once(api: Api, root: Path) -> None:
-    _notebook(root)
-    status, body = await api("scan", body={"text": cmd("r1", "nb.runCell", notebook="nb.ipynb",
-                                                       cell_id="mean")})  # fmt: skip
-    session = body["session"]
-    await api("sessions", session, "decide", body={"id": "r1", "decision": "approve"})
+    session = await _approved_run(api, root, "mean")
     alive = ("sessions", session, "items", "r1", "execution", "alive")
     status, _bad = await api(*alive, body={"gone": "yes"})
     assert status == 400

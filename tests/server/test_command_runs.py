@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
-from sandboxing import needs_sandbox, sandbox_here
 from server_helpers import Api
+from support.sandboxing import needs_sandbox, sandbox_here
 
 from jupyter_operator.server.command_runs import ENDED
 from jupyter_operator.server.errors import ApiError

@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from replies import b64, block
 from server_helpers import Api
+from support.replies import b64, block
 
 from jupyter_operator.experiments import Experiment, ModelSpec, load_suite
 from jupyter_operator.experiments.review import Review

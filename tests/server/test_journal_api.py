@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server_helpers import b64, write_cmd
+from server_helpers import b64, server_app, write_cmd
 
 from jupyter_operator.workspace.journal_paths import root_key
 
@@ -29,10 +29,7 @@ def journal_dir(jp_root_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def jp_server_config(journal_dir: Path) -> dict[str, Any]:
     """The extension with its default journal folder (no ``journal_dir`` setting)."""
     return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_operator": True},
-            "allow_unauthenticated_access": False,
-        },
+        "ServerApp": server_app(),
     }
 
 

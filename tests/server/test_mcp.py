@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from server_helpers import server_app
 
 pytest.importorskip("mcp", reason="the MCP server needs the optional SDK: jupyter-operator[mcp]")
 
@@ -38,24 +39,10 @@ def jp_server_config(journal_dir: Path, operator_config: dict[str, Any],
                      mcp_config: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
     """The conftest's server, plus ``c.OperatorMCP``."""
     return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_operator": True},
-            "allow_unauthenticated_access": False,
-        },
+        "ServerApp": server_app(),
         "OperatorExtension": {"journal_dir": str(journal_dir), **operator_config},
         "OperatorMCP": mcp_config,
     }
-
-
-@pytest.fixture
-def mcp_url(jp_http_port: int, jp_base_url: str, root: Path, jp_fetch: Any) -> str:
-    """The MCP endpoint of the running test server (``jp_fetch`` makes it listen)."""
-    return f"http://127.0.0.1:{jp_http_port}{jp_base_url}jupyter-operator/mcp"
-
-
-@pytest.fixture
-def token(jp_serverapp: Any) -> str:
-    return str(jp_serverapp.identity_provider.token)
 
 
 @contextlib.asynccontextmanager

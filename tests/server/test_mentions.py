@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai import FakeOpenAI
 from server_helpers import Api, agent_server_config
+from support.fake_openai import FakeOpenAI
 
 from jupyter_operator.server.mentions import attach
 from jupyter_operator.workspace import Workspace

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cell_notebooks import code, notebook
 from server_helpers import Api, cmd
+from support.cell_notebooks import code, notebook
 
 PAGE = "page-0123456789"
 

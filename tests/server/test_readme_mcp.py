@@ -35,18 +35,6 @@ from test_mcp import (  # noqa: F401 (fixtures: the server with the extension, i
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def endpoint(jp_http_port: int, jp_base_url: str, root: Path, jp_fetch: Any) -> str:
-    """The running test server's MCP endpoint (``jp_fetch`` makes it listen)."""
-    return f"http://127.0.0.1:{jp_http_port}{jp_base_url}jupyter-operator/mcp"
-
-
-@pytest.fixture
-def secret(jp_serverapp: Any) -> str:
-    """The running server's token (what ``jupyter server list`` shows)."""
-    return str(jp_serverapp.identity_provider.token)
-
-
 def readme_section() -> str:
     text = (REPO / "README.md").read_text(encoding="utf-8")
     return text.split("## Coding agents over MCP", 1)[1].split("\n## ", 1)[0]
@@ -90,16 +78,16 @@ def test_the_readme_names_what_the_tools_and_commands_really_are() -> None:
 
 
 async def test_the_readme_steps_connect_claude_codes_snippet_over_http(
-    endpoint: str, secret: str, root: Path, api: Any
+    mcp_url: str, token: str, root: Path, api: Any
 ) -> None:
-    env = shell_env(secret)
+    env = shell_env(token)
     printed = run_readme_command(readme_commands()[1], env)
     # What Claude Code reads: the JSON of .mcp.json (the comment line is for the person).
     snippet = json.loads("".join(line for line in printed.splitlines(True)
                                  if not line.startswith("#")))  # fmt: skip
     server = snippet["mcpServers"]["jupyter-operator"]
-    assert secret not in printed  # "the token is never written into a file"
-    assert server["url"].endswith(endpoint.split("/", 3)[3])  # the running server, found
+    assert token not in printed  # "the token is never written into a file"
+    assert server["url"].endswith(mcp_url.split("/", 3)[3])  # the running server, found
     # Claude Code expands ${JUPYTER_TOKEN} from its environment when it starts.
     headers = {k: string.Template(v).substitute(env) for k, v in server["headers"].items()}
     (root / "notes.txt").write_text("read at once\n")
@@ -137,14 +125,14 @@ async def test_the_readme_steps_connect_claude_codes_snippet_over_http(
 
 
 async def test_the_readme_relay_serves_a_stdio_client_against_the_running_server(
-    endpoint: str, secret: str, root: Path, api: Any
+    mcp_url: str, token: str, root: Path, api: Any
 ) -> None:
     section = readme_section()
     assert "`jupyter-operator mcp` relays the endpoint over stdio" in section
     words = shlex.split("jupyter-operator mcp")
     params = StdioServerParameters(command=sys.executable,
                                    args=["-m", "jupyter_operator", *words[1:]],
-                                   env=shell_env(secret))  # fmt: skip
+                                   env=shell_env(token))  # fmt: skip
     (root / "r.txt").write_text("relayed\n")
     info = Implementation(name="stdio-only", version="1")
     async with Client(params, client_info=info) as client:
@@ -159,8 +147,8 @@ async def test_the_readme_relay_serves_a_stdio_client_against_the_running_server
     assert not written.is_error and (root / "w.txt").read_text() == "w"
 
 
-def test_the_readme_commands_run_as_written(secret: str) -> None:
+def test_the_readme_commands_run_as_written(token: str) -> None:
     """Every command of the block runs (the export is the shell's; the rest ours)."""
-    env = shell_env(secret)
+    env = shell_env(token)
     for command in readme_commands()[1:]:
         assert "mcpServers" in run_readme_command(command, env)

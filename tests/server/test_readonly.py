@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from jupyter_server.auth.authorizer import Authorizer
-from server_helpers import Api, write_cmd
+from server_helpers import Api, server_app, write_cmd
 
 
 class ReadOnlyAuthorizer(Authorizer):
@@ -20,11 +20,7 @@ class ReadOnlyAuthorizer(Authorizer):
 @pytest.fixture
 def jp_server_config(journal_dir: Path) -> dict[str, Any]:
     return {
-        "ServerApp": {
-            "jpserver_extensions": {"jupyter_operator": True},
-            "allow_unauthenticated_access": False,
-            "authorizer_class": ReadOnlyAuthorizer,
-        },
+        "ServerApp": server_app(authorizer_class=ReadOnlyAuthorizer),
         "OperatorExtension": {"journal_dir": str(journal_dir)},
     }
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cell_notebooks import cells_of, standard
-from replies import b64, block
 from server_helpers import Api
+from support.cell_notebooks import cells_of, standard
+from support.replies import b64, block
 
 REPLY = "\n".join([
     block("w1", "fs.write", path="a.txt", content_b64=b64("A2\n")),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from sandboxing import needs_sandbox
+from support.sandboxing import needs_sandbox
 
 from jupyter_operator.shell import run, sandbox
 from jupyter_operator.shell.sandbox import wrap

@@ -6,9 +6,9 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-import comm
 import pytest
-from replies import b64, block
+from support.host_folders import keep_host_files_in
+from support.replies import b64, block
 
 from jupyter_operator.agent import Agent, ReplayModel
 from jupyter_operator.agent import events as ev
@@ -16,26 +16,10 @@ from jupyter_operator.widgets.agent_view import AgentView
 from jupyter_operator.widgets.run_widget import RunWidget
 
 
-class _Comm:
-    kernel = "recording"
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        self.comm_id = kwargs.get("comm_id") or f"comm-{id(self):x}"
-
-    def open(self, *args: Any, **kwargs: Any) -> None: ...
-    def on_msg(self, *args: Any, **kwargs: Any) -> None: ...
-    def on_close(self, *args: Any, **kwargs: Any) -> None: ...
-    def send(self, *args: Any, **kwargs: Any) -> None: ...
-    def close(self, *args: Any, **kwargs: Any) -> None: ...
-
-
 @pytest.fixture(autouse=True)
-def no_kernel(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Widgets without a kernel (as ipywidgets' own tests do); host files in tmp_path."""
-    monkeypatch.setattr(comm, "create_comm", lambda *a, **k: _Comm(*a, **k))
-    monkeypatch.setattr(comm, "get_comm_manager", lambda *a, **k: None)
-    monkeypatch.setenv("JUPYTER_OPERATOR_JOURNAL_DIR", str(tmp_path / "journal"))
-    monkeypatch.setenv("JUPYTER_OPERATOR_TRANSCRIPT_DIR", str(tmp_path / "runs"))
+def host_files(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The runs' journal and transcripts in tmp_path (widget comms are recorded: conftest)."""
+    keep_host_files_in(tmp_path, monkeypatch)
 
 
 @pytest.fixture
@@ -258,7 +242,7 @@ def test_the_heading_names_scripted_replies_as_such(root: Path) -> None:
 
 
 def test_the_heading_meters_tokens_and_cost_against_the_run_s_budgets(root: Path) -> None:
-    from fake_openai import FakeOpenAI, Script
+    from support.fake_openai import FakeOpenAI, Script
 
     from jupyter_operator.agent import OpenAIChat
 

@@ -6,10 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from operator_replies import reply, write_block
-from widget_front import Front
+from support.operator_replies import reply, write_block
+from support.widget_front import Front
 
-from jupyter_operator.engine import Operator
 from jupyter_operator.protocol import OperatorError
 from jupyter_operator.widgets.history_widget import HistoryWidget, entry_decision, history_text
 
@@ -64,11 +63,9 @@ def test_undo_refusal_is_answered_with_its_reason() -> None:
     assert answer["error"] == said and view.history["message"] == said
 
 
-def test_undo_then_redo_any_entry_against_the_engine(tmp_path: Path) -> None:
-    root = tmp_path / "ws"
-    root.mkdir()
+def test_undo_then_redo_any_entry_against_the_engine(root: Path, make_operator) -> None:
     (root / "a.txt").write_text("one\n")
-    op = Operator(root, journal_dir=tmp_path / "journal")
+    op = make_operator()
     op.run(
         reply(write_block("w1", "a.txt", "two\n"), write_block("w2", "b.txt", "B\n"))
     ).approve_all()

@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.widgets.copybox import copy_script
 from jupyter_operator.widgets.render import escape, visible

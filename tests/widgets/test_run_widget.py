@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_replies import block, reply, write_block
-from widget_front import Front, require_built_cards
+from support.operator_replies import block, reply, write_block
+from support.widget_front import Front, require_built_cards
 
 from jupyter_operator.engine import Operator
 from jupyter_operator.protocol import parse_results

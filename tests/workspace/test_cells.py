@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import nbformat
-from cell_notebooks import code, markdown, notebook
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.cell_notebooks import code, markdown, notebook
 
 from jupyter_operator.workspace import validate_notebook
 from jupyter_operator.workspace.cells import (

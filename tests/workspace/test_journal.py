@@ -13,7 +13,7 @@ import os
 from pathlib import Path
 
 import pytest
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.engine import Operator
 from jupyter_operator.protocol import OperatorError, codes

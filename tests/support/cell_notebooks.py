@@ -1,7 +1,7 @@
 """Small notebooks for the tests of the notebook cell actions (``nb.*``), built as JSON.
 
 Importable from every test module (``tests`` is on pytest's ``pythonpath``):
-``from cell_notebooks import notebook, code, markdown, cells_of``.
+``from support.cell_notebooks import notebook, code, markdown, cells_of``.
 """
 
 from __future__ import annotations
@@ -54,6 +54,17 @@ def standard(minor: int = 5) -> str:
         code("x = 1\nprint(x)", ids("load"), outputs=out, execution_count=1),
         code("y = x + 1", ids("calc")),
         minor=minor,
+    )
+
+
+def demo() -> str:
+    """A heading (``m1``), a cell that sets ``x`` (``c1``), one that prints ``x + 1`` (``c2``)
+    and one that raises (``c3``): the notebook the cell-run tests run."""
+    return notebook(
+        markdown("# Demo", id="m1"),
+        code("x = 41\nprint('set x')", id="c1"),
+        code("print(x + 1)", id="c2"),
+        code("1/0", id="c3"),
     )
 
 

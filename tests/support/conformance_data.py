@@ -13,7 +13,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 CASES_FILE = DATA / "conformance" / "cases.json"
 SPEC_FILE = DATA / "spec" / "operator_interface_spec_v3.txt"
 
@@ -41,5 +41,5 @@ def shared_dir() -> tuple[Path | None, bool]:
     named = os.environ.get("JUPYTER_OPERATOR_SHARED")
     if named:
         return Path(named), True
-    beside = Path(__file__).resolve().parents[2] / "shared"
+    beside = Path(__file__).resolve().parents[3] / "shared"
     return (beside if beside.is_dir() else None), False

@@ -1,5 +1,5 @@
 """Helpers for the tests of cell runs (``nb.runCell`` and friends), importable from every test
-module: ``from cell_runs import cmd, details, saved_cell``."""
+module: ``from support.cell_runs import cmd, details, saved_cell``."""
 
 from __future__ import annotations
 
@@ -7,9 +7,8 @@ import base64
 import json
 from pathlib import Path
 
-from cell_notebooks import code, notebook
-
 from jupyter_operator.protocol import parse_results
+from support.cell_notebooks import code, notebook
 
 
 def cmd(id: str, action: str, **fields: str | None) -> str:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-import sandboxing
+
+from support import sandboxing
 
 
 def test_under_ci_a_missing_sandbox_fails_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:

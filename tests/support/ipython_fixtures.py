@@ -35,6 +35,12 @@ class RecordingComm:
         pass
 
 
+def route_comms_to_recorders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every widget comm a test opens is a ``RecordingComm``: widgets without a kernel."""
+    monkeypatch.setattr(comm, "create_comm", lambda *a, **k: RecordingComm(*a, **k))
+    monkeypatch.setattr(comm, "get_comm_manager", lambda *a, **k: None)
+
+
 @pytest.fixture(autouse=True)
 def recording_comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Route every widget comm to a recorder (ipywidgets' own tests do the same).
@@ -43,8 +49,7 @@ def recording_comms(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     at interpreter exit, when ipywidgets' module globals are already gone, and each one then
     prints an "Exception ignored" traceback.
     """
-    monkeypatch.setattr(comm, "create_comm", lambda *a, **k: RecordingComm(*a, **k))
-    monkeypatch.setattr(comm, "get_comm_manager", lambda *a, **k: None)
+    route_comms_to_recorders(monkeypatch)
     yield
     from ipywidgets import Widget
 
@@ -60,10 +65,9 @@ def journal_dir(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
 
 
 @pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    """An empty workspace root."""
-    root = tmp_path / "ws"
-    root.mkdir()
+def workspace(root: Path) -> Path:
+    """An empty workspace root: the suite's ``root`` (the root conftest), by the name the
+    notebook tests give it."""
     return root
 
 

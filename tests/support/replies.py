@@ -1,7 +1,7 @@
 """The one builder of model replies (``OPERATOR_CMD`` blocks) for the test suites.
 
 Importable from every test module (``tests`` is on pytest's ``pythonpath``):
-``from replies import b64, block, edits, write``.
+``from support.replies import b64, block, edits, write``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cell_runs import b64, cmd
+from support.cell_runs import b64, cmd
 
 from jupyter_operator.engine import Operator
 from jupyter_operator.notebooks import teacher

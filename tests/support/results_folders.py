@@ -1,7 +1,7 @@
 """Large results folders for the viewer's scale test and bench: signed rows and transcripts
 shaped like a real grid's (a system prompt, turns with a reply, a command, its decision, its
 card with a diff or a read's lines, the results sent back), made in seconds instead of running
-1,000 agents. ``from results_folders import results_folder``."""
+1,000 agents. ``from support.results_folders import results_folder``."""
 
 from __future__ import annotations
 

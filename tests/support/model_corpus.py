@@ -20,7 +20,7 @@ from pathlib import Path
 from jupyter_operator.agent import Agent, ReplayModel, reject_translations
 from jupyter_operator.protocol import parse_results
 
-CORPUS = Path(__file__).resolve().parent / "data" / "model_replies" / "replies.jsonl"
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "model_replies" / "replies.jsonl"
 
 
 def load() -> list[dict]:
