@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from ask_views import ASK
 from browserkit import LabServer, require_chromium, screenshot, start_server, stop_server
 from support.fake_openai import FakeOpenAI, Script
 from support.replies import b64, block
-from test_ask_mode import ASK
 
 import jupyter_operator
 

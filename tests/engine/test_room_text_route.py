@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replies import block, edits, write
+from support.replies import block, edits, write
 from test_room_route import Extension, Server, approve, in_worker, loop  # noqa: F401
 
 from jupyter_operator.protocol import OperatorError, codes
@@ -128,7 +128,7 @@ def test_a_whole_write_and_a_patch_go_to_the_room_too(op, py_path, room) -> None
     assert whole.status == "applied" and room.get() == ORIGINAL + "PI = 3\n"
     patch = "\n".join(["--- a/geo.py", "+++ b/geo.py", "@@ -1,1 +1,1 @@", "-import math",
                        "+import math as m", ""])  # fmt: skip
-    from replies import b64
+    from support.replies import b64
 
     patched = in_worker(lambda: approve(op, block("q1", "fs.patch", path="geo.py",
                                                   patch_b64=b64(patch)), "q1"))  # fmt: skip

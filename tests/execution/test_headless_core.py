@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from cell_runs import cmd, details, insert_cell, joined, saved_cell
 from jupyter_client import AsyncKernelClient
+from support.cell_runs import cmd, details, insert_cell, joined, saved_cell
 
 from jupyter_operator.engine import Operator
 from jupyter_operator.protocol import parse_results

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from cell_runs import cmd, insert_cell, joined, saved_cell
+from support.cell_runs import cmd, insert_cell, joined, saved_cell
 
 from jupyter_operator.engine import Operator, Policy
 from jupyter_operator.execution import Capabilities, KernelInfo, Outcome, RunRequest

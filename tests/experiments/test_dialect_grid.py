@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fake_openai import FakeOpenAI
-from replies import b64, block
+from support.fake_openai import FakeOpenAI
+from support.replies import b64, block
 
 from jupyter_operator.cli import main
 from jupyter_operator.experiments import Experiment, ModelSpec, load_results, wilson

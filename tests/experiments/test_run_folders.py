@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from replies import b64, block
+from support.replies import b64, block
 
 from jupyter_operator.experiments import Experiment, ModelSpec, load_suite, single
 from jupyter_operator.experiments.single import RunSpec, run_one, settle

@@ -81,7 +81,7 @@ async def test_a_kernels_approved_change_is_applied_in_the_room_by_the_server(
     import asyncio
     import json
 
-    from cell_notebooks import standard
+    from support.cell_notebooks import standard
 
     from jupyter_operator.kernel.server_rooms import ServerRoomEdits
     from jupyter_operator.notebooks.cell_edits import cell_edits
