@@ -86,6 +86,7 @@ chunked), 501 (redo with an engine that cannot redo) or 500, never an HTML page 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable
 from http.client import responses
@@ -410,6 +411,9 @@ class RoomStateHandler(OperatorPostHandler):
         """Answer whether a room is open for the file (and what it holds, when asked)."""
         path = self._path(self.get_query_argument("path", ""))
         rooms = self.service.registry.rooms
+        if self.get_query_argument("below", "") == "1":
+            self.finish(json.dumps(await self._held_below(path, rooms)))
+            return
         held = getattr(rooms, "held", None)
         is_open = bool(path is not None and held is not None and await held(path))
         answer: dict[str, Any] = {"open": is_open}
@@ -419,6 +423,21 @@ class RoomStateHandler(OperatorPostHandler):
             data = await rooms.read(path)
             answer["content"] = None if data is None else data.decode("utf-8")
         self.finish(json.dumps(answer))
+
+    async def _held_below(self, folder: Path | None, rooms: Any) -> dict[str, Any]:
+        """``{"open", "file"}``: the first file below ``folder`` a room holds. The folder is
+        listed through the jail of a workspace that accepts it, bounded as a folder delete is
+        (``Workspace.files_below``): a folder over the bound, or refused by every workspace, is
+        403, and the kernel then refuses its own change."""
+        held_among = getattr(rooms, "held_among", None)
+        if folder is None or held_among is None or not getattr(rooms, "active", True):
+            return {"open": False, "file": None}
+        files = await asyncio.get_running_loop().run_in_executor(
+            None, self.service.registry.files_below, folder)
+        if files is None:
+            raise web.HTTPError(403, "the folder is outside every workspace of this server")
+        found = await held_among(files)
+        return {"open": found is not None, "file": None if found is None else str(found)}
 
     @web.authenticated
     @authorized
