@@ -63,7 +63,9 @@
                                             refused as a whole; ``preview``: only listed
 ``GET rooms?path=``                         ``{"open": bool}``: whether a collaborative room holds
                                             the notebook or text file at that absolute path
-                                            (kernels ask); ``content=1``: and its ``content``
+                                            (kernels ask); ``content=1``: and its ``content``;
+                                            ``below=1``: ``{"open", "file"}``, the first file
+                                            below that folder a room holds
 ``POST rooms``                              ``{"state"}``: a kernel's approved change applied in
                                             the room (cell ``edits``, or ``before``/``after``)
 ``GET history?workspace=&folder=``          ``{"workspace", "folder", "history": [entry...]}``,
@@ -394,9 +396,10 @@ class OpenNotebooksHandler(OperatorPostHandler):
 class RoomStateHandler(OperatorPostHandler):
     """``GET rooms?path=``: whether a collaborative room holds the notebook or text file at
     the absolute ``path`` (``{"open": bool}``; with ``content=1`` also the room's document as
-    ``content``). ``POST rooms``: apply a kernel's approved change there (``RoomEditBody``):
-    ``{"state": "applied" | "stale" | "gone", "cell"?}``. A kernel's magics ask before writing
-    a file, and have the change applied in the room rather than beneath it
+    ``content``; with ``below=1``, ``path`` is a folder: ``{"open", "file"}``, the first file
+    below it a room holds). ``POST rooms``: apply a kernel's approved change there
+    (``RoomEditBody``): ``{"state": "applied" | "stale" | "gone", "cell"?}``. A kernel's
+    magics ask before writing a file, and have the change applied in the room rather than beneath it
     (``kernel/server_rooms.py``). Only with the server's token; the server checks the path
     against its workspaces' jail and each guard itself."""
 
