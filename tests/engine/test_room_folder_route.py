@@ -186,3 +186,24 @@ def test_a_redo_of_a_folder_delete_is_refused_beneath_a_room(op, work, extension
         in_worker(lambda: op.redo(item.entry_id))
     assert error.value.code == codes.ERR_PAGE_UNAVAILABLE and "work/nb.ipynb" in error.value.message
     assert tree(work) == before and sources(room)[2] == "y = x + 1"
+
+
+@pytest.mark.parametrize("spelled", ["work/", "./work", "work/.", "work\\", "work/./deep"])
+def test_every_spelling_of_the_folder_is_refused(op, work, extension, loop, spelled) -> None:
+    open_room(loop, extension, "work/deep/inner.ipynb")
+    item = in_worker(lambda: approve(op, block("d1", "fs.delete", path=spelled), "d1"))
+    assert item.result.code == codes.ERR_PAGE_UNAVAILABLE, (spelled, item.result)
+    assert (work / "deep" / "inner.ipynb").exists()
+
+
+def test_a_file_with_an_unusual_name_is_found_by_its_real_name(op, work, extension,
+                                                               loop) -> None:  # fmt: skip
+    """A room's file is looked up by its real name (a zero-width space is one); the message
+    shows it escaped, on one line."""
+    name = "work/deep/a\u200bb.ipynb"
+    (work.parent / name).write_text(standard(), encoding="utf-8")
+    open_room(loop, extension, name)
+    item = in_worker(lambda: approve(op, block("d1", "fs.delete", path="work"), "d1"))
+    assert item.result.code == codes.ERR_PAGE_UNAVAILABLE
+    assert "work/deep/a\\u200bb.ipynb" in item.result.summary
+    assert (work.parent / name).exists()
