@@ -50,7 +50,7 @@ EXTENSION = "jupyter_server_ydoc"
 #: How long a worker thread waits for the event loop to read or edit a room.
 ANSWER_SECONDS = 10.0
 #: How many files of a folder are looked up for a room before the loop is given back.
-ROOM_BATCH = 256
+ROOM_BATCH = 32
 #: How long the agent stays in a room's collaborators after its last change.
 PRESENCE_SECONDS = 30.0
 #: The agent as collaborators see it (its name is the ``actor`` of each change).
