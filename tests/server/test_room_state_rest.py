@@ -244,3 +244,31 @@ async def test_a_kernel_asks_about_a_folder_and_its_folder_delete_is_refused(
     item = await asyncio.to_thread(delete, "free")
     assert item.status == "applied" and not (root / "free").exists()
     assert ids.get_id("free/nb.ipynb") is None  # asking gave the folder's files no id
+
+
+async def test_the_file_api_never_writes_a_notebook_beneath_its_room(
+    api: Api, files: Any, root: Path, jp_serverapp: Any
+) -> None:
+    """An editor's ``file_write`` of a notebook open in a room is refused (the room saves it),
+    the file and the room as they were; any other file is written as before."""
+    import asyncio
+    import base64
+
+    from cell_notebooks import standard
+
+    from jupyter_operator.server.rooms import SharedRooms
+
+    shared = root / "shared.ipynb"
+    shared.write_text(standard(), encoding="utf-8")
+    before = shared.read_bytes()
+    room = _notebook_room(shared)
+    await api("workspaces")
+    [app] = jp_serverapp.extension_manager.extension_apps["jupyter_operator"]
+    server = _rooms(root, {"shared.ipynb": room})._serverapp
+    app.sessions.registry.rooms = SharedRooms(server, loop=asyncio.get_running_loop())
+    client = await files()
+    reply = await client.send({"type": "file_write", "path": "shared.ipynb",
+                               "content_b64": base64.b64encode(before).decode()})  # fmt: skip
+    assert reply["type"] == "error" and "collaborative room" in reply["message"], reply
+    assert shared.read_bytes() == before and str(room.ycells[2]["source"]) == "y = x + 1"
+    assert (await client.write_text("other.txt", "x\n"))["success"] is True
