@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..protocol import OperatorError, codes
 from ..workspace import HistoryEntry, parse_path, unified_diff, validate_notebook
-from . import mutations
+from . import live_route, mutations
 from .items import Proposal
 
 if TYPE_CHECKING:
@@ -15,11 +15,14 @@ if TYPE_CHECKING:
 
 def write_file(operator: Operating, path: str, data: bytes, *, command_id: str,
                action: str) -> HistoryEntry:  # fmt: skip
-    """``Operator.write_file``: the person's client decided; a ``.ipynb`` must be a notebook."""
+    """``Operator.write_file``: the person's client decided; a ``.ipynb`` must be a notebook.
+    A file open in a collaborative room is not written beneath it (``ERR_PAGE_UNAVAILABLE``):
+    the room saves it, and would reload the written file over every collaborator's undo."""
     comps = parse_path(path)
     if comps and comps[-1].lower().endswith(".ipynb"):
         validate_notebook(data)
     with operator.lock:
+        live_route.refuse_beneath_room(operator, path)
         before = operator.workspace.snapshot(path, limit=mutations.EDIT_LIMIT)
         if before.is_dir:
             raise OperatorError(codes.ERR_NOT_A_FILE, f"{path} is a directory.")

@@ -43,12 +43,13 @@ from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..notebooks.cell_edits import cell_edits
 from ..protocol import Result, codes
-from ..workspace import Snapshot, canonical_path, is_notebook
+from ..workspace import Snapshot, canonical_path, display_name, is_notebook
 from . import mutations, outcome_notes
 from .notebook_cells import without_stale_note
 from .proposals import planned_edits
@@ -90,6 +91,10 @@ class LiveRooms(Protocol):
         """Whether a room is open for the notebook or text file ``path`` (absolute)."""
         ...
 
+    def holding(self, folder: Path, files: Sequence[Path]) -> Path | None:
+        """The first of ``files`` that a room holds, or None (see ``RoomHolders``)."""
+        ...
+
     def content(self, path: Path) -> bytes | None:
         """The room's notebook as nbformat JSON bytes, or its text in UTF-8; None when no
         room holds it."""
@@ -117,12 +122,23 @@ class RoomHolders(Protocol):
         """Whether a collaborative room holds the notebook or text file ``path`` (absolute)."""
         ...
 
+    def holding(self, folder: Path, files: Sequence[Path]) -> Path | None:
+        """The first of ``files`` that a room holds, or None: ``files`` are every file below
+        the folder ``folder`` (absolute), as the engine listed them through its jail. A holder
+        in another process may ask about ``folder`` instead, listed through its own jail."""
+        ...
+
 
 #: Why a change to a notebook held by a room this engine cannot edit is refused.
 ROOM_ELSEWHERE = ("{path} is open in a collaborative room, which saves the file itself; "
                   "nothing was changed (writing the file beneath the room would reload it and "
                   "wipe every collaborator's undo). Propose the change from the Operator panel "
                   "of JupyterLab, which applies it in the room.")  # fmt: skip
+
+#: Why a folder holding a file open in a room is not deleted or moved.
+ROOM_BELOW = ("{path} holds {file}, which is open in a collaborative room; nothing was "
+              "deleted or moved (the room would go on saving the file where it was, and every "
+              "collaborator's undo would be lost). Close {file} first.")  # fmt: skip
 
 #: Why a change sent to a room is refused when the room's server did not answer.
 ROOM_NO_ANSWER = ("{path} is open in a collaborative room whose server did not confirm the "
@@ -158,24 +174,55 @@ def in_room(op: Operating, path: str) -> bool:
     return rooms is not None and target is not None and rooms.holds(target)
 
 
-def beneath_room(op: Operating, path: str) -> bool:
-    """Whether writing the file ``path`` (workspace-relative) to the disk would write beneath
-    a collaborative room: one this engine edits (``rooms``) or one it can only ask about
-    (``room_holders``). Every disk write of a change, undo or redo checks it."""
+def room_file(op: Operating, path: str) -> str | None:
+    """The workspace path of the file a collaborative room holds that writing, deleting or
+    moving ``path`` (workspace-relative) on the disk would go beneath: ``path`` itself, or,
+    for a folder, the first file anywhere below it (listed through the jail, bounded as a
+    folder delete is: ``Workspace.files_below``). None: no room holds any. Rooms are those
+    this engine edits (``rooms``) and those it can only ask about (``room_holders``)."""
     target = _target(op, path)
-    if target is None:
-        return False
-    holders = [getattr(op, "rooms", None), getattr(op, "room_holders", None)]
-    return any(holder is not None and holder.holds(target) for holder in holders)
+    holders = [holder for holder in (getattr(op, "rooms", None),
+                                     getattr(op, "room_holders", None))
+               if holder is not None and getattr(holder, "active", True)]  # fmt: skip
+    if target is None or not holders:
+        return None
+    below = op.workspace.files_below(path)
+    if below is None:  # a file (or nothing): its own room
+        return canonical_path(path) if any(h.holds(target) for h in holders) else None
+    files = [op.root.joinpath(*name.split("/")) for name in below]
+    for holder in holders:
+        holding = getattr(holder, "holding", None)
+        if holding is not None:
+            found = holding(target, files)
+        else:
+            found = next((file for file in files if holder.holds(file)), None)
+        if found is not None:
+            try:
+                return Path(found).relative_to(op.root).as_posix()
+            except ValueError:  # a holder naming the folder: held somewhere below it
+                return canonical_path(path)
+    return None
+
+
+def beneath_room(op: Operating, path: str) -> bool:
+    """Whether writing, deleting or moving ``path`` (workspace-relative; a file, or a folder
+    and everything below it) on the disk would go beneath a collaborative room (``room_file``).
+    Every disk write, delete or move of a change, undo or redo checks it."""
+    return room_file(op, path) is not None
 
 
 def refuse_beneath_room(op: Operating, path: str) -> None:
-    """Raise ``ERR_PAGE_UNAVAILABLE`` when the notebook ``path`` is ``beneath_room``."""
+    """Raise ``ERR_PAGE_UNAVAILABLE``, naming the file, when ``path`` is ``beneath_room``;
+    before anything is touched."""
     from ..protocol import OperatorError
 
-    if beneath_room(op, path):
-        raise OperatorError(codes.ERR_PAGE_UNAVAILABLE,
-                            ROOM_ELSEWHERE.format(path=canonical_path(path)))  # fmt: skip
+    held = room_file(op, path)
+    if held is None:
+        return
+    if held == canonical_path(path):
+        raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, ROOM_ELSEWHERE.format(path=held))
+    raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, ROOM_BELOW.format(
+        path=canonical_path(path), file="/".join(display_name(name) for name in held.split("/"))))
 
 
 def actor(op: Operating) -> str:

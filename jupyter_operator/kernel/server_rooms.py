@@ -33,7 +33,7 @@ import logging
 import os
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +114,25 @@ class ServerRooms:
             log.warning("jupyter_operator: the server did not say whether a room holds %s (%s)",
                         path.name, type(exc).__name__)  # fmt: skip
             return self._collaboration()
+
+    def holding(self, folder: Path, files: Sequence[Path]) -> Path | None:
+        """The file below the folder ``folder`` (absolute) that a room holds, or None: one
+        question (``GET rooms?path=&below=1``), the server listing the folder through its own
+        workspaces' jail (``files``, the kernel's listing, only says there is one to ask
+        about). A server that does not answer: as for ``holds`` (the folder names it)."""
+        url = self._url(path=str(folder), below="1")
+        if url is None or not files:
+            return None
+        try:
+            answer = (self._ask or _ask)(url, self._headers())
+        except Exception as exc:  # any failure is "no answer"
+            log.warning("jupyter_operator: the server did not say whether a room holds a file "
+                        "below %s (%s)", folder.name, type(exc).__name__)  # fmt: skip
+            return folder if self._collaboration() else None
+        if answer.get("open") is not True:
+            return None
+        file = answer.get("file")
+        return Path(file) if isinstance(file, str) and Path(file).is_absolute() else folder
 
 
 #: What a change sent to a server that did not answer ends as: nothing is known to be changed.

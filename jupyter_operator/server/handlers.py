@@ -63,7 +63,9 @@
                                             refused as a whole; ``preview``: only listed
 ``GET rooms?path=``                         ``{"open": bool}``: whether a collaborative room holds
                                             the notebook or text file at that absolute path
-                                            (kernels ask); ``content=1``: and its ``content``
+                                            (kernels ask); ``content=1``: and its ``content``;
+                                            ``below=1``: ``{"open", "file"}``, the first file
+                                            below that folder a room holds
 ``POST rooms``                              ``{"state"}``: a kernel's approved change applied in
                                             the room (cell ``edits``, or ``before``/``after``)
 ``GET history?workspace=&folder=``          ``{"workspace", "folder", "history": [entry...]}``,
@@ -86,6 +88,7 @@ chunked), 501 (redo with an engine that cannot redo) or 500, never an HTML page 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Awaitable
 from http.client import responses
@@ -394,9 +397,10 @@ class OpenNotebooksHandler(OperatorPostHandler):
 class RoomStateHandler(OperatorPostHandler):
     """``GET rooms?path=``: whether a collaborative room holds the notebook or text file at
     the absolute ``path`` (``{"open": bool}``; with ``content=1`` also the room's document as
-    ``content``). ``POST rooms``: apply a kernel's approved change there (``RoomEditBody``):
-    ``{"state": "applied" | "stale" | "gone", "cell"?}``. A kernel's magics ask before writing
-    a file, and have the change applied in the room rather than beneath it
+    ``content``; with ``below=1``, ``path`` is a folder: ``{"open", "file"}``, the first file
+    below it a room holds). ``POST rooms``: apply a kernel's approved change there
+    (``RoomEditBody``): ``{"state": "applied" | "stale" | "gone", "cell"?}``. A kernel's
+    magics ask before writing a file, and have the change applied in the room rather than beneath it
     (``kernel/server_rooms.py``). Only with the server's token; the server checks the path
     against its workspaces' jail and each guard itself."""
 
@@ -411,6 +415,9 @@ class RoomStateHandler(OperatorPostHandler):
         """Answer whether a room is open for the file (and what it holds, when asked)."""
         path = self._path(self.get_query_argument("path", ""))
         rooms = self.service.registry.rooms
+        if self.get_query_argument("below", "") == "1":
+            self.finish(json.dumps(await self._held_below(path, rooms)))
+            return
         held = getattr(rooms, "held", None)
         is_open = bool(path is not None and held is not None and await held(path))
         answer: dict[str, Any] = {"open": is_open}
@@ -420,6 +427,21 @@ class RoomStateHandler(OperatorPostHandler):
             data = await rooms.read(path)
             answer["content"] = None if data is None else data.decode("utf-8")
         self.finish(json.dumps(answer))
+
+    async def _held_below(self, folder: Path | None, rooms: Any) -> dict[str, Any]:
+        """``{"open", "file"}``: the first file below ``folder`` a room holds. The folder is
+        listed through the jail of a workspace that accepts it, bounded as a folder delete is
+        (``Workspace.files_below``): a folder over the bound, or refused by every workspace, is
+        403, and the kernel then refuses its own change."""
+        held_among = getattr(rooms, "held_among", None)
+        if folder is None or held_among is None or not getattr(rooms, "active", True):
+            return {"open": False, "file": None}
+        files = await asyncio.get_running_loop().run_in_executor(
+            None, self.service.registry.files_below, folder)
+        if files is None:
+            raise web.HTTPError(403, "the folder is outside every workspace of this server")
+        found = await held_among(files)
+        return {"open": found is not None, "file": None if found is None else str(found)}
 
     @web.authenticated
     @authorized

@@ -16,6 +16,12 @@ for any other file (as JupyterLab opens text files). Of the documents: the ``YNo
 a text document's ``get``, ``ydoc`` (its ``"source"`` text) and ``awareness``. Collaboration
 counts as on when the server loaded that extension and its ``disable_rtc`` is false.
 
+A folder's files are asked about without opening or indexing anything: rooms are keyed by the
+id the file-id service (``jupyter_server_fileid``, the server's ``file_id_manager`` setting)
+gives a file when a page opens it, so each file's id is looked up with the service's ``get_id``
+(never ``index``: a file with no id has no room) and its room with ``get_document(room_id=...)``
+(``jupyter_server_ydoc.utils.encode_file_path``: ``format:type:id``).
+
 The shared document belongs to the server's event loop: the engine, which runs in worker
 threads, reaches it through ``asyncio.run_coroutine_threadsafe`` and waits at most
 ``ANSWER_SECONDS``. While the agent edits a room it is one of its collaborators: the server's
@@ -29,7 +35,7 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -43,6 +49,8 @@ T = TypeVar("T")
 EXTENSION = "jupyter_server_ydoc"
 #: How long a worker thread waits for the event loop to read or edit a room.
 ANSWER_SECONDS = 10.0
+#: How many files of a folder are looked up for a room before the loop is given back.
+ROOM_BATCH = 32
 #: How long the agent stays in a room's collaborators after its last change.
 PRESENCE_SECONDS = 30.0
 #: The agent as collaborators see it (its name is the ``actor`` of each change).
@@ -389,6 +397,53 @@ class SharedRooms:
     async def held(self, path: Path) -> bool:
         """``holds``, on the server's own loop (a request handler asking for a kernel)."""
         return self.active and await self._document(path) is not None
+
+    def holding(self, folder: Path, files: Sequence[Path]) -> Path | None:
+        """The first of ``files`` (absolute: every file below the folder ``folder``, as the
+        engine listed them through its jail) that a room holds, or None."""
+        if not self.active or not files:
+            return None
+        return self._run(lambda: self.held_among(files))
+
+    async def held_among(self, files: Sequence[Path]) -> Path | None:
+        """``holding``, on the server's own loop: a file's room is looked up by the id the
+        file-id service already gave it (``get_id``, which never gives one), so asking about a
+        folder's files leaves the service as it was; a file with no id has no room. Either
+        document a file can be opened as counts (a notebook opened in the text editor has a
+        text room). The loop is given back between batches of ``ROOM_BATCH`` files."""
+        extension = self.extension()
+        settings = getattr(getattr(self._serverapp, "web_app", None), "settings", None) or {}
+        ids = settings.get("file_id_manager")
+        if extension is None or ids is None:
+            return None
+        for start in range(0, len(files), ROOM_BATCH):
+            for path in files[start:start + ROOM_BATCH]:
+                if await self._room_of(extension, ids, path) is not None:
+                    return path
+            await asyncio.sleep(0)
+        return None
+
+    async def _room_of(self, extension: Any, ids: Any, path: Path) -> Any | None:
+        """The document of a room open for the file ``path`` as any kind, or None."""
+        from jupyter_server_ydoc.utils import encode_file_path
+
+        relative = self._relative(path)
+        if relative is None:
+            return None
+        try:
+            file_id = ids.get_id(relative)
+            if file_id is None:
+                return None
+            for content_type, file_format in (("notebook", "json"), ("file", "text")):
+                room_id = encode_file_path(file_format, content_type, file_id)
+                doc = await extension.get_document(room_id=room_id, copy=False)
+                if doc is not None:
+                    return doc
+        except Exception:  # a room that failed to load, a name the service cannot take
+            log.warning("jupyter_operator: the room of %s could not be read", relative,
+                        exc_info=True)  # fmt: skip
+            return path  # not known to be free: held
+        return None
 
     def content(self, path: Path) -> bytes | None:
         """The room's notebook as nbformat JSON bytes, or its text file's text in UTF-8; None

@@ -221,6 +221,29 @@ class WorkspaceRegistry:
                 continue
         return False
 
+    def files_below(self, folder: Path) -> list[Path] | None:
+        """The absolute paths of every file below the folder at the absolute ``folder``, listed
+        through the jail of a configured workspace that accepts it (``Workspace.files_below``:
+        links not followed, bounded as a folder delete is), or None when no workspace lists
+        it. What a kernel asks about a folder's rooms is checked by this (``jails``)."""
+        from ..protocol import OperatorError
+
+        for name in self.names():
+            root = Path(self._roots[name]).resolve()
+            try:
+                relative = folder.relative_to(root).as_posix()
+            except ValueError:
+                continue
+            try:
+                workspace = self.workspace(name)
+                workspace.check_changeable(relative)
+                below = workspace.files_below(relative)
+            except OperatorError:
+                continue
+            if below is not None:
+                return [root.joinpath(*found.split("/")) for found in below]
+        return None
+
     def lock(self, name: str) -> ReadWriteLock:
         """The lock of workspace ``name`` (KeyError if unknown)."""
         return self._locks[name]

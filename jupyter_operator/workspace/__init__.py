@@ -22,7 +22,14 @@ from .folder import PartialDelete, Workspace
 from .journal import HistoryEntry, Journal
 from .notebook import ERR_INVALID_NOTEBOOK, is_notebook, validate_notebook
 from .patch import apply_patch
-from .paths import DEFAULT_PROTECTED, TEMP_PREFIX, canonical_path, normalize_path, parse_path
+from .paths import (
+    DEFAULT_PROTECTED,
+    TEMP_PREFIX,
+    canonical_path,
+    display_name,
+    normalize_path,
+    parse_path,
+)
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
 from .regions import (
     Region,
@@ -61,6 +68,7 @@ __all__ = [
     "delete_region",
     "diff_stats",
     "diff_with_stats",
+    "display_name",
     "encode_text",
     "insert_region",
     "inside",

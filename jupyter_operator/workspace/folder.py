@@ -355,6 +355,28 @@ class Workspace:
             check_file=self._check_removal,
         )
 
+    def files_below(self, path: str) -> list[str] | None:
+        """The workspace paths of the regular files anywhere below the folder ``path``, with
+        their real names (links not followed, never listed), or None when ``path`` is not a
+        folder (a file, a link, nothing). Walked as a folder delete is (``tree_listing``, its
+        refusals and its bounds): a folder too large to delete is too large to list here."""
+        try:
+            if not self.stat(path).is_dir:
+                return None
+        except OperatorError:
+            return None
+        found: list[str] = []
+        walk_tree(
+            self._jail,
+            self._parse(path),
+            self._protected,
+            max_entries=self.limits.max_delete_entries,
+            max_depth=self.limits.max_search_depth,
+            shown=0,
+            check_file=lambda _fd, comps: found.append("/".join(comps)),
+        )
+        return found
+
     def _check_removal(self, dir_fd: int, comps: tuple[str, ...]) -> None:
         """Refuse moving away a notebook below a folder when its own policy forbids that
         (it carries ``metadata.jupyter_operator``, or is ``off``)."""

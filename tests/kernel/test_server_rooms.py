@@ -221,6 +221,42 @@ def test_the_server_is_asked_with_its_token_and_a_silent_one_counts_as_a_room(
     assert not ServerRooms(collaboration=lambda: True).holds(path)
 
 
+def test_a_folder_is_asked_about_in_one_question_and_a_silent_server_holds_it(
+    tmp_path: Path,
+) -> None:
+    """``holding``: one ``GET rooms?path=&below=1`` for the whole folder; the file the server
+    names, the folder itself when it names none it can (held somewhere below), None when
+    nothing is open; a server that does not answer holds the folder when jupyter-collaboration
+    is installed here; an empty folder is not asked about."""
+    folder, inner = tmp_path / "work", tmp_path / "work" / "nb.ipynb"
+    asked: list[str] = []
+
+    def answering(answer: dict[str, Any]) -> Any:
+        def ask(url: str, headers: dict[str, str]) -> dict[str, Any]:
+            asked.append(url)
+            return answer
+
+        return ask
+
+    info = {"url": "http://h:1/", "token": "t"}
+    rooms = ServerRooms(info, ask=answering({"open": True, "file": str(inner)}))
+    assert rooms.holding(folder, [inner, folder / "b.py"]) == inner
+    [url] = asked
+    assert parse_qs(urlparse(url).query) == {"path": [str(folder)], "below": ["1"]}
+    assert ServerRooms(info, ask=answering({"open": True, "file": "nb.ipynb"})).holding(
+        folder, [inner]) == folder  # fmt: skip
+    assert ServerRooms(info, ask=answering({"open": False})).holding(folder, [inner]) is None
+    assert ServerRooms(info, ask=answering({"open": True})).holding(folder, []) is None
+
+    def silent(url: str, headers: dict[str, str]) -> dict[str, Any]:
+        raise OSError("refused")
+
+    assert ServerRooms(info, ask=silent, collaboration=lambda: True).holding(
+        folder, [inner]) == folder  # fmt: skip
+    assert ServerRooms(info, ask=silent, collaboration=lambda: False).holding(
+        folder, [inner]) is None  # fmt: skip
+
+
 def test_the_parent_server_is_found_by_the_kernels_parent_pid(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

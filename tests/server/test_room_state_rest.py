@@ -157,3 +157,118 @@ async def test_a_kernels_text_change_is_applied_in_the_text_files_room(
     assert await asyncio.to_thread(kernel.apply_text, script, "r = 2\n", "r = 3\n",
                                    "Operator") == {"state": "applied"}  # fmt: skip
     assert room.get() == "r = 3\n" and script.read_text() == "r = 1\n"
+
+
+async def test_a_kernel_asks_about_a_folder_and_its_folder_delete_is_refused(
+    api: Api, root: Path, jp_serverapp: Any, make_operator: Any, tmp_path: Path
+) -> None:
+    """``GET rooms?path=&below=1``: the first file below a folder that a room holds, listed
+    through a workspace's jail (403 outside every workspace, or through a link); a kernel's
+    folder delete asks it and is refused, the folder and the room untouched; the same folder
+    with no room open is deleted as before."""
+    import asyncio
+    import json
+
+    import pytest
+    from cell_notebooks import standard
+    from replies import block
+
+    from jupyter_operator.kernel.server_rooms import ServerRooms
+    from jupyter_operator.protocol import codes
+    from jupyter_operator.server.rooms import SharedRooms
+
+    jupyter_ydoc = pytest.importorskip("jupyter_ydoc", reason="jupyter-collaboration is not "
+                                       "installed (pip install -e '.[test]')")  # fmt: skip
+    from jupyter_server_fileid.manager import LocalFileIdManager
+
+    (root / "work" / "deep").mkdir(parents=True)
+    held = root / "work" / "deep" / "shared.ipynb"
+    held.write_text(standard(), encoding="utf-8")
+    (root / "work" / "notes.md").write_text("# notes\n", encoding="utf-8")
+    (root / "free").mkdir()
+    (root / "free" / "nb.ipynb").write_text(standard(), encoding="utf-8")
+    ids = LocalFileIdManager(root_dir=str(root), db_path=str(tmp_path / "file_id.db"))
+    room = jupyter_ydoc.YNotebook()
+    room.set(json.loads(held.read_text()))
+    rooms = {f"json:notebook:{ids.index('work/deep/shared.ipynb')}": room}  # a page opened it
+
+    class Extension:
+        """jupyter_server_ydoc's ``get_document``: by path (indexing it) or by room id."""
+
+        disable_rtc = False
+
+        async def get_document(self, *, path: str | None = None, content_type: str = "",
+                               file_format: str = "", room_id: str | None = None,
+                               copy: bool = True) -> Any:  # fmt: skip
+            if room_id is None:
+                room_id = f"{file_format}:{content_type}:{ids.index(path)}"
+            return rooms.get(room_id)
+
+    class Server:
+        root_dir = str(root)
+        extension_manager = type("Manager", (), {"extension_apps": {
+            "jupyter_server_ydoc": {Extension()}}})()
+        web_app = type("App", (), {"settings": {"file_id_manager": ids}})()
+
+    await api("workspaces")
+    [app] = jp_serverapp.extension_manager.extension_apps["jupyter_operator"]
+    app.sessions.registry.rooms = SharedRooms(Server())
+    below = {"below": "1"}
+    assert await api("rooms", params={"path": str(root / "work"), **below}) == (
+        200, {"open": True, "file": str(held)})
+    assert await api("rooms", params={"path": str(root / "free"), **below}) == (
+        200, {"open": False, "file": None})
+    (root / "link").symlink_to(root / "work")
+    for outside in ("/etc", str(root / "link")):
+        status, _ = await api("rooms", params={"path": outside, **below})
+        assert status == 403, outside
+    status, _ = await api("rooms", params={"path": str(root / "work"), **below},
+                          headers={"Authorization": "token wrong"})  # fmt: skip
+    assert status == 403
+    # The kernel's folder delete, asking over HTTP with the server's address and token.
+    op = make_operator()
+    op.room_holders = ServerRooms(server={"url": jp_serverapp.connection_url,
+                                          "token": jp_serverapp.identity_provider.token})
+
+    def delete(path: str) -> Any:
+        run = op.run(block(f"d-{path}", "fs.delete", path=path))
+        run.approve(f"d-{path}")
+        return run.item(f"d-{path}")
+
+    before = sorted(p.relative_to(root).as_posix() for p in (root / "work").rglob("*"))
+    item = await asyncio.to_thread(delete, "work")
+    assert item.status == "failed" and item.result.code == codes.ERR_PAGE_UNAVAILABLE
+    assert "work/deep/shared.ipynb" in item.result.summary
+    assert sorted(p.relative_to(root).as_posix() for p in (root / "work").rglob("*")) == before
+    assert str(room.ycells[2]["source"]) == "y = x + 1"
+    item = await asyncio.to_thread(delete, "free")
+    assert item.status == "applied" and not (root / "free").exists()
+    assert ids.get_id("free/nb.ipynb") is None  # asking gave the folder's files no id
+
+
+async def test_the_file_api_never_writes_a_notebook_beneath_its_room(
+    api: Api, files: Any, root: Path, jp_serverapp: Any
+) -> None:
+    """An editor's ``file_write`` of a notebook open in a room is refused (the room saves it),
+    the file and the room as they were; any other file is written as before."""
+    import asyncio
+    import base64
+
+    from cell_notebooks import standard
+
+    from jupyter_operator.server.rooms import SharedRooms
+
+    shared = root / "shared.ipynb"
+    shared.write_text(standard(), encoding="utf-8")
+    before = shared.read_bytes()
+    room = _notebook_room(shared)
+    await api("workspaces")
+    [app] = jp_serverapp.extension_manager.extension_apps["jupyter_operator"]
+    server = _rooms(root, {"shared.ipynb": room})._serverapp
+    app.sessions.registry.rooms = SharedRooms(server, loop=asyncio.get_running_loop())
+    client = await files()
+    reply = await client.send({"type": "file_write", "path": "shared.ipynb",
+                               "content_b64": base64.b64encode(before).decode()})  # fmt: skip
+    assert reply["type"] == "error" and "collaborative room" in reply["message"], reply
+    assert shared.read_bytes() == before and str(room.ycells[2]["source"]) == "y = x + 1"
+    assert (await client.write_text("other.txt", "x\n"))["success"] is True
