@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cell_notebooks import standard
-from replies import block
+from support.cell_notebooks import standard
+from support.replies import block
 from test_room_route import approve, in_worker, sources
 
 from jupyter_operator.protocol import OperatorError, codes

@@ -170,8 +170,8 @@ async def test_a_kernel_asks_about_a_folder_and_its_folder_delete_is_refused(
     import json
 
     import pytest
-    from cell_notebooks import standard
-    from replies import block
+    from support.cell_notebooks import standard
+    from support.replies import block
 
     from jupyter_operator.kernel.server_rooms import ServerRooms
     from jupyter_operator.protocol import codes
@@ -254,7 +254,7 @@ async def test_the_file_api_never_writes_a_notebook_beneath_its_room(
     import asyncio
     import base64
 
-    from cell_notebooks import standard
+    from support.cell_notebooks import standard
 
     from jupyter_operator.server.rooms import SharedRooms
 
