@@ -162,6 +162,11 @@ export class AskView {
     this._askPerson(waiting.run, questionText(waiting.question ?? ''));
   }
 
+  /** The model picker and its "Add model" form. */
+  get models(): ModelPicker {
+    return this._models;
+  }
+
   /** The run being shown, if any. */
   get runId(): string | null {
     return this._run;

@@ -13,11 +13,20 @@ import contextlib
 import json
 import os
 import stat
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browserkit import LabServer, require_chromium, screenshot, start_server, stop_server
+from browserkit import (
+    LabServer,
+    require_chromium,
+    run_palette_command,
+    screenshot,
+    start_server,
+    stop_server,
+)
 from fake_openai import FakeOpenAI, Script
 from replies import b64, block
 from test_ask_mode import ASK
@@ -63,6 +72,7 @@ def bare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]
         server = start_server(root, settings, "lab", extra_args=["--ServerApp.log_level=DEBUG"])
     server.data = data  # type: ignore[attr-defined]
     server.log = settings / "lab.log"  # type: ignore[attr-defined]
+    server.settings_dir = settings  # type: ignore[attr-defined]
     yield server
     stop_server(server)
 
@@ -156,3 +166,72 @@ def test_add_a_model_in_the_panel_and_ask_through_it_without_a_restart(
     log = bare_server.log.read_text(errors="replace")  # type: ignore[attr-defined]
     assert "token-authenticated request" in log and KEY not in log
     assert page.console_errors == []
+
+
+def _server_models(server: LabServer) -> dict[str, dict]:
+    """The server's endpoints by name, read through its REST API (never a key)."""
+    with urllib.request.urlopen(server.page_url("jupyter-operator/api/agent/models")) as answer:
+        return {m["name"]: m for m in json.loads(answer.read())["models"]}
+
+
+def _operator_settings(page):
+    """Open JupyterLab's settings editor (palette: Settings Editor) on the Operator plugin."""
+    run_palette_command(page, "Settings Editor", "Settings Editor")
+    page.locator(".jp-PluginList-entry", has_text="Operator").first.click()
+    form = page.locator(".jp-SettingsPanel .jp-SettingsForm", has_text="Model endpoints")
+    form.wait_for(timeout=30_000)
+    return form
+
+
+def _field_values(form) -> list[str]:
+    return [field.input_value() for field in form.locator("input[type='text']").all()]
+
+
+def test_the_settings_editor_lists_the_panels_endpoints_and_edits_reach_the_server(
+    bare_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    open_panel_ask(page, bare_server)
+    page.get_by_role("button", name="Add a model endpoint").click()
+    form = page.locator(f"{ASK} .jp-Operator-ask-addform")
+    form.get_by_label("Endpoint name").fill("from-panel")
+    form.get_by_label("Base URL").fill(fake.url)
+    form.get_by_label("Model name at the endpoint").fill("fake-model")
+    form.get_by_label("API key").fill(KEY)
+    form.get_by_role("button", name="Save the model endpoint").click()
+    form.wait_for(state="hidden")
+
+    # Added in the panel: the settings editor lists it, with where its key comes from.
+    settings = _operator_settings(page)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-SettingsForm input')]"
+        ".some(i => i.value === 'from-panel')", timeout=30_000)  # fmt: skip
+    values = _field_values(settings)
+    assert "from-panel" in values and fake.url in values and "fake-model" in values
+    assert "stored" in values  # where the key comes from, not the key
+    assert KEY not in page.content()
+    screenshot(page, "ask-models-settings-editor")
+
+    # Removed in the settings editor: the server forgets it (and its stored key).
+    settings.locator(".array-item").last.hover()  # its buttons show on hover
+    settings.locator("[title='Remove item']").last.click()
+    deadline = time.monotonic() + 20
+    while "from-panel" in _server_models(bare_server) and time.monotonic() < deadline:
+        time.sleep(0.3)
+    assert "from-panel" not in _server_models(bare_server)
+    user_settings = (bare_server.settings_dir / "jupyter-operator" / "plugin.jupyterlab-settings")  # type: ignore[attr-defined]
+    assert KEY not in user_settings.read_text()
+
+    # Added in the settings editor (its key named, never typed there): the server has it.
+    settings.locator("button[title='Add item']").last.click()
+    for field, value in (("name", "from-settings"), ("model", "fake-model"),
+                         ("key", "$FAKE_KEY"), ("base_url", fake.url)):  # fmt: skip
+        settings.locator(f"input[id$='_models_0_{field}']").fill(value)
+    deadline = time.monotonic() + 20
+    while "from-settings" not in _server_models(bare_server) and time.monotonic() < deadline:
+        time.sleep(0.3)
+    listed = _server_models(bare_server).get("from-settings")
+    assert listed and listed["base_url"] == fake.url and listed["key"] == "$FAKE_KEY"
+    picker = page.get_by_label("Model to ask")
+    picker.locator('option[value="from-settings"]').wait_for(state="attached")
+    screenshot(page, "ask-models-settings-editor-added")
+    assert not [e for e in page.console_errors if "operator" in e.lower()]
