@@ -114,29 +114,66 @@ function applyOp(notebook: LiveNotebook, op: ILiveOp): void {
  * nothing the person types can slip in between.
  */
 export async function applyLiveChange(notebook: LiveNotebook, change: ILiveChange): Promise<ILiveAnswer> {
-  const seen = new Map<string, string>();
-  for (const [id, expected] of Object.entries(change.guards)) {
-    const at = indexOf(notebook, id);
-    if (at < 0) {
-      return { state: 'stale', cell: id };
+  return applyLiveChanges([[notebook, change]]);
+}
+
+/**
+ * Apply several changes in their order (the undo of a run: its notebook changes newest first),
+ * all or none: each change's guards are checked against what the changes before it leave
+ * (their `sources`; a cell they delete is gone), every cell read from a notebook is checked
+ * again unchanged, then each notebook is edited in one transaction. A notebook that is not
+ * open here (null) answers `gone`, and nothing is applied.
+ */
+export async function applyLiveChanges(changes: [LiveNotebook | null, ILiveChange][]): Promise<ILiveAnswer> {
+  const after = new Map<LiveNotebook, Map<string, string | null>>();
+  const seen: [LiveNotebook, string, string][] = [];
+  for (const [notebook, change] of changes) {
+    if (!notebook) {
+      return { state: 'gone' };
     }
-    const source = notebook.cells[at].getSource();
-    if ((await sourceHash(source)) !== expected) {
-      return { state: 'stale', cell: id };
+    const planned = after.get(notebook) ?? new Map<string, string | null>();
+    after.set(notebook, planned);
+    for (const [id, expected] of Object.entries(change.guards)) {
+      let source: string | null;
+      if (planned.has(id)) {
+        source = planned.get(id) ?? null;
+      } else {
+        const at = indexOf(notebook, id);
+        source = at < 0 ? null : notebook.cells[at].getSource();
+        if (source !== null) {
+          seen.push([notebook, id, source]);
+        }
+      }
+      if (source === null || (await sourceHash(source)) !== expected) {
+        return { state: 'stale', cell: id };
+      }
     }
-    seen.set(id, source);
+    for (const op of change.ops) {
+      if (op.op === 'delete') {
+        planned.set(op.id, null);
+      }
+    }
+    for (const [id, source] of Object.entries(change.sources ?? {})) {
+      planned.set(id, source);
+    }
   }
-  for (const [id, source] of seen) {
+  for (const [notebook, id, source] of seen) {
     const at = indexOf(notebook, id);
     if (at < 0 || notebook.cells[at].getSource() !== source) {
       return { state: 'stale', cell: id }; // typed while the hashes were computed
     }
   }
-  notebook.transact(() => {
-    for (const op of change.ops) {
-      applyOp(notebook, op);
-    }
-  }, true);
+  for (const notebook of after.keys()) {
+    notebook.transact(() => {
+      for (const [target, change] of changes) {
+        if (target === notebook) {
+          for (const op of change.ops) {
+            applyOp(notebook, op);
+          }
+        }
+      }
+    }, true);
+  }
   return { state: 'applied' };
 }
 
