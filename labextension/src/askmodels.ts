@@ -102,6 +102,7 @@ export class ModelPicker {
   private _maxCost = input('max_cost', 'no limit', 'number');
   private _list: IModelList | null = null;
   private _listed = new Signal<this, IModelList>(this);
+  private _added = new Signal<this, string>(this);
 
   constructor(
     private _settings: ServerConnection.ISettings,
@@ -169,9 +170,18 @@ export class ModelPicker {
     return this._listed;
   }
 
-  /** Open the "Add model" form (what Ask offers when the server has no model). */
-  openForm(): void {
-    this._toggleForm(true);
+  /** The name of each endpoint saved from the "Add model" form. */
+  get added(): ISignal<this, string> {
+    return this._added;
+  }
+
+  /** Open the "Add model" form (what Ask offers when the server has no model); `focus`: move
+   * the keyboard there (not when the panel offers it by itself). */
+  openForm(focus = true): void {
+    this._form.hidden = false;
+    if (focus) {
+      this._name.focus();
+    }
   }
 
   /** The endpoint chosen (null: the server's default). */
@@ -261,6 +271,7 @@ export class ModelPicker {
       this._toggleForm(false);
       this._name.value = this._baseUrl.value = this._model.value = this._keyEnv.value = '';
       await this.refresh(body.name);
+      this._added.emit(body.name);
     } catch (reason) {
       this._formError.textContent =
         reason instanceof OperatorRequestError ? reason.message : 'The model could not be added.';

@@ -128,6 +128,8 @@ const plugin: JupyterFrontEndPlugin<void> = {
       })
       .catch(reason => console.warn('Operator: the model endpoints setting is not available', reason));
     app.shell.add(panel, 'right', { rank: 600 });
+    // No model on the server at all: Ask opens on its "Add model" form.
+    void app.restored.then(() => panel.ask.offerModel());
     restorer?.add(panel, 'jupyter-operator');
     addCommands(app, panel, tracker, palette);
     addCardCommands(app, panel.node, palette);

@@ -235,3 +235,63 @@ def test_the_settings_editor_lists_the_panels_endpoints_and_edits_reach_the_serv
     picker.locator('option[value="from-settings"]').wait_for(state="attached")
     screenshot(page, "ask-models-settings-editor-added")
     assert not [e for e in page.console_errors if "operator" in e.lower()]
+
+
+def test_from_no_config_to_a_fixed_traceback_in_the_panel(
+    bare_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    """The README's three steps with no config file: Lab opens the Operator panel's Ask on its
+    "Add model" form while the server has no model; "Fix with Operator" asked before a model
+    is saved waits for it and starts once it is; the approved fix runs."""
+    from cell_notebooks import code, notebook
+    from magic_notebooks import run_quick_cell
+
+    for name in _server_models(bare_server):  # whatever the tests before added
+        request = urllib.request.Request(
+            bare_server.page_url(f"jupyter-operator/api/agent/models/{name}"), method="DELETE")
+        urllib.request.urlopen(request).close()
+    fixed = "print('ratio', total / max(count, 1))"
+    (bare_server.root / "ratio.ipynb").write_text(notebook(
+        code("total, count = 6, 0", id="load"),
+        code("print('ratio', total / count)", id="ratio")))  # fmt: skip
+    fake.add(
+        "Dividing by a zero count.\n" + block("f1", "nb.replaceCell", notebook="ratio.ipynb",
+                                               cell_id="ratio", content_b64=b64(fixed)),
+        "The cell runs without an error now.",
+    )  # fmt: skip
+    page.goto(bare_server.page_url("lab/workspaces/no-config/tree/ratio.ipynb"))
+    tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
+    tab.wait_for(timeout=60_000)
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
+        tab.click()
+    form = page.locator(f"{ASK} .jp-Operator-ask-addform")
+    form.wait_for(state="visible")  # offered: nobody unfolded Ask or pressed Add model
+    screenshot(page, "no-config-add-model-offered")
+
+    run_quick_cell(page, 0)
+    run_quick_cell(page, 1)
+    output = page.locator(".jp-NotebookPanel:visible .jp-Cell").nth(1).locator(".jp-OutputArea")
+    output.get_by_text("ZeroDivisionError").first.wait_for(timeout=30_000)
+    output.locator(".jp-Operator-fix-error").click()
+    error = page.locator(f"{ASK} > .jp-Operator-error")
+    error.filter(has_text="the fix starts once it is saved").wait_for()
+    assert not fake.requests or "ratio" not in json.dumps(fake.requests[-1])
+    screenshot(page, "no-config-fix-waits-for-a-model")
+
+    form.get_by_label("Endpoint name").fill("first")
+    form.get_by_label("Base URL").fill(fake.url)
+    form.get_by_label("Model name at the endpoint").fill("fake-model")
+    form.get_by_label("API key").fill(KEY)
+    form.get_by_role("button", name="Save the model endpoint").click()
+    card = page.locator(f'{ASK} .jp-Operator-card[data-id="f1"][data-status="pending"]')
+    card.wait_for(timeout=60_000)
+    assert error.is_hidden()
+    screenshot(page, "no-config-fix-offered")
+    card.locator(".jp-Operator-approve-run").click()
+    page.locator(f"{ASK} .jp-Operator-ask-status").filter(has_text="ended").wait_for(
+        timeout=60_000)  # fmt: skip
+    output.get_by_text("ratio 6.0").wait_for(timeout=30_000)
+    assert output.get_by_text("ZeroDivisionError").count() == 0
+    screenshot(page, "no-config-fixed")
+    assert not [e for e in page.console_errors if "operator" in e.lower()]
