@@ -342,25 +342,29 @@ class Operator:
         files are undone on the disk (all or nothing, ``undo_group``) and the notebook changes
         marked undone; a stale or missing answer refuses the run, nothing changed.
 
-        Should the disk refuse now (a file changed in the moment between the two requests),
-        the notebook's cells stay as the page restored them and the error says so.
+        Should the server refuse now (a file, or the run's history, changed in the moment
+        between the two requests), nothing is undone here and the error says the page restored
+        the cells: the person's Ctrl+Z there brings them back in line.
         """
+        applied = answer.get("state") == "applied"
         with self._lock, self._in_use() as op:
-            held = self._held_by_page(op, entry_ids)
-            planned = plan_group(op.workspace, op.journal, entry_ids, held)
-            first = next((e for e in planned if e.entry_id in held), None)
-            if first is None:
-                raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, "no page holds this run's "
-                                    "notebooks open any more: undo the run again.")  # fmt: skip
-            live_route.refuse_unless_applied(answer, first, "undo")
-            on_disk = [e.entry_id for e in planned if e.entry_id not in held]
             try:
-                done = {e.entry_id: e for e in undo_group(op.workspace, op.journal, on_disk)} \
-                    if on_disk else {}
+                held = self._held_by_page(op, entry_ids)
+                planned = plan_group(op.workspace, op.journal, entry_ids, held)
+                first = next((e for e in planned if e.entry_id in held), None)
+                if first is None:
+                    raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, "no page holds this run's "
+                                        "notebooks open any more: undo the run again.")  # fmt: skip
+                live_route.refuse_unless_applied(answer, first, "undo")
+                on_disk = [e.entry_id for e in planned if e.entry_id not in held]
+                undone = undo_group(op.workspace, op.journal, on_disk) if on_disk else []
+                done = {e.entry_id: e for e in undone}
             except OperatorError as exc:
+                if not applied:
+                    raise
                 raise OperatorError(exc.code, f"{exc.message} The open notebook's cells were "
-                                    "restored in its page; undo them there with Ctrl+Z to keep "
-                                    "them.") from None  # fmt: skip
+                                    "restored in its page while this run stays applied: "
+                                    "press Ctrl+Z in the notebook to put them back.") from None
             for entry in planned:  # newest first: each notebook change is the latest live one
                 if entry.entry_id in held:
                     done[entry.entry_id] = live_route.settled_in_page(op, entry, "undo")

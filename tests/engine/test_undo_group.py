@@ -167,3 +167,21 @@ def test_nothing_left_to_undo(applied) -> None:
     with pytest.raises(OperatorError) as caught:
         op.undo_group(ids)
     assert caught.value.code == codes.ERR_NOT_FOUND
+
+
+def test_a_file_changed_between_the_pages_answer_and_the_disk_says_what_the_page_did(
+    root: Path, applied
+) -> None:
+    """The page applied the cells, then the disk refuses (a file changed in between): nothing
+    is undone on the server, and the error tells the person how to bring the cells back."""
+    op, _ = applied
+    op.pages = Held()
+    ids = [e.entry_id for e in op.history()]
+    op.undo_group_in_page(ids)
+    (root / "old.txt").write_text("back again\n")  # the deleted file exists again
+    with pytest.raises(OperatorError) as caught:
+        op.settle_group_in_page(ids, {"state": "applied"})
+    assert caught.value.code == codes.ERR_UNDO_CONFLICT
+    assert "press Ctrl+Z in the notebook" in caught.value.message
+    assert not any(e.undone for e in op.history())
+    assert (root / "notes.txt").read_text() == "newer notes\n"
