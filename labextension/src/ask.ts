@@ -199,17 +199,23 @@ export class AskView {
 
   /**
    * With no model on the server at all, open Ask on its "Add model" form (the keyboard stays
-   * where it is): the first thing a person needs, found without looking for it.
+   * where it is): the first thing a person needs, found without looking for it. Once per
+   * browser: who only pastes replies is not asked again (Ask's status still says how).
    */
   async offerModel(): Promise<void> {
+    const OFFERED = 'jupyter-operator:add-model-offered';
     try {
+      if (window.localStorage?.getItem(OFFERED)) {
+        return;
+      }
       const list = await this._models.refresh();
       if (!list.default.available && !list.models.length) {
         this.node.open = true;
         this._models.openForm(false);
+        window.localStorage?.setItem(OFFERED, '1');
       }
     } catch {
-      // no server yet: Ask says so when opened
+      // no server yet, or no storage: Ask says how to add a model when opened
     }
   }
 
