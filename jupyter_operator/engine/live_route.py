@@ -635,6 +635,35 @@ def history_edits(op: Operating, entry_id: str | None, direction: str) -> tuple[
                    "entry_id": entry.entry_id, "direction": direction, **edits}  # fmt: skip
 
 
+def group_edits(op: Operating, planned: list[Any], held: set[str]) -> list[dict[str, Any]]:
+    """The undo of a run's changes to notebooks open in a page (``held``; ``planned`` newest
+    first, as ``plan_group`` orders them) as the cell edits of each change, in that order: the
+    page checks every guard against what the changes before it leave, then applies them all
+    or none (livecells.ts ``applyLiveChanges``). ``ERR_PAGE_UNAVAILABLE`` when a change cannot
+    be undone that way (cells without unique ids, a room holds the notebook, or the run also
+    created or deleted it)."""
+    from ..protocol import OperatorError
+
+    changes = []
+    for entry in planned:
+        if entry.entry_id not in held:
+            continue
+        edits = None
+        on_disk = any(e.path == entry.path and e.entry_id not in held for e in planned)
+        known = entry.before_sha256 is not None and entry.after_sha256 is not None
+        if known and not on_disk and not in_room(op, entry.path):
+            edits = cell_edits(op.journal.load_blob(entry.after_sha256),
+                               op.journal.load_blob(entry.before_sha256))  # fmt: skip
+        if edits is None:
+            raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, f"{entry.path} is open in a page "
+                                "that cannot undo this run's changes to it as cell edits: undo "
+                                "them from History one by one, or save and close the notebook "
+                                "first. Nothing was changed.")  # fmt: skip
+        changes.append({"route": "page", "state": "waiting", "notebook": entry.path,
+                        "entry_id": entry.entry_id, "direction": "undo", **edits})  # fmt: skip
+    return changes
+
+
 def held_by_page(op: Operating, entry: Any) -> bool:
     """Whether an undo or redo of ``entry`` would go to a page that holds its notebook open
     (``history_edits``), rather than to the disk."""
@@ -643,16 +672,11 @@ def held_by_page(op: Operating, entry: Any) -> bool:
             and pages.holds(op.root.joinpath(*entry.path.split("/"))))  # fmt: skip
 
 
-def settle_history(op: Operating, entry_id: str, direction: str, answer: dict[str, Any]) -> Any:
-    """The page's answer to an undo or redo sent to it: applied marks the entry (the caller
-    settles its item); stale refuses with ``ERR_UNDO_CONFLICT`` naming the cell; any other answer
-    (the page let go) is ``ERR_PAGE_UNAVAILABLE`` while a page still holds the notebook."""
-    from dataclasses import replace
-
+def refuse_unless_applied(answer: dict[str, Any], entry: Any, direction: str) -> None:
+    """Refuse unless the page applied what it was sent: stale is ``ERR_UNDO_CONFLICT`` naming
+    the cell; any other answer (the page let go) is ``ERR_PAGE_UNAVAILABLE``."""
     from ..protocol import OperatorError
-    from .undo import pick
 
-    entry = pick(op.journal, entry_id, direction)
     state = answer.get("state")
     if state == "stale":
         cell = str(answer.get("cell") or "?")[:200]
@@ -661,6 +685,24 @@ def settle_history(op: Operating, entry_id: str, direction: str, answer: dict[st
     if state != "applied":
         raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, f"{entry.path} is open in a page that "
                             f"did not {direction} {entry.entry_id}; {direction} it there.")
+
+
+def settle_history(op: Operating, entry_id: str, direction: str, answer: dict[str, Any]) -> Any:
+    """The page's answer to an undo or redo sent to it: applied marks the entry (the caller
+    settles its item); stale refuses with ``ERR_UNDO_CONFLICT`` naming the cell; any other answer
+    (the page let go) is ``ERR_PAGE_UNAVAILABLE`` while a page still holds the notebook."""
+    from .undo import pick
+
+    entry = pick(op.journal, entry_id, direction)
+    refuse_unless_applied(answer, entry, direction)
+    return settled_in_page(op, entry, direction)
+
+
+def settled_in_page(op: Operating, entry: Any, direction: str) -> Any:
+    """Mark ``entry`` undone (redone) once the page holding its notebook applied that, and
+    note what the page shows now; the marked entry."""
+    from dataclasses import replace
+
     shown = entry.before_sha256 if direction == "undo" else entry.after_sha256
     if shown is not None:
         _expect(op, entry.path, op.journal.load_blob(shown))

@@ -311,30 +311,87 @@ class Operator:
         with ``preview``, only say which entries it would undo, in that order.
 
         Refused as a whole, nothing changed, like a single undo (``ERR_UNDO_CONFLICT``: a path
-        changed since, or a later change outside the group is in the way), and when one of the
-        changes is to a notebook a page holds open: that page undoes its cells, one change at
-        a time (``ERR_PAGE_UNAVAILABLE``). The items that applied the entries become undone.
+        changed since, or a later change outside the group is in the way). A group with changes
+        to a notebook a page holds open goes through that page (``undo_group_in_page``): here
+        it is ``ERR_PAGE_UNAVAILABLE``. The items that applied the entries become undone.
         """
         with self._lock, self._in_use() as op:
-            # Before the disk is checked: a change the page holds is not on the disk yet.
-            wanted = set(entry_ids)
-            held = next((e for e in reversed(op.journal.entries()) if e.entry_id in wanted
-                         and not e.undone and live_route.held_by_page(self, e)), None)  # fmt: skip
-            if held is not None:
-                raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, f"{held.path} is open in a page, "
-                                    "which undoes its cell changes one at a time: undo this run's "
-                                    "changes from History one by one, or save and close the "
-                                    "notebook first. Nothing was changed.")  # fmt: skip
-            for entry in op.journal.entries():
-                if entry.entry_id in wanted and not entry.undone:
-                    live_route.refuse_beneath_room(op, entry.path)  # the room saves it
-            planned = plan_group(op.workspace, op.journal, entry_ids)
+            held = self._held_by_page(op, entry_ids)
+            planned = plan_group(op.workspace, op.journal, entry_ids, held)
             if preview:
                 return planned
+            if held:
+                raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, "a notebook this run changed is "
+                                    "open in a page, which undoes its cells: undo the run from "
+                                    "that page. Nothing was changed.")  # fmt: skip
             done = undo_group(op.workspace, op.journal, entry_ids)
         for entry in done:
             history.settle(self.journal, entry)
         return done
+
+    def undo_group_in_page(
+        self, entry_ids: list[str]
+    ) -> tuple[list[HistoryEntry], list[dict[str, Any]]] | None:
+        """The undo of a group with changes to notebooks a page holds open: every check of
+        ``undo_group`` (the disk's for the files, nothing changed), then what the page applies,
+        one cell-edit change per notebook (``live_route.group_edits``). None: no page holds any
+        of the group's notebooks (``undo_group``)."""
+        with self._lock, self._in_use() as op:
+            held = self._held_by_page(op, entry_ids)
+            if not held:
+                return None
+            planned = plan_group(op.workspace, op.journal, entry_ids, held)
+            return planned, live_route.group_edits(op, planned, held)
+
+    def settle_group_in_page(self, entry_ids: list[str],
+                             answer: dict[str, Any]) -> list[HistoryEntry]:  # fmt: skip
+        """The page's answer to ``undo_group_in_page``: once it applied the cell edits, the
+        files are undone on the disk (all or nothing, ``undo_group``) and the notebook changes
+        marked undone; a stale or missing answer refuses the run, nothing changed.
+
+        Should the server refuse now (a file, or the run's history, changed in the moment
+        between the two requests), nothing is undone here and the error says the page restored
+        the cells: the person's Ctrl+Z there brings them back in line.
+        """
+        applied = answer.get("state") == "applied"
+        with self._lock, self._in_use() as op:
+            try:
+                held = self._held_by_page(op, entry_ids)
+                planned = plan_group(op.workspace, op.journal, entry_ids, held)
+                first = next((e for e in planned if e.entry_id in held), None)
+                if first is None:
+                    raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, "no page holds this run's "
+                                        "notebooks open any more: undo the run again.")  # fmt: skip
+                live_route.refuse_unless_applied(answer, first, "undo")
+                on_disk = [e.entry_id for e in planned if e.entry_id not in held]
+                undone = undo_group(op.workspace, op.journal, on_disk) if on_disk else []
+                done = {e.entry_id: e for e in undone}
+            except OperatorError as exc:
+                if not applied:
+                    raise
+                raise OperatorError(exc.code, f"{exc.message} The open notebook's cells were "
+                                    "restored in its page while this run stays applied: "
+                                    "press Ctrl+Z in the notebook to put them back.") from None
+            for entry in planned:  # newest first: each notebook change is the latest live one
+                if entry.entry_id in held:
+                    done[entry.entry_id] = live_route.settled_in_page(op, entry, "undo")
+            ordered = [done[e.entry_id] for e in planned]
+        for entry in ordered:
+            history.settle(self.journal, entry)
+        return ordered
+
+    def _held_by_page(self, op: Any, entry_ids: list[str]) -> set[str]:
+        """The live entries of ``entry_ids`` whose notebook a page holds open (a room's are
+        refused, as their room saves them); checked before the disk, which may lag the page."""
+        wanted = set(entry_ids)
+        held = set()
+        for entry in op.journal.entries():
+            if entry.entry_id in wanted and not entry.undone:
+                if live_route.held_by_page(self, entry):
+                    held.add(entry.entry_id)
+                else:
+                    live_route.refuse_beneath_room(op, entry.path)
+        return held
 
     def redo(self, entry_id: str | None = None) -> HistoryEntry:
         """Apply an undone entry again (the one undone last when no id is given).

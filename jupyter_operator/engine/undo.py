@@ -11,6 +11,7 @@ while they are empty (``remove_empty_parents``: only ``rmdir``, through the jail
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from typing import Literal
 
@@ -203,13 +204,16 @@ def _left_as(entry: HistoryEntry, current: Snapshot) -> bool:
     return current.exists and not current.is_dir and current.sha256 == entry.after_sha256
 
 
-def plan_group(ws: Workspace, journal: Journal, entry_ids: list[str]) -> list[HistoryEntry]:
+def plan_group(ws: Workspace, journal: Journal, entry_ids: list[str],
+               held: Collection[str] = ()) -> list[HistoryEntry]:  # fmt: skip
     """The live entries of a group (a run's changes) in the order an undo of the whole group
     takes them, newest first, after every check that does not change anything.
 
     Refused as a whole with ``ERR_UNDO_CONFLICT`` when a change outside the group touched one
     of its paths later, or a path is no longer as the group's last change to it left it (the
-    stale guard of a single undo, for every path before any is touched).
+    stale guard of a single undo, for every path before any is touched). ``held``: ids of
+    entries a page undoes (a notebook it holds open): their disk may lag the page, so the
+    page's own guard (the source of each cell it rewrites) stands for the disk's.
     """
     entries = journal.entries()
     wanted = set(entry_ids)
@@ -228,7 +232,8 @@ def plan_group(ws: Workspace, journal: Journal, entry_ids: list[str]) -> list[Hi
                             f"run; undo {later.entry_id} first. Nothing was changed.")  # fmt: skip
     for position, entry in enumerate(group):
         key = path_key(entry.path)
-        if any(overlaps(key, path_key(e.path)) for e in group[position + 1 :]):
+        if entry.entry_id in held or any(overlaps(key, path_key(e.path))
+                                         for e in group[position + 1 :]):  # fmt: skip
             continue  # a later change of the run is undone first; it finds the path as checked
         if not _left_as(entry, ws.snapshot(entry.path, limit=EDIT_LIMIT)):
             raise _conflict(f"{entry.path} changed after {entry.entry_id} was applied; undoing "

@@ -117,6 +117,8 @@ class UndoRunBody(Body):
     run: str = Field(min_length=1, max_length=200)
     folder: str | None = None
     preview: bool = False
+    #: The page's answer to the cell edits of the first answer's ``live`` (an open notebook).
+    live: LiveAnswerBody | None = None
 
 
 class FixCellBody(Body):

@@ -538,8 +538,9 @@ class UndoRunHandler(OperatorPostHandler):
             from .bodies import UndoRunBody
 
             body = self.parse(UndoRunBody)
+            live = body.live.model_dump() if body.live is not None else None
             return await self.service.undo_run(body.workspace, body.run, body.folder,
-                                               body.preview)  # fmt: skip
+                                               body.preview, live)  # fmt: skip
 
         await self.respond(work())
 

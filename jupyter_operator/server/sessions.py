@@ -658,12 +658,18 @@ class SessionService:
         return await self._locked(workspace, work)
 
     async def undo_run(
-        self, workspace: str, run: str, folder: str | None = None, preview: bool = False
+        self, workspace: str, run: str, folder: str | None = None, preview: bool = False,
+        live: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Undo every live change of one run (the entries the history lists with ``session``
         ``run``) in one step, newest first (``Operator.undo_group``); with ``preview``, only
         list what it would restore. The run's cell runs come with it: a kernel is never
-        undone (Rebuild state brings it in line)."""
+        undone (Rebuild state brings it in line).
+
+        When the run changed a notebook open in a page, that page undoes its cells, as for a
+        single undo: the answer carries ``live`` (one cell-edit change per notebook, nothing
+        changed yet), and the page's own answer comes back as ``live``; then the files are
+        undone on the disk (``Operator.settle_group_in_page``)."""
         self._check_workspace(workspace)
 
         def work() -> dict[str, Any]:
@@ -672,7 +678,18 @@ class SessionService:
             operator = self._history_of(workspace, folder)
             entries = operator.history()
             members = [e for e in entries if self._entry_view(e).get("session") == run]
-            done = operator.undo_group([e.entry_id for e in members], preview=preview)
+            ids = [e.entry_id for e in members]
+            sessions = {run} | {e.session for e in members if e.session}
+            sent = None if preview or live is not None else operator.undo_group_in_page(ids)
+            if sent is not None:  # the page applies the cell edits, then answers
+                runs = [r.to_dict() for r in executions(operator.journal) if r.session in sessions]
+                return {"workspace": workspace, "run": run, "preview": False,
+                        "entries": [self._entry_view(e) for e in sent[0]], "executions": runs,
+                        "live": sent[1]}  # fmt: skip
+            if live is not None and not preview:
+                done = operator.settle_group_in_page(ids, live)
+            else:
+                done = operator.undo_group(ids, preview=preview)
             if not preview:
                 for entry in done:
                     owner = next((s for s in self._sessions.values()
@@ -680,8 +697,7 @@ class SessionService:
                     if owner is not None:
                         mark_settled(owner, entry)
                         self._save(owner)
-            ids = {run} | {e.session for e in members if e.session}
-            runs = [r.to_dict() for r in executions(operator.journal) if r.session in ids]
+            runs = [r.to_dict() for r in executions(operator.journal) if r.session in sessions]
             return {"workspace": workspace, "run": run, "preview": preview,
                     "entries": [self._entry_view(e) for e in done], "executions": runs}  # fmt: skip
 

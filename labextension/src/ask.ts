@@ -9,8 +9,8 @@
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import { IMentionNotebook, MentionPicker } from './askmentions';
-import { ModelPicker } from './askmodels';
-import { fetchJson, followEvents, IAskInfo, IAskStarted, IWaitingRun } from './askrequests';
+import { IModelList, ModelPicker } from './askmodels';
+import { fetchJson, followEvents, IAskStarted, IWaitingRun } from './askrequests';
 import { costText, IAgentEvent, usageText } from './askstream';
 import { ThreadView } from './askthreadview';
 import { IAskHost, TurnView } from './askturn';
@@ -42,6 +42,8 @@ export class AskView {
   /** Some of the run's tokens were estimated (an offline model reports no usage). */
   private _estimated = false;
   private _models: ModelPicker;
+  /** A fix asked for while no model was configured: it starts once one is saved. */
+  private _pendingFix: IFixRequest | null = null;
   private _turn = 0;
   private _maxTurns = 0;
   private _state = '';
@@ -106,6 +108,19 @@ export class AskView {
       () => this._clear()
     );
     this.node.append(this._models.node, this._task, this._mentions.node, row, this._error, this._thread.node, this._turnsNode);
+    this._models.listed.connect((_, list) => {
+      if (!this._run) {
+        this._status.textContent = this._modelStatus(list);
+      }
+    });
+    // A fix asked for before any model was configured starts once one is saved.
+    this._models.added.connect(() => {
+      const fix = this._pendingFix;
+      this._pendingFix = null;
+      if (fix) {
+        void this.ask(undefined, fix);
+      }
+    });
     this.node.addEventListener('toggle', () => {
       // Read afresh on each opening: an endpoint added from a notebook or a terminal shows up.
       if (this.node.open) {
@@ -167,27 +182,58 @@ export class AskView {
     this._askPerson(waiting.run, questionText(waiting.question ?? ''));
   }
 
+  /** The model picker and its "Add model" form. */
+  get models(): ModelPicker {
+    return this._models;
+  }
+
   /** The run being shown, if any. */
   get runId(): string | null {
     return this._run;
   }
 
-  /** Ask the server which models Ask mode can use (never a key). */
+  /** Ask the server which models Ask mode can use (never a key); the status says (`listed`). */
   async refreshInfo(): Promise<void> {
     try {
-      const info = await this._fetchJson<IAskInfo>(['agent']);
-      const list = await this._models.refresh();
-      if (!this._run) {
-        this._status.textContent = info.available
-          ? (info.label ?? `${info.model} at ${info.endpoint}`)
-          : list.models.length
-            ? 'Pick a model above.'
-            : 'No model configured on the server: add one with "Add model".';
-      }
+      await this._models.refresh();
       this._askButton.disabled = !this._models.available;
     } catch (reason) {
       this._showError(reason);
     }
+  }
+
+  /**
+   * With no model on the server at all, open Ask on its "Add model" form (the keyboard stays
+   * where it is): the first thing a person needs, found without looking for it. Once per
+   * browser: who only pastes replies is not asked again (Ask's status still says how).
+   */
+  async offerModel(): Promise<void> {
+    const OFFERED = 'jupyter-operator:add-model-offered';
+    try {
+      if (window.localStorage?.getItem(OFFERED)) {
+        return;
+      }
+      const list = await this._models.refresh();
+      if (!list.default.available && !list.models.length) {
+        this.node.open = true;
+        this._models.openForm(false);
+        window.localStorage?.setItem(OFFERED, '1');
+      }
+    } catch {
+      // no server yet, or no storage: Ask says how to add a model when opened
+    }
+  }
+
+  /** The status line while no run is shown: the model a run would ask, or what to do. */
+  private _modelStatus(list: IModelList): string {
+    const chosen = this._models.chosen;
+    if (chosen) {
+      return chosen.label;
+    }
+    if (list.default.available) {
+      return list.default.label ?? list.default.model ?? 'The server\'s default model';
+    }
+    return list.models.length ? 'Pick a model above.' : 'No model configured on the server: add one with "Add model".';
   }
 
   /**
@@ -208,6 +254,24 @@ export class AskView {
       this._task.value = task;
     }
     this._error.hidden = true;
+    if (!this._models.available) {
+      await this.refreshInfo(); // Ask may not have been opened yet: read the list first
+    }
+    if (!this._models.available) {
+      // No model to ask: offer the form; a fix waits for it and starts once it is saved.
+      this._pendingFix = fix ?? null;
+      this.node.open = true;
+      this._models.openForm();
+      this._showError(
+        new OperatorRequestError(
+          'NO_MODEL',
+          fix
+            ? 'Add a model to fix this error (Add model above): the fix starts once it is saved.'
+            : 'Add a model first (Add model above).'
+        )
+      );
+      return;
+    }
     this._askButton.disabled = true;
     this._thread.setBusy(true);
     try {

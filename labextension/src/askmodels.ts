@@ -6,6 +6,7 @@
  * out of every workspace; the field is cleared at once and no answer ever holds a key.
  */
 import { ServerConnection } from '@jupyterlab/services';
+import { ISignal, Signal } from '@lumino/signaling';
 
 import { fetchJson } from './askrequests';
 import { budgetValue } from './askstream';
@@ -42,6 +43,30 @@ export interface IRunChoice {
   max_cost?: number;
 }
 
+/** `POST agent/models`: a new endpoint; its key typed (`api_key`) or named (`key_env`). */
+export interface IEndpointBody {
+  name: string;
+  base_url: string;
+  model: string;
+  api_key?: string;
+  key_env?: string;
+}
+
+/** `POST agent/models`: save an endpoint on the server (an OperatorRequestError if refused). */
+export async function addEndpoint(settings: ServerConnection.ISettings, body: IEndpointBody): Promise<void> {
+  await fetchJson(settings, ['agent', 'models'], body);
+}
+
+/** `DELETE agent/models/{name}`: forget a saved endpoint and its stored key. */
+export async function removeEndpoint(settings: ServerConnection.ISettings, name: string): Promise<void> {
+  const url = endpointUrl(settings.baseUrl, ['agent', 'models', name]);
+  const response = await ServerConnection.makeRequest(url, { method: 'DELETE' }, settings);
+  if (!response.ok) {
+    const error = describeHttpError(response.status, await response.text());
+    throw new OperatorRequestError(error.code, error.message);
+  }
+}
+
 /** The picker's value for the server's default model. */
 const DEFAULT = '';
 
@@ -76,6 +101,8 @@ export class ModelPicker {
   private _maxTokens = input('max_tokens', 'no limit', 'number');
   private _maxCost = input('max_cost', 'no limit', 'number');
   private _list: IModelList | null = null;
+  private _listed = new Signal<this, IModelList>(this);
+  private _added = new Signal<this, string>(this);
 
   constructor(
     private _settings: ServerConnection.ISettings,
@@ -136,6 +163,25 @@ export class ModelPicker {
     );
     this.node.append(row, this._form, budget);
     this._removeButton.hidden = true; // until a saved endpoint is chosen
+  }
+
+  /** Each list read from the server (the settings editor's copy follows it: modelsettings.ts). */
+  get listed(): ISignal<this, IModelList> {
+    return this._listed;
+  }
+
+  /** The name of each endpoint saved from the "Add model" form. */
+  get added(): ISignal<this, string> {
+    return this._added;
+  }
+
+  /** Open the "Add model" form (what Ask offers when the server has no model); `focus`: move
+   * the keyboard there (not when the panel offers it by itself). */
+  openForm(focus = true): void {
+    this._form.hidden = false;
+    if (focus) {
+      this._name.focus();
+    }
   }
 
   /** The endpoint chosen (null: the server's default). */
@@ -200,12 +246,13 @@ export class ModelPicker {
       this.select.value = DEFAULT;
     }
     this._changed();
+    this._listed.emit(list);
     return list;
   }
 
   /** Send the form: the key goes to the server once and the field is cleared. */
   async add(): Promise<void> {
-    const body: Record<string, string> = {
+    const body: IEndpointBody = {
       name: this._name.value.trim(),
       base_url: this._baseUrl.value.trim(),
       model: this._model.value.trim()
@@ -220,10 +267,11 @@ export class ModelPicker {
     }
     this._formError.hidden = true;
     try {
-      await fetchJson(this._settings, ['agent', 'models'], body);
+      await addEndpoint(this._settings, body);
       this._toggleForm(false);
       this._name.value = this._baseUrl.value = this._model.value = this._keyEnv.value = '';
       await this.refresh(body.name);
+      this._added.emit(body.name);
     } catch (reason) {
       this._formError.textContent =
         reason instanceof OperatorRequestError ? reason.message : 'The model could not be added.';
@@ -237,13 +285,8 @@ export class ModelPicker {
     if (!chosen || chosen.source !== 'saved') {
       return;
     }
-    const url = endpointUrl(this._settings.baseUrl, ['agent', 'models', chosen.name]);
     try {
-      const response = await ServerConnection.makeRequest(url, { method: 'DELETE' }, this._settings);
-      if (!response.ok) {
-        const error = describeHttpError(response.status, await response.text());
-        throw new OperatorRequestError(error.code, error.message);
-      }
+      await removeEndpoint(this._settings, chosen.name);
       await this.refresh(DEFAULT);
     } catch (reason) {
       this._onError(reason);

@@ -195,8 +195,14 @@ export class OperatorClient {
 
   /** Undo every change of one run in one step (the server refuses it as a whole or does it
    * all); `preview`: only list what it would restore. */
-  undoRun(workspace: string, run: string, folder?: string | null, preview = false): Promise<IUndoRunResponse> {
-    return this._call(['undo-run'], { workspace, run, preview, ...(folder ? { folder } : {}) });
+  undoRun(
+    workspace: string,
+    run: string,
+    folder?: string | null,
+    preview = false,
+    live?: { state: string; cell?: string }
+  ): Promise<IUndoRunResponse> {
+    return this._call(['undo-run'], { workspace, run, preview, ...(folder ? { folder } : {}), ...(live ? { live } : {}) });
   }
 
   private async _call<T>(

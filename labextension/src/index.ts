@@ -14,6 +14,7 @@ import {
 import { ICommandPalette, Notification } from '@jupyterlab/apputils';
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { ISettingRegistry } from '@jupyterlab/settingregistry';
 
 import { OperatorClient } from './client';
 import { addCardCommands } from './cardcommands';
@@ -23,6 +24,7 @@ import { FixButtons } from './fixerror';
 import { serveKernelRuns } from './kernelruns';
 import { OpenNotebookReport } from './livecells';
 import { IMentionCell } from './mentions';
+import { ModelSettingsSync } from './modelsettings';
 import { OperatorPanel } from './panel';
 import { arrivalMessage } from './proposals';
 
@@ -30,13 +32,14 @@ const plugin: JupyterFrontEndPlugin<void> = {
   id: 'jupyter-operator:plugin',
   description: 'Review, approve and apply file operations proposed by a language model.',
   autoStart: true,
-  optional: [ICommandPalette, INotebookTracker, ILayoutRestorer, IEditorLanguageRegistry],
+  optional: [ICommandPalette, INotebookTracker, ILayoutRestorer, IEditorLanguageRegistry, ISettingRegistry],
   activate: (
     app: JupyterFrontEnd,
     palette: ICommandPalette | null,
     tracker: INotebookTracker | null,
     restorer: ILayoutRestorer | null,
-    languages: IEditorLanguageRegistry | null
+    languages: IEditorLanguageRegistry | null,
+    settingRegistry: ISettingRegistry | null
   ) => {
     const client = new OperatorClient(app.serviceManager.serverSettings);
     const panel = new OperatorPanel({
@@ -116,7 +119,17 @@ const plugin: JupyterFrontEndPlugin<void> = {
       const json = Array.from({ length: cells.length }, (_, i) => cells.get(i).toJSON());
       return { notebook, cells: json as IMentionCell[] };
     });
+    // The settings editor lists the server's model endpoints too (modelsettings.ts).
+    settingRegistry
+      ?.load(plugin.id)
+      .then(setting => {
+        const notify = (message: string) => void Notification.error(message, { autoClose: 10000 });
+        return new ModelSettingsSync(setting, app.serviceManager.serverSettings, panel.ask.models, notify).start();
+      })
+      .catch(reason => console.warn('Operator: the model endpoints setting is not available', reason));
     app.shell.add(panel, 'right', { rank: 600 });
+    // No model on the server at all: Ask opens on its "Add model" form.
+    void app.restored.then(() => panel.ask.offerModel());
     restorer?.add(panel, 'jupyter-operator');
     addCommands(app, panel, tracker, palette);
     addCardCommands(app, panel.node, palette);

@@ -25,7 +25,7 @@
 import type { ISharedNotebook } from '@jupyter/ydoc';
 
 import { OperatorClient } from './client';
-import { IDecideResponse, ILiveOp, ILivePlan, IOperatorItem } from './types';
+import { IDecideResponse, ILiveChange, ILiveOp, ILivePlan, IOperatorItem } from './types';
 
 /** What the page answers the server about a change sent to it. */
 export interface ILiveAnswer {
@@ -222,7 +222,6 @@ async function checkGuards(
     if ((await sourceHash(source)) !== expected) {
       return { stale: id };
     }
-    seen.set(id, source);
   }
   return seen;
 }
@@ -272,6 +271,68 @@ async function applyGuarded(notebook: LiveNotebook, change: ILivePlan): Promise<
 export async function applyLiveChange(notebook: LiveNotebook, change: ILivePlan): Promise<ILiveAnswer> {
   const applied = await applyGuarded(notebook, change);
   return 'stale' in applied ? { state: 'stale', cell: applied.stale } : { state: 'applied' };
+}
+
+/**
+ * Apply several changes in their order (the undo of a run: its notebook changes newest first),
+ * all or none: each change's guards are checked against what the changes before it leave
+ * (their `sources`; a cell they delete is gone), every cell read from a notebook is checked
+ * again unchanged, then each notebook's edits are made at once, one step of its undo (one
+ * transaction per edit, as {@link applyGuarded} says why). A notebook that is not open here
+ * (null) answers `gone`, and nothing is applied.
+ */
+export async function applyLiveChanges(changes: [LiveNotebook | null, ILiveChange][]): Promise<ILiveAnswer> {
+  const after = new Map<LiveNotebook, Map<string, string | null>>();
+  const seen: [LiveNotebook, string, string][] = [];
+  for (const [notebook, change] of changes) {
+    if (!notebook) {
+      return { state: 'gone' };
+    }
+    const planned = after.get(notebook) ?? new Map<string, string | null>();
+    after.set(notebook, planned);
+    for (const [id, expected] of Object.entries(change.guards)) {
+      let source: string | null;
+      if (planned.has(id)) {
+        source = planned.get(id) ?? null;
+      } else {
+        const at = indexOf(notebook, id);
+        source = at < 0 ? null : notebook.cells[at].getSource();
+        if (source !== null) {
+          seen.push([notebook, id, source]);
+        }
+      }
+      if (source === null || (await sourceHash(source)) !== expected) {
+        return { state: 'stale', cell: id };
+      }
+    }
+    for (const op of change.ops) {
+      if (op.op === 'delete') {
+        planned.set(op.id, null);
+      }
+    }
+    for (const [id, source] of Object.entries(change.sources ?? {})) {
+      planned.set(id, source);
+    }
+  }
+  for (const [notebook, id, source] of seen) {
+    const at = indexOf(notebook, id);
+    if (at < 0 || notebook.cells[at].getSource() !== source) {
+      return { state: 'stale', cell: id }; // typed while the hashes were computed
+    }
+  }
+  for (const notebook of after.keys()) {
+    const undo = notebook.undoManager ?? null;
+    undo?.stopCapturing();
+    for (const [target, change] of changes) {
+      if (target === notebook) {
+        for (const op of change.ops) {
+          notebook.transact(() => applyOp(notebook, op), true);
+        }
+      }
+    }
+    undo?.stopCapturing();
+  }
+  return { state: 'applied' };
 }
 
 /** Approve & Run: the cells whose source the change replaces lose the old source's outputs

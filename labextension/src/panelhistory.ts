@@ -9,11 +9,11 @@ import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
 import { OperatorClient } from './client';
 import { HistoryView, RebuildAction } from './history';
-import { applyLiveChange, ILiveAnswer } from './livecells';
+import { applyLiveChange, applyLiveChanges, ILiveAnswer, LiveNotebook } from './livecells';
 import { dirtyMessage, IOpenCheck, notReloadedMessage } from './opendocs';
 import { PanelControls, plainError } from './panelcontrols';
 import { IShownPlace, PanelDocuments } from './paneldocs';
-import { IHistoryEntry } from './types';
+import { IHistoryEntry, ILiveChange } from './types';
 
 /** What undo, redo and the History section need of the panel. */
 export interface IHistoryHost {
@@ -138,12 +138,25 @@ export class PanelHistory {
     let answer;
     try {
       answer = await host.client.undoRun(workspace, run, folder);
+      if (answer.live?.length) {
+        // The run changed notebooks open here: this page restores their cells (all or none),
+        // then the server undoes the files.
+        const changes = answer.live.map((change): [LiveNotebook | null, ILiveChange] => [
+          host.docs.open.liveNotebook(host.docs.docPath(change.notebook)),
+          change
+        ]);
+        const applied: ILiveAnswer = await applyLiveChanges(changes);
+        answer = await host.client.undoRun(workspace, run, folder, false, applied);
+      }
     } finally {
       await this._refreshAfterChange();
     }
     const count = answer.entries.length === 1 ? '1 change' : `${answer.entries.length} changes`;
     host.controls.showNote(`Undid ${count} of run ${run.slice(0, 8)}, newest first.`);
     for (const target of targets) {
+      if (host.docs.open.isLiveNotebook(target)) {
+        continue; // changed in the open notebook itself: nothing to reload
+      }
       if ((await host.docs.open.reload(target)) === 'edited' && target) {
         host.controls.showError(notReloadedMessage(target));
       }

@@ -298,6 +298,9 @@ export interface IUndoRunResponse {
   entries: IHistoryEntry[];
   /** The run's cell runs: no undo takes them back. */
   executions: IExecutionRecord[];
+  /** The run changed a notebook open here: its cell edits, newest change first, for this page
+   * to apply (all or none) and answer; nothing is undone before that answer. */
+  live?: (ILiveChange & { entry_id: string; direction: 'undo' })[] | null;
 }
 
 /** `GET history`. */

@@ -13,12 +13,21 @@ import contextlib
 import json
 import os
 import stat
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from ask_views import ASK
-from browserkit import LabServer, require_chromium, screenshot, start_server, stop_server
+from browserkit import (
+    LabServer,
+    require_chromium,
+    run_palette_command,
+    screenshot,
+    start_server,
+    stop_server,
+)
 from support.fake_openai import FakeOpenAI, Script
 from support.replies import b64, block
 
@@ -63,6 +72,7 @@ def bare_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]
         server = start_server(root, settings, "lab", extra_args=["--ServerApp.log_level=DEBUG"])
     server.data = data  # type: ignore[attr-defined]
     server.log = settings / "lab.log"  # type: ignore[attr-defined]
+    server.settings_dir = settings  # type: ignore[attr-defined]
     yield server
     stop_server(server)
 
@@ -74,7 +84,18 @@ def open_panel_ask(page, server: LabServer) -> None:
     page.locator("#jupyterlab-splash").wait_for(state="detached", timeout=60_000)
     if "lm-mod-current" not in (tab.get_attribute("class") or ""):
         tab.click()
-    page.locator(f"{ASK} .jp-Operator-ask-summary").click()
+    open_ask(page)
+
+
+def open_ask(page) -> None:
+    """Unfold Ask unless it is open already (with no model, Lab opens it on Add model once)."""
+    ask = page.locator(ASK)
+    for _ in range(3):
+        if ask.evaluate("details => details.open"):
+            return
+        ask.locator(".jp-Operator-ask-summary").click()
+        page.wait_for_timeout(300)  # the offer may have opened it just before the click
+    assert ask.evaluate("details => details.open")
 
 
 def test_add_a_model_in_the_panel_and_ask_through_it_without_a_restart(
@@ -93,8 +114,8 @@ def test_add_a_model_in_the_panel_and_ask_through_it_without_a_restart(
     status.filter(has_text="No model configured on the server").wait_for()
     assert page.locator(f"{ASK} .jp-Operator-ask-button").is_disabled()
 
-    page.get_by_role("button", name="Add a model endpoint").click()
     form = page.locator(f"{ASK} .jp-Operator-ask-addform")
+    form.wait_for(state="visible")  # offered once: no model on the server yet
     form.get_by_label("Endpoint name").fill("loopback")
     form.get_by_label("Base URL").fill(fake.url)
     form.get_by_label("Model name at the endpoint").fill("fake-model")
@@ -156,3 +177,135 @@ def test_add_a_model_in_the_panel_and_ask_through_it_without_a_restart(
     log = bare_server.log.read_text(errors="replace")  # type: ignore[attr-defined]
     assert "token-authenticated request" in log and KEY not in log
     assert page.console_errors == []
+
+
+def _server_models(server: LabServer) -> dict[str, dict]:
+    """The server's endpoints by name, read through its REST API (never a key)."""
+    with urllib.request.urlopen(server.page_url("jupyter-operator/api/agent/models")) as answer:
+        return {m["name"]: m for m in json.loads(answer.read())["models"]}
+
+
+def _operator_settings(page):
+    """Open JupyterLab's settings editor (palette: Settings Editor) on the Operator plugin."""
+    run_palette_command(page, "Settings Editor", "Settings Editor")
+    page.locator(".jp-PluginList-entry", has_text="Operator").first.click()
+    form = page.locator(".jp-SettingsPanel .jp-SettingsForm", has_text="Model endpoints")
+    form.wait_for(timeout=30_000)
+    return form
+
+
+def _field_values(form) -> list[str]:
+    return [field.input_value() for field in form.locator("input[type='text']").all()]
+
+
+def test_the_settings_editor_lists_the_panels_endpoints_and_edits_reach_the_server(
+    bare_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    open_panel_ask(page, bare_server)
+    form = page.locator(f"{ASK} .jp-Operator-ask-addform")
+    if form.is_hidden():
+        page.get_by_role("button", name="Add a model endpoint").click()
+    form.get_by_label("Endpoint name").fill("from-panel")
+    form.get_by_label("Base URL").fill(fake.url)
+    form.get_by_label("Model name at the endpoint").fill("fake-model")
+    form.get_by_label("API key").fill(KEY)
+    form.get_by_role("button", name="Save the model endpoint").click()
+    form.wait_for(state="hidden")
+
+    # Added in the panel: the settings editor lists it, with where its key comes from.
+    settings = _operator_settings(page)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.jp-SettingsForm input')]"
+        ".some(i => i.value === 'from-panel')", timeout=30_000)  # fmt: skip
+    values = _field_values(settings)
+    assert "from-panel" in values and fake.url in values and "fake-model" in values
+    assert "stored" in values  # where the key comes from, not the key
+    assert KEY not in page.content()
+    screenshot(page, "ask-models-settings-editor")
+
+    # Removed in the settings editor: the server forgets it (and its stored key).
+    settings.locator(".array-item").last.hover()  # its buttons show on hover
+    settings.locator("[title='Remove item']").last.click()
+    deadline = time.monotonic() + 20
+    while "from-panel" in _server_models(bare_server) and time.monotonic() < deadline:
+        time.sleep(0.3)
+    assert "from-panel" not in _server_models(bare_server)
+    user_settings = (bare_server.settings_dir / "jupyter-operator" / "plugin.jupyterlab-settings")  # type: ignore[attr-defined]
+    assert KEY not in user_settings.read_text()
+
+    # Added in the settings editor (its key named, never typed there): the server has it.
+    settings.locator("button[title='Add item']").last.click()
+    for field, value in (("name", "from-settings"), ("model", "fake-model"),
+                         ("key", "$FAKE_KEY"), ("base_url", fake.url)):  # fmt: skip
+        settings.locator(".array-item").last.locator(f"input[id$='_{field}']").fill(value)
+    deadline = time.monotonic() + 20
+    while "from-settings" not in _server_models(bare_server) and time.monotonic() < deadline:
+        time.sleep(0.3)
+    listed = _server_models(bare_server).get("from-settings")
+    assert listed and listed["base_url"] == fake.url and listed["key"] == "$FAKE_KEY"
+    picker = page.get_by_label("Model to ask")
+    picker.locator('option[value="from-settings"]').wait_for(state="attached")
+    screenshot(page, "ask-models-settings-editor-added")
+    assert not [e for e in page.console_errors if "operator" in e.lower()]
+
+
+def test_from_no_config_to_a_fixed_traceback_in_the_panel(
+    bare_server: LabServer, page, fake: FakeOpenAI
+) -> None:
+    """The README's three steps with no config file: Lab opens the Operator panel's Ask on its
+    "Add model" form while the server has no model; "Fix with Operator" asked before a model
+    is saved waits for it and starts once it is; the approved fix runs."""
+    from magic_notebooks import run_quick_cell
+    from support.cell_notebooks import code, notebook
+
+    for name in _server_models(bare_server):  # whatever the tests before added
+        request = urllib.request.Request(
+            bare_server.page_url(f"jupyter-operator/api/agent/models/{name}"), method="DELETE")
+        urllib.request.urlopen(request).close()
+    fixed = "print('ratio', total / max(count, 1))"
+    (bare_server.root / "ratio.ipynb").write_text(notebook(
+        code("total, count = 6, 0", id="load"),
+        code("print('ratio', total / count)", id="ratio")))  # fmt: skip
+    fake.add(
+        "Dividing by a zero count.\n" + block("f1", "nb.replaceCell", notebook="ratio.ipynb",
+                                               cell_id="ratio", content_b64=b64(fixed)),
+        "The cell runs without an error now.",
+    )  # fmt: skip
+    page.goto(bare_server.page_url("lab/workspaces/no-config/tree/ratio.ipynb"))
+    tab = page.locator('.lm-TabBar-tab[data-id="jupyter-operator-panel"]')
+    tab.wait_for(timeout=60_000)
+    page.locator("#jp-main-statusbar").get_by_text("Idle").wait_for(timeout=60_000)
+    if "lm-mod-current" not in (tab.get_attribute("class") or ""):
+        tab.click()
+    form = page.locator(f"{ASK} .jp-Operator-ask-addform")
+    form.wait_for(state="visible")  # offered: nobody unfolded Ask or pressed Add model
+    screenshot(page, "no-config-add-model-offered")
+
+    run_quick_cell(page, 0)
+    run_quick_cell(page, 1)
+    output = page.locator(".jp-NotebookPanel:visible .jp-Cell").nth(1).locator(".jp-OutputArea")
+    output.get_by_text("ZeroDivisionError").first.wait_for(timeout=30_000)
+    asked = len(fake.requests)
+    output.locator(".jp-Operator-fix-error").click()
+    error = page.locator(f"{ASK} > .jp-Operator-error")
+    error.filter(has_text="the fix starts once it is saved").wait_for()
+    assert len(fake.requests) == asked  # no model asked before one is saved
+    screenshot(page, "no-config-fix-waits-for-a-model")
+
+    form.get_by_label("Endpoint name").fill("first")
+    form.get_by_label("Base URL").fill(fake.url)
+    form.get_by_label("Model name at the endpoint").fill("fake-model")
+    form.get_by_label("API key").fill(KEY)
+    form.get_by_role("button", name="Save the model endpoint").click()
+    card = page.locator(f'{ASK} .jp-Operator-card[data-id="f1"][data-status="pending"]')
+    card.wait_for(timeout=60_000)
+    assert error.is_hidden()
+    assert "ZeroDivisionError" in json.dumps(fake.requests[asked]["messages"][-1])
+    screenshot(page, "no-config-fix-offered")
+    card.locator(".jp-Operator-approve-run").click()
+    page.locator(f"{ASK} .jp-Operator-ask-status").filter(has_text="ended").wait_for(
+        timeout=60_000)  # fmt: skip
+    output.get_by_text("ratio 6.0").wait_for(timeout=30_000)
+    assert output.get_by_text("ZeroDivisionError").count() == 0
+    screenshot(page, "no-config-fixed")
+    assert not [e for e in page.console_errors if "operator" in e.lower()]

@@ -102,23 +102,71 @@ def test_undo_this_run_refuses_as_a_whole_when_a_file_changed_since(lab_server, 
     screenshot(page, "history-undo-run-refused")
 
 
-def test_undo_this_run_with_a_notebook_open_in_the_page_says_why_not(lab_server, page) -> None:
-    """A cell change that landed in a notebook open in the page is undone by that page, one
-    change at a time: the run's undo is refused as a whole, under the run, nothing changed."""
+def test_undo_this_run_restores_files_and_the_cells_of_a_notebook_open_in_the_page(
+    lab_server, page
+) -> None:
+    """A cell change that landed in a notebook open in the page is undone by that page, with
+    the run's files, in one click: the notebook stays open with unsaved edits, never reloaded
+    (no "file changed on disk" dialog)."""
     root = lab_server.root
     _seed(root, "uo-")
     open_lab(page, lab_server, "uo-nb.ipynb")
-    page.locator(".jp-NotebookPanel:visible .jp-Cell").first.wait_for(timeout=60_000)
+    notebook = page.locator(".jp-NotebookPanel:visible")
+    notebook.locator(".jp-Cell").first.wait_for(timeout=60_000)
     _apply_run(page, "uo-")
-    files = [root / "uo-keep.txt", root / "uo-made" / "new.txt", root / "uo-nb.ipynb"]
-    before = {p: p.read_bytes() for p in files}
+    calc = notebook.locator(".jp-Cell").nth(2)
+    calc.filter(has_text="y = x * 10").wait_for()
+    disk_notebook = (root / "uo-nb.ipynb").read_bytes()  # the page holds the change, unsaved
     open_history(page)
     group = _run_group(page, "uo-w1")
     group.locator(".jp-Operator-history-undo-run").click()
+    preview = group.locator(".jp-Operator-run-preview")
+    preview.locator(".jp-Operator-run-preview-entry").first.wait_for()
+    assert "the cells of uo-nb.ipynb as they were before uo-c1" in preview.text_content()
+    preview.locator(".jp-Operator-run-undo-confirm").click()
+    page.locator(f"{PANEL} .jp-Operator-note", has_text="Undid 4 changes").wait_for()
+    assert (root / "uo-keep.txt").read_text() == "one\n"
+    assert not (root / "uo-made").exists()
+    assert (root / "uo-gone.txt").read_text() == "bye\n"
+    calc.filter(has_text="y = x + 1").wait_for()  # restored in the open notebook
+    assert (root / "uo-nb.ipynb").read_bytes() == disk_notebook  # the person saves the page
+    tab = page.locator(".lm-TabBar-tab.jp-mod-current", has_text="uo-nb.ipynb")
+    assert "jp-mod-dirty" in (tab.get_attribute("class") or "")
+    for suffix in ("w1", "w2", "d1", "c1"):
+        wait_status(page, f"uo-{suffix}", "undone")
+    page.wait_for_timeout(1500)  # a reload would ask about the file on disk by now
+    assert page.locator(".jp-Dialog").count() == 0
+    assert notebook.count() == 1
+    screenshot(page, "history-undo-run-open-notebook")
+    assert not [e for e in page.console_errors if "operator" in e.lower()]
+
+
+def test_undo_this_run_is_refused_whole_when_a_restored_cell_was_edited_in_the_page(
+    lab_server, page
+) -> None:
+    """The page's stale guard: a cell the person edited since refuses the run's undo as a
+    whole; the files stay, and so do the cells."""
+    root = lab_server.root
+    _seed(root, "ue-")
+    open_lab(page, lab_server, "ue-nb.ipynb")
+    notebook = page.locator(".jp-NotebookPanel:visible")
+    notebook.locator(".jp-Cell").first.wait_for(timeout=60_000)
+    _apply_run(page, "ue-")
+    calc = notebook.locator(".jp-Cell").nth(2)
+    calc.filter(has_text="y = x * 10").wait_for()
+    calc.locator(".cm-content").click()
+    page.keyboard.press("End")
+    page.keyboard.type("  # mine")
+    calc.filter(has_text="# mine").wait_for()
+    open_history(page)
+    group = _run_group(page, "ue-w1")
+    group.locator(".jp-Operator-history-undo-run").click()
+    group.locator(".jp-Operator-run-undo-confirm").click()
     refusal = group.locator(".jp-Operator-run-undo-error")
     refusal.wait_for()
-    assert "uo-nb.ipynb is open in a page" in (refusal.text_content() or "")
-    assert "Nothing was changed" in (refusal.text_content() or "")
-    assert {p: p.read_bytes() for p in files} == before and not (root / "uo-gone.txt").exists()
+    assert "cell calc of ue-nb.ipynb was edited" in (refusal.text_content() or "")
+    assert (root / "ue-keep.txt").read_text() == "two\n" and not (root / "ue-gone.txt").exists()
+    assert "y = x * 10  # mine" in (calc.text_content() or "")
+    assert group.locator(".jp-Operator-history-row[data-undone='true']").count() == 0
     refusal.scroll_into_view_if_needed()
-    screenshot(page, "history-undo-run-open-notebook")
+    screenshot(page, "history-undo-run-open-notebook-edited")

@@ -108,39 +108,56 @@ def test_a_failure_half_way_applies_again_what_was_undone(
     assert not any(e.undone for e in op.history())
 
 
-def test_a_notebook_open_in_a_page_refuses_the_run_undo(root: Path, applied) -> None:
+class Held:
+    """A page that holds nb.ipynb open."""
+
+    def holds(self, path: Path) -> bool:
+        return path.name == "nb.ipynb"
+
+    def expect(self, path: Path, disk: str | None, data: bytes) -> None:
+        self.shown = (path.name, data)
+
+
+def test_a_notebook_open_in_a_page_has_the_run_undone_through_that_page(
+    root: Path, applied
+) -> None:
     op, _ = applied
-
-    class Held:
-        def holds(self, path: Path) -> bool:
-            return path.name == "nb.ipynb"
-
     op.pages = Held()
     before = _disk(root)
-    with pytest.raises(OperatorError) as caught:
-        op.undo_group([e.entry_id for e in op.history()], preview=True)
+    ids = [e.entry_id for e in op.history()]
+    assert len(op.undo_group(ids, preview=True)) == 5  # the preview lists it as any run
+    with pytest.raises(OperatorError) as caught:  # never to the disk beneath the page
+        op.undo_group(ids)
     assert caught.value.code == codes.ERR_PAGE_UNAVAILABLE
-    assert "nb.ipynb is open in a page" in caught.value.message
-    assert _disk(root) == before
+    assert "undo the run from that page" in caught.value.message
+    planned, changes = op.undo_group_in_page(ids)
+    assert [c["notebook"] for c in changes] == ["nb.ipynb"]
+    assert changes[0]["ops"] == [{"op": "set", "id": "calc", "fields": {"source": "y = x + 1"}}]
+    assert _disk(root) == before  # nothing changed until the page answers
+    with pytest.raises(OperatorError) as caught:
+        op.settle_group_in_page(ids, {"state": "stale", "cell": "calc"})
+    assert caught.value.code == codes.ERR_UNDO_CONFLICT and _disk(root) == before
+    done = op.settle_group_in_page(ids, {"state": "applied"})
+    assert [e.entry_id for e in done] == [e.entry_id for e in planned]
+    assert all(e.undone for e in op.history())
+    assert (root / "notes.txt").read_text() == "notes\n"
+    assert ("calc", "code", "y = x + 2") in cells_of(root / "nb.ipynb")  # the page holds it
+    assert op.pages.shown[0] == "nb.ipynb"
 
 
-def test_a_cell_change_the_page_holds_is_refused_before_the_disk_is_checked(
+def test_a_cell_change_the_page_holds_is_not_checked_against_the_disk(
     root: Path, applied
 ) -> None:
     """A change that landed in the open notebook is not on the disk until the person saves:
-    the run's undo says the page holds it (not that the file changed)."""
+    the page's guard stands for the disk's, so the run is not refused as changed since."""
     op, _ = applied
     (root / "nb.ipynb").write_text(standard())  # the disk as before the change
-
-    class Held:
-        def holds(self, path: Path) -> bool:
-            return path.name == "nb.ipynb"
-
     op.pages = Held()
-    with pytest.raises(OperatorError) as caught:
-        op.undo_group([e.entry_id for e in op.history()])
-    assert caught.value.code == codes.ERR_PAGE_UNAVAILABLE
-    assert (root / "notes.txt").read_text() == "newer notes\n"
+    ids = [e.entry_id for e in op.history()]
+    _, changes = op.undo_group_in_page(ids)
+    assert len(changes) == 1
+    op.settle_group_in_page(ids, {"state": "applied"})
+    assert (root / "notes.txt").read_text() == "notes\n"
 
 
 def test_nothing_left_to_undo(applied) -> None:
@@ -150,3 +167,21 @@ def test_nothing_left_to_undo(applied) -> None:
     with pytest.raises(OperatorError) as caught:
         op.undo_group(ids)
     assert caught.value.code == codes.ERR_NOT_FOUND
+
+
+def test_a_file_changed_between_the_pages_answer_and_the_disk_says_what_the_page_did(
+    root: Path, applied
+) -> None:
+    """The page applied the cells, then the disk refuses (a file changed in between): nothing
+    is undone on the server, and the error tells the person how to bring the cells back."""
+    op, _ = applied
+    op.pages = Held()
+    ids = [e.entry_id for e in op.history()]
+    op.undo_group_in_page(ids)
+    (root / "old.txt").write_text("back again\n")  # the deleted file exists again
+    with pytest.raises(OperatorError) as caught:
+        op.settle_group_in_page(ids, {"state": "applied"})
+    assert caught.value.code == codes.ERR_UNDO_CONFLICT
+    assert "press Ctrl+Z in the notebook" in caught.value.message
+    assert not any(e.undone for e in op.history())
+    assert (root / "notes.txt").read_text() == "newer notes\n"

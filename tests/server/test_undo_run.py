@@ -95,3 +95,77 @@ async def test_the_preview_lists_the_runs_cell_runs_as_not_undone(
     _, done = await api("undo-run", body={"run": run})
     assert [r["cell_id"] for r in done["executions"]] == ["calc"]
     assert len(executions(journal)) == 2
+
+
+PAGE = "page-0123456789"
+OPEN_REPLY = "\n".join([
+    block("w1", "fs.write", path="a.txt", content_b64=b64("A2\n")),
+    block("c1", "nb.replaceCell", notebook="nb.ipynb", cell_id="calc", content_b64=b64("y = 3")),
+    block("c2", "nb.replaceCell", notebook="nb.ipynb", cell_id="intro",
+          content_b64=b64("# Renamed")),
+])  # fmt: skip
+
+
+async def _applied_in_open_notebook(api: Api, root: Path) -> tuple[str, bytes]:
+    """A run that changed a file and two cells of a notebook a page holds open (the page
+    applied the cells; the notebook's file is as the page found it). The run, and those bytes."""
+    (root / "a.txt").write_text("A\n")
+    (root / "nb.ipynb").write_text(standard())
+    await api("open-notebooks", body={"page": PAGE, "paths": ["nb.ipynb"]})
+    _, scanned = await api("scan", body={"text": OPEN_REPLY})
+    session = scanned["session"]
+    for item in ("w1", "c1", "c2"):
+        _, decided = await api("sessions", session, "decide",
+                               body={"id": item, "decision": "approve"})  # fmt: skip
+        if item != "w1":
+            assert decided["item"]["live"]["state"] == "waiting"
+            await api("sessions", session, "items", item, "live", body={"state": "applied"})
+    _, history = await api("history")
+    return history["history"][0]["session"], (root / "nb.ipynb").read_bytes()
+
+
+async def test_a_run_that_changed_an_open_notebook_is_undone_through_its_page(
+    api: Api, root: Path
+) -> None:
+    run, notebook_bytes = await _applied_in_open_notebook(api, root)
+    status, preview = await api("undo-run", body={"run": run, "preview": True})
+    assert status == 200 and [e["command_id"] for e in preview["entries"]] == ["c2", "c1", "w1"]
+    status, sent = await api("undo-run", body={"run": run})
+    assert status == 200, sent
+    # The cell edits of each notebook change, newest first; nothing undone before the page
+    # answers.
+    assert [(c["entry_id"], c["notebook"], c["direction"]) for c in sent["live"]] == [
+        (sent["entries"][0]["entry_id"], "nb.ipynb", "undo"),
+        (sent["entries"][1]["entry_id"], "nb.ipynb", "undo")]  # fmt: skip
+    assert [c["ops"] for c in sent["live"]] == [
+        [{"op": "set", "id": "intro", "fields": {"source": "# Title"}}],
+        [{"op": "set", "id": "calc", "fields": {"source": "y = x + 1"}}]]  # fmt: skip
+    assert (root / "a.txt").read_text() == "A2\n"
+    status, stale = await api("undo-run", body={"run": run, "live": {"state": "stale",
+                                                                      "cell": "calc"}})  # fmt: skip
+    assert status == 409 and stale["error"]["code"] == "ERR_UNDO_CONFLICT"
+    assert "cell calc of nb.ipynb was edited" in stale["error"]["message"]
+    assert (root / "a.txt").read_text() == "A2\n"  # refused as a whole: the file stays
+    status, done = await api("undo-run", body={"run": run, "live": {"state": "applied"}})
+    assert status == 200, done
+    assert [(e["command_id"], e["undone"]) for e in done["entries"]] == [
+        ("c2", True), ("c1", True), ("w1", True)]  # fmt: skip
+    assert (root / "a.txt").read_text() == "A\n"
+    assert (root / "nb.ipynb").read_bytes() == notebook_bytes  # the page holds the cells
+    _, history = await api("history")
+    assert all(e["undone"] for e in history["history"])
+
+
+async def test_a_page_that_let_go_or_a_changed_file_leaves_the_run_as_it_was(
+    api: Api, root: Path
+) -> None:
+    run, _ = await _applied_in_open_notebook(api, root)
+    status, gone = await api("undo-run", body={"run": run, "live": {"state": "gone"}})
+    assert status == 409 and gone["error"]["code"] == "ERR_PAGE_UNAVAILABLE"
+    (root / "a.txt").write_text("the person's\n")
+    status, body = await api("undo-run", body={"run": run})
+    assert status == 409 and "a.txt changed after" in body["error"]["message"]
+    assert "live" not in body
+    _, history = await api("history")
+    assert not any(e["undone"] for e in history["history"])
+    assert (root / "a.txt").read_text() == "the person's\n"

@@ -1,5 +1,5 @@
 import { OperatorClient } from '../client';
-import { applyLiveChange, LiveChanges, LiveNotebook, sourceHash } from '../livecells';
+import { applyLiveChange, applyLiveChanges, LiveChanges, LiveNotebook, sourceHash } from '../livecells';
 import { IDecideResponse, ILiveChange } from '../types';
 
 /** A notebook model as the edits see it: cells with ids and sources, one transaction log. */
@@ -141,5 +141,58 @@ describe('LiveChanges', () => {
     await report(() => undefined);
     expect(view()).toEqual(['b:b = 2  # typed since']);
     expect(posted).toEqual([['s', 'i2', { state: 'stale', cell: 'b' }]]);
+  });
+});
+
+describe('applyLiveChanges (the undo of a run: its notebook changes newest first)', () => {
+  const set = (id: string, source: string): ILiveChange['ops'][number] => ({ op: 'set', id, fields: { source } });
+  const undoOf = async (id: string, left: string, found: string): Promise<ILiveChange> => ({
+    ...(await change([set(id, found)], { [id]: left })),
+    sources: { [id]: found }
+  });
+
+  it('checks each change against what the ones before it leave, then applies all in one transaction', async () => {
+    // The run set a to "a2" then "a3", and b to "b2": undone newest first.
+    const { nb, view, log } = fakeNotebook([
+      { id: 'a', source: 'a3' },
+      { id: 'b', source: 'b2' }
+    ]);
+    const answer = await applyLiveChanges([
+      [nb, await undoOf('a', 'a3', 'a2')],
+      [nb, await undoOf('b', 'b2', 'b1')],
+      [nb, await undoOf('a', 'a2', 'a1')]
+    ]);
+    expect(answer).toEqual({ state: 'applied' });
+    expect(view()).toEqual(['a:a1', 'b:b1']);
+    expect(log).toEqual(['transact undoable=true']);
+  });
+
+  it('applies none when one guard fails, even the last one', async () => {
+    const { nb, view, log } = fakeNotebook([
+      { id: 'a', source: 'a3' },
+      { id: 'b', source: 'b2  # the person edited this' }
+    ]);
+    const answer = await applyLiveChanges([
+      [nb, await undoOf('a', 'a3', 'a2')],
+      [nb, await undoOf('b', 'b2', 'b1')]
+    ]);
+    expect(answer).toEqual({ state: 'stale', cell: 'b' });
+    expect(view()).toEqual(['a:a3', 'b:b2  # the person edited this']);
+    expect(log).toEqual([]);
+  });
+
+  it('applies none when a notebook is not open here any more', async () => {
+    const { nb, view } = fakeNotebook([{ id: 'a', source: 'a3' }]);
+    expect(await applyLiveChanges([[nb, await undoOf('a', 'a3', 'a2')], [null, await undoOf('x', 'x', 'y')]])).toEqual({
+      state: 'gone'
+    });
+    expect(view()).toEqual(['a:a3']);
+  });
+
+  it('refuses a change guarded by a cell an earlier change deletes', async () => {
+    const { nb, view } = fakeNotebook([{ id: 'a', source: 'a' }]);
+    const removes = await change([{ op: 'delete', id: 'a' }], { a: 'a' });
+    expect(await applyLiveChanges([[nb, removes], [nb, await undoOf('a', 'a', 'b')]])).toEqual({ state: 'stale', cell: 'a' });
+    expect(view()).toEqual(['a:a']);
   });
 });
