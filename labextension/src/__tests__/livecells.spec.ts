@@ -151,7 +151,7 @@ describe('applyLiveChanges (the undo of a run: its notebook changes newest first
     sources: { [id]: found }
   });
 
-  it('checks each change against what the ones before it leave, then applies all in one transaction', async () => {
+  it('checks each change against what the ones before it leave, then applies all, an edit a transaction', async () => {
     // The run set a to "a2" then "a3", and b to "b2": undone newest first.
     const { nb, view, log } = fakeNotebook([
       { id: 'a', source: 'a3' },
@@ -164,7 +164,8 @@ describe('applyLiveChanges (the undo of a run: its notebook changes newest first
     ]);
     expect(answer).toEqual({ state: 'applied' });
     expect(view()).toEqual(['a:a1', 'b:b1']);
-    expect(log).toEqual(['transact undoable=true']);
+    // one transaction per edit (the notebook's cell list follows each), all in the person's undo
+    expect(log).toEqual(['transact undoable=true', 'transact undoable=true', 'transact undoable=true']);
   });
 
   it('applies none when one guard fails, even the last one', async () => {
