@@ -47,7 +47,7 @@ from jupyter_operator.experiments import Experiment, ModelSpec, load_task
 from jupyter_operator.experiments.checks import CHECKLIB, run_check
 from jupyter_operator.shell import python_homes, sandbox
 from jupyter_operator.shell.cgroup import pids_group
-from jupyter_operator.shell.runner import JOIN
+from jupyter_operator.shell.command_runner import JOIN
 
 HERE = Path(__file__).resolve().parent
 SHELL_CHECK = "grep -qx 'status: final' notes.txt && test -f summary.md"

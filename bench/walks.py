@@ -54,7 +54,7 @@ LIMIT = 2
 
 
 def counted(module: str) -> str | None:
-    """The name a module is counted under (``engine/session.py``), or None if transparent."""
+    """The name a module is counted under (``engine/operator.py``), or None if transparent."""
     if module != PACKAGE and not module.startswith(PACKAGE + "."):
         return None
     if any(module == lib or module.startswith(lib + ".") for lib in LIBRARIES):

@@ -121,7 +121,7 @@ def _indented(source: str) -> str:
 
 
 def _editable(item: Any) -> bool:
-    from .engine.edits import editable
+    from .engine.edited_proposals import editable
 
     try:
         return editable(item)
@@ -162,7 +162,7 @@ def edit_in_editor(item: Any, answers: IO[str], tty: IO[str]) -> bytes | None:
 
 def _decide_on_edit(run: Any, item: Any, answers: IO[str], tty: IO[str]) -> bool:
     """Edit ``item`` and ask again on the edit; True when the edit was applied."""
-    from .engine.edits import changed_lines, preview_diff
+    from .engine.edited_proposals import changed_lines, preview_diff
     from .engine.errors import BadEdit
 
     try:

@@ -241,7 +241,7 @@ def test_no_import_circles() -> None:
 def test_the_circle_check_sees_lazy_and_type_only_imports() -> None:
     # Guard against a checker that finds nothing: a function-level import is an edge, so is a
     # TYPE_CHECKING one, and a circle made of them is reported.
-    session = module_imports(PACKAGE / "engine" / "session.py")
+    session = module_imports(PACKAGE / "engine" / "operator.py")
     assert "jupyter_operator.engine.file_api" in session  # imported inside write_file
     assert "jupyter_operator.engine.run" in session
     loop = module_imports(PACKAGE / "agent" / "loop.py")
@@ -293,11 +293,11 @@ def test_only_the_shell_runner_starts_processes(path: Path) -> None:
 
 def test_the_checks_see_real_imports() -> None:
     # Guard against a checker that finds nothing: the engine does import the workspace.
-    engine = PACKAGE / "engine" / "session.py"
+    engine = PACKAGE / "engine" / "operator.py"
     assert {"protocol", "workspace"} <= package_imports(engine)
     assert "engine" in package_imports(PACKAGE / "cli.py")
     assert {"dialects", "shell"} <= package_imports(PACKAGE / "engine" / "shell_ops.py")
-    assert "subprocess" in third_party_imports(PACKAGE / "shell" / "runner.py")
+    assert "subprocess" in third_party_imports(PACKAGE / "shell" / "command_runner.py")
 
 
 @pytest.mark.parametrize("path", [p for p in MODULES if part_of(p) == "server"] or [None])
@@ -344,7 +344,7 @@ def test_importing_the_package_is_cheap() -> None:
 DIALECT_RUNS = {"Run", "JsonRun", "CommandRun", "BashRun", "run_json", "run_commands"}
 DIALECT_RUN_MODULES = {
     "jupyter_operator.engine.run", "jupyter_operator.engine.json_run",
-    "jupyter_operator.engine.commands.run", "jupyter_operator.engine.commands.bash",
+    "jupyter_operator.engine.commands.command_run", "jupyter_operator.engine.commands.bash",
 }  # fmt: skip
 # The package's public names (``jupyter_operator.Run``, for annotations in users' code).
 PUBLIC_API = PACKAGE / "__init__.py"
@@ -405,7 +405,7 @@ def test_the_plan_check_sees_each_way_around_it() -> None:
         "from ..engine import Run": "imports Run",
         "from ..engine.json_run import JsonRun": "imports JsonRun",
         "from ..engine.commands import run_commands": "imports run_commands",
-        "from ..engine.commands import run as runs": "imports run from",
+        "from ..engine.commands import command_run as runs": "imports command_run from",
         "import jupyter_operator.engine.json_run": "imports jupyter_operator.engine.json_run",
         "x = engine.run_json(operator, text)": "calls run_json",
         "x = CommandRun(session, batch)": "calls CommandRun",

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import events as ev
-from . import records
-from .blocks import BlockTracker
+from . import transcript_records as records
+from .block_tracker import BlockTracker
 from .budgets import BUDGET, check_limits, used_up
 from .compaction import compact, window_for
 from .guards import RepeatGuard

@@ -9,8 +9,8 @@ from .dialect_runs import plan, resolve_dialect
 from .errors import BadEdit, DecideFirst, EngineError, IllegalTransition, UnknownItem
 from .items import Item, Proposal
 from .json_run import JsonItem, JsonRun, run_json, shell_history
+from .operator import Operator, Run
 from .policy import GROUPS, Policy
-from .session import Operator, Run
 from .shell_ops import ShellRecord, ShellState
 from .shell_policy import ShellDecision, ShellPolicy
 

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from ..protocol import CELL_WRITE_ACTIONS, OperatorError, Result, codes
 from ..workspace import canonical_path
-from . import cells, live_route, mutations, outcome_notes, run_items
+from . import cell_actions as cells
+from . import live_route, mutations, outcome_notes, run_items
 from .reads import OutputBudget, run_read
 
 if TYPE_CHECKING:

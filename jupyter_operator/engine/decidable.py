@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
-from . import edits
+from . import edited_proposals as edits
 from .decisions import Decision, reason_note
 from .errors import DecideFirst, UnknownItem
 from .items import DecidedBy, Item
@@ -99,7 +99,7 @@ class DecidableRun(Generic[I]):
         ``content`` approves the person's edit of a change's new content instead of the model's:
         exactly those bytes are written, on the same snapshot guard, size limit and notebook
         check (``BadEdit`` leaves the item pending otherwise); the item is then ``edited`` and
-        its result tells the model what changed from its proposal (``engine/edits.py``).
+        its result tells the model what changed from its proposal (``engine/edited_proposals.py``).
         ``and_run`` (Approve & Run, for an insert or replace of a code cell): once applied, the
         cell runs in the notebook's kernel (a dialect that runs no cells ignores it).
         """

@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..dialects import DIALECTS, detect
-from .commands.run import run_commands
+from .commands.command_run import run_commands
 from .json_run import run_json
 
 if TYPE_CHECKING:
-    from .commands.session import CommandSession
+    from .commands.command_session import CommandSession
     from .decidable import DecidableRun
-    from .session import Operator
+    from .operator import Operator
 
 CHOICES = ("auto", *DIALECTS)
 

@@ -27,7 +27,7 @@ from ..workspace import (
     canonical_path,
     unified_diff,
 )
-from ..workspace import cells as nbcells
+from ..workspace import cell_transforms as nbcells
 from ..workspace.ledger import (
     ExecutionRecord,
     executions,
@@ -36,7 +36,7 @@ from ..workspace.ledger import (
     to_rebuild,
 )
 from . import mutations
-from .cells import _kernel_name
+from .cell_actions import _kernel_name
 from .items import Item, Proposal
 
 log = logging.getLogger(__name__)
@@ -104,7 +104,7 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
     Raises OperatorError: ``ERR_NOT_A_NOTEBOOK``, ``ERR_NOT_FOUND``, ``ERR_CELL_NOT_FOUND``,
     ``ERR_CELL_INDEX_MISMATCH``, ``ERR_NOT_A_CODE_CELL``, ``ERR_NOTEBOOK_POLICY``.
     """
-    from .cells import _load
+    from .cell_actions import _load
 
     p = cmd.params
     _snapshot, nb = _load(ws, p.path, base)

@@ -12,7 +12,8 @@ import base64
 from types import SimpleNamespace
 from typing import Any
 
-from ..dialects.json_ops import CreateFile, DeleteFile, EditFile, Operation, ReadFile, events
+from ..dialects.json_ops import CreateFile, DeleteFile, EditFile, Operation, ReadFile
+from ..dialects.json_ops import response_events as events
 from ..protocol import OperatorError, codes
 from ..workspace import (
     Journal,

@@ -37,7 +37,8 @@ from ..dialects.json_ops import (
 from ..protocol import OperatorError, Result, codes
 from ..shell import sandbox_available
 from ..workspace import parse_path
-from . import edits, json_files, live_route, shell_ops
+from . import edited_proposals as edits
+from . import json_files, live_route, shell_ops
 from .decidable import DecidableRun
 from .globs import normalise_path
 from .items import Item
@@ -45,7 +46,7 @@ from .reads import OutputBudget
 from .shell_policy import ShellPolicy, outside_sandbox
 
 if TYPE_CHECKING:
-    from .session import Operator
+    from .operator import Operator
 
 log = logging.getLogger(__name__)
 

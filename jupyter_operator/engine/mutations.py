@@ -34,7 +34,7 @@ from ..workspace import (
     utf8_len,
     validate_notebook,
 )
-from . import cells
+from . import cell_actions as cells
 from .items import Item, Proposal
 
 EDIT_LIMIT = MAX_PLANNED_BYTES  # the largest file a mutation is planned over, and may plan

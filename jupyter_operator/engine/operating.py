@@ -1,6 +1,6 @@
 """What the engine's helper modules need of a session and of a run, and nothing more.
 
-``Operator`` (``session.py``) and ``Run`` (``run.py``) call down into the modules that carry
+``Operator`` (``operator.py``) and ``Run`` (``run.py``) call down into the modules that carry
 items out (``carry_out``, ``run_items``, ``live_route``, ``file_api``) and pass themselves along.
 Those modules end an item with ``outcome_notes.finish`` and carry one out with
 ``carry_out.carry_out`` themselves: control does not go back up through the session for that.

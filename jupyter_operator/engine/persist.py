@@ -23,7 +23,7 @@ from . import foreign_calls
 from .items import Foreign, Item, Proposal
 
 if TYPE_CHECKING:
-    from .session import Operator, Run
+    from .operator import Operator, Run
 
 FORMAT = 1
 _ITEM_FIELDS = ("index", "id", "action", "path", "line", "kind", "status", "summary",
@@ -109,7 +109,7 @@ def load_data(raw: bytes) -> dict[str, Any]:
 
 def load_run(operator: Operator, data: dict[str, Any]) -> Run:
     """Rebuild a run of ``operator`` from :func:`load_data`'s dict; PersistError if it is wrong."""
-    from .session import Run
+    from .operator import Run
 
     with operator._lock:
         scanned = scan(data["text"], seen=operator._seen, extensions=operator.extensions)

@@ -252,7 +252,7 @@ def read_region_action(ws: Workspace, cmd: Command) -> Result:
 
 
 def _read_cells(ws: Workspace, cmd: Command, kernel: Any = None) -> Result:
-    from .cells import read_cells  # the cell actions load nbformat's writer: on first use
+    from .cell_actions import read_cells  # the cell actions load nbformat's writer: on first use
 
     return read_cells(ws, cmd, kernel)
 

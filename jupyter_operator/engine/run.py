@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..execution import Outcome
 from ..protocol import Result, codes, format_results, unread_note
-from . import edits, foreign_calls, history, live_route, mutations, outcome_notes, run_items
+from . import edited_proposals as edits
+from . import foreign_calls, history, live_route, mutations, outcome_notes, run_items
 from .carry_out import carry_out
 from .decidable import DecidableRun
 from .decisions import Decision

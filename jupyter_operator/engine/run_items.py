@@ -16,7 +16,7 @@ from ..execution import CellRunner, Outcome
 from ..notebooks import teacher
 from ..protocol import OperatorError, Result, codes
 from ..workspace import Snapshot
-from ..workspace import cells as nbcells
+from ..workspace import cell_transforms as nbcells
 from ..workspace.sandbox_masks import SandboxMasks
 from . import executions, live_route, mutations, outcome_notes, shell_ops
 from .items import Item

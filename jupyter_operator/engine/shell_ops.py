@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import shell
-from ..dialects.json_ops import Shell, events
+from ..dialects.json_ops import Shell
+from ..dialects.json_ops import response_events as events
 from ..protocol import OperatorError
 from ..workspace import Journal, Workspace, working_dir
 from ..workspace.sandbox_masks import SandboxMasks

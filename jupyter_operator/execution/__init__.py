@@ -6,9 +6,9 @@ server and the kernel magics hand runs to the open notebook in JupyterLab instea
 (``DeferredRunner``). ``report`` turns what ran into text a model can act on.
 """
 
+from .cell_runner import Capabilities, CellRunner, DeferredRunner, NoRunner
 from .outcome import KernelInfo, Outcome, RunRequest
 from .report import report
-from .runner import Capabilities, CellRunner, DeferredRunner, NoRunner
 
 __all__ = [
     "Capabilities",

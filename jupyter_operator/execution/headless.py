@@ -37,8 +37,8 @@ from ..shell.env import child_env
 from ..workspace import Workspace
 from ..workspace.dirs import working_dir
 from ..workspace.host_python import installation
+from .cell_runner import Capabilities, Done
 from .outcome import KernelInfo, Outcome, RunRequest
-from .runner import Capabilities, Done
 from .streams import OutputCollector, process_message
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .session import session
+from .operators import session
 
 if TYPE_CHECKING:
     from ..engine import DecidableRun

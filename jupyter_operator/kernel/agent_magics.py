@@ -19,8 +19,8 @@ from IPython.core.magic import Magics, cell_magic, magics_class
 from IPython.utils.process import arg_split
 
 from .live_runs import CommRunner, OwnPage, own_notebook
+from .operators import session
 from .server_rooms import ServerRoomEdits, ServerRooms
-from .session import session
 
 if TYPE_CHECKING:
     from ..agent import Agent, Model

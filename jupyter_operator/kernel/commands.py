@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_magic, magics_class
 
-from .session import session
+from .operators import session
 
 if TYPE_CHECKING:
     from ..engine.commands import CommandSession

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..execution import Capabilities, KernelInfo, Outcome, RunRequest
-from ..execution.runner import Done
+from ..execution.cell_runner import Done
 from ..notebooks.cell_sync import cell_changes
 
 TARGET = "jupyter_operator.cells"

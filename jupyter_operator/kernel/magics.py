@@ -17,7 +17,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class
 from . import commands
 from .after_run import history_entry, status_text
 from .magic_options import USAGE, split_magic_line, take_run_options
-from .session import session
+from .operators import session
 
 if TYPE_CHECKING:
     from ..engine import DecidableRun
@@ -224,7 +224,7 @@ class OperatorMagics(Magics):
         display(box)
 
     def _cmd_cells(self, args: list[str]) -> None:
-        from .session import EXTENSIONS
+        from .operators import EXTENSIONS
 
         state = session()
         if args == ["on"]:

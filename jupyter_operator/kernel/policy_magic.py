@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from IPython.core.error import UsageError
 
-from .session import session
+from .operators import session
 
 if TYPE_CHECKING:
     from ..engine import Policy

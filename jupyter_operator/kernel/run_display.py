@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from IPython.core.error import UsageError
 
 from ..widgets.run_widget import RunWidget, engine_operator, workspace_history
-from .session import session
+from .operators import session
 
 if TYPE_CHECKING:
     from ..engine import DecidableRun

@@ -23,7 +23,7 @@ from itertools import pairwise
 from typing import Any, Literal
 
 from ..sequences import longest_increasing_run
-from .cells import Cell, load, metadata_summary, outputs_summary, similarity, source_diff
+from .cell_changes import Cell, load, metadata_summary, outputs_summary, similarity, source_diff
 
 Status = Literal["added", "removed", "moved", "changed", "unchanged"]
 

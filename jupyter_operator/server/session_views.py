@@ -11,7 +11,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..engine.edits import EDITABLE_DIALECTS
+from ..engine.edited_proposals import EDITABLE_DIALECTS
 from ..engine.reads import shown_details
 from ..protocol import Result, codes
 from .errors import ApiError

@@ -26,7 +26,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..engine.edits import EDITABLE_DIALECTS
+from ..engine.edited_proposals import EDITABLE_DIALECTS
 from ..engine.errors import EngineError
 from ..protocol import OperatorError
 from .errors import ApiError, api_error
@@ -439,7 +439,7 @@ class SessionService:
         ``{"id", "path", "editable", "proposed", "original"}``; ``proposed`` is None for a
         delete, a read or content that is not text, ``original`` for a new file.
         """
-        from ..engine.edits import original_text
+        from ..engine.edited_proposals import original_text
 
         session = await self._lookup(session_id)
 

@@ -17,8 +17,8 @@ This package may import ``protocol`` only; it never reads or writes workspace fi
 
 from __future__ import annotations
 
+from .command_runner import TIMEOUT_EXIT, Limits, Outcome, cap_for_model, run
 from .env import NON_INTERACTIVE, PASSED_ON, SECRET_PATTERNS, child_env, is_secret
-from .runner import TIMEOUT_EXIT, Limits, Outcome, cap_for_model, run
 from .sandbox import available as sandbox_available
 from .sandbox import python_homes
 from .sandbox import unavailable_reason as sandbox_unavailable_reason

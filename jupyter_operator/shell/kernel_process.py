@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import sandbox
 from .cgroup import PidsGroup, make_group
-from .runner import JOIN, Limits
+from .command_runner import JOIN, Limits
 
 #: Sets the kernel's process limit (``$0``) and no core dumps, then becomes the kernel.
 LIMITED = 'ulimit -u "$0" 2>/dev/null; ulimit -c 0 2>/dev/null; exec "$@"'

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import ipywidgets as w
 
 from ..agent import events as ev
-from ..agent.blocks import ProseFilter
+from ..agent.block_tracker import ProseFilter
 from ..agent.models import model_label
 from .layout import Shared
 from .render import STYLESHEET, escape

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import anywidget
 import traitlets
 
-from ..engine.edits import EDITABLE_DIALECTS
+from ..engine.edited_proposals import EDITABLE_DIALECTS
 from ..engine.labels import NO_BLOCKS, cut_warning
 from . import module
 from .run_state import describe_error, run_summary, text_listing
@@ -325,7 +325,7 @@ class RunWidget(module.DeclaredTraits, anywidget.AnyWidget):
         return {}
 
     def _content(self, item_id: str) -> dict[str, Any]:
-        from ..engine.edits import original_text
+        from ..engine.edited_proposals import original_text
 
         item = self._run.item(item_id)
         editable = item.editable and self._editable and not self.dry_run

@@ -12,10 +12,10 @@
 
 from __future__ import annotations
 
+from .apply_edits import apply_edits
 from .budget import MAX_PLANNED_BYTES, check_size, utf8_len
 from .diff import Diff, diff_stats, diff_with_stats, unified_diff
 from .dirs import working_dir
-from .edits import apply_edits
 from .empty_dirs import remove_empty_parents
 from .errors import FileTooLarge
 from .folder import PartialDelete, Workspace

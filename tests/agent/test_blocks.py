@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from support.replies import block
 
-from jupyter_operator.agent.blocks import BlockTracker
+from jupyter_operator.agent.block_tracker import BlockTracker
 
 REPLY = "intro\n" + block("a", "fs.stat", path="x") + "\nmid\n  " + block("b", "fs.list", path=".")
 
@@ -64,7 +64,7 @@ def test_chunking_never_changes_the_result(text: str, size: int) -> None:
 
 
 def prose_of(text: str, size: int) -> str:
-    from jupyter_operator.agent.blocks import ProseFilter
+    from jupyter_operator.agent.block_tracker import ProseFilter
 
     prose = ProseFilter()
     return "".join(prose.feed(text[i : i + size]) for i in range(0, len(text), size))
@@ -77,7 +77,7 @@ def test_prose_leaves_out_the_blocks(size: int) -> None:
 
 
 def test_prose_shows_the_first_words_at_once() -> None:
-    from jupyter_operator.agent.blocks import ProseFilter
+    from jupyter_operator.agent.block_tracker import ProseFilter
 
     prose = ProseFilter()
     assert prose.feed("Sur") == "Sur"
@@ -86,7 +86,7 @@ def test_prose_shows_the_first_words_at_once() -> None:
 
 
 def test_a_very_long_line_streams_in_linear_time() -> None:
-    from jupyter_operator.agent.blocks import ProseFilter
+    from jupyter_operator.agent.block_tracker import ProseFilter
 
     prose = ProseFilter()
     shown = sum(len(prose.feed("y" * 16)) for _ in range(200_000))  # 3.2 MB, one line

@@ -185,7 +185,7 @@ def test_a_card_record_leaves_out_a_cell_run_s_large_outputs() -> None:
     is left out and counted, and the item's own outcome keeps it."""
     from types import SimpleNamespace
 
-    from jupyter_operator.agent.records import CARD_OUTPUTS_CHARS, cards
+    from jupyter_operator.agent.transcript_records import CARD_OUTPUTS_CHARS, cards
 
     image = {"output_type": "display_data", "data": {"image/png": "A" * CARD_OUTPUTS_CHARS}}
     small = {"output_type": "stream", "name": "stdout", "text": "4.0\n"}

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from jupyter_operator.dialects import DIALECTS, detect, module
-from jupyter_operator.dialects.commands import blocks, responses
+from jupyter_operator.dialects.commands import heading_blocks as blocks
+from jupyter_operator.dialects.commands import responses
 from jupyter_operator.dialects.commands.parse import (
     CommandError,
     expand,

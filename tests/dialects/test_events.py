@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from jupyter_operator.dialects.json_ops import events, format_events, parse, parse_events
+from jupyter_operator.dialects.json_ops import format_events, parse, parse_events
+from jupyter_operator.dialects.json_ops import response_events as events
 
 
 def test_round_trip_and_one_event_per_line() -> None:

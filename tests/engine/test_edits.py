@@ -9,7 +9,7 @@ import pytest
 from support.replies import b64, block, edits, write
 
 from jupyter_operator.engine import BadEdit, EngineError
-from jupyter_operator.engine.edits import edit_diff, keep_line_endings
+from jupyter_operator.engine.edited_proposals import edit_diff, keep_line_endings
 from jupyter_operator.engine.persist import dump_run, load_data, load_run
 from jupyter_operator.protocol import codes, format_results, parse_results
 from jupyter_operator.workspace import MAX_PLANNED_BYTES

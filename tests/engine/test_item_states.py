@@ -95,7 +95,7 @@ NOT_ITEMS = {
     ("engine/items.py", "Item"),  # the class's status guard, set once the dataclass is made
     ("engine/shell_ops.py", "state"),
     ("engine/commands/bash.py", "state"),
-    ("engine/commands/session.py", "reply"),
+    ("engine/commands/command_session.py", "reply"),
     ("server/errors.py", "self"),
     ("widgets/agent_view.py", "self"),
     ("widgets/copybox.py", "self"),

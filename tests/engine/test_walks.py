@@ -34,7 +34,7 @@ def test_the_counter_counts_calls_and_returns_and_skips_libraries() -> None:
 
     found = walks.trace("probe", walk)
     assert [module for module, _ in found.stays] == ["engine/mutations.py"]
-    assert walks.counted("jupyter_operator.engine.session") == "engine/session.py"
+    assert walks.counted("jupyter_operator.engine.operator") == "engine/operator.py"
     assert walks.counted("jupyter_operator.workspace.jail") is None
     assert walks.counted("json") is None
 

@@ -14,7 +14,7 @@ from support.cell_runs import cmd, insert_cell, joined, saved_cell
 
 from jupyter_operator.engine import Operator, Policy
 from jupyter_operator.execution import Capabilities, KernelInfo, Outcome, RunRequest
-from jupyter_operator.execution.runner import Done
+from jupyter_operator.execution.cell_runner import Done
 
 #: The session's own kernel, sandboxed: the most a runner can do here.
 OWN = Capabilities(runs_cells=True, live_kernel=False, sandboxed=True, allows_auto=True,

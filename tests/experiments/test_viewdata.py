@@ -11,7 +11,7 @@ import pytest
 from support.ipython_fixtures import recording_comms  # noqa: F401 (autouse: widgets built here are closed)
 from support.replies import b64, block
 
-from jupyter_operator.agent.records import CARD_DETAILS_LINES
+from jupyter_operator.agent.transcript_records import CARD_DETAILS_LINES
 from jupyter_operator.experiments import Experiment, ModelSpec, wilson
 from jupyter_operator.experiments.results import RESULTS
 from jupyter_operator.experiments.viewdata import grid, load_view, transcript_turns
@@ -99,7 +99,7 @@ def test_a_long_result_is_cut_in_the_card_record(tmp_path: Path) -> None:
 def test_a_diff_too_large_is_left_out_of_the_card_record(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr("jupyter_operator.agent.records.CARD_DIFF_CHARS", 10)
+    monkeypatch.setattr("jupyter_operator.agent.transcript_records.CARD_DIFF_CHARS", 10)
     Experiment(SUITE, [GOOD], out=tmp_path / "out").run(workers=0, progress=False)
     run = _run(load_view(tmp_path / "out"), "hello", "good")
     (card,) = run["view"]["turns"][0]["cards"]

@@ -146,7 +146,7 @@ def test_an_ended_runs_change_is_undone_from_magics_and_from_its_card(
     assert "Redone" in card.handle({"kind": "redo", "entry_id": None})["note"]
     assert (root / "a.txt").read_text() == "after"
     # The history widget (%operator history) undoes it too.
-    from jupyter_operator.kernel.session import session
+    from jupyter_operator.kernel.operators import session
 
     ip.run_line_magic("operator", "history")
     [history] = session().history_views

@@ -12,7 +12,7 @@ from support.widget_front import Front
 
 import jupyter_operator
 from jupyter_operator.kernel.magics import last_view
-from jupyter_operator.kernel.session import session
+from jupyter_operator.kernel.operators import session
 from jupyter_operator.protocol import parse_results
 
 

@@ -13,7 +13,7 @@ from support.widget_front import Front
 
 import jupyter_operator
 from jupyter_operator.kernel.magics import last_view
-from jupyter_operator.kernel.session import session
+from jupyter_operator.kernel.operators import session
 
 RULES = "deny fs.delete **\nauto fs.write notes/**   # my notes\nask **/*.ipynb\n"
 

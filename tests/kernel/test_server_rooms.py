@@ -128,7 +128,7 @@ def test_a_kernel_change_to_another_notebook_in_a_room_is_applied_there_by_the_s
     assert nb_path.read_bytes() == before  # never written beneath the room
     [posted] = server.posted
     assert posted["path"] == str(nb_path) and posted["actor"].startswith("Operator")
-    from jupyter_operator.kernel.session import session
+    from jupyter_operator.kernel.operators import session
 
     op = session().operator_for(workspace)
     [entry] = op.history()
@@ -187,7 +187,7 @@ def test_a_kernel_change_no_room_holds_is_written_and_its_undo_refused_once_one_
     assert run.item("c1").status == "applied" and "y = 0" in nb_path.read_text()
     written = nb_path.read_bytes()
     server.held.add(str(nb_path))  # a collaborator opens it: a room holds it now
-    from jupyter_operator.kernel.session import session
+    from jupyter_operator.kernel.operators import session
 
     op = session().operator_for(workspace)
     for undo in (lambda: op.undo(), lambda: op.undo_group([run.item("c1").entry_id])):

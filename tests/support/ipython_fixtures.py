@@ -74,7 +74,7 @@ def workspace(root: Path) -> Path:
 @pytest.fixture
 def fresh_session(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """A new kernel session for each test (no ids seen, no root, no policy)."""
-    from jupyter_operator.kernel import session as session_module
+    from jupyter_operator.kernel import operators as session_module
 
     fresh = session_module.KernelSession()
     monkeypatch.setattr(session_module, "_SESSION", fresh)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from support.cell_notebooks import code, markdown, notebook
 
 from jupyter_operator.workspace import validate_notebook
-from jupyter_operator.workspace.cells import (
+from jupyter_operator.workspace.cell_transforms import (
     delete_cell,
     dump_notebook,
     insert_cell,

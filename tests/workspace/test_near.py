@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from jupyter_operator.protocol import OperatorError, ReplaceFirst, codes
-from jupyter_operator.workspace.edits import apply_edits
+from jupyter_operator.workspace.apply_edits import apply_edits
 from jupyter_operator.workspace.near import closest_line
 
 TEXT = "import os\n\ndef  load(path):\n\treturn open(path).read()\nprint(\u201chello\u201d)\n"

@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from jupyter_operator.engine import Operator
-from jupyter_operator.engine import session as session_module
+from jupyter_operator.engine import operator as session_module
 from jupyter_operator.workspace import Workspace
 
 from .sandbox import Sandbox

@@ -4,7 +4,8 @@ plus content when there is any. Pure: parsing, Markdown blocks and response form
 the stateful session is ``jupyter_operator.engine.commands.CommandSession``.
 """
 
-from . import blocks, codes, responses
+from . import codes, responses
+from . import heading_blocks as blocks
 from .parse import CommandError, Request, expand, parse_flags, parse_line, parse_script, parse_set
 
 NAME = "commands"

@@ -5,8 +5,7 @@ See docs/protocol.md ("JSON operations") for the operations, events, limits and 
 
 from __future__ import annotations
 
-from . import events
-from .events import Event, format_events, parse_events
+from . import response_events as events
 from .operations import (
     PATH_TYPES,
     TYPES,
@@ -20,6 +19,7 @@ from .operations import (
     Shell,
 )
 from .parse import MAX_OPERATIONS, MAX_PATH_CHARS, check_path, parse
+from .response_events import Event, format_events, parse_events
 
 __all__ = [
     "MAX_OPERATIONS",

@@ -2,9 +2,9 @@
 
 from .actions import Doc
 from .bash import SANDBOX, BashItem, BashRun
+from .command_run import CommandRun, run_commands
+from .command_session import CommandSession, ShellRunner
 from .replies import Batch, Reply
-from .run import CommandRun, run_commands
-from .session import CommandSession, ShellRunner
 
 __all__ = [
     "SANDBOX", "BashItem", "BashRun", "Batch", "CommandRun", "CommandSession", "Doc", "Reply",

@@ -35,7 +35,7 @@ from ..items import Item
 from ..shell_policy import ShellPolicy, outside_sandbox
 
 if TYPE_CHECKING:
-    from ..session import Operator
+    from ..operator import Operator
 
 log = logging.getLogger(__name__)
 

@@ -8,7 +8,8 @@ undo journal records it like any other change.
 
 from __future__ import annotations
 
-from ...dialects.commands import blocks, codes
+from ...dialects.commands import codes
+from ...dialects.commands import heading_blocks as blocks
 from ...dialects.commands.parse import CommandError
 from ...protocol import Command, OperatorError
 from ...protocol import codes as operator_codes
@@ -16,7 +17,7 @@ from ...protocol._models import Write
 from ...workspace import Snapshot, Workspace, decode_text
 from .. import mutations
 from ..items import Item
-from ..session import Operator, Run
+from ..operator import Operator, Run
 
 ACTION = "fs.write"  # the engine action every string-command change is planned as
 

@@ -17,7 +17,7 @@ from ...dialects.commands.parse import Request
 from ..reads import OutputBudget
 
 if TYPE_CHECKING:
-    from ..session import Run
+    from ..operator import Run
 
 log = logging.getLogger(__name__)
 

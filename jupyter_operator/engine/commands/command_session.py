@@ -18,7 +18,8 @@ import string
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from ...dialects.commands import blocks, codes, help, responses
+from ...dialects.commands import codes, help, responses
+from ...dialects.commands import heading_blocks as blocks
 from ...dialects.commands.parse import (
     MALFORMED,
     CommandError,
@@ -35,8 +36,8 @@ from ...protocol import codes as operator_codes
 from ...protocol._models import Delete, Write
 from ...workspace import FileTooLarge, decode_text
 from ..items import Item
+from ..operator import Operator
 from ..reads import READ_LIMIT, OutputBudget
-from ..session import Operator
 from ..undo import inverse as undo_inverse
 from . import actions, bash, changes
 from .bash import SANDBOX, ShellRunner

@@ -24,7 +24,7 @@ from ..workspace import (
     is_notebook,
     validate_notebook,
 )
-from ..workspace import cells as nbcells
+from ..workspace import cell_transforms as nbcells
 from .items import Proposal
 
 __all__ = ["CELL_ACTIONS", "plan", "read_cells", "success_summary"]

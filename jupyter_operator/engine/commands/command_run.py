@@ -27,11 +27,11 @@ from ...protocol import Result
 from ..decidable import DecidableRun
 from ..errors import UnknownItem
 from ..items import Item
+from .command_session import CommandSession
 from .replies import Batch, Reply
-from .session import CommandSession
 
 if TYPE_CHECKING:
-    from ..session import Operator
+    from ..operator import Operator
 
 #: Response codes of a command that is not well formed (its other errors happen when it runs).
 _INVALID = frozenset({codes.USAGE, codes.UNKNOWN_COMMAND})
