@@ -7,7 +7,7 @@
  */
 import { IEditorLanguageRegistry } from '@jupyterlab/codemirror';
 
-import { OperatorClient } from './client';
+import { OperatorClient, OperatorRequestError } from './client';
 import { endedMessage } from './dialect';
 import { ItemCards } from './itemcards';
 import { PanelControls } from './panelcontrols';
@@ -116,7 +116,17 @@ export class SessionView {
     let report: LiveReport | null = null;
     try {
       await this._host.request(async () => {
-        const answer = await this._host.client.decide(state.session, item.id, decision, reason, content, andRun);
+        let answer: IDecideResponse;
+        try {
+          answer = await this._host.client.decide(state.session, item.id, decision, reason, content, andRun);
+        } catch (reason) {
+          if (reason instanceof OperatorRequestError && reason.code === 'already_decided') {
+            // decided elsewhere meanwhile (another page, a client, a rule): the card shows
+            // what it is now, not "Waiting for you" beside the refusal
+            await this.resync();
+          }
+          throw reason;
+        }
         report = await this._applyLive(state, answer.item ? [answer.item] : []);
         await this._answered(state, answer, before);
       });

@@ -160,6 +160,9 @@ def test_a_refusal_after_the_page_applied_first_puts_the_cells_back_exactly(
     assert output_texts(page) == before_outputs
     refusal = page.locator("#jupyter-operator-panel").get_by_text("already decided (rejected)")
     refusal.wait_for()  # the refusal shows as it always did
+    # and the card shows the decision made elsewhere, not "Waiting for you" beside it
+    page.locator('#jupyter-operator-panel .jp-Operator-card[data-id="refused-1"]'
+                 '[data-status="rejected"]').wait_for(timeout=10_000)  # fmt: skip
     screenshot(page, "lab-open-notebook-first-refused")
     assert path.read_text() == on_disk
     assert "refused-1" not in history_routes(lab_server)
