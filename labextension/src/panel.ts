@@ -74,6 +74,8 @@ export class OperatorPanel extends Widget {
   private _history: PanelHistory;
   /** Proposals of MCP clients that wait for a decision (proposals.ts). */
   private _proposals: ProposalWatch;
+  /** Proposals that arrived while a request was in progress, shown once it ends. */
+  private _arrivedWhileBusy: IPendingSession[] = [];
   /** Those of them not on display, each a button that shows it. */
   private _waiting: HTMLElement;
   private _proposalsArrived = new Signal<this, IPendingSession[]>(this);
@@ -411,6 +413,10 @@ export class OperatorPanel extends Widget {
       this._busy = false;
       this._setBusy(false);
     }
+    const arrived = this._arrivedWhileBusy.splice(0);
+    if (arrived.length) {
+      this._showArrived(arrived);
+    }
   }
 
   private _setBusy(busy: boolean): void {
@@ -433,10 +439,18 @@ export class OperatorPanel extends Widget {
       return;
     }
     this._proposalsArrived.emit(arrived);
-    const shown = this.state?.session;
     if (this._busy) {
+      // shown once the request in progress ends (the watch reports each arrival only once)
+      this._arrivedWhileBusy.push(...arrived);
       return;
     }
+    this._showArrived(arrived);
+  }
+
+  /** Show a client's new call: its session when on display, else the newest, unless
+   * something else waits for the person on display. */
+  private _showArrived(arrived: IPendingSession[]): void {
+    const shown = this.state?.session;
     if (shown && arrived.some(s => s.session === shown)) {
       // A new call of the client on display: its session now holds one more card.
       void this.showSession(shown);
