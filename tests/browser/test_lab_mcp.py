@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browserkit import LabServer, screenshot
+from browserkit import LabServer, require_chromium, screenshot, start_server, stop_server
 from test_lab_panel import PANEL, open_lab
 
 pytest.importorskip("mcp", reason="the MCP server needs the optional SDK: jupyter-operator[mcp]")
@@ -21,6 +22,17 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation
 
 pytestmark = pytest.mark.timeout(240)
+
+
+@pytest.fixture(scope="module")
+def mcp_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LabServer]:
+    """A JupyterLab of these tests' own: the panel shows a client's call only when nothing else
+    waits for the person on display, and the shared server holds what other tests left pending."""
+    require_chromium()
+    server = start_server(tmp_path_factory.mktemp("mcp-root"),
+                          tmp_path_factory.mktemp("mcp-settings"), "lab")  # fmt: skip
+    yield server
+    stop_server(server)
 
 
 class ToolCall(threading.Thread):
@@ -52,11 +64,11 @@ class ToolCall(threading.Thread):
             return await client.call_tool(self.tool, self.arguments)
 
 
-def test_an_mcp_clients_write_is_approved_in_the_panel(lab_server: LabServer, page) -> None:
-    target = lab_server.root / "mcp-notes" / "hello.md"
-    open_lab(page, lab_server)
+def test_an_mcp_clients_write_is_approved_in_the_panel(mcp_lab: LabServer, page) -> None:
+    target = mcp_lab.root / "mcp-notes" / "hello.md"
+    open_lab(page, mcp_lab)
     content = "# Hello\nfrom an agent\n"
-    call = ToolCall(lab_server, "write_file", {"path": "mcp-notes/hello.md", "content": content})
+    call = ToolCall(mcp_lab, "write_file", {"path": "mcp-notes/hello.md", "content": content})
     call.start()
 
     # The panel finds the waiting call, shows it (nothing else waits on display) and names
@@ -99,19 +111,19 @@ def test_an_mcp_clients_write_is_approved_in_the_panel(lab_server: LabServer, pa
 
 
 def test_a_clients_next_call_joins_its_session_on_display_and_the_history_names_it(
-    lab_server: LabServer, page
+    mcp_lab: LabServer, page
 ) -> None:
-    open_lab(page, lab_server)
+    open_lab(page, mcp_lab)
     # The 2026-07-28 protocol has no MCP session: the client is known by name and version,
     # so its two calls (two connections) are one session of the panel.
-    first = ToolCall(lab_server, "write_file", {"path": "joined/one.txt", "content": "1\n"},
+    first = ToolCall(mcp_lab, "write_file", {"path": "joined/one.txt", "content": "1\n"},
                      name="codex 0.9", mode="2026-07-28")  # fmt: skip
     first.start()
     cards = page.locator(f"{PANEL} .jp-Operator-card", has=page.locator(
         ".jp-Operator-card-source", has_text="codex 0.9 via MCP"))  # fmt: skip
     cards.first.wait_for(timeout=30_000)
     assert cards.count() == 1
-    second = ToolCall(lab_server, "write_file", {"path": "joined/two.txt", "content": "2\n"},
+    second = ToolCall(mcp_lab, "write_file", {"path": "joined/two.txt", "content": "2\n"},
                       name="codex 0.9", mode="2026-07-28")  # fmt: skip
     second.start()
     # The session on display takes the new call as a second card (no other session listed).
@@ -130,8 +142,8 @@ def test_a_clients_next_call_joins_its_session_on_display_and_the_history_names_
     cards.nth(0).locator(".jp-Operator-reject").click()
     first.join(timeout=60)
     assert first.error is None and first.result.is_error
-    assert (lab_server.root / "joined" / "two.txt").read_text() == "2\n"
-    assert not (lab_server.root / "joined" / "one.txt").exists()
+    assert (mcp_lab.root / "joined" / "two.txt").read_text() == "2\n"
+    assert not (mcp_lab.root / "joined" / "one.txt").exists()
     # The History names the client of the change.
     page.locator(f"{PANEL} .jp-Operator-history summary").click()
     page.locator(f"{PANEL} .jp-Operator-history-meta",
