@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import queue
 import statistics
@@ -29,35 +28,13 @@ import tempfile
 import time
 from pathlib import Path
 
+# The notebook, the reply and the approved engine run are bench/cell_runs.py's own.
+from cell_runs import SOURCE, engine_run, notebook
 from jupyter_client import BlockingKernelClient
 
 import jupyter_operator
 from jupyter_operator.engine import Operator
 from jupyter_operator.execution import RunRequest
-
-SOURCE = "x = 6 * 7\nprint(x)"
-
-
-def notebook() -> str:
-    cell = {"cell_type": "code", "id": "c1", "metadata": {}, "outputs": [],
-            "execution_count": None, "source": SOURCE}  # fmt: skip
-    return json.dumps({"cells": [cell], "metadata": {"kernelspec": {
-        "name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5})  # fmt: skip
-
-
-def reply(n: int) -> str:
-    return (f"OPERATOR_CMD\nversion: 1\nid: run-{n}\naction: nb.runCell\nnotebook: nb.ipynb\n"
-            "cell_id: c1\nEND_OPERATOR_CMD\n")  # fmt: skip
-
-
-def engine_run(op: Operator, n: int) -> float:
-    started = time.perf_counter()
-    run = op.run(reply(n))
-    run.approve(f"run-{n}")
-    elapsed = time.perf_counter() - started
-    assert run.items[0].status == "done", run.items[0].summary
-    return elapsed
 
 
 def runner_run(runner, request: RunRequest) -> float:
