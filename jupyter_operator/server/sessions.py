@@ -189,6 +189,8 @@ class SessionService:
                     data = checked_data(raw, self.registry) if raw is not None else None
                 except PersistError:
                     continue  # a broken one is left to _restore to report and remove
+                except ApiError:
+                    continue  # an ended command session's marker: it gathers no client
                 group = data.get("group") if data is not None else None
                 if isinstance(group, str) and "parts" in data:
                     found.setdefault((data["workspace"], data.get("folder"), group), session_id)

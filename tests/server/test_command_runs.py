@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from server_helpers import Api
+from server_helpers import Api, write_cmd
 from support.sandboxing import needs_sandbox, sandbox_here
 
 from jupyter_operator.server.command_runs import ENDED
@@ -105,6 +105,11 @@ async def test_a_command_session_says_it_ended_after_a_restart(tmp_path: Path) -
             await second.decide(scanned["session"], scanned["items"][0]["id"], "approve")
         assert not (root / "a.md").exists()
         assert (await second.open_sessions())["sessions"] == []
+        # A client's first waiting call after the restart looks for the session it had among
+        # the saved ones: the ended command session's marker is passed over, not its answer.
+        joined = await second.scan(write_cmd("c1", "b.md", "B\n"), label="agent 1",
+                                   group="agent")  # fmt: skip
+        assert joined["items"][0]["status"] == "pending" and not joined["done"]
     finally:
         second.close()
         await second.drain()
