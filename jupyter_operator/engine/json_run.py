@@ -293,6 +293,7 @@ class JsonRun(DecidableRun[JsonItem]):
                 event = shell_ops.execute(
                     ws, op, item.shell, shell_policy_of(self._operator), lambda: self._notify(item),
                     self._operator.journal, self._operator.session,
+                    live=lambda: live_route.open_files(self._operator),
                 )
                 self._record_shell(item, op)
                 status = "done" if event["success"] else "failed"

@@ -37,6 +37,9 @@ click, checking the guards on its own notebook, while the decision travels (the 
 as fast as a paste). The engine still decides: when it routes exactly those edits to the page,
 the page answers ``applied`` and the change is recorded as above; any refusal or other route
 makes the page put its cells back. Nothing here differs for such a page.
+
+No shell command writes beneath a page or a room either: the files they hold open
+(``open_files``) are bound read-only in the command's sandbox (``shell_ops.execute``).
 """
 
 from __future__ import annotations
@@ -82,6 +85,10 @@ class LivePages(Protocol):
         still ``disk_sha256``; None otherwise."""
         ...
 
+    def open_below(self, root: Path) -> list[Path]:
+        """The files below ``root`` (absolute) that a page holds open now."""
+        ...
+
 
 class LiveRooms(Protocol):
     """The notebooks and text files open in collaborative rooms, edited on the server
@@ -111,6 +118,10 @@ class LiveRooms(Protocol):
         none of them: ``{"state": "applied"}``, ``{"state": "stale", "cell": id}`` (a guarded
         cell's source is not the guard's) or ``{"state": "gone"}`` (no room any more).
         ``actor`` is the name collaborators see for the agent meanwhile."""
+        ...
+
+    def open_below(self, root: Path) -> list[Path]:
+        """The files below ``root`` (absolute) that a room holds open now."""
         ...
 
 
@@ -223,6 +234,24 @@ def refuse_beneath_room(op: Operating, path: str) -> None:
         raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, ROOM_ELSEWHERE.format(path=held))
     raise OperatorError(codes.ERR_PAGE_UNAVAILABLE, ROOM_BELOW.format(
         path=canonical_path(path), file="/".join(display_name(name) for name in held.split("/"))))
+
+
+def open_files(op: Operating) -> list[str]:
+    """The files of the workspace (relative, ``/``-joined) that a page or a room holds open:
+    the shell sandbox binds them read-only (``shell_ops.execute``), as no command may write
+    beneath the person's working copy. Holders that cannot list (an older one) list nothing."""
+    found: set[str] = set()
+    for holder in (getattr(op, "pages", None), getattr(op, "rooms", None),
+                   getattr(op, "room_holders", None)):  # fmt: skip
+        listing = getattr(holder, "open_below", None)
+        if listing is None or not getattr(holder, "active", True):
+            continue
+        for path in listing(op.root):
+            try:
+                found.add(Path(path).relative_to(op.root).as_posix())
+            except ValueError:  # not below this workspace
+                continue
+    return sorted(found)
 
 
 def actor(op: Operating) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,11 @@ from . import mutations
 from .shell_policy import ShellPolicy
 
 STREAM_INTERVAL_S = 0.2  # how often a running command's card is refreshed
+
+#: What a failed command is told when files open in a page or a room were read-only for it.
+LIVE_READ_ONLY = ("\njupyter-operator: read-only for this command, as they are open in a page "
+                  "or a collaborative room: {files}. Change them with a file or nb.* change "
+                  "for the person to approve; it is applied in the open document.\n")
 
 
 @dataclass
@@ -104,12 +109,18 @@ def resolve(ws: Workspace, op: Shell) -> Path:
 def execute(
     ws: Workspace, op: Shell, state: ShellState, policy: ShellPolicy, notify: Callable[[], None],
     journal: Journal | None = None, session: str | None = None,
+    live: Callable[[], Collection[str]] | None = None,
 ) -> dict[str, Any]:
     """Run an approved (or allowed) command; fill ``state``; return its response event.
 
     With a ``journal``, a notebook the command gave its own policy (the sandbox keeps the
     policies there read-only, but a command can write a new notebook or add one to a notebook
     that had none) is moved to the trash afterwards, journaled, and the output says so.
+
+    ``live`` names the files open in a page or a room (``live_route.open_files``): the sandbox
+    binds them read-only, as the page or the room holds the person's working copy (a write
+    beneath it would be lost at the next save, or reload the room for every collaborator).
+    A command that fails is told which they were and how to change them instead.
     """
     cwd = resolve(ws, op)
     state.status = "running"
@@ -129,7 +140,8 @@ def execute(
     masks: tuple = ((), ())
     found = None
     if policy.sandbox and shell.sandbox_available():
-        found = ws.sandbox_masks()  # protected paths read-only, secrets hidden
+        # protected paths read-only, secrets hidden, files open in a page or a room read-only
+        found = ws.sandbox_masks(live() if live is not None else ())
         masks = (found.read_only, found.hidden)
     outcome = shell.run(
         op.command,
@@ -151,7 +163,9 @@ def execute(
     notes = ""
     if journal is not None and found is not None:
         notes = set_aside_new_policies(ws, journal, found, op.id, session)
-        state.stderr += notes
+    if found is not None and found.live and outcome.exit_code not in (0, None):
+        notes += LIVE_READ_ONLY.format(files=", ".join(found.live))
+    state.stderr += notes
     state.status = "finished"
     if outcome.timed_out:
         return events.timed_out(op, outcome.duration_ms)

@@ -124,6 +124,11 @@ class OwnPage:
     def holds(self, path: Path) -> bool:
         return self._path is not None and path == self._path
 
+    def open_below(self, root: Path) -> list[Path]:
+        """The kernel's own notebook, when it lies below ``root``."""
+        path = self._path
+        return [path] if path is not None and path.is_relative_to(root) else []
+
     def expect(self, path: Path, disk_sha256: str | None, data: bytes) -> None:
         if self.holds(path):
             self._shown = (disk_sha256, data)

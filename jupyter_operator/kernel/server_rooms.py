@@ -45,6 +45,8 @@ ROUTE = "jupyter-operator/api/rooms"
 
 #: The largest answer read from the server (a room's document as JSON text).
 CONTENT_LIMIT = 64 * 1024 * 1024
+#: The largest list of open files read from the server.
+LIST_LIMIT = 1024 * 1024
 
 Ask = Callable[[str, dict[str, str]], dict[str, Any]]
 
@@ -135,6 +137,26 @@ class ServerRooms:
         return Path(file) if isinstance(file, str) and Path(file).is_absolute() else folder
 
 
+    def open_below(self, root: Path) -> list[Path]:
+        """The files below the folder ``root`` (absolute) that the server's pages or rooms
+        hold open: one question (``GET rooms?path=&open=1``). A server that does not answer
+        names none (logged): a command then runs as it would with no server."""
+        url = self._url(path=str(root), open="1")
+        if url is None:
+            return []
+        try:
+            answer = (self._ask(url, self._headers()) if self._ask is not None
+                      else _ask(url, self._headers(), limit=LIST_LIMIT))  # fmt: skip
+        except Exception as exc:  # any failure is "no answer"
+            log.warning("jupyter_operator: the server did not say which files below %s are "
+                        "open (%s)", root.name, type(exc).__name__)  # fmt: skip
+            return []
+        files = answer.get("files")
+        if not isinstance(files, list):
+            return []
+        return [Path(file) for file in files if isinstance(file, str) and Path(file).is_absolute()]
+
+
 #: What a change sent to a server that did not answer ends as: nothing is known to be changed.
 UNANSWERED = {"state": "unanswered"}
 
@@ -161,6 +183,10 @@ class ServerRoomEdits(ServerRooms):
         if self._beside is not None and self._beside.holds(path):
             return False
         return super().holds(path)
+
+    def open_below(self, root: Path) -> list[Path]:
+        """None: the kernel's ``room_holders`` ask the same server (``ServerRooms``)."""
+        return []
 
     def content(self, path: Path) -> bytes | None:
         """The room's document (a notebook's JSON, a text file's text) in UTF-8, or None."""

@@ -66,6 +66,8 @@
                                             (kernels ask); ``content=1``: and its ``content``;
                                             ``below=1``: ``{"open", "file"}``, the first file
                                             below that folder a room holds
+                                            ``open=1``: ``{"files"}``, every file below that
+                                            folder open in a page or a room
 ``POST rooms``                              ``{"state"}``: a kernel's approved change applied in
                                             the room (cell ``edits``, or ``before``/``after``)
 ``GET history?workspace=&folder=``          ``{"workspace", "folder", "history": [entry...]}``,
@@ -398,7 +400,8 @@ class RoomStateHandler(OperatorPostHandler):
     """``GET rooms?path=``: whether a collaborative room holds the notebook or text file at
     the absolute ``path`` (``{"open": bool}``; with ``content=1`` also the room's document as
     ``content``; with ``below=1``, ``path`` is a folder: ``{"open", "file"}``, the first file
-    below it a room holds). ``POST rooms``: apply a kernel's approved change there
+    below it a room holds; with ``open=1``, a folder too: ``{"files"}``, every file below it
+    open in a page or a room). ``POST rooms``: apply a kernel's approved change there
     (``RoomEditBody``): ``{"state": "applied" | "stale" | "gone", "cell"?}``. A kernel's
     magics ask before writing a file, and have the change applied in the room rather than beneath it
     (``kernel/server_rooms.py``). Only with the server's token; the server checks the path
@@ -417,6 +420,9 @@ class RoomStateHandler(OperatorPostHandler):
         rooms = self.service.registry.rooms
         if self.get_query_argument("below", "") == "1":
             self.finish(json.dumps(await self._held_below(path, rooms)))
+            return
+        if self.get_query_argument("open", "") == "1":
+            self.finish(json.dumps(await self._open_below(path, rooms)))
             return
         held = getattr(rooms, "held", None)
         is_open = bool(path is not None and held is not None and await held(path))
@@ -442,6 +448,19 @@ class RoomStateHandler(OperatorPostHandler):
             raise web.HTTPError(403, "the folder is outside every workspace of this server")
         found = await held_among(files)
         return {"open": found is not None, "file": None if found is None else str(found)}
+
+    async def _open_below(self, folder: Path | None, rooms: Any) -> dict[str, Any]:
+        """``{"files"}``: the files below the folder ``folder`` that a page or a room holds
+        open (a kernel's shell sandbox binds them read-only). Only names of files the server's
+        own pages and rooms hold are given, to the holder of its token."""
+        if folder is None or ".." in folder.parts:
+            raise web.HTTPError(400, "path must be an absolute folder")
+        pages = self.service.registry.pages
+        found = set(pages.open_below(folder)) if pages is not None else set()
+        open_files = getattr(rooms, "open_files", None)
+        if open_files is not None and getattr(rooms, "active", True):
+            found.update(await open_files(folder))
+        return {"files": sorted(str(path) for path in found)}
 
     @web.authenticated
     @authorized

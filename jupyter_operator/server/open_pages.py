@@ -64,6 +64,15 @@ class OpenPages:
             return any(now - seen <= self._expiry and path in held
                        for seen, held in self._pages.values())  # fmt: skip
 
+    def open_below(self, root: Path) -> list[Path]:
+        """The notebooks below ``root`` (absolute) that a page heard from within the expiry
+        has open."""
+        now = time.monotonic()
+        with self._lock:
+            held = {path for seen, paths in self._pages.values() if now - seen <= self._expiry
+                    for path in paths}  # fmt: skip
+        return sorted(path for path in held if path != root and path.is_relative_to(root))
+
     def expect(self, path: Path, disk_sha256: str | None, data: bytes) -> None:
         """The page holding ``path`` now shows ``data`` (a change, undo or redo it applied)
         while the file has ``disk_sha256``."""

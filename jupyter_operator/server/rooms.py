@@ -445,6 +445,43 @@ class SharedRooms:
             return path  # not known to be free: held
         return None
 
+    def open_below(self, root: Path) -> list[Path]:
+        """The files below ``root`` (absolute) that a room holds open now."""
+        if not self.active:
+            return []
+        return self._run(lambda: self.open_files(root))
+
+    async def open_files(self, root: Path) -> list[Path]:
+        """``open_below``, on the server's own loop. The rooms open now are those of the
+        extension's websocket server (``ywebsocket_server.rooms``, keyed ``format:type:id``:
+        not its documented API, so anything unexpected there lists nothing); each id's file is
+        named by the file-id service (``get_path``), which never indexes anything."""
+        extension = self.extension()
+        settings = getattr(getattr(self._serverapp, "web_app", None), "settings", None) or {}
+        ids = settings.get("file_id_manager")
+        rooms = getattr(getattr(extension, "ywebsocket_server", None), "rooms", None)
+        if ids is None or not isinstance(rooms, dict):
+            return []
+        root = Path(root)
+        found = []
+        for room_id in list(rooms):
+            parts = room_id.split(":", 2) if isinstance(room_id, str) else []
+            if len(parts) != 3 or parts[1] not in ("notebook", "file"):
+                continue  # the global awareness room, or a kind of room of another extension
+            try:
+                relative = ids.get_path(parts[2])
+            except Exception:  # an id the service no longer knows
+                continue
+            if not isinstance(relative, str):
+                continue
+            names = [name for name in relative.split("/") if name]
+            if not names or ".." in names:
+                continue
+            path = self._root.joinpath(*names)
+            if path != root and path.is_relative_to(root):
+                found.append(path)
+        return found
+
     def content(self, path: Path) -> bytes | None:
         """The room's notebook as nbformat JSON bytes, or its text file's text in UTF-8; None
         when no room holds it."""

@@ -22,7 +22,7 @@ import hashlib
 import os
 import stat as st
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -325,13 +325,14 @@ class Workspace:
             notebook_cap=self.notebook_cap,
         )
 
-    def sandbox_masks(self) -> SandboxMasks:
+    def sandbox_masks(self, live: Collection[str] = ()) -> SandboxMasks:
         """What the shell sandbox binds read-only or hides inside this workspace (see
         ``sandbox_masks``): protected paths, credential stores and reserved locations hidden,
         the host's Python environment read-only, notebooks carrying their own policy read-only
-        and those set to off hidden."""
+        and those set to off hidden, and the ``live`` files (open in a page or a room)
+        read-only."""
         masks = _sandbox_masks(self._jail, self._protected, self._host_python,
-                               notebook_cap=self.notebook_cap)
+                               notebook_cap=self.notebook_cap, live=live)
         patterns = self._kept_patterns()
         for folder in nearest_existing(self._jail, patterns):
             comps = tuple(folder.split("/"))

@@ -17,6 +17,12 @@ A notebook's own policy (``notebook_guard``) holds in the sandbox too: a noteboo
 replace it, so it cannot lift its policy), and one set to ``off`` is hidden. A notebook too large
 to read for its policy is hidden (it is not exposed unchecked).
 
+A file open in a JupyterLab page or a collaborative room (``live``: the engine asks its pages
+and rooms, ``engine/live_route.open_files``) is bound read-only too: the page or the room holds
+the person's working copy, and a write beneath it would be lost at the page's next save or
+reload the room for every collaborator. It is bound only when the walk finds it as a regular
+file (never through a link), so no path named there exposes anything the walk would not.
+
 Protected paths a command creates while it runs (a new ``.git`` in a new folder) are not
 covered: binds are set up before the command starts. Nor is a new notebook a command writes.
 """
@@ -25,6 +31,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from jupyter_operator.notebooks import teacher
@@ -52,14 +59,18 @@ class SandboxMasks:
     #: Notebooks that carry their own policy (among the two above): a notebook in this list
     #: after a command and not before is one the command gave a policy.
     policy_notebooks: list[str] = field(default_factory=list)
+    #: Files open in a page or a room that are bound read-only (among ``read_only``).
+    live: list[str] = field(default_factory=list)
 
 
 def sandbox_masks(jail: Jail, protected: ProtectedMatcher,
                   host_python: ProtectedMatcher | None = None, *, max_dirs: int = MAX_DIRS,
-                  max_depth: int = 64,
-                  notebook_cap: str | None = None) -> SandboxMasks:  # fmt: skip
+                  max_depth: int = 64, notebook_cap: str | None = None,
+                  live: Collection[str] = ()) -> SandboxMasks:  # fmt: skip
     """Walk the whole workspace once and say what the sandbox must cover (see the module);
-    ``notebook_cap`` caps every notebook's own policy, as the workspace's does."""
+    ``notebook_cap`` caps every notebook's own policy, as the workspace's does; ``live``
+    names (relative, ``/``-joined) the files open in a page or a room."""
+    live = frozenset(live)
     host_python = host_python or ProtectedMatcher(())
     out = SandboxMasks()
     stack: list[tuple[int, tuple[str, ...]]] = [(os.dup(jail.fd), ())]
@@ -85,8 +96,15 @@ def sandbox_masks(jail: Jail, protected: ProtectedMatcher,
                     elif not is_dir:
                         if _reserved(jail, os.lstat(name, dir_fd=fd)):
                             out.hidden.append((rel, False))
-                        elif is_notebook_name(name):
+                            continue
+                        covered = len(out.read_only) + len(out.hidden)
+                        if is_notebook_name(name):
                             _cover_notebook(fd, name, rel, notebook_cap, out)
+                        if rel in live and len(out.read_only) + len(out.hidden) == covered:
+                            out.read_only.append(rel)  # hidden by its own policy stays hidden
+                            out.live.append(rel)
+                        elif rel in live and rel in out.read_only:
+                            out.live.append(rel)
                     else:
                         seen += 1
                         if seen > max_dirs or len(child) > max_depth:

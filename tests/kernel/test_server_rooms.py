@@ -270,3 +270,37 @@ def test_the_parent_server_is_found_by_the_kernels_parent_pid(
     assert server_rooms.parent_server() is None
     monkeypatch.delenv("JPY_PARENT_PID")
     assert server_rooms.parent_server() is None
+
+
+def test_the_files_open_below_a_folder_are_asked_in_one_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``open_below``: one ``GET rooms?path=&open=1``; only absolute names are taken; a
+    server that does not answer names none (the command runs as with no server). The
+    kernel's own page names its notebook; its room edits leave the listing to the holders."""
+    from jupyter_operator.kernel.live_runs import OwnPage
+    from jupyter_operator.kernel.server_rooms import ServerRoomEdits
+
+    asked: list[str] = []
+    inner = tmp_path / "work" / "nb.ipynb"
+
+    def ask(url: str, headers: dict[str, str]) -> dict[str, Any]:
+        asked.append(url)
+        return {"files": [str(inner), "relative.md", 3]}
+
+    info = {"url": "http://h:1/", "token": "t"}
+    assert ServerRooms(info, ask=ask).open_below(tmp_path) == [inner]
+    [url] = asked
+    assert parse_qs(urlparse(url).query) == {"path": [str(tmp_path)], "open": ["1"]}
+
+    def silent(url: str, headers: dict[str, str]) -> dict[str, Any]:
+        raise OSError("refused")
+
+    assert ServerRooms(info, ask=silent).open_below(tmp_path) == []
+    assert ServerRoomEdits(server=info, ask=ask).open_below(tmp_path) == []
+    assert len(asked) == 1
+    inner.parent.mkdir()
+    monkeypatch.setenv("JPY_SESSION_NAME", str(inner))  # the notebook the kernel runs in
+    page = OwnPage(tmp_path.resolve())
+    assert page.open_below(tmp_path.resolve()) == [inner.resolve()]
+    assert page.open_below(tmp_path.resolve() / "other") == []

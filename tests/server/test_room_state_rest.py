@@ -272,3 +272,57 @@ async def test_the_file_api_never_writes_a_notebook_beneath_its_room(
     assert reply["type"] == "error" and "collaborative room" in reply["message"], reply
     assert shared.read_bytes() == before and str(room.ycells[2]["source"]) == "y = x + 1"
     assert (await client.write_text("other.txt", "x\n"))["success"] is True
+
+
+async def test_a_kernel_asks_which_files_below_a_folder_are_open(
+    api: Api, root: Path, jp_serverapp: Any, tmp_path: Path
+) -> None:
+    """``GET rooms?path=&open=1``: every file below the folder that a page reported open or a
+    room holds (the rooms the collaboration server has open now, named by the file-id
+    service), for a kernel's shell sandbox to bind read-only; only with the server's token."""
+    import pytest
+
+    pytest.importorskip("jupyter_server_fileid", reason="jupyter-collaboration is not "
+                        "installed (pip install -e '.[test]')")  # fmt: skip
+    from jupyter_server_fileid.manager import LocalFileIdManager
+
+    from jupyter_operator.server.rooms import SharedRooms
+
+    (root / "work").mkdir()
+    for name in ("work/page.ipynb", "work/notes.md", "elsewhere.md"):
+        (root / name).write_text("{}\n" if name.endswith(".ipynb") else "# notes\n")
+    ids = LocalFileIdManager(root_dir=str(root), db_path=str(tmp_path / "file_id.db"))
+    open_rooms = {f"text:file:{ids.index('work/notes.md')}": object(),
+                  f"text:file:{ids.index('elsewhere.md')}": object(),
+                  "JupyterLab:globalAwareness": object()}  # fmt: skip
+
+    class Extension:
+        disable_rtc = False
+        ywebsocket_server = type("Server", (), {"rooms": open_rooms})()
+
+        async def get_document(self, **kwargs: Any) -> Any:
+            return None
+
+    class Server:
+        root_dir = str(root)
+        extension_manager = type("Manager", (), {"extension_apps": {
+            "jupyter_server_ydoc": {Extension()}}})()
+        web_app = type("App", (), {"settings": {"file_id_manager": ids}})()
+
+    status, _ = await api("open-notebooks", body={"page": "page-0123456789",
+                                                  "paths": ["work/page.ipynb"]})  # fmt: skip
+    assert status == 200
+    [app] = jp_serverapp.extension_manager.extension_apps["jupyter_operator"]
+    app.sessions.registry.rooms = SharedRooms(Server())
+    listed = {"open": "1"}
+    assert await api("rooms", params={"path": str(root / "work"), **listed}) == (
+        200, {"files": [str(root / "work" / "notes.md"), str(root / "work" / "page.ipynb")]})
+    assert await api("rooms", params={"path": str(root), **listed}) == (200, {"files": [
+        str(root / "elsewhere.md"), str(root / "work" / "notes.md"),
+        str(root / "work" / "page.ipynb")]})  # fmt: skip
+    assert await api("rooms", params={"path": "/elsewhere", **listed}) == (200, {"files": []})
+    status, _ = await api("rooms", params={"path": "work", **listed})
+    assert status == 400
+    status, _ = await api("rooms", params={"path": str(root), **listed},
+                          headers={"Authorization": "token wrong"})  # fmt: skip
+    assert status == 403

@@ -117,3 +117,69 @@ def test_an_approved_shell_operation_cannot_write_git_hooks(project: Path, tmp_p
     event = run.events[-1]
     assert event["success"] is False and "FileNotFoundError" in event["stderr"]  # hidden .git
     assert not (project / ".git" / "hooks" / "pre-commit").exists()
+
+
+NOTEBOOK = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n'
+
+
+class OpenFiles:
+    """A page (or a room) that holds ``names`` open: ``live_route.LivePages.open_below``."""
+
+    def __init__(self, root: Path, *names: str) -> None:
+        self.paths = [root / name for name in names]
+
+    def holds(self, path: Path) -> bool:
+        return path in self.paths
+
+    def open_below(self, root: Path) -> list[Path]:
+        return [path for path in self.paths if path.is_relative_to(root)]
+
+
+def test_only_regular_files_open_in_a_page_are_bound_read_only(
+    project: Path, tmp_path: Path
+) -> None:
+    """A name a page or a room gives is bound only when the walk finds it as a regular file:
+    never through a link (it could lead out of the workspace), never a missing one, and a
+    secret stays hidden."""
+    from jupyter_operator.workspace import Workspace
+
+    (project / "lesson.ipynb").write_text(NOTEBOOK)
+    (project / "link.ipynb").symlink_to(project / "lesson.ipynb")
+    live = ["lesson.ipynb", "link.ipynb", "missing.ipynb", "../outside.md", ".netrc"]
+    with Workspace(project, journal_dir=tmp_path / "journal") as ws:
+        masks = ws.sandbox_masks(live)
+    assert masks.live == ["lesson.ipynb"]
+    assert "lesson.ipynb" in masks.read_only and "link.ipynb" not in masks.read_only
+    assert (".netrc", False) in masks.hidden and ".netrc" not in masks.read_only
+
+
+@needs_sandbox
+def test_a_command_cannot_write_beneath_an_open_page_or_room(
+    project: Path, tmp_path: Path
+) -> None:
+    """A notebook open in a page and a text file open in a room are the person's working
+    copies: an approved command finds them read-only (it can neither write, move nor delete
+    them) and is told why; a closed notebook stays writable."""
+    import json
+
+    from jupyter_operator.engine import Operator, run_json
+
+    (project / "lesson.ipynb").write_text(NOTEBOOK)
+    (project / "src" / "notes.md").write_text("notes\n")
+    (project / "closed.ipynb").write_text(NOTEBOOK)
+    op = Operator(project, journal_dir=tmp_path / "journal")
+    op.pages = OpenFiles(project, "lesson.ipynb")
+    op.rooms = OpenFiles(project, "src/notes.md")
+    script = ("echo z > closed.ipynb; echo y >> src/notes.md; mv lesson.ipynb gone.ipynb; "
+              "rm -f lesson.ipynb; echo x > lesson.ipynb")  # fmt: skip
+    run = run_json(op, json.dumps({"type": "shell", "command": script}))
+    run.approve(run.items[0].id)
+    event = run.events[-1]
+    assert event["success"] is False
+    assert "Read-only file system" in event["stderr"] or "busy" in event["stderr"]
+    assert ("read-only for this command, as they are open in a page or a collaborative room: "
+            "lesson.ipynb, src/notes.md.") in event["stderr"]  # fmt: skip
+    assert (project / "lesson.ipynb").read_text() == NOTEBOOK
+    assert (project / "src" / "notes.md").read_text() == "notes\n"
+    assert not (project / "gone.ipynb").exists()
+    assert (project / "closed.ipynb").read_text() == "z\n"

@@ -29,7 +29,7 @@ from ...dialects.json_ops import Shell
 from ...protocol import OperatorError, Result
 from ...protocol import codes as operator_codes
 from ...workspace import working_dir
-from .. import shell_ops
+from .. import live_route, shell_ops
 from ..decidable import DecidableRun
 from ..items import Item
 from ..shell_policy import ShellPolicy, outside_sandbox
@@ -163,7 +163,8 @@ class BashRun(DecidableRun[Item]):
                 policy = shell_policy_of(self._operator)
                 shell_ops.execute(self._operator.workspace, op, state, policy,
                                   lambda: self._notify(item), self._operator.journal,
-                                  self._operator.session)  # fmt: skip
+                                  self._operator.session,
+                                  live=lambda: live_route.open_files(self._operator))  # fmt: skip
                 self._record(item, state)
                 body = answer(state.exit_code or 0, state.cwd, state.stdout, state.stderr,
                               state.timed_out, state.duration_ms or 0)  # fmt: skip
