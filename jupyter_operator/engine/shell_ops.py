@@ -25,8 +25,8 @@ from .shell_policy import ShellPolicy
 STREAM_INTERVAL_S = 0.2  # how often a running command's card is refreshed
 
 #: What a failed command is told when files open in a page or a room were read-only for it.
-LIVE_READ_ONLY = ("\njupyter-operator: read-only for this command, as they are open in a page "
-                  "or a collaborative room: {files}. Change them with a file or nb.* change "
+LIVE_READ_ONLY = ("\njupyter-operator: open in a page or a collaborative room, so read-only "
+                  "for this command: {files}. Change an open file with a file or nb.* change "
                   "for the person to approve; it is applied in the open document.\n")
 
 

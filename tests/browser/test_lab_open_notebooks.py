@@ -209,6 +209,33 @@ def wait_editor(page, expected: str, timeout: float = 30) -> None:
         time.sleep(0.2)
 
 
+@pytest.mark.needs_sandbox
+def test_a_shell_command_finds_the_open_notebook_read_only(lab_server, page) -> None:
+    """A command the person approves runs in the sandbox, where the notebook open in the page
+    is read-only: ``sed -i`` cannot write beneath the person's working copy, the card says why
+    and how to change it instead, and nothing asks to overwrite at the next save."""
+    root: Path = lab_server.root
+    path = root / "lesson.ipynb"
+    path.write_text(notebook("a = 1"))
+    open_lab(page, lab_server, "lesson.ipynb")
+    wait_cells(page, ["a = 1"])
+    on_disk = path.read_text()
+    operation = {"type": "shell", "command": "sed -i 's/a = 1/a = 9/' lesson.ipynb"}
+    run_reply(page, "```json\n" + json.dumps({"operations": [operation]}) + "\n```\n")
+    wait_status(page, "shell-1", "pending")
+    card(page, "shell-1").locator(".jp-Operator-approve").click()
+    wait_status(page, "shell-1", "failed")
+    shown = card(page, "shell-1").text_content()
+    assert "open in a page or a collaborative room, so read-only for this command" in shown
+    assert "lesson.ipynb" in shown
+    assert path.read_text() == on_disk
+    screenshot(page, "lab-open-notebook-shell-read-only")
+    type_in_cell(page, 0, "  # mine")
+    save(page, path)
+    no_dialog(page)
+    assert saved_sources(path) == ["a = 1  # mine"]
+
+
 def test_a_text_file_open_in_an_editor_follows_and_is_never_clobbered(lab_server, page) -> None:
     """The same for a file open in Lab's text editor: approved changes show in the open editor
     at once (no dialog, a later save keeps them); unsaved typing holds the approval."""

@@ -177,7 +177,7 @@ def test_a_command_cannot_write_beneath_an_open_page_or_room(
     event = run.events[-1]
     assert event["success"] is False
     assert "Read-only file system" in event["stderr"] or "busy" in event["stderr"]
-    assert ("read-only for this command, as they are open in a page or a collaborative room: "
+    assert ("open in a page or a collaborative room, so read-only for this command: "
             "lesson.ipynb, src/notes.md.") in event["stderr"]  # fmt: skip
     assert (project / "lesson.ipynb").read_text() == NOTEBOOK
     assert (project / "src" / "notes.md").read_text() == "notes\n"
