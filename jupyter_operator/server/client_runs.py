@@ -145,9 +145,11 @@ class ClientRun(DecidableRun):
         own dialect); ``UnknownItem`` if no part holds it."""
         return self.part_of(id)  # type: ignore[no-any-return]
 
-    def approve_all(self) -> list[Decision]:
-        """Approve everything pending, part by part."""
-        return [made for part in self.parts for made in part.run.approve_all()]
+    def approve_all(self, *, unattended: bool = False) -> list[Decision]:
+        """Approve everything pending, part by part: each part's run decides by its own
+        dialect's template (``DecidableRun.approve_all``, ``unattended`` included)."""
+        return [made for part in self.parts
+                for made in part.run.approve_all(unattended=unattended)]  # fmt: skip
 
     def reject_all(self, reason: str | None = None) -> list[Decision]:
         """Reject everything pending, part by part."""

@@ -3,6 +3,7 @@ choose their entry through one selection (``undo.pick``)."""
 
 from __future__ import annotations
 
+import inspect
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -42,6 +43,10 @@ def test_no_run_class_writes_its_own_decision(cls: type[DecidableRun]) -> None:
     # run class supplies hooks (what carrying out, refusing and settling mean), nothing more.
     own = [name for name in TEMPLATE if name in vars(cls)]
     assert own == [] or (cls is ClientRun and own == ["approve_all", "reject_all"]), own
+    # A client's session hands each part to its own run's template, with the same options.
+    for name in own:
+        assert inspect.signature(getattr(cls, name)) == inspect.signature(
+            getattr(DecidableRun, name)), name  # fmt: skip
 
 
 def test_a_json_operation_is_approved_by_a_rule_through_the_template(operator: Operator) -> None:
