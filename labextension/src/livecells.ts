@@ -222,6 +222,7 @@ async function checkGuards(
     if ((await sourceHash(source)) !== expected) {
       return { stale: id };
     }
+    seen.set(id, source); // checked again, unhashed, just before the edits (applyGuarded)
   }
   return seen;
 }

@@ -73,6 +73,24 @@ describe('applyLiveChange', () => {
     expect(log).toEqual([]);
   });
 
+  it('refuses the change when the person types into a touched cell while it is checked', async () => {
+    const { nb, view, log } = fakeNotebook([{ id: 'a', source: 'a = 1' }]);
+    const guarded = await change([{ op: 'set', id: 'a', fields: { source: 'a = 2' } }], { a: 'a = 1' });
+    const digest = crypto.subtle.digest.bind(crypto.subtle);
+    const typing = jest.spyOn(crypto.subtle, 'digest').mockImplementation(async (algorithm, data) => {
+      const hashed = await digest(algorithm, data);
+      nb.cells[0].setSource('a = 1  # typed while the hash was computed');
+      return hashed;
+    });
+    try {
+      expect(await applyLiveChange(nb, guarded)).toEqual({ state: 'stale', cell: 'a' });
+    } finally {
+      typing.mockRestore();
+    }
+    expect(view()).toEqual(['a:a = 1  # typed while the hash was computed']);
+    expect(log).toEqual([]);
+  });
+
   it('refuses a change to a cell the person deleted', async () => {
     const { nb } = fakeNotebook([{ id: 'a', source: 'a = 1' }]);
     const answer = await applyLiveChange(nb, await change([{ op: 'delete', id: 'gone' }], { gone: 'x' }));
