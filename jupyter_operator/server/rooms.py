@@ -379,7 +379,14 @@ class SharedRooms:
         relative = self._relative(path)
         if extension is None or relative is None:
             return None
+        settings = getattr(getattr(self._serverapp, "web_app", None), "settings", None) or {}
+        ids = settings.get("file_id_manager")
         try:
+            # A file the file-id service has no id for has no room. Asked first with ``get_id``,
+            # which gives none: ``get_document(path=...)`` indexes the path (a database write),
+            # which every write the engine checks would otherwise pay, and keep.
+            if ids is not None and ids.get_id(relative) is None:
+                return None
             content_type, file_format = document_kind(relative)
             return await extension.get_document(path=relative, content_type=content_type,
                                                 file_format=file_format, copy=False)  # fmt: skip

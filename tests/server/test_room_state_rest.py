@@ -326,3 +326,51 @@ async def test_a_kernel_asks_which_files_below_a_folder_are_open(
     status, _ = await api("rooms", params={"path": str(root), **listed},
                           headers={"Authorization": "token wrong"})  # fmt: skip
     assert status == 403
+
+
+async def test_asking_whether_a_room_holds_a_file_gives_it_no_file_id(
+    root: Path, tmp_path: Path
+) -> None:
+    """Every write the engine checks asks whether a room holds the file: a file the file-id
+    service has no id for has none, and asking gives it none (``get_document(path=...)``
+    would index it: a database write per checked file, kept)."""
+    import json
+
+    import pytest
+
+    jupyter_ydoc = pytest.importorskip("jupyter_ydoc", reason="jupyter-collaboration is not "
+                                       "installed (pip install -e '.[test]')")  # fmt: skip
+    from jupyter_server_fileid.manager import LocalFileIdManager
+    from support.cell_notebooks import standard
+
+    from jupyter_operator.server.rooms import SharedRooms
+
+    (root / "open.ipynb").write_text(standard(), encoding="utf-8")
+    (root / "new.txt").write_text("new\n", encoding="utf-8")
+    ids = LocalFileIdManager(root_dir=str(root), db_path=str(tmp_path / "file_id.db"))
+    room = jupyter_ydoc.YNotebook()
+    room.set(json.loads((root / "open.ipynb").read_text()))
+    rooms = {f"json:notebook:{ids.index('open.ipynb')}": room}  # a page opened it
+
+    class Extension:
+        """jupyter_server_ydoc's ``get_document``: by path it indexes the file first."""
+
+        disable_rtc = False
+
+        async def get_document(self, *, path: str | None = None, content_type: str = "",
+                               file_format: str = "", room_id: str | None = None,
+                               copy: bool = True) -> Any:  # fmt: skip
+            if room_id is None:
+                room_id = f"{file_format}:{content_type}:{ids.index(path)}"
+            return rooms.get(room_id)
+
+    class Server:
+        root_dir = str(root)
+        extension_manager = type("Manager", (), {"extension_apps": {
+            "jupyter_server_ydoc": {Extension()}}})()
+        web_app = type("App", (), {"settings": {"file_id_manager": ids}})()
+
+    shared = SharedRooms(Server())
+    assert await shared.held(root / "open.ipynb")
+    assert not await shared.held(root / "new.txt")
+    assert ids.get_id("new.txt") is None  # asking gave it no id
