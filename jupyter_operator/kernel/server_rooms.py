@@ -136,7 +136,6 @@ class ServerRooms:
         file = answer.get("file")
         return Path(file) if isinstance(file, str) and Path(file).is_absolute() else folder
 
-
     def open_below(self, root: Path) -> list[Path]:
         """The files below the folder ``root`` (absolute) that the server's pages or rooms
         hold open: one question (``GET rooms?path=&open=1``). A server that does not answer

@@ -339,6 +339,11 @@ class SharedRooms:
                 return app
         return None
 
+    def _file_ids(self) -> Any | None:
+        """The server's file-id service (``jupyter_server_fileid``), or None."""
+        settings = getattr(getattr(self._serverapp, "web_app", None), "settings", None) or {}
+        return settings.get("file_id_manager")
+
     @property
     def active(self) -> bool:
         """Whether collaboration is on in this server (rooms may be open)."""
@@ -379,8 +384,7 @@ class SharedRooms:
         relative = self._relative(path)
         if extension is None or relative is None:
             return None
-        settings = getattr(getattr(self._serverapp, "web_app", None), "settings", None) or {}
-        ids = settings.get("file_id_manager")
+        ids = self._file_ids()
         try:
             # A file the file-id service has no id for has no room. Asked first with ``get_id``,
             # which gives none: ``get_document(path=...)`` indexes the path (a database write),
@@ -419,8 +423,7 @@ class SharedRooms:
         document a file can be opened as counts (a notebook opened in the text editor has a
         text room). The loop is given back between batches of ``ROOM_BATCH`` files."""
         extension = self.extension()
-        settings = getattr(getattr(self._serverapp, "web_app", None), "settings", None) or {}
-        ids = settings.get("file_id_manager")
+        ids = self._file_ids()
         if extension is None or ids is None:
             return None
         for start in range(0, len(files), ROOM_BATCH):
@@ -464,8 +467,7 @@ class SharedRooms:
         not its documented API, so anything unexpected there lists nothing); each id's file is
         named by the file-id service (``get_path``), which never indexes anything."""
         extension = self.extension()
-        settings = getattr(getattr(self._serverapp, "web_app", None), "settings", None) or {}
-        ids = settings.get("file_id_manager")
+        ids = self._file_ids()
         rooms = getattr(getattr(extension, "ywebsocket_server", None), "rooms", None)
         if ids is None or not isinstance(rooms, dict):
             return []
