@@ -57,6 +57,31 @@ def _rooms(root: Path, docs: dict[str, Any]) -> Any:
     return SharedRooms(Server())
 
 
+def indexed_rooms(root: Path, ids: Any, rooms: dict[str, Any]) -> Any:
+    """The server's ``SharedRooms`` over a stand-in of jupyter-collaboration's extension with
+    a real file-id service ``ids`` and the open ``rooms`` (by room id): its ``get_document``
+    finds a room by path (indexing the path first, as the extension does) or by room id."""
+    from jupyter_operator.server.rooms import SharedRooms
+
+    class Extension:
+        disable_rtc = False
+
+        async def get_document(self, *, path: str | None = None, content_type: str = "",
+                               file_format: str = "", room_id: str | None = None,
+                               copy: bool = True) -> Any:  # fmt: skip
+            if room_id is None:
+                room_id = f"{file_format}:{content_type}:{ids.index(path)}"
+            return rooms.get(room_id)
+
+    class Server:
+        root_dir = str(root)
+        extension_manager = type("Manager", (), {"extension_apps": {
+            "jupyter_server_ydoc": {Extension()}}})()
+        web_app = type("App", (), {"settings": {"file_id_manager": ids}})()
+
+    return SharedRooms(Server())
+
+
 def _notebook_room(path: Path) -> Any:
     import json
 
@@ -175,7 +200,6 @@ async def test_a_kernel_asks_about_a_folder_and_its_folder_delete_is_refused(
 
     from jupyter_operator.kernel.server_rooms import ServerRooms
     from jupyter_operator.protocol import codes
-    from jupyter_operator.server.rooms import SharedRooms
 
     jupyter_ydoc = pytest.importorskip("jupyter_ydoc", reason="jupyter-collaboration is not "
                                        "installed (pip install -e '.[test]')")  # fmt: skip
@@ -192,27 +216,9 @@ async def test_a_kernel_asks_about_a_folder_and_its_folder_delete_is_refused(
     room.set(json.loads(held.read_text()))
     rooms = {f"json:notebook:{ids.index('work/deep/shared.ipynb')}": room}  # a page opened it
 
-    class Extension:
-        """jupyter_server_ydoc's ``get_document``: by path (indexing it) or by room id."""
-
-        disable_rtc = False
-
-        async def get_document(self, *, path: str | None = None, content_type: str = "",
-                               file_format: str = "", room_id: str | None = None,
-                               copy: bool = True) -> Any:  # fmt: skip
-            if room_id is None:
-                room_id = f"{file_format}:{content_type}:{ids.index(path)}"
-            return rooms.get(room_id)
-
-    class Server:
-        root_dir = str(root)
-        extension_manager = type("Manager", (), {"extension_apps": {
-            "jupyter_server_ydoc": {Extension()}}})()
-        web_app = type("App", (), {"settings": {"file_id_manager": ids}})()
-
     await api("workspaces")
     [app] = jp_serverapp.extension_manager.extension_apps["jupyter_operator"]
-    app.sessions.registry.rooms = SharedRooms(Server())
+    app.sessions.registry.rooms = indexed_rooms(root, ids, rooms)
     below = {"below": "1"}
     assert await api("rooms", params={"path": str(root / "work"), **below}) == (
         200, {"open": True, "file": str(held)})
@@ -343,7 +349,6 @@ async def test_asking_whether_a_room_holds_a_file_gives_it_no_file_id(
     from jupyter_server_fileid.manager import LocalFileIdManager
     from support.cell_notebooks import standard
 
-    from jupyter_operator.server.rooms import SharedRooms
 
     (root / "open.ipynb").write_text(standard(), encoding="utf-8")
     (root / "new.txt").write_text("new\n", encoding="utf-8")
@@ -352,25 +357,7 @@ async def test_asking_whether_a_room_holds_a_file_gives_it_no_file_id(
     room.set(json.loads((root / "open.ipynb").read_text()))
     rooms = {f"json:notebook:{ids.index('open.ipynb')}": room}  # a page opened it
 
-    class Extension:
-        """jupyter_server_ydoc's ``get_document``: by path it indexes the file first."""
-
-        disable_rtc = False
-
-        async def get_document(self, *, path: str | None = None, content_type: str = "",
-                               file_format: str = "", room_id: str | None = None,
-                               copy: bool = True) -> Any:  # fmt: skip
-            if room_id is None:
-                room_id = f"{file_format}:{content_type}:{ids.index(path)}"
-            return rooms.get(room_id)
-
-    class Server:
-        root_dir = str(root)
-        extension_manager = type("Manager", (), {"extension_apps": {
-            "jupyter_server_ydoc": {Extension()}}})()
-        web_app = type("App", (), {"settings": {"file_id_manager": ids}})()
-
-    shared = SharedRooms(Server())
+    shared = indexed_rooms(root, ids, rooms)
     assert await shared.held(root / "open.ipynb")
     assert not await shared.held(root / "new.txt")
     assert ids.get_id("new.txt") is None  # asking gave it no id
