@@ -30,6 +30,8 @@ from ..workspace import (
     encode_text,
     insert_region,
     is_notebook,
+    path_key,
+    paths_overlap,
     replace_region,
     utf8_len,
     validate_notebook,
@@ -93,16 +95,6 @@ def _directory_listing(ws: Workspace, path: str) -> tuple[str, int]:
     return head + "\n".join(lines + more) + ("\n" if lines else ""), tree.count
 
 
-def path_key(path: str) -> str:
-    """One spelling per path, to find mutations of the same file within a reply."""
-    return "/".join(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
-
-
-def overlaps(a: str, b: str) -> bool:
-    """True when one path key is the other or lies inside it (the root, "", holds all)."""
-    return a == b or not a or not b or a.startswith(b + "/") or b.startswith(a + "/")
-
-
 def blockers(items: list[Item], read: Item) -> list[Item]:
     """The earlier pending (or running) changes and runs of ``items`` that a read of
     ``read.path`` would see: the read waits for them."""
@@ -112,7 +104,7 @@ def blockers(items: list[Item], read: Item) -> list[Item]:
     return [
         item for item in items[: read.index]
         if item.kind in ("mutation", "run") and item.status in ("pending", "running")
-        and overlaps(key, path_key(item.path or ""))
+        and paths_overlap(key, path_key(item.path or ""))
     ]  # fmt: skip
 
 

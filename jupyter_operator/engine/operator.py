@@ -36,6 +36,7 @@ from ..workspace import (
     Snapshot,
     Workspace,
     parse_path,
+    path_key,
 )
 from . import (
     carry_out,
@@ -272,7 +273,7 @@ class Operator:
                 earlier, key = None, ""
                 if isinstance(entry, Command) and entry.action not in READERS and entry.path:
                     table = queued if entry.action in RUN_ACTIONS else waiting
-                    key = mutations.path_key(entry.path)
+                    key = path_key(entry.path)
                     earlier = table.get(key)
                 if entry is None:
                     item = foreign_calls.untranslated(index, foreign)

@@ -16,8 +16,16 @@ from dataclasses import replace
 from typing import Literal
 
 from ..protocol import OperatorError, codes
-from ..workspace import HistoryEntry, Journal, Snapshot, Workspace, remove_empty_parents
-from .mutations import EDIT_LIMIT, overlaps, path_key
+from ..workspace import (
+    HistoryEntry,
+    Journal,
+    Snapshot,
+    Workspace,
+    path_key,
+    paths_overlap,
+    remove_empty_parents,
+)
+from .mutations import EDIT_LIMIT
 
 #: Which way ``pick`` chooses: the entry to undo, or the undone one to apply again.
 Direction = Literal["undo", "redo"]
@@ -39,7 +47,7 @@ def _later_live(entries: list[HistoryEntry], entry: HistoryEntry) -> HistoryEntr
     key = path_key(entry.path)
     index = entries.index(entry)
     found = [e for e in entries[index + 1 :]
-             if not e.undone and overlaps(key, path_key(e.path))]  # fmt: skip
+             if not e.undone and paths_overlap(key, path_key(e.path))]  # fmt: skip
     return found[-1] if found else None
 
 
@@ -160,7 +168,7 @@ def redo(ws: Workspace, journal: Journal, entry_id: str | None = None) -> Histor
         key = path_key(entry.path)
         entries = journal.entries()
         index = entries.index(entry)
-        earlier = [e for e in entries[:index] if e.undone and overlaps(key, path_key(e.path))]
+        earlier = [e for e in entries[:index] if e.undone and paths_overlap(key, path_key(e.path))]
         if earlier:
             raise _conflict(
                 f"{entry.path} is not as {entry.entry_id} found it: {_label(earlier[-1])} "
@@ -224,15 +232,16 @@ def plan_group(ws: Workspace, journal: Journal, entry_ids: list[str],
     for entry in group:
         key = path_key(entry.path)
         index = entries.index(entry)
-        outside = [e for e in entries[index + 1 :] if not e.undone
-                   and e.entry_id not in members and overlaps(key, path_key(e.path))]  # fmt: skip
+        outside = [e for e in entries[index + 1 :]
+                   if not e.undone and e.entry_id not in members
+                   and paths_overlap(key, path_key(e.path))]  # fmt: skip
         if outside:
             later = outside[-1]
             raise _conflict(f"{entry.path} was changed again by {_label(later)}, outside this "
                             f"run; undo {later.entry_id} first. Nothing was changed.")  # fmt: skip
     for position, entry in enumerate(group):
         key = path_key(entry.path)
-        if entry.entry_id in held or any(overlaps(key, path_key(e.path))
+        if entry.entry_id in held or any(paths_overlap(key, path_key(e.path))
                                          for e in group[position + 1 :]):  # fmt: skip
             continue  # a later change of the run is undone first; it finds the path as checked
         if not _left_as(entry, ws.snapshot(entry.path, limit=EDIT_LIMIT)):

@@ -29,6 +29,8 @@ from .paths import (
     display_name,
     normalize_path,
     parse_path,
+    path_key,
+    paths_overlap,
 )
 from .records import DirEntry, Limits, Snapshot, StatInfo, TreeSearch
 from .regions import (
@@ -76,6 +78,8 @@ __all__ = [
     "list_regions",
     "normalize_path",
     "parse_path",
+    "path_key",
+    "paths_overlap",
     "read_region",
     "read_rules_file",
     "remove_empty_parents",

@@ -134,6 +134,17 @@ def normalize_path(path: str, *, max_chars: int = MAX_PATH_CHARS) -> str:
     return display_path(tuple(parts))
 
 
+def path_key(path: str) -> str:
+    """One spelling per path as a model wrote it (``./a//b`` is ``a/b``), to find the commands
+    of one reply that name the same file; not a check (``parse_path`` is)."""
+    return "/".join(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
+
+
+def paths_overlap(a: str, b: str) -> bool:
+    """True when one path key is the other or lies inside it (the root, "", holds all)."""
+    return a == b or not a or not b or a.startswith(b + "/") or b.startswith(a + "/")
+
+
 def display_path(components: tuple[str, ...]) -> str:
     """The relative path shown in messages (``.`` for the root)."""
     return "/".join(components) if components else "."

@@ -30,11 +30,11 @@ def test_the_counter_counts_calls_and_returns_and_skips_libraries() -> None:
 
     def walk() -> None:
         canonical_path("a/b.txt")  # a library beneath the engine: transparent
-        mutations.path_key("a/b.txt")  # engine: entered, and control comes back here
+        mutations.unchanged_summary("a/b.txt")  # engine: entered, and control comes back here
 
     found = walks.trace("probe", walk)
     assert [module for module, _ in found.stays] == ["engine/mutations.py"]
-    assert found.calls_in == [(None, "engine/mutations.py", "path_key")]
+    assert found.calls_in == [(None, "engine/mutations.py", "unchanged_summary")]
     assert walks.counted("jupyter_operator.engine.operator") == "engine/operator.py"
     assert walks.counted("jupyter_operator.workspace.jail") is None
     assert walks.counted("json") is None
