@@ -115,11 +115,6 @@ def after(proposal: Proposal) -> Snapshot:
     return Snapshot(proposal.snapshot.path, data is not None, False, data, digest)
 
 
-def unchanged(proposal: Proposal) -> bool:
-    """True when applying ``proposal`` would write the bytes the file already has."""
-    return proposal.change == "modify" and proposal.new_bytes == proposal.snapshot.data
-
-
 def unchanged_summary(path: str, after: str | None = None) -> str:
     """The result of a change that changes nothing (it needs no approval and writes nothing);
     ``after``: the earlier change of the reply it was planned on."""

@@ -546,7 +546,7 @@ class Operator:
                                                                  message), "denied")  # fmt: skip
             if cmd.action in ("nb.insertCell", "nb.replaceCell"):  # may offer Approve & Run
                 item.runs_refused = run_items.runs_refused(self, cmd.path or "")
-            if mutations.unchanged(item.proposal):
+            if item.proposal.unchanged:
                 # Nothing to approve: the same reply run again, a write of what is there, or
                 # a change that leaves the file as an earlier change of this reply makes it.
                 summary = mutations.unchanged_summary(cmd.path or "", item.builds_on)

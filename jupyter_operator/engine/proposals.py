@@ -8,7 +8,7 @@ of them.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
@@ -30,6 +30,14 @@ class Proposal:
     added: int
     removed: int
     summary: str
+    #: True when applying would write the bytes the file already has: nothing to approve.
+    #: A field, not a property: the planner reads it once per change (``Operator._plan``).
+    unchanged: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        snapshot = self.snapshot
+        self.unchanged = (self.change == "modify" and snapshot is not None
+                          and self.new_bytes == snapshot.data)  # fmt: skip
 
     @cached_property
     def cells(self) -> dict[str, Any] | None:
