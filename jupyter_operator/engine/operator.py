@@ -37,6 +37,7 @@ from ..workspace import (
     Workspace,
     parse_path,
     path_key,
+    paths_overlap,
 )
 from . import (
     carry_out,
@@ -269,20 +270,29 @@ class Operator:
             budget = OutputBudget()
             waiting: dict[str, Item] = {}  # path key -> latest pending change to it
             queued: dict[str, Item] = {}  # path key -> latest pending change or run
+            unsettled: dict[str, Item] = {}  # path key -> latest pending or running one
             for index, (entry, foreign) in enumerate(entries):
                 earlier, key = None, ""
-                if isinstance(entry, Command) and entry.action not in READERS and entry.path:
-                    table = queued if entry.action in RUN_ACTIONS else waiting
+                if isinstance(entry, Command) and entry.path:
                     key = path_key(entry.path)
-                    earlier = table.get(key)
+                    if entry.action in READERS:
+                        # A read sees the earlier changes of its path: it waits for the
+                        # latest one still undecided (``mutations.blockers``, at plan time).
+                        earlier = max((other for other_key, other in unsettled.items()
+                                       if paths_overlap(key, other_key)),
+                                      key=lambda other: other.index, default=None)  # fmt: skip
+                    else:
+                        earlier = (queued if entry.action in RUN_ACTIONS else waiting).get(key)
                 if entry is None:
                     item = foreign_calls.untranslated(index, foreign)
                 else:
-                    item = self._plan(index, entry, budget, earlier, items, foreign)
+                    item = self._plan(index, entry, budget, earlier, foreign)
                 if item.needs_approval and item.kind in ("mutation", "run"):
                     queued[key] = item
                     if item.kind == "mutation":
                         waiting[key] = item
+                if item.kind in ("mutation", "run") and item.status in ("pending", "running"):
+                    unsettled[key] = item
                 items.append(item)
             run = Run(self, items, scanned.truncated_chars, scanned.skipped_duplicates, budget,
                       scanned.unread_markers)
@@ -491,8 +501,10 @@ class Operator:
             item.summary = f"{item.action} waits for approval"
 
     def _plan(self, index: int, entry: Command | ScanError, budget: OutputBudget,
-              earlier: Item | None = None, before: list[Item] | None = None,
-              foreign: Foreign | None = None) -> Item:  # fmt: skip
+              earlier: Item | None = None, foreign: Foreign | None = None) -> Item:  # fmt: skip
+        """Plan one entry of a reply. ``earlier``: for a change or a run, the pending change
+        (or run) of the same path it is previewed on top of; for a read, the latest change or
+        run of an overlapping path still undecided, which it waits for."""
         if isinstance(entry, ScanError):
             result = error_result(entry, index + 1, taken=self._taken)
             self._taken.add(result.id)
@@ -554,11 +566,10 @@ class Operator:
                 return self.finish_item(item, Result(cmd.id, True, summary), "done")
         else:
             # Commands are a sequence: a read after a pending change to its path sees that change.
-            blockers = mutations.blockers(before or [], item)
-            if blockers:
+            if earlier is not None:
                 item.move_to("waiting")
-                item.builds_on = blockers[-1].id
-                item.summary = f"runs after {blockers[-1].id} is decided"
+                item.builds_on = earlier.id
+                item.summary = f"runs after {earlier.id} is decided"
                 return item
             item.summary = f"{cmd.action} waits for approval"
         if verdict.verdict == "auto" and not item.builds_on:
