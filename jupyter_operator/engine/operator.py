@@ -48,7 +48,6 @@ from . import (
     outcome_notes,
     run_items,
 )
-from .globs import normalise_path
 from .item_states import Status
 from .items import Foreign, Item
 from .live_route import LivePages, LiveRooms, RoomHolders
@@ -521,7 +520,7 @@ class Operator:
             message = f"{cmd.action} is not allowed in this workspace ({verdict.text})."
             return self.finish_item(item, Result.failure(cmd.id, codes.ERR_POLICY_DENIED, message),
                                     "denied")  # fmt: skip
-        if kind == "read" and cmd.path and normalise_path(cmd.path) is None:
+        if kind == "read" and cmd.path:
             # A path the workspace refuses is never read, asked about or approved.
             try:
                 parse_path(cmd.path)
