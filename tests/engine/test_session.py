@@ -242,6 +242,26 @@ def test_a_read_after_a_pending_change_to_its_path_waits(root: Path, make_operat
     assert run.done
 
 
+def test_a_read_waits_for_the_latest_undecided_change_below_it(root: Path,
+                                                              make_operator) -> None:  # fmt: skip
+    """Two pending changes of different files in the folder a listing reads: it waits for the
+    later one, and runs only once both are decided."""
+    reply = "\n".join([
+        block("w1", "fs.write", path="notes/a.txt", content="a"),
+        block("w2", "fs.write", path="notes/b.txt", content="b"),
+        block("w3", "fs.write", path="elsewhere.txt", content="c"),
+        block("l1", "fs.list", path="notes"),
+    ])  # fmt: skip
+    run = make_operator().run(reply)
+    listing = run.item("l1")
+    assert listing.status == "waiting" and listing.builds_on == "w2"
+    assert listing.summary == "runs after w2 is decided"
+    run.approve("w1")
+    assert listing.status == "waiting"
+    run.reject("w2")
+    assert listing.status == "done" and listing.details == "a.txt"
+
+
 def test_a_waiting_read_sees_the_disk_after_a_rejection(root: Path, make_operator) -> None:
     (root / "s.txt").write_bytes(b"old")
     write = block("w1", "fs.write", path="s.txt", content="new")
