@@ -7,8 +7,9 @@ An item (``items.Item``) is born with a status (``pending`` for a command the en
 final one for an answer the engine already has or a saved run it loads) and then moves along the
 table below, nothing else.
 
-Rule 1: every change of an item's status goes through ``Item.move_to``, which checks this table;
-assigning ``item.status`` directly raises, in the engine and in every front.
+Rule 1: every change of an item's status goes through ``Item.move_to`` (``Lifecycle`` below, which
+every item is), which checks this table; assigning ``item.status`` directly raises, in the engine
+and in every front.
 
 Rule 2: a status not in ``TRANSITIONS`` as a key with an empty set is final: the item has its
 one result for the model and never changes again.
@@ -82,4 +83,25 @@ def check(old: str, new: str) -> None:
         raise IllegalTransition(old, new)
 
 
-__all__ = ["FINAL", "STATUSES", "TRANSITIONS", "Status", "check"]
+class Lifecycle:
+    """An item's status and the one way to change it (``items.Item`` is one).
+
+    The item's constructor sets the first status; ``move_to`` is every later change. The table
+    and the move live together here, so a status change is one call into this module.
+    """
+
+    status: Status
+    #: True while the item waits for a person's decision (its status is ``pending``); kept
+    #: with the status, so asking is reading an attribute.
+    needs_approval: bool
+
+    def move_to(self, status: Status) -> None:
+        """Change the item's status along ``TRANSITIONS`` (the only way to).
+
+        Raises ``IllegalTransition`` (code ``illegal_transition``) for any other move.
+        """
+        check(self.status, status)
+        self.__dict__.update(status=status, needs_approval=status == "pending")
+
+
+__all__ = ["FINAL", "STATUSES", "TRANSITIONS", "Lifecycle", "Status", "check"]

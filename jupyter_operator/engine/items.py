@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from ..protocol import Result
 from .errors import IllegalTransition
-from .item_states import Status, check
+from .item_states import Lifecycle, Status
 from .proposals import Change, Proposal, proposed_text
 from .rules import rule_note
 
@@ -38,10 +38,11 @@ class Foreign:
 
 
 @dataclass
-class Item:
+class Item(Lifecycle):
     """One entry of a run, in block order: a read, a mutation, or a scan error.
 
     Every item ends up with exactly one ``Result`` for the model (a pending mutation has none yet).
+    Its status changes only through ``move_to`` (``item_states``).
     """
 
     index: int
@@ -84,17 +85,8 @@ class Item:
     #: ``route``, ``state`` (waiting, applied, stale, silent), ``notebook`` and the cell edits.
     live: dict[str, Any] | None = None
 
-    #: True while the item waits for a person's decision (its status is ``pending``); kept
-    #: with the status, so asking is reading an attribute.
+    #: Set with the status (``item_states.Lifecycle``), never by the constructor.
     needs_approval: bool = field(init=False, repr=False, compare=False)
-
-    def move_to(self, status: Status) -> None:
-        """Change the item's status along ``item_states.TRANSITIONS`` (the only way to).
-
-        Raises ``IllegalTransition`` (code ``illegal_transition``) for any other move.
-        """
-        check(self.status, status)
-        self.__dict__.update(status=status, needs_approval=status == "pending")
 
     @property
     def change(self) -> Change | None:
