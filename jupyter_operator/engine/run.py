@@ -41,7 +41,8 @@ class Run(DecidableRun[Item]):
         self.skipped_duplicates = skipped_duplicates
         self._lock = threading.RLock()
         self._subscribers: list[Callable[[Item], None]] = []
-        live_route.wait_all(self, items)  # changes a rule approved while planning
+        if any(item.live for item in items):  # changes a rule approved, sent to a page
+            live_route.wait_all(self, items)
 
     @property
     def operator(self) -> Operating:
