@@ -78,8 +78,9 @@ class DecidableRun(Generic[I]):
     # approve, approve_by_rule and reject all go the same way (``_decide``): find the run that
     # holds the item, take it (``DecideFirst`` while what it builds on waits), leave an item
     # decided before alone, take the person's edit, record who decided, carry the item out or
-    # refuse it, let the run settle what follows, and tell the subscribers. A dialect says only
-    # what carrying out, refusing and settling mean for it (the hooks below the template).
+    # refuse it (and settle what follows in the run), and tell the subscribers. A dialect says
+    # only what carrying out and refusing mean for it (the two hooks below the template): one
+    # call into the dialect per decision.
 
     #: ``approve_all`` / ``reject_all`` go on to what comes up after each decision (a batch
     #: that continues to its next question), or decide only what waits when they start.
@@ -146,10 +147,9 @@ class DecidableRun(Generic[I]):
                     item.proposed, item.proposal, item.edited = item.proposal, written, True
             item.decided_by, item.rule = choice.by, choice.rule
             if choice.approve:
-                self._carry_out(item, choice.and_run)
+                changed = self._carry_out(item, choice.and_run)
             else:
-                self._refuse(item, reason_note(choice.reason))
-            changed = self._settle(item, choice.and_run)
+                changed = self._refuse(item, reason_note(choice.reason))
             decision = Decision.made(item)
         for each in changed:
             self._notify(each)
@@ -178,19 +178,17 @@ class DecidableRun(Generic[I]):
         """The run that decides item ``id``: this one, or the one a view over runs holds it in."""
         return self
 
-    def _carry_out(self, item: I, and_run: bool) -> None:
-        """Do what the approved ``item`` proposes and give it its result."""
+    def _carry_out(self, item: I, and_run: bool) -> list[Item]:
+        """Do what the approved ``item`` proposes, give it its result, and settle what the
+        decision settles in the rest of the run. Returns the items whose change is still to be
+        told (the decided one first), or ``[]`` when the dialect told them as they changed."""
         raise NotImplementedError
 
-    def _refuse(self, item: I, note: str) -> None:
-        """Give the refused ``item`` its result and status; ``note`` is the person's reason
-        as the model reads it (`` Reason: ...``, ``decisions.reason_note``), or ``""``."""
+    def _refuse(self, item: I, note: str) -> list[Item]:
+        """Give the refused ``item`` its result and status, and settle the rest of the run;
+        ``note`` is the person's reason as the model reads it (`` Reason: ...``,
+        ``decisions.reason_note``), or ``""``. Returns what ``_carry_out`` returns."""
         raise NotImplementedError
-
-    def _settle(self, item: I, and_run: bool) -> list[Item]:
-        """After ``item`` was decided: what the decision settles in the rest of the run. Returns
-        the items whose change is still to be told (the decided one first)."""
-        return []
 
     def _unattended_refusal(self, item: I) -> str | None:
         """Why ``item`` is not approved unattended (the model reads it), or None."""

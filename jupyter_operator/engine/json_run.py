@@ -136,11 +136,16 @@ class JsonRun(DecidableRun[JsonItem]):
     approve_all_goes_on = True
     reject_all_goes_on = True
 
-    def _refuse(self, item: JsonItem, note: str) -> None:
+    def _carry_out(self, item: JsonItem, and_run: bool = False) -> list[Item]:
+        self._execute(item)
+        return self._settle(item)
+
+    def _refuse(self, item: JsonItem, note: str) -> list[Item]:
         error = "rejected by the person; nothing was done." + note
         self._answer(item, events.failure(item.operation, codes.ERR_REJECTED, error), "rejected")
+        return self._settle(item)
 
-    def _settle(self, item: JsonItem, and_run: bool) -> list[Item]:
+    def _settle(self, item: JsonItem) -> list[Item]:
         """Continue the batch after the decided operation (each answer is told as it comes)."""
         self._next = item.index + 1
         self.advance()
@@ -233,7 +238,7 @@ class JsonRun(DecidableRun[JsonItem]):
             item.summary = item.proposal.summary
         if verdict.verdict == "auto":
             item.decided_by, item.rule = "rule", verdict.text
-            self._carry_out(item)
+            self._execute(item)
             return
         item.rule = verdict.text  # why it asks (a person's decision clears it)
         details = {"path": op.path, "policy": f"{op.type}.approvalRequired"}  # type: ignore[attr-defined]
@@ -262,7 +267,7 @@ class JsonRun(DecidableRun[JsonItem]):
         decision = outside_sandbox(decision, item.shell is not None and item.shell.sandboxed)
         if decision.verdict == "run":
             item.decided_by, item.rule = "rule", decision.rule
-            self._carry_out(item)
+            self._execute(item)
             return
         details: dict[str, Any] = {"command": op.command}
         if op.cwd is not None:
@@ -285,7 +290,8 @@ class JsonRun(DecidableRun[JsonItem]):
         item.decided_by = "rule"
         self._answer(item, event, "denied", code=codes.ERR_POLICY_DENIED, summary=reason)
 
-    def _carry_out(self, item: JsonItem, and_run: bool = False) -> None:
+    def _execute(self, item: JsonItem) -> None:
+        """Carry out an approved (or allowed) operation and answer it."""
         op = item.operation
         ws = self._operator.workspace
         try:

@@ -94,7 +94,7 @@ class Run(DecidableRun[Item]):
     # -- the hooks of the decision template (``DecidableRun._decide``) ------------------------
     runs_cells = True
 
-    def _carry_out(self, item: Item, and_run: bool) -> None:
+    def _carry_out(self, item: Item, and_run: bool) -> list[Item]:
         """Apply the change, run the read or start the cell run; an edited change's result
         tells the model what the person changed."""
         carry_out(self._operator, item, self.budget, self, and_run=and_run)
@@ -102,16 +102,19 @@ class Run(DecidableRun[Item]):
             item.result = edits.edited_result(item.result, item.proposed, item.proposal,
                                               item.path or "")  # fmt: skip
             item.summary = item.proposal.summary
+        return self._settle(item, and_run)
 
-    def _refuse(self, item: Item, note: str) -> None:
+    def _refuse(self, item: Item, note: str) -> list[Item]:
         result = Result.failure(item.id, codes.ERR_REJECTED, "nothing was changed." + note)
         if item.foreign is not None:  # the model is told the block it meant
             result = foreign_calls.rejected(item, note)
         outcome_notes.finish(item, result, "rejected")
+        return self._settle(item, False)
 
     def _settle(self, item: Item, and_run: bool) -> list[Item]:
-        """Journal what was applied, start Approve & Run's cell, re-plan the changes built on
-        the item and release the reads that waited for it."""
+        """After a decision (or a page's answer): journal what was applied, start Approve &
+        Run's cell, re-plan the changes built on the item and release the reads that waited
+        for it. Returns the items to tell of, the decided one first."""
         history.track(self._operator.journal, self, item)
         if and_run and not live_route.waiting(item):  # a page runs it once it has it
             run_items.after_change(self._operator, self, item)

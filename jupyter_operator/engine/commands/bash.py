@@ -146,12 +146,17 @@ class BashRun(DecidableRun[Item]):
         return getattr(item, "response", None) or ""
 
     # -- the hooks of the decision template (``DecidableRun._decide``) ------------------------
-    def _refuse(self, item: Item, note: str) -> None:
+    def _refuse(self, item: Item, note: str) -> list[Item]:
         """The command never runs; the person's reason is passed on in the response."""
         self._fail(item, operator_codes.ERR_REJECTED, "the command was not run." + note, "rejected")
+        return []  # told already; a bash line is the run's one item
+
+    def _carry_out(self, item: Item, and_run: bool = False) -> list[Item]:
+        self._run_command(item)
+        return []  # told as it ran; a bash line is the run's one item
 
     # -- running -----------------------------------------------------------------------------
-    def _carry_out(self, item: Item, and_run: bool = False) -> None:
+    def _run_command(self, item: Item) -> None:
         """Run the approved (or allowed) command and settle the item (a bash line has no
         content a person could edit: ``edits.plan_edited`` refuses one)."""
         assert isinstance(item, BashItem)
