@@ -10,7 +10,6 @@ owns, saves the outputs into the ``.ipynb`` through an ordinary journaled change
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from dataclasses import dataclass, field, replace
@@ -28,6 +27,7 @@ from ..workspace import (
     unified_diff,
 )
 from ..workspace import cell_transforms as nbcells
+from ..workspace.cell_transforms import source_sha256
 from ..workspace.ledger import (
     ExecutionRecord,
     executions,
@@ -45,10 +45,6 @@ log = logging.getLogger(__name__)
 RAN_BEFORE_SHOWN = 5
 
 NOT_ROLLED_BACK = "undo restores files and cells, not the kernel's state (variables, imports)"
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 @dataclass
@@ -119,7 +115,7 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
     alive = kernel.identity if kernel.state != "dead" else None
     common = {"notebook": notebook, "kernel_identity": alive, "kernel_name": kernel.name}
     if cmd.action == "nb.restartKernel":
-        request = RunRequest(cell_id=None, index=None, source="", source_sha256=sha256_text(""),
+        request = RunRequest(cell_id=None, index=None, source="", source_sha256=source_sha256(""),
                              timeout_s=RUN_TIMEOUT_DEFAULT_S, restart=True,
                              **common)  # fmt: skip
         return Execution(request, kernel, "the kernel (its state will be lost)", level, ran_before)
@@ -136,8 +132,8 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
             cell = nb.cells[position]
             if cell.get("cell_type") == "code":
                 source = nbcells.source_of(cell)
-                cells.append((cell.get("id"), source, sha256_text(source)))
-        request = RunRequest(cell_id=None, index=None, source="", source_sha256=sha256_text(""),
+                cells.append((cell.get("id"), source, source_sha256(source)))
+        request = RunRequest(cell_id=None, index=None, source="", source_sha256=source_sha256(""),
                              timeout_s=RUN_TIMEOUT_DEFAULT_S, restart=True, cells=tuple(cells),
                              **common)  # fmt: skip
         count = len(cells)
@@ -151,42 +147,9 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
     source = nbcells.source_of(cell)
     cell_id = cell.get("id") if isinstance(cell.get("id"), str) else None
     request = RunRequest(cell_id=cell_id, index=position, source=source,
-                         source_sha256=sha256_text(source), timeout_s=p.timeout_s,
+                         source_sha256=source_sha256(source), timeout_s=p.timeout_s,
                          timeout_asked=p.timeout_asked, **common)  # fmt: skip
     return Execution(request, kernel, nbcells.describe_cell(nb, position), level, ran_before)
-
-
-def stale_outcome(ws: Workspace, execution: Execution) -> Outcome | None:
-    """A ``stale`` outcome when a cell on disk is no longer the one previewed, else None: the
-    cell of a run, or each cell of a rebuild (its old source would run, and its outputs be
-    saved under the edited cell).
-
-    Only the source counts: outputs, execution counts and metadata are not edits.
-    """
-    request = execution.request
-    if request.cells:
-        guarded = [(cell_id, None, digest) for cell_id, _source, digest in request.cells]
-    elif request.cell_id is not None or request.index is not None:
-        guarded = [(request.cell_id, request.index, request.source_sha256)]
-    else:
-        return None
-    try:
-        nb = nbcells.load_notebook(ws.read_bytes(request.notebook, limit=MAX_PLANNED_BYTES),
-                                   request.notebook)  # fmt: skip
-    except OperatorError as exc:
-        why = f"the notebook cannot be read ({exc.message}); nothing ran."
-        return Outcome("stale", message=why)
-    for cell_id, index, digest in guarded:
-        what = f"cell {cell_id}" if cell_id else f"the cell at index {index}"
-        try:
-            position = nbcells.locate(nb, cell_id, None if cell_id else index)
-        except OperatorError as exc:
-            return Outcome("stale", message=f"{what} is no longer there ({exc.message}); nothing "
-                           "ran.")  # fmt: skip
-        if sha256_text(nbcells.source_of(nb.cells[position])) != digest:
-            return Outcome("stale", message=f"{what} was edited since the preview; nothing ran. "
-                           "Read it again (nb.readCells) before running it.")  # fmt: skip
-    return None
 
 
 def result_of(cmd_id: str, execution: Execution, outcome: Outcome) -> Result:

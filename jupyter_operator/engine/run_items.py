@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 from ..execution import CellRunner, Outcome
 from ..notebooks import teacher
 from ..protocol import OperatorError, Result, codes
-from ..workspace import Snapshot
+from ..workspace import MAX_PLANNED_BYTES, Snapshot, Workspace
 from ..workspace import cell_transforms as nbcells
 from ..workspace.sandbox_masks import SandboxMasks
 from . import executions, live_route, mutations, outcome_notes, shell_ops
 from .items import Item
 
 if TYPE_CHECKING:
+    from .executions import Execution
     from .operating import Deciding, Operating
     from .rules import Verdict
 
@@ -95,7 +96,7 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
     runner = operator.runner
     can = runner.capabilities
     if can.checks_staleness:
-        stale = executions.stale_outcome(operator.workspace, execution)
+        stale = _stale(operator.workspace, execution)
         if stale is not None:
             finish(operator, run, item, stale, runner=runner)
             return
@@ -117,6 +118,39 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
     except Exception:
         log.exception("starting %s failed", item.id)
         done(Outcome("unavailable", message="the kernel could not be reached"))
+
+
+def _stale(ws: Workspace, execution: Execution) -> Outcome | None:
+    """A ``stale`` outcome when a cell on disk is no longer the one previewed, else None: the
+    cell of a run, or each cell of a rebuild (its old source would run, and its outputs be
+    saved under the edited cell).
+
+    Only the source counts: outputs, execution counts and metadata are not edits.
+    """
+    request = execution.request
+    if request.cells:
+        guarded = [(cell_id, None, digest) for cell_id, _source, digest in request.cells]
+    elif request.cell_id is not None or request.index is not None:
+        guarded = [(request.cell_id, request.index, request.source_sha256)]
+    else:
+        return None
+    try:
+        nb = nbcells.load_notebook(ws.read_bytes(request.notebook, limit=MAX_PLANNED_BYTES),
+                                   request.notebook)  # fmt: skip
+    except OperatorError as exc:
+        why = f"the notebook cannot be read ({exc.message}); nothing ran."
+        return Outcome("stale", message=why)
+    for cell_id, index, digest in guarded:
+        what = f"cell {cell_id}" if cell_id else f"the cell at index {index}"
+        try:
+            position = nbcells.locate(nb, cell_id, None if cell_id else index)
+        except OperatorError as exc:
+            return Outcome("stale", message=f"{what} is no longer there ({exc.message}); nothing "
+                           "ran.")  # fmt: skip
+        if nbcells.source_sha256(nbcells.source_of(nb.cells[position])) != digest:
+            return Outcome("stale", message=f"{what} was edited since the preview; nothing ran. "
+                           "Read it again (nb.readCells) before running it.")  # fmt: skip
+    return None
 
 
 def finish(operator: Operating, run: Deciding | None, item: Item, outcome: Outcome,

@@ -9,6 +9,7 @@ anything is shown to a person. Nothing here touches the disk.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 from dataclasses import dataclass
@@ -89,6 +90,11 @@ def source_of(cell: dict[str, Any]) -> str:
 
 
 # --- addressing ---------------------------------------------------------------------------------
+def source_sha256(source: str) -> str:
+    """The digest a run's card and its guard compare a cell's source by (UTF-8, sha256)."""
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
 def locate(nb: Notebook, cell_id: str | None, index: int | None) -> int:
     """The index of the addressed cell.
 
