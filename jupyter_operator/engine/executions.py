@@ -57,6 +57,9 @@ class Execution:
     policy: str  # the notebook's own policy, capped by the server
     ran_before: list[dict[str, Any]] = field(default_factory=list)
     outcome: Outcome | None = None
+    #: The runner it was planned with (``kernel`` is its kernel), which runs it once approved;
+    #: None for a run loaded from a saved session (it ended long ago).
+    runner: CellRunner | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -118,7 +121,8 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
         request = RunRequest(cell_id=None, index=None, source="", source_sha256=source_sha256(""),
                              timeout_s=RUN_TIMEOUT_DEFAULT_S, restart=True,
                              **common)  # fmt: skip
-        return Execution(request, kernel, "the kernel (its state will be lost)", level, ran_before)
+        return Execution(request, kernel, "the kernel (its state will be lost)", level, ran_before,
+                         runner=runner)
     if cmd.action == "nb.rebuildState":
         # Each cell once, in the notebook's order: the kernel comes back in line with it.
         positions = set()
@@ -138,7 +142,7 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
                              **common)  # fmt: skip
         count = len(cells)
         what = f"the kernel's state: restart, then {count} cell{'s' * (count != 1)} again"
-        return Execution(request, kernel, what, level, ran_before)
+        return Execution(request, kernel, what, level, ran_before, runner=runner)
     position = nbcells.locate(nb, p.cell_id, p.index)
     cell = nb.cells[position]
     if cell.get("cell_type") != "code":
@@ -149,7 +153,8 @@ def plan(ws: Workspace, journal: Journal, cmd: Command, runner: CellRunner,
     request = RunRequest(cell_id=cell_id, index=position, source=source,
                          source_sha256=source_sha256(source), timeout_s=p.timeout_s,
                          timeout_asked=p.timeout_asked, **common)  # fmt: skip
-    return Execution(request, kernel, nbcells.describe_cell(nb, position), level, ran_before)
+    return Execution(request, kernel, nbcells.describe_cell(nb, position), level, ran_before,
+                     runner=runner)
 
 
 def result_of(cmd_id: str, execution: Execution, outcome: Outcome) -> Result:

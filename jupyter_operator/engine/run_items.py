@@ -93,7 +93,8 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
                                                   teacher.MEANING[execution.policy] + "."),
                              "denied")  # fmt: skip
         return
-    runner = operator.runner
+    # The runner the run was planned with (its kernel is the one the card shows).
+    runner = execution.runner or operator.runner
     can = runner.capabilities
     if can.checks_staleness:
         stale = _stale(operator.workspace, execution)
