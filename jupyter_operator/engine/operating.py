@@ -77,7 +77,8 @@ class Deciding(Protocol):
         """The answer of the page asked to apply an approved notebook change."""
 
     def ran(self, item: Item) -> None:
-        """A cell run of ``item`` ended: release what waited for it, tell every subscriber."""
+        """A cell run of ``item`` ended after ``run_items.start`` returned (a kernel's answer
+        on its thread): release what waited for it, tell every subscriber."""
 
 
 __all__ = ["Deciding", "Operating"]

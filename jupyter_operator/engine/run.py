@@ -85,7 +85,8 @@ class Run(DecidableRun[Item]):
         return decision
 
     def ran(self, item: Item) -> None:
-        """A run ended (perhaps from a runner's thread): release what waited, tell everyone."""
+        """A run ended after it started (on a runner's thread): release what waited, tell
+        everyone. One that ends while it starts is settled by the decision (``_settle``)."""
         with self._lock:
             refreshed = self._refresh_dependents(item) + self._release_waiting()
         for changed in [item, *refreshed]:

@@ -85,7 +85,11 @@ def replan(operator: Operating, item: Item, refused: str | None, edited: str | N
 
 
 def start(operator: Operating, run: Deciding | None, item: Item) -> None:
-    """Run an approved item: guards first, then the runner; ``finish`` ends it (maybe later)."""
+    """Run an approved item: guards first, then the runner; ``finish`` ends it (maybe later).
+
+    Every caller settles ``run`` once this returns (the decision's ``Run._settle``, or a
+    page's answer's): a run that ended by then, on this thread, is settled there, and
+    ``run.ran`` is only for one that ends later (a kernel's answer on another thread)."""
     execution = item.execution
     assert execution is not None
     if not teacher.allows(execution.policy, "apply"):
@@ -99,7 +103,7 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
     if can.checks_staleness:
         stale = _stale(operator.workspace, execution)
         if stale is not None:
-            finish(operator, run, item, stale, runner=runner)
+            finish(operator, run, item, stale, runner=runner, settled_by_caller=True)
             return
     item.move_to("running")  # a change under Approve & Run too: the run waits for its output
     item.summary = f"running {execution.what}"
@@ -110,15 +114,20 @@ def start(operator: Operating, run: Deciding | None, item: Item) -> None:
     if can.sandboxed:
         before = operator.workspace.sandbox_masks()
 
+    starting = [threading.get_ident()]  # emptied once ``runner.start`` returned
+
     def done(outcome: Outcome) -> None:
         if once.acquire(blocking=False):  # a runner that answers twice is answered once
-            finish(operator, run, item, outcome, before, runner=runner)
+            now = threading.get_ident() in starting  # still inside start, on its thread
+            finish(operator, run, item, outcome, before, runner=runner, settled_by_caller=now)
 
     try:
         runner.start(execution.request, done)
     except Exception:
         log.exception("starting %s failed", item.id)
         done(Outcome("unavailable", message="the kernel could not be reached"))
+    finally:
+        starting.clear()
 
 
 def _stale(ws: Workspace, execution: Execution) -> Outcome | None:
@@ -155,11 +164,12 @@ def _stale(ws: Workspace, execution: Execution) -> Outcome | None:
 
 
 def finish(operator: Operating, run: Deciding | None, item: Item, outcome: Outcome,
-           before: SandboxMasks | None = None, *, runner: CellRunner | None = None) -> None:
+           before: SandboxMasks | None = None, *, runner: CellRunner | None = None,
+           settled_by_caller: bool = False) -> None:  # fmt: skip
     """Record a finished run, tell the model, save the outputs (session's own kernels); with
     ``before`` (the sandbox's masks when the cell started), set aside the notebooks it gave a
     policy (``shell_ops.set_aside_new_policies``). ``runner``: the one that ran it (by default
-    the session's)."""
+    the session's). ``run.ran`` is told unless ``settled_by_caller`` (``start``)."""
     saves = (runner or operator.runner).capabilities.saves_outputs
     result = executions.finish(operator.workspace, operator.journal, item, outcome,
                                session=operator.session, label=operator.label,
@@ -180,7 +190,7 @@ def finish(operator: Operating, run: Deciding | None, item: Item, outcome: Outco
     else:
         outcome_notes.finish(item, result, status)
         item.summary = result.summary
-    if run is not None:
+    if run is not None and not settled_by_caller:
         run.ran(item)
 
 

@@ -6,6 +6,7 @@ A stand-in runner declares each capability in turn; no kernel starts.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -141,3 +142,42 @@ def test_the_sandbox_masks_are_taken_before_a_run_only_for_a_sandboxed_runner(
         run.approve("r1")
         assert run.items[0].status == "done"
     assert bool(taken) is sandboxed
+
+
+class LaterStandIn(StandIn):
+    """A runner that answers on a thread of its own, after ``start`` returned (a kernel)."""
+
+    def __init__(self, capabilities: Capabilities) -> None:
+        super().__init__(capabilities)
+        self.answers: list[threading.Thread] = []
+
+    def start(self, request: RunRequest, done: Done) -> None:
+        self.started.append(request)
+        go = threading.Event()
+        answer = threading.Thread(target=lambda: (go.wait(5), done(Outcome(
+            "ok", 1, 3, [OUTPUT], kernel_identity="k1"))))  # fmt: skip
+        self.answers.append(answer)
+        answer.start()
+        self.go = go  # the test lets it answer once start has returned
+
+
+@pytest.mark.parametrize("later", [False, True], ids=["while-it-starts", "on-its-thread"])
+def test_a_run_that_ends_releases_the_read_waiting_for_it_and_is_told_once(
+    ws: Path, tmp_path: Path, later: bool
+) -> None:
+    """A run that ends while it starts is settled by the decision that started it; one that
+    ends later by ``Run.ran``. Either way the read queued behind it runs, and subscribers
+    hear of the run's end once."""
+    runner = LaterStandIn(OWN) if later else StandIn(OWN)
+    with _operator(ws, tmp_path, runner) as op:
+        run = op.run(cmd("r1", "nb.runCell", cell_id="c1") + cmd("v1", "nb.readCells"))
+        assert [item.status for item in run.items] == ["pending", "waiting"]
+        told: list[tuple[str, str]] = []
+        run.subscribe(lambda item: told.append((item.id, item.status)))
+        run.approve("r1")
+        if later:
+            assert run.items[0].status == "running" and run.items[1].status == "waiting"
+            runner.go.set()
+            runner.answers[0].join(5)
+        assert [item.status for item in run.items] == ["done", "done"]
+        assert told.count(("r1", "done")) == 1 and ("v1", "done") in told, told
