@@ -316,6 +316,12 @@ def notebook_bytes(doc: Any) -> bytes:
     return (nbformat.writes(content, version=nbformat.NO_CONVERT) + "\n").encode()
 
 
+def _document_room(room_id: object) -> list[str] | None:
+    """A room id's ``[format, type, file id]`` when it is a notebook's or a file's room."""
+    parts = room_id.split(":", 2) if isinstance(room_id, str) else []
+    return parts if len(parts) == 3 and parts[1] in ("notebook", "file") else None
+
+
 class SharedRooms:
     """The rooms of the server's ``jupyter_server_ydoc`` extension (``live_route.LiveRooms``).
 
@@ -399,9 +405,28 @@ class SharedRooms:
                         exc_info=True)  # fmt: skip
             return None
 
+    def _rooms(self, extension: Any) -> dict[Any, Any] | None:
+        """The rooms open now: the extension's websocket server's (``ywebsocket_server.rooms``,
+        keyed ``format:type:id``), not its documented API: None when it is not a dict."""
+        rooms = getattr(getattr(extension, "ywebsocket_server", None), "rooms", None)
+        return rooms if isinstance(rooms, dict) else None
+
+    def _no_document_room(self, extension: Any) -> bool:
+        """True when no room of a notebook or file is open at all, so none holds any file.
+
+        Read from the worker thread that asks, without going to the server's event loop: that
+        round trip was most of what asking cost a disk write (``bench/server.py``). A room
+        opening just after this answer is the same race as one opening just after the loop's
+        answer. Anything unexpected there says False, and the loop is asked."""
+        rooms = self._rooms(extension)
+        if rooms is None:
+            return False
+        return not any(_document_room(room_id) for room_id in list(rooms))
+
     def holds(self, path: Path) -> bool:
         """Whether a room is open for the notebook or text file ``path`` (absolute)."""
-        if not self.active:
+        extension = self.extension()
+        if extension is None or self._no_document_room(extension):
             return False
         return self._run(lambda: self._document(path)) is not None
 
@@ -412,7 +437,8 @@ class SharedRooms:
     def holding(self, folder: Path, files: Sequence[Path]) -> Path | None:
         """The first of ``files`` (absolute: every file below the folder ``folder``, as the
         engine listed them through its jail) that a room holds, or None."""
-        if not self.active or not files:
+        extension = self.extension()
+        if extension is None or not files or self._no_document_room(extension):
             return None
         return self._run(lambda: self.held_among(files))
 
@@ -466,16 +492,15 @@ class SharedRooms:
         extension's websocket server (``ywebsocket_server.rooms``, keyed ``format:type:id``:
         not its documented API, so anything unexpected there lists nothing); each id's file is
         named by the file-id service (``get_path``), which never indexes anything."""
-        extension = self.extension()
         ids = self._file_ids()
-        rooms = getattr(getattr(extension, "ywebsocket_server", None), "rooms", None)
-        if ids is None or not isinstance(rooms, dict):
+        rooms = self._rooms(self.extension())
+        if ids is None or rooms is None:
             return []
         root = Path(root)
         found = []
         for room_id in list(rooms):
-            parts = room_id.split(":", 2) if isinstance(room_id, str) else []
-            if len(parts) != 3 or parts[1] not in ("notebook", "file"):
+            parts = _document_room(room_id)
+            if parts is None:
                 continue  # the global awareness room, or a kind of room of another extension
             try:
                 relative = ids.get_path(parts[2])

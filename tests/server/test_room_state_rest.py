@@ -4,6 +4,8 @@ token."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -361,3 +363,53 @@ async def test_asking_whether_a_room_holds_a_file_gives_it_no_file_id(
     assert await shared.held(root / "open.ipynb")
     assert not await shared.held(root / "new.txt")
     assert ids.get_id("new.txt") is None  # asking gave it no id
+
+
+def test_with_no_document_room_open_no_file_is_held_and_the_loop_is_not_asked(
+    tmp_path: Path,
+) -> None:
+    """Every disk write asks whether a room holds its file. With no notebook's or file's room
+    open (the awareness room aside), the answer is no, given from the asking thread: the
+    server's loop is never asked. Once a document room is open, it is."""
+    from jupyter_operator.server.rooms import SharedRooms
+
+    asked: list[str] = []
+    open_rooms: dict[str, Any] = {"JupyterLab:globalAwareness": object()}
+
+    class Extension:
+        disable_rtc = False
+        ywebsocket_server = type("Server", (), {"rooms": open_rooms})()
+
+        async def get_document(self, **kwargs: Any) -> Any:
+            asked.append(kwargs["path"])
+            return object() if kwargs["path"] == "held.ipynb" else None
+
+    class Server:
+        root_dir = str(tmp_path)
+        extension_manager = type("Manager", (), {"extension_apps": {
+            "jupyter_server_ydoc": {Extension()}}})()
+
+    class NoLoop:
+        """The server's loop, which must not be asked while no document room is open."""
+
+        def __getattr__(self, name: str) -> Any:
+            raise AssertionError(f"the loop was asked ({name})")
+
+    rooms = SharedRooms(Server(), loop=NoLoop())  # type: ignore[arg-type]
+    held, other = tmp_path / "held.ipynb", tmp_path / "other.ipynb"
+    assert rooms.holds(held) is False
+    assert rooms.holding(tmp_path, [held, other]) is None
+    assert asked == []
+
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    try:
+        open_rooms["json:notebook:some-id"] = object()  # a page opened a notebook
+        rooms = SharedRooms(Server(), loop=loop)
+        assert rooms.holds(held) is True and rooms.holds(other) is False
+        assert asked == ["held.ipynb", "other.ipynb"]
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(5)
+        loop.close()
