@@ -189,7 +189,7 @@ def run(args: Any) -> int:
     from .progress import plural
     from .results import ERRORS
     from .review import ReviewError, check_server
-    from .single import SandboxUnavailable
+    from .single import SandboxUnavailable, ScratchError, scratch_parent
     from .tasks import TaskError
 
     if args.suite is not None and args.suite_name is not None:
@@ -219,6 +219,7 @@ def run(args: Any) -> int:
         errored = experiment.errored()
         if args.dask is None:  # a cluster's workers check where they run
             experiment.check_sandbox()
+            scratch_parent()  # $JUPYTER_OPERATOR_EVAL_SCRATCH, if set, is a folder
         experiment.check_models(dask=args.dask)  # one request per endpoint model with runs to do
         if review is not None and experiment.pending():
             check_server(review)  # the server is there and takes the token, before any run
@@ -246,7 +247,8 @@ def run(args: Any) -> int:
             warnings.simplefilter("ignore")
             results = experiment.run(workers=args.workers, dask=args.dask,
                                      progress=_recording(ran), notice=_say)  # fmt: skip
-    except SandboxUnavailable as exc:  # a cluster's worker without bubblewrap
+    # a cluster's worker without bubblewrap, or whose $JUPYTER_OPERATOR_EVAL_SCRATCH is no folder
+    except (SandboxUnavailable, ScratchError) as exc:
         _say(str(exc))
         return 2
     results = Results(results.rows, prices)

@@ -396,7 +396,8 @@ class Experiment:
         ``notice``: told, in a sentence, of each wait before a rate-limited run is tried again.
 
         Raises ``SandboxUnavailable`` before any run when an endpoint model's runs would run
-        without the sandbox (on a Dask cluster: from the first worker that lacks it). Lines of
+        without the sandbox (on a Dask cluster: from the first worker that lacks it), and
+        ``single.ScratchError`` when ``$JUPYTER_OPERATOR_EVAL_SCRATCH`` names no folder. Lines of
         the results that do not verify are warned about, and their runs done again.
         """
         import warnings

@@ -69,6 +69,19 @@ def test_an_endpoint_that_cannot_be_reached(
     assert code == 2 and "Could not connect to the endpoint 127.0.0.1" in err, err
 
 
+def test_a_scratch_setting_that_names_no_folder_stops_the_grid_with_one_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("JUPYTER_OPERATOR_EVAL_SCRATCH", str(tmp_path / "nowhere"))
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps([WRITE, "Done."]))
+    code = _eval(str(HELLO), "--replay", str(good), out=tmp_path / "o")
+    err = capsys.readouterr().err
+    assert code == 2, "a grid ran with its runs' folder named nowhere"
+    assert err.count("\n") == 1 and "$JUPYTER_OPERATOR_EVAL_SCRATCH is" in err, err
+    assert "nowhere" in err and not (tmp_path / "o" / "results.jsonl").exists()
+
+
 def test_nothing_is_asked_when_nothing_is_left_to_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
