@@ -119,8 +119,8 @@ def _wrap(program: str, argv: list[str], *, root: Path, cwd: Path, network: bool
     args = [program, "--die-with-parent", "--new-session", "--unshare-all"]
     if network:
         args.append("--share-net")
-    # /tmp first: a later bind (a Python installation under /tmp) is mounted over it, not
-    # hidden by it.
+    # /dev and /tmp first: a later bind (a Python installation under /tmp, an eval run's task
+    # folder under /dev/shm, bound at its own path) is mounted over them, not hidden by them.
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for path in SYSTEM_DIRS:
         args += _mount(path)
