@@ -82,7 +82,9 @@ def plan_edited(item: Item, content: bytes) -> Proposal:
     change = proposal.change
     counts = f"+{added} -{removed} lines"
     summary = f"new file, {counts}" if change == "create" else counts
-    return Proposal(content, snapshot, change, diff, added, removed, f"{summary} (edited)")
+    return Proposal(
+        content, snapshot, change, diff, added, removed, f"{summary} (edited)", diffed_as=path
+    )
 
 
 def edit_diff(proposed: bytes | None, written: bytes | None, path: str) -> str:

@@ -28,7 +28,7 @@ def write_file(operator: Operating, path: str, data: bytes, *, command_id: str,
             raise OperatorError(codes.ERR_NOT_A_FILE, f"{path} is a directory.")
         change = "modify" if before.exists else "create"
         diff = unified_diff(before.data, data, path)
-        proposal = Proposal(data, before, change, diff, 0, 0, "")
+        proposal = Proposal(data, before, change, diff, 0, 0, "", diffed_as=path)
         entry = mutations.record_for(
             operator.journal, operator.journal.allocate_id(), command_id, action, path, proposal,
             session=operator.session, decided_by="person", rule=None,

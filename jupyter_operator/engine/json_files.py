@@ -100,6 +100,7 @@ def plan(ws: Workspace, op: Operation) -> Proposal:
         added,
         removed,
         mutations._describe(change, added, removed),
+        diffed_as=path,
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from ..protocol import Command, OperatorError, Result, codes, resolve_style
 from ..workspace import (
+    DERIVED_DIFF_BYTES,
     MAX_PLANNED_BYTES,
     HistoryEntry,
     Journal,
@@ -28,6 +29,7 @@ from ..workspace import (
     delete_region,
     diff_with_stats,
     encode_text,
+    history_diff,
     insert_region,
     is_notebook,
     path_key,
@@ -173,7 +175,7 @@ def _plan(ws: Workspace, cmd: Command, base: Snapshot | None) -> Proposal:
         validate_notebook(new_bytes)
     change = "modify" if snapshot.exists else "create"
     diff, added, removed = diff_with_stats(snapshot.data, new_bytes, path)
-    proposal = Proposal(new_bytes, snapshot, change, diff, added, removed, "")
+    proposal = Proposal(new_bytes, snapshot, change, diff, added, removed, "", diffed_as=path)
     cell_diff = proposal.cells if is_notebook(path) else None
     if cell_diff is not None:
         # Count what the person sees: the cells' source lines (the card draws the change as
@@ -199,18 +201,6 @@ def success_summary(cmd: Command) -> str:
     verbs = {"fs.insertRegion": "Inserted", "fs.replaceRegion": "Replaced"}
     verb = verbs.get(cmd.action, "Deleted")
     return f"{verb} region {cmd.params.marker_id}"
-
-
-#: The longest diff kept in the journal for the history view (the change itself is not capped).
-MAX_HISTORY_DIFF = 256 * 1024
-
-
-def _history_diff(diff: str) -> bytes:
-    data = diff.encode("utf-8", "replace")
-    if len(data) <= MAX_HISTORY_DIFF:
-        return data
-    cut = data[:MAX_HISTORY_DIFF].decode("utf-8", "ignore")
-    return (cut[: cut.rfind("\n") + 1] + "... (diff shortened for the history)\n").encode()
 
 
 def apply(ws: Workspace, journal: Journal, cmd: Command, proposal: Proposal, *,
@@ -254,12 +244,27 @@ def record_for(journal: Journal, entry_id: str, command_id: str, action: str, pa
         # Only redo needs these bytes (it fails closed if a power loss took them); the next
         # change's "before" copy, which undo needs, is synced when it is saved again.
         after_sha = journal.save_blob(proposal.new_bytes, durable=False)
+    diff_sha = None
+    if not derived_diff(proposal, path):
+        diff_sha = journal.save_blob(history_diff(proposal.diff), durable=False)
     return HistoryEntry(
         entry_id=entry_id, time=time.time(), command_id=command_id, action=action, path=path,
         change=proposal.change, before_sha256=before_sha, after_sha256=after_sha,
-        diff_sha256=journal.save_blob(_history_diff(proposal.diff), durable=False),
-        route=route, **who,
+        diff_sha256=diff_sha, route=route, **who,
     )  # fmt: skip
+
+
+def derived_diff(proposal: Proposal, path: str) -> bool:
+    """Whether the history makes the diff of ``proposal`` (to ``path``) from its new bytes
+    instead of keeping it: a file created with a plain diff of those bytes, small enough to
+    diff again when shown (``Journal.entries(diffs=True)``, byte for byte the same text).
+    Measured: one blob (a file on the disk, up to 0.7 ms here) less per file created."""
+    return (
+        proposal.change == "create"
+        and proposal.new_bytes is not None
+        and proposal.diffed_as == path
+        and len(proposal.new_bytes) <= DERIVED_DIFF_BYTES
+    )
 
 
 #: Why a notebook a shell command gave its own policy was moved to the trash (its history entry).

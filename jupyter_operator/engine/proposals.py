@@ -30,6 +30,10 @@ class Proposal:
     added: int
     removed: int
     summary: str
+    #: The path ``diff`` is ``diff_with_stats(snapshot.data, new_bytes, path)`` of, when it is
+    #: exactly that (None: made otherwise, or not known): the history can then make a created
+    #: file's diff again from its new bytes (``mutations.record_for``).
+    diffed_as: str | None = None
     #: True when applying would write the bytes the file already has: nothing to approve.
     #: A field, not a property: the planner reads it once per change (``Operator._plan``).
     unchanged: bool = field(init=False, repr=False, compare=False)

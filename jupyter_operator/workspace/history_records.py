@@ -60,6 +60,8 @@ class HistoryEntry:
     session: str | None = None
     decided_by: str | None = None
     rule: str | None = None
+    #: None: no diff kept; a created file's is then made again from its new bytes when shown
+    #: (``Journal._derived_diff``)
     diff_sha256: str | None = None
     diff: str | None = field(default=None, compare=False)
     undo_count: int = 0  # how many times it was undone (names the trash slot of the next one)

@@ -36,6 +36,7 @@ from typing import Any
 from jupyter_operator.protocol import OperatorError, codes
 
 from .atomic import temp_name
+from .diff import diff_with_stats
 from .history_records import (
     DIGEST,
     MAX_LABEL,
@@ -58,8 +59,8 @@ from .journal_paths import (  # where it lives: re-exported for the fronts that 
 from .moves import remove_tree
 from .shared_handles import SharedHandles
 
-__all__ = ["ENV_DIRECTORY", "HistoryEntry", "Journal", "default_directory", "journal_base",
-           "root_key"]  # fmt: skip
+__all__ = ["DERIVED_DIFF_BYTES", "ENV_DIRECTORY", "MAX_HISTORY_DIFF", "HistoryEntry", "Journal",
+           "default_directory", "history_diff", "journal_base", "root_key"]  # fmt: skip
 
 _COUNTER = re.compile(r"[0-9]{1,15}")
 # Searched in bytes, not decoded text: no byte of a UTF-8 character is ASCII.
@@ -69,7 +70,24 @@ _NAMED_ID = re.compile(rb'"j([1-9][0-9]{0,14})"')
 MAX_BLOB = 64 * 1024 * 1024
 #: The most diff text one history listing carries (the newest entries get theirs first).
 MAX_HISTORY_DIFFS = 8 * 1024 * 1024
+#: The longest diff kept in the journal for the history view (the change itself is not capped).
+MAX_HISTORY_DIFF = 256 * 1024
+#: The largest created file whose diff the history makes again from its new bytes rather than
+#: keep (``mutations.derived_diff``): diffing it again costs about what reading a kept diff does.
+DERIVED_DIFF_BYTES = MAX_HISTORY_DIFF
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def history_diff(diff: str) -> bytes:
+    """A change's diff as the history keeps it: UTF-8, cut after a line at
+    ``MAX_HISTORY_DIFF`` bytes."""
+    data = diff.encode("utf-8", "replace")
+    if len(data) <= MAX_HISTORY_DIFF:
+        return data
+    cut = data[:MAX_HISTORY_DIFF].decode("utf-8", "ignore")
+    return (cut[: cut.rfind("\n") + 1] + "... (diff shortened for the history)\n").encode()
+
+
 _O_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | _CLOEXEC
 _O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | _CLOEXEC
 _O_COUNTER = _O_LOCK | os.O_NONBLOCK  # a FIFO planted there must not block the open
@@ -375,12 +393,24 @@ class Journal:
         return out
 
     def _diff(self, entry: HistoryEntry) -> str | None:
-        if entry.diff_sha256 is None:
-            return None
         try:
-            return self.load_blob(entry.diff_sha256).decode("utf-8", "replace")
+            if entry.diff_sha256 is not None:
+                kept = self.load_blob(entry.diff_sha256)
+            elif entry.change == "create" and entry.after_sha256 is not None:
+                kept = self._derived_diff(entry.after_sha256, entry.path)
+            else:
+                return None
         except OperatorError:  # only shown, never used to change a file: no diff then
             return None
+        return None if kept is None else kept.decode("utf-8", "replace")
+
+    def _derived_diff(self, after_sha256: str, path: str) -> bytes | None:
+        """The kept diff of a file created with ``after_sha256``, made again from those bytes
+        (``mutations.derived_diff``: none was kept); None for bytes too large for that."""
+        data = self.load_blob(after_sha256)
+        if len(data) > DERIVED_DIFF_BYTES:
+            return None
+        return history_diff(diff_with_stats(None, data, path).text)
 
     def _read_entries(self, name: str = "entries.jsonl") -> str:
         try:

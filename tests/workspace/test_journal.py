@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from support.replies import b64, block
 
-from jupyter_operator.engine import Operator
+from jupyter_operator.engine import Operator, plan
 from jupyter_operator.protocol import OperatorError, codes
 from jupyter_operator.workspace import HistoryEntry, Journal, Workspace
 from jupyter_operator.workspace.journal_paths import root_key
@@ -332,3 +332,74 @@ def test_a_journal_folder_removed_while_running_is_made_again(tmp_path: Path) ->
     first.rmdir()  # remembered by the process, then gone: made again, not assumed
     assert journal_base(tmp_path / "j" / "k") == first and first.is_dir()
     assert first.stat().st_mode & 0o777 == 0o700
+
+
+# A created file's diff is not kept: the history makes it again from the file's new bytes,
+# the very text the person approved (one file less in the journal per created file).
+CREATED = [
+    b"alpha\nbeta\n",
+    b"no newline at the end",
+    b"crlf\r\nlines\r\n",
+    "non-ASCII \u00e9\u00e8 \u2603\n".encode(),
+    b"\x00\x01binary",
+    b"x" * 1000 + b"\n",
+]
+
+
+def blobs(journal: Path, root: Path) -> set[str]:
+    return {p.name for p in (journal / root_key(root) / "blobs").iterdir()}
+
+
+@pytest.mark.parametrize("data", CREATED, ids=range(len(CREATED)))
+def test_a_created_files_diff_is_made_again_from_its_bytes(setup, data: bytes) -> None:
+    root, journal, _ = setup
+    with Operator(root, journal_dir=journal) as op:
+        run = op.run(block("w1", "fs.write", path="new/b.txt", content_b64=b64(data)))
+        shown = run.item("w1").diff
+        run.approve("w1")
+        [done] = op.history()
+    assert done.change == "create" and done.diff_sha256 is None
+    assert done.diff == shown
+    assert blobs(journal, root) == {sha(data)}
+
+
+def test_every_way_of_creating_a_file_keeps_no_diff(setup) -> None:
+    root, journal, _ = setup
+    ops = [
+        {"type": "createFile", "id": "c1", "path": "json.txt", "content": "json\n"},
+        {"type": "createFile", "id": "c2", "path": "edited.txt", "content": "model\n"},
+    ]
+    with Operator(root, journal_dir=journal) as op:
+        run = plan(op, json.dumps(ops), "json")
+        shown = {item.id: item.diff for item in run.items}
+        run.approve("c1")
+        run.approve("c2", content=b"person\n")
+        shown["c2"] = run.item("c2").diff
+        op.write_file("api.txt", b"file api\n")
+        entries = op.history()
+    assert [e.diff_sha256 for e in entries] == [None, None, None]
+    assert [e.diff for e in entries[:2]] == [shown["c1"], shown["c2"]]
+    assert "+person" in entries[1].diff and "+file api" in entries[2].diff
+
+
+def test_diffs_are_kept_for_changes_and_large_creations(setup, monkeypatch) -> None:
+    root, journal, _ = setup
+    from jupyter_operator.workspace import journal as journal_module
+
+    monkeypatch.setattr("jupyter_operator.engine.mutations.DERIVED_DIFF_BYTES", 10)
+    monkeypatch.setattr(journal_module, "DERIVED_DIFF_BYTES", 10)
+    with Operator(root, journal_dir=journal) as op:
+        op.run(block("w1", "fs.write", path="a.txt", content="changed")).approve("w1")
+        op.run(block("w2", "fs.write", path="big.txt", content="x" * 11)).approve("w2")
+        changed, big = op.history()
+    assert changed.change == "modify" and changed.diff_sha256 is not None
+    assert big.change == "create" and big.diff_sha256 is not None and "+xxxxxxxxxxx" in big.diff
+
+
+def test_a_created_file_whose_bytes_are_lost_shows_no_diff(setup) -> None:
+    root, journal, _ = setup
+    with Operator(root, journal_dir=journal) as op:
+        op.run(block("w1", "fs.write", path="b.txt", content_b64=b64("beta\n"))).approve("w1")
+        (journal / root_key(root) / "blobs" / sha(b"beta\n")).unlink()  # a power loss
+        [done] = op.history()
+    assert done.diff is None
