@@ -185,6 +185,13 @@ def in_room(op: Operating, path: str) -> bool:
     return rooms is not None and target is not None and rooms.holds(target)
 
 
+def _may_hold(holder: object) -> bool:
+    """Whether a room of ``holder`` may hold a file now: ``holding_any`` where it says so (rooms
+    on and one open), else ``active`` (rooms on)."""
+    holding_any = getattr(holder, "holding_any", None)
+    return bool(holding_any) if holding_any is not None else bool(getattr(holder, "active", True))
+
+
 def room_file(op: Operating, path: str) -> str | None:
     """The workspace path of the file a collaborative room holds that writing, deleting or
     moving ``path`` (workspace-relative) on the disk would go beneath: ``path`` itself, or,
@@ -192,9 +199,11 @@ def room_file(op: Operating, path: str) -> str | None:
     folder delete is: ``Workspace.files_below``). None: no room holds any. Rooms are those
     this engine edits (``rooms``) and those it can only ask about (``room_holders``)."""
     target = _target(op, path)
+    # A holder that knows no room is open (``holding_any``) is left out before the folder is
+    # listed: that listing was most of what this check cost every disk write.
     holders = [holder for holder in (getattr(op, "rooms", None),
                                      getattr(op, "room_holders", None))
-               if holder is not None and getattr(holder, "active", True)]  # fmt: skip
+               if holder is not None and _may_hold(holder)]  # fmt: skip
     if target is None or not holders:
         return None
     below = op.workspace.files_below(path)

@@ -355,6 +355,13 @@ class SharedRooms:
         """Whether collaboration is on in this server (rooms may be open)."""
         return self.extension() is not None
 
+    @property
+    def holding_any(self) -> bool:
+        """Whether a notebook's or a file's room may be open now (False: none holds any
+        file, so a disk write need not list a folder's files to ask about them)."""
+        extension = self.extension()
+        return extension is not None and not self._no_document_room(extension)
+
     def _relative(self, path: Path) -> str | None:
         """The room path of the notebook at ``path`` (absolute, as the workspace names it), or
         None: outside the server's root, or reached through a symlink. A room is the document

@@ -225,3 +225,46 @@ def test_a_change_to_a_file_that_is_not_a_notebook_has_no_plan(op, root) -> None
     run = op.run(block("t1", "fs.write", path="notes.txt", content_b64=b64("b\n")))
     item = run.item("t1")
     assert item.needs_approval and item.to_dict()["plan"] is None
+
+
+class Rooms:
+    """Rooms that say whether any is open (``holding_any``) and count what they were asked."""
+
+    def __init__(self, holding_any: bool, *held: Path) -> None:
+        self.holding_any = holding_any
+        self.held = set(held)
+        self.asked: list[object] = []
+
+    def holds(self, path: Path) -> bool:
+        self.asked.append(path)
+        return path in self.held
+
+    def holding(self, folder: Path, files: list[Path]) -> Path | None:
+        self.asked.append(folder)
+        return next((file for file in files if file in self.held), None)
+
+
+def test_with_no_room_open_a_write_lists_nothing_and_asks_nothing(make_operator, root,
+                                                                   monkeypatch) -> None:
+    """Every disk write asks whether a room holds what it changes; a holder that knows no room
+    is open is not asked, and the folder is not listed for it."""
+    op = make_operator()
+    (root / "dir").mkdir()
+    (root / "dir" / "in.txt").write_text("x\n")
+    listed: list[str] = []
+    real = op.workspace.files_below
+
+    def files_below(path: str):
+        listed.append(path)
+        return real(path)
+
+    monkeypatch.setattr(op.workspace, "files_below", files_below)
+    op.rooms = Rooms(False, root.resolve() / "dir" / "in.txt")
+    assert live_route.room_file(op, "dir") is None
+    assert live_route.room_file(op, "dir/in.txt") is None
+    assert (listed, op.rooms.asked) == ([], [])
+
+    op.rooms.holding_any = True  # the same rooms once one is open: asked, and it holds the file
+    assert live_route.room_file(op, "dir") == "dir/in.txt"
+    assert live_route.room_file(op, "dir/in.txt") == "dir/in.txt"
+    assert listed == ["dir", "dir/in.txt"] and len(op.rooms.asked) == 2

@@ -397,6 +397,7 @@ def test_with_no_document_room_open_no_file_is_held_and_the_loop_is_not_asked(
 
     rooms = SharedRooms(Server(), loop=NoLoop())  # type: ignore[arg-type]
     held, other = tmp_path / "held.ipynb", tmp_path / "other.ipynb"
+    assert rooms.active and not rooms.holding_any
     assert rooms.holds(held) is False
     assert rooms.holding(tmp_path, [held, other]) is None
     assert asked == []
@@ -407,6 +408,7 @@ def test_with_no_document_room_open_no_file_is_held_and_the_loop_is_not_asked(
     try:
         open_rooms["json:notebook:some-id"] = object()  # a page opened a notebook
         rooms = SharedRooms(Server(), loop=loop)
+        assert rooms.holding_any
         assert rooms.holds(held) is True and rooms.holds(other) is False
         assert asked == ["held.ipynb", "other.ipynb"]
     finally:
