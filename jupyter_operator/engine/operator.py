@@ -111,11 +111,14 @@ class Operator:
                  runner: CellRunner | None = None,
                  notebook_cap: str | None = None,
                  workspace: Workspace | None = None,
+                 journal: Journal | None = None,
                  label: str | None = None) -> None:  # fmt: skip
         """``workspace``: an open :class:`Workspace` of the same root, made with the same
         protected paths, journal and notebook cap, to use instead of opening one (a host that
         opens a session per reply shares one per root: opening it costs more than the rest of
-        a session). The session does not close it; whoever opened it does."""
+        a session). ``journal``: likewise an open :class:`Journal` of the same root in
+        ``journal_dir`` (finding its folder resolves both paths: most of what opening a session
+        cost). The session closes neither; whoever opened them does."""
         #: Host extensions of the protocol this session runs (``"nb"``: the notebook cell
         #: actions). Off by default: their actions are then ``ERR_UNKNOWN_ACTION``.
         self.extensions: tuple[str, ...] = check_extensions(extensions)
@@ -130,7 +133,10 @@ class Operator:
         #: Who proposed what this session applies, for people (an MCP client's ``name
         #: version``; None: a pasted reply or a person), recorded with every change.
         self.label = label
-        self.journal = Journal(self.root, Path(journal_dir) if journal_dir else None)
+        self._owns_journal = journal is None
+        if journal is None:
+            journal = Journal(self.root, Path(journal_dir) if journal_dir else None)
+        self.journal = journal
         protect = list(DEFAULT_PROTECTED if protected is None else protected)
         # The journal folder is out of reach by its real location (wherever it is), not by name.
         # ``notebook_cap`` limits every notebook's own policy, which the workspace holds on
@@ -140,7 +146,7 @@ class Operator:
             workspace = Workspace(self.root, protected=protect, journal_dir=self.journal.base,
                                   notebook_cap=notebook_cap)  # fmt: skip
         elif workspace.root != self.root:
-            self.journal.close()
+            self._close_journal()
             raise ValueError(f"the shared workspace is of another root: {workspace.root}")
         self.workspace = workspace
         # What a fresh session over the same files needs (undo after this one closed).
@@ -219,7 +225,11 @@ class Operator:
             self._runner.close()
         if self._owns_workspace:
             self.workspace.close()
-        self.journal.close()
+        self._close_journal()
+
+    def _close_journal(self) -> None:
+        if self._owns_journal:
+            self.journal.close()
 
     @contextlib.contextmanager
     def _in_use(self) -> Iterator[Operator]:

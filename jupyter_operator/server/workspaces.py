@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..engine import Operator, Policy, ShellPolicy
     from ..engine.live_route import LivePages, LiveRooms
-    from ..workspace import Workspace
+    from ..workspace import Journal, Workspace
 
 #: What a workspace name may look like (it appears in URLs, messages and logs).
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,64}")
@@ -140,6 +140,7 @@ class WorkspaceRegistry:
         self._file_protected = self._protected_for_files()
         self._locks = {name: ReadWriteLock() for name in self._roots}
         self._workspaces: dict[str, Workspace] = {}
+        self._journals: dict[str, Journal] = {}
         self._history: dict[tuple[str, str], Operator] = {}
         #: Review copies (``add_review``), oldest first: name -> the folder that holds it.
         self._reviews: dict[str, tempfile.TemporaryDirectory[str]] = {}
@@ -185,6 +186,7 @@ class WorkspaceRegistry:
         self._roots.pop(name, None)
         self._locks.pop(name, None)
         self._workspaces.pop(name, None)
+        self._journals.pop(name, None)
         folder.cleanup()
 
     def __contains__(self, name: object) -> bool:
@@ -262,6 +264,17 @@ class WorkspaceRegistry:
             )
         return found
 
+    def journal(self, name: str) -> Journal:
+        """The undo journal of workspace ``name``'s root, opened on first use (shared by the
+        sessions over the root as :meth:`workspace` is)."""
+        found = self._journals.get(name)
+        if found is None:
+            from ..workspace import Journal
+
+            journal_dir = Path(self._journal_dir) if self._journal_dir else None
+            found = self._journals[name] = Journal(self._roots[name].resolve(), journal_dir)
+        return found
+
     def policy_of(self, name: str) -> Policy | None:
         """The rules a session of workspace ``name`` decides by (None for a review copy, where
         everything asks): what a read made for a person's request must respect too."""
@@ -300,8 +313,9 @@ class WorkspaceRegistry:
                 # The jail walked it without links; resolving must land inside the root still.
                 if not root.resolve().is_relative_to(self._roots[name]):
                     raise OperatorError(codes.ERR_PATH_ESCAPE, "the folder leaves the workspace")
+        journal = None
         if root == self._roots[name]:
-            shared = self.workspace(name)
+            shared, journal = self.workspace(name), self.journal(name)
         operator = Operator(
             root,
             policy=None if name in self._reviews else self._policy,  # a review asks
@@ -311,6 +325,7 @@ class WorkspaceRegistry:
             runner=DeferredRunner(allows_auto=self.allow_auto_runs),
             notebook_cap=self.notebook_cap,
             workspace=shared,
+            journal=journal,
         )
         if self._shell_policy is not None:
             operator.shell_policy = self._shell_policy
@@ -334,6 +349,9 @@ class WorkspaceRegistry:
         for workspace in self._workspaces.values():
             workspace.close()
         self._workspaces.clear()
+        for journal in self._journals.values():
+            journal.close()
+        self._journals.clear()
         for operator in self._history.values():
             close_operator(operator)
         self._history.clear()

@@ -145,24 +145,30 @@ async def test_forgotten_sessions_release_their_descriptors(service: SessionServ
 async def test_sessions_over_the_root_share_its_open_workspace(
     service: SessionService, ws_root: Path
 ) -> None:
-    """A scan opens no workspace of its own (its jail, host-Python check and file locks cost
-    more than planning the reply): every session over the root uses the registry's one, and
-    forgetting a session leaves it open for the others and the file API. A subfolder's
-    session still opens its own."""
+    """A scan opens no workspace or journal of its own (its jail, host-Python check and file
+    locks, and finding the journal's folder, cost more than planning the reply): every session
+    over the root uses the registry's, and forgetting a session leaves them open for the
+    others and the file API. A subfolder's session still opens its own."""
     registry = service.registry
-    shared = registry.workspace("default")
+    shared, journal = registry.workspace("default"), registry.journal("default")
     ids = [(await service.scan(write_cmd("w", f"{n}.txt", "x\n")))["session"] for n in range(5)]
     await service.drain()  # two were forgotten (the cap is 3) and closed
     for session_id in ids[2:]:
         assert service._sessions[session_id].operator.workspace is shared
+        assert service._sessions[session_id].operator.journal is journal
     assert shared.list_dir(".") == []  # nothing applied, and still open
+    approved = await service.decide(ids[-1], "w", "approve")
+    assert approved["item"]["status"] == "applied"
+    assert [entry.path for entry in journal.entries()] == ["4.txt"]  # still open
     (ws_root / "sub").mkdir()
     narrowed = registry.new_operator("default", "sub")
     try:
         assert narrowed.workspace is not shared and narrowed.workspace.root == ws_root / "sub"
+        assert narrowed.journal is not journal
     finally:
         narrowed.close()
-    assert shared.list_dir(".")[0].name == "sub"  # still open after both closes
+    assert "sub" in {entry.name for entry in shared.list_dir(".")}  # open after both closes
+    assert len(journal.entries()) == 1
 
 
 async def test_whole_details_answer_the_items_without_formatting_the_results_again(
