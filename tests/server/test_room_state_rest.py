@@ -415,3 +415,41 @@ def test_with_no_document_room_open_no_file_is_held_and_the_loop_is_not_asked(
         loop.call_soon_threadsafe(loop.stop)
         thread.join(5)
         loop.close()
+
+
+def test_the_extension_is_looked_up_until_found_then_kept(tmp_path: Path) -> None:
+    """The server builds ``extension_apps`` anew on each call (every extension's apps): the
+    collaboration extension's is looked up until it is loaded, then kept; its own switch
+    (``disable_rtc``) is read each time."""
+    from jupyter_operator.server.rooms import SharedRooms
+
+    class Extension:
+        disable_rtc = False
+        ywebsocket_server = type("Server", (), {"rooms": {}})()
+
+        async def get_document(self, **kwargs: Any) -> Any:
+            return None
+
+    extension = Extension()
+    loaded: dict[str, set[Any]] = {}
+    looked: list[int] = []
+
+    class Manager:
+        @property
+        def extension_apps(self) -> dict[str, set[Any]]:
+            looked.append(1)
+            return dict(loaded)
+
+    class Server:
+        root_dir = str(tmp_path)
+        extension_manager = Manager()
+
+    rooms = SharedRooms(Server())
+    assert rooms.extension() is None and not rooms.active  # not loaded yet
+    loaded["jupyter_server_ydoc"] = {extension}
+    assert rooms.extension() is extension
+    for _ in range(3):
+        assert rooms.active and not rooms.holds(tmp_path / "a.ipynb")
+    assert len(looked) == 3
+    extension.disable_rtc = True
+    assert rooms.extension() is None and not rooms.active
