@@ -122,9 +122,12 @@ class Operator:
         #: Host extensions of the protocol this session runs (``"nb"``: the notebook cell
         #: actions). Off by default: their actions are then ``ERR_UNKNOWN_ACTION``.
         self.extensions: tuple[str, ...] = check_extensions(extensions)
-        self.root = Path(root).resolve()
-        if not self.root.is_dir():
-            raise NotADirectoryError(f"workspace root is not a directory: {root}")
+        if workspace is not None and Path(root) == workspace.root:
+            self.root = workspace.root  # resolved, and found a directory, when it was opened
+        else:
+            self.root = Path(root).resolve()
+            if not self.root.is_dir():
+                raise NotADirectoryError(f"workspace root is not a directory: {root}")
         # Rules for shell commands (JSON dialect and later ones) and the commands that ran.
         self.shell_policy = ShellPolicy()
         self.shell_history = ShellHistory()
