@@ -2,11 +2,15 @@
 
 A ``threading.Lock`` inside one ``Workspace`` cannot stop another process, or another workspace
 whose root contains this one, from replacing the same file between our check and our rename.
-So every check-and-rename also holds an OS file lock (``flock``) on a lock file named after the
-real file: the ``(st_dev, st_ino)`` of its parent directory plus its case-folded name. Lock files
-live in ``<journal directory>/locks/`` (outside every workspace, opened without following links),
-are empty, and are never removed (removing one could let two holders lock different files of the
-same name).
+So every check-and-rename also holds an OS file lock (``flock``) on a lock file chosen by the
+real file: a hash of the ``(st_dev, st_ino)`` of its parent directory and its case-folded name
+picks one of ``STRIPES`` lock files. Every name of one real file picks the same one; two files
+that share one only wait for each other's check and rename (a few system calls: no holder takes
+a second lock, so none waits for itself). Lock files live in ``<journal directory>/locks/``
+(outside every workspace, opened without following links), are empty, and are never removed
+(removing one could let two holders lock different files of the same name). A bounded number,
+unlike one per file: the folder does not grow with every file ever changed, and a change to a
+new file finds its lock file made already instead of creating one on its path.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from .jail import O_DIR, close_quietly
 from .shared_handles import SharedHandles
 
 _O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+#: How many lock files every file's lock is spread over.
+STRIPES = 1024
 
 
 def _unavailable() -> OperatorError:
@@ -76,8 +82,9 @@ class FileLocks:
     def key(parent_fd: int, name: str) -> str:
         """The lock file name of ``name`` in the directory open as ``parent_fd``."""
         info = os.fstat(parent_fd)
-        digest = hashlib.sha256(name.casefold().encode("utf-8", "surrogateescape")).hexdigest()
-        return f"{info.st_dev:x}-{info.st_ino:x}-{digest[:32]}.lock"
+        where = f"{info.st_dev:x}-{info.st_ino:x}/{name.casefold()}"
+        digest = hashlib.sha256(where.encode("utf-8", "surrogateescape")).digest()
+        return f"{int.from_bytes(digest[:4], 'big') % STRIPES:03x}.lock"
 
     @contextmanager
     def hold(self, parent_fd: int, name: str) -> Iterator[None]:

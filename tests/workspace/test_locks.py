@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from jupyter_operator.protocol import OperatorError, codes
 from jupyter_operator.workspace import Journal, Workspace
 from jupyter_operator.workspace import atomic as atomic_module
 from jupyter_operator.workspace.journal import HistoryEntry
-from jupyter_operator.workspace.locks import FileLocks
+from jupyter_operator.workspace.locks import STRIPES, FileLocks
 
 ROUNDS = 30
 _CTX = multiprocessing.get_context("fork")
@@ -122,19 +123,59 @@ def test_the_journal_takes_appends_from_many_processes(tmp_path: Path) -> None:
 
 def test_lock_keys_follow_the_real_file(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
+    (tmp_path / "e").mkdir()
     locks = FileLocks(tmp_path)
     one = os.open(tmp_path / "d", os.O_RDONLY)
     two = os.open(tmp_path / "d", os.O_RDONLY)  # another descriptor (another root) same folder
+    other = os.open(tmp_path / "e", os.O_RDONLY)
     try:
         assert FileLocks.key(one, "F.txt") == FileLocks.key(two, "f.txt")
-        assert FileLocks.key(one, "f.txt") != FileLocks.key(one, "g.txt")
         with locks.hold(one, "f.txt"):
             pass
         assert len(list((tmp_path / "locks").iterdir())) == 1
+        # Other names and folders spread over the stripes, never past them: the folder stays
+        # bounded however many files are changed.
+        names = [f"f{n}.txt" for n in range(4 * STRIPES)]
+        keys = {FileLocks.key(fd, name) for fd in (one, other) for name in names}
+        assert STRIPES * 0.9 < len(keys) <= STRIPES
+        for name in names[:50]:
+            with locks.hold(other, name):
+                pass
+        assert 40 < len(list((tmp_path / "locks").iterdir())) <= 51
     finally:
         os.close(one)
         os.close(two)
+        os.close(other)
         locks.close()
+
+
+def test_a_lock_shared_by_two_files_keeps_each_writer_waiting_only_for_the_other(
+    tmp_path: Path,
+) -> None:
+    """Two files whose locks fall on one lock file: a holder of one makes a writer of the other
+    wait (a false sharing, not a lost lock), and it goes on once released."""
+    (tmp_path / "d").mkdir()
+    locks = FileLocks(tmp_path)
+    fd = os.open(tmp_path / "d", os.O_RDONLY)
+    try:
+        first = "a.txt"
+        second = next(name for name in (f"b{n}.txt" for n in range(100 * STRIPES))
+                      if FileLocks.key(fd, name) == FileLocks.key(fd, first))  # fmt: skip
+        entered = threading.Event()
+        with locks.hold(fd, first):
+            waiter = threading.Thread(target=_hold_then_set, args=(locks, fd, second, entered))
+            waiter.start()
+            assert not entered.wait(0.5)  # blocked on the shared lock file
+        assert entered.wait(10)
+        waiter.join(10)
+    finally:
+        os.close(fd)
+        locks.close()
+
+
+def _hold_then_set(locks: FileLocks, fd: int, name: str, entered: threading.Event) -> None:
+    with locks.hold(fd, name):
+        entered.set()
 
 
 @pytest.mark.parametrize("held", [True, False])
