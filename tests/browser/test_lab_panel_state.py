@@ -67,6 +67,12 @@ def test_undo_from_history_updates_cards_and_results(lab_server, page) -> None:
     assert "session" in meta and "applied on disk" in meta  # where the change landed
     row.locator(".jp-Operator-history-diff summary").click()
     assert "two" in row.locator(".cm-content").text_content()
+    # A created file's diff is not kept in the journal: the history makes it again from the
+    # bytes kept for redo, and shows it as it showed a kept one.
+    created = history_row(page, "h2")
+    created.locator(".jp-Operator-history-diff summary").click()
+    assert "other" in created.locator(".cm-content").text_content()
+    screenshot(page, "lab-panel-history-created-diff")
 
     # Undoing the older entry is refused, and the reason names the later change to undo first.
     row.locator(".jp-Operator-history-undo").click()
