@@ -19,7 +19,7 @@ from .dirs import working_dir
 from .empty_dirs import remove_empty_parents
 from .errors import FileTooLarge
 from .folder import PartialDelete, Workspace
-from .journal import DERIVED_DIFF_BYTES, MAX_HISTORY_DIFF, HistoryEntry, Journal, history_diff
+from .journal import DERIVED_DIFF_BYTES, HistoryEntry, Journal, history_diff
 from .notebook import ERR_INVALID_NOTEBOOK, is_notebook, validate_notebook
 from .patch import apply_patch
 from .paths import (
@@ -48,7 +48,6 @@ __all__ = [
     "DEFAULT_PROTECTED",
     "DERIVED_DIFF_BYTES",
     "ERR_INVALID_NOTEBOOK",
-    "MAX_HISTORY_DIFF",
     "MAX_PLANNED_BYTES",
     "TEMP_PREFIX",
     "Diff",

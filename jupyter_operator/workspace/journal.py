@@ -36,7 +36,7 @@ from typing import Any
 from jupyter_operator.protocol import OperatorError, codes
 
 from .atomic import temp_name
-from .diff import diff_with_stats
+from .diff import unified_diff
 from .history_records import (
     DIGEST,
     MAX_LABEL,
@@ -410,7 +410,7 @@ class Journal:
         data = self.load_blob(after_sha256)
         if len(data) > DERIVED_DIFF_BYTES:
             return None
-        return history_diff(diff_with_stats(None, data, path).text)
+        return history_diff(unified_diff(None, data, path))
 
     def _read_entries(self, name: str = "entries.jsonl") -> str:
         try:
