@@ -18,7 +18,12 @@ Starts a real ``jupyter server`` on loopback with the extension enabled, then me
   jupyter-server's own save of 100 KB (``PUT``).
 
 The 100 KB scan plus decision is also set against the floor's (target: at most 1.2x): what
-the extension adds to a synced write and its journal line.
+the extension adds to a synced write and its journal line. The same floor extension also
+serves a rules floor: the floor plus the least our design rules ask (strict parse, lexical
+path, descriptor walk, planning in a worker thread, the check under a cross-process lock,
+the undo journal's id and redo copy), each done the cheapest way. It splits the gap: the
+rules floor over the floor is what the rules cost, ours over the rules floor what our code
+costs.
 
 Each measurement alternates between the kinds in several rounds, so drift on a shared machine
 hits both alike. It prints median and p99 per kind and the ratio file_read / contents (target
@@ -131,13 +136,17 @@ class Rest:
         self.headers = {"Authorization": f"token {token}", "Content-Type": "application/json"}
 
     def call(self, method: str, path: str, body: object = None) -> dict:
+        status, payload = self.send(method, path, body)
+        if status not in (200, 201):
+            raise SystemExit(f"{method} {path}: {status} {payload[:300]!r}")
+        return json.loads(payload)
+
+    def send(self, method: str, path: str, body: object = None) -> tuple[int, bytes]:
+        """The status and body of one request, whatever the status."""
         data = None if body is None else json.dumps(body)
         self.connection.request(method, path, body=data, headers=self.headers)
         response = self.connection.getresponse()
-        payload = response.read()
-        if response.status not in (200, 201):
-            raise SystemExit(f"{method} {path}: {response.status} {payload[:300]!r}")
-        return json.loads(payload)
+        return response.status, response.read()
 
 
 def percentile(samples: list[float], fraction: float) -> float:
@@ -231,14 +240,15 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
 
     # The floor (bench/floor_extension.py): the same two requests and bytes, a D4 write and one
     # synced journal line, nothing else. What scan + decide can reach while writes stay synced.
-    def floor_write(size: int, kind: str) -> Callable[[], Callable[[], None]]:
+    # The rules floor ("rules-"): the same, with the least our design rules ask added.
+    def floor_write(size: int, kind: str, rules: str = "") -> Callable[[], Callable[[], None]]:
         def prepare() -> Callable[[], None]:
-            item, path, body = create_file(size, "z")
+            item, path, body = create_file(size, "r" if rules else "z")
 
             def write() -> None:
-                scanned = rest.call("POST", "/bench-floor/scan", body)
+                scanned = rest.call("POST", f"/bench-floor/{rules}scan", body)
                 assert scanned["items"][0]["diff"].count("\n") == size // 12 + 3, scanned
-                done = rest.call("POST", "/bench-floor/decide", {"id": item})
+                done = rest.call("POST", f"/bench-floor/{rules}decide", {"id": item})
                 assert done["item"]["status"] == "applied", done
                 written[kind] = path
 
@@ -254,6 +264,7 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
         "write_block_max": operator_write(block_max, "write_block_max"),
         "write_1k": operator_write(1_000, "write_1k"),
         "floor_100k": floor_write(FILE_SIZE, "floor_100k"),
+        "rules_floor_100k": floor_write(FILE_SIZE, "rules_floor_100k", "rules-"),
     }
 
     # Context, no target: what any two requests of this extension cost (the lightest one,
@@ -294,11 +305,26 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
         for prepare in context.values():
             prepare()()
 
+    # The rules floor keeps the rules it stands for: it refuses what they refuse (after the
+    # warm-up, which made the folder it writes in).
+    def rules_scan_refuses(text: str) -> None:
+        status, _ = rest.send("POST", "/bench-floor/rules-scan", {"text": text})
+        assert status == 400, (status, text)
+
+    new = {"type": "createFile", "id": "r", "path": "out/ok.txt", "content": "x\n"}
+    rules_scan_refuses('[{"type": "createFile", "id": "r", "id": "s", "path": "a", "content": ""}]')
+    rules_scan_refuses(json.dumps([{**new, "path": "../outside.txt"}]))
+    rules_scan_refuses(json.dumps([new]).replace('"x\\n"', "NaN"))
+    item, path, body = create_file(1_000, "r")
+    rest.call("POST", "/bench-floor/rules-scan", body)
+    rest.call("PUT", f"/api/contents/{path}", {"type": "file", "format": "text", "content": "x"})
+    assert rest.send("POST", "/bench-floor/rules-decide", {"id": item})[0] == 409
+
     samples: dict[str, list[float]] = {"file_read": [], "contents": [], **{k: [] for k in context}}
     for kind in writes:
         samples[kind] = []
         samples[f"get_{kind}"] = []
-    ratios, floors = [], []
+    ratios, floors, rules_floors = [], [], []
     for r in range(rounds):
         this_round: dict[str, list[float]] = {k: [] for k in samples}
         for _ in range(requests):
@@ -333,9 +359,14 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
             this_round["floor_100k"]
         )
         floors.append(floor)
+        rules_floor = statistics.median(this_round["rules_floor_100k"]) / statistics.median(
+            this_round["floor_100k"]
+        )
+        rules_floors.append(rules_floor)
         print(
             f"round {r + 1}: file_read/contents {ratio:.2f}, "
-            f"scan+decide of 100 KB / GET of it {target:.2f}, / the floor's {floor:.2f}"
+            f"scan+decide of 100 KB / GET of it {target:.2f}, / the floor's {floor:.2f}; "
+            f"the rules floor / the floor {rules_floor:.2f}"
         )
         for key, values in this_round.items():
             samples[key].extend(values)
@@ -350,6 +381,7 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
         "write_block_max": f"{block_max // 1000} KB (Operator, largest block)",
         "write_1k": "1 KB (Operator)",
         "floor_100k": "floor, 100 KB (D4 write only)",
+        "rules_floor_100k": "rules floor, 100 KB (the floor and what our rules ask)",
     }
     for kind, label in labels.items():
         print(fmt(f"scan + decide, {label}", samples[kind]))
@@ -377,6 +409,16 @@ async def measure(port: int, token: str, rounds: int, requests: int) -> None:
     print(
         f"ratio scan+decide of 100 KB / the floor's: overall {over_floor:.2f}, "
         f"best round {min(floors):.2f} (target <= 1.2)"
+    )
+    rules_over_floor = statistics.median(samples["rules_floor_100k"]) / statistics.median(
+        samples["floor_100k"]
+    )
+    over_rules = statistics.median(samples["write_json_100k"]) / statistics.median(
+        samples["rules_floor_100k"]
+    )
+    print(
+        f"ratio the rules floor / the floor: overall {rules_over_floor:.2f}, best round "
+        f"{min(rules_floors):.2f}; scan+decide of 100 KB / the rules floor: {over_rules:.2f}"
     )
 
 
