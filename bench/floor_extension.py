@@ -57,12 +57,24 @@ def _write_synced(root: str, journal: str, path: str, content: str) -> None:
         os.fsync(dfd)
     finally:
         os.close(dfd)
-    jfd = os.open(journal, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    _append_synced(journal, {"path": path, "size": len(content)})
+
+
+def _append_synced(name: str, record: dict[str, Any], dir_fd: int | None = None) -> None:
+    """Append ``record`` as one JSON line to the journal ``name`` and sync it."""
+    fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600, dir_fd=dir_fd)
     try:
-        os.write(jfd, json.dumps({"path": path, "size": len(content)}).encode() + b"\n")
-        os.fsync(jfd)
+        os.write(fd, json.dumps(record).encode() + b"\n")
+        os.fsync(fd)
     finally:
-        os.close(jfd)
+        os.close(fd)
+
+
+def _new_file_diff(path: str, content: str) -> str:
+    """The unified diff of a new file holding ``content`` (one replace: the cheapest)."""
+    lines = content.count("\n")
+    header = f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1,{lines} @@\n"
+    return header + "+" + content[:-1].replace("\n", "\n+") + "\n"
 
 
 class FloorScan(APIHandler):
@@ -75,10 +87,8 @@ class FloorScan(APIHandler):
         operation = from_json(from_json(self.request.body)["text"])[0]
         content = operation["content"]
         _PENDING[operation["id"]] = (operation["path"], content)
-        lines = content.count("\n")
-        diff = "+" + content[:-1].replace("\n", "\n+") + "\n"
-        header = f"--- /dev/null\n+++ b/{operation['path']}\n@@ -0,0 +1,{lines} @@\n"
-        self.finish(json.dumps({"items": [{"id": operation["id"], "diff": header + diff}]}))
+        diff = _new_file_diff(operation["path"], content)
+        self.finish(json.dumps({"items": [{"id": operation["id"], "diff": diff}]}))
 
 
 class FloorDecide(APIHandler):
@@ -174,10 +184,7 @@ def _rules_plan(root_fd: int, text: str) -> tuple[str, str]:
     if state is not None:
         raise ValueError("the rules floor only creates files")
     _RULES_PENDING[operation["id"]] = (parts, content.encode())
-    lines = content.count("\n")
-    diff = "+" + content[:-1].replace("\n", "\n+") + "\n"
-    header = f"--- /dev/null\n+++ b/{operation['path']}\n@@ -0,0 +1,{lines} @@\n"
-    return operation["id"], header + diff
+    return operation["id"], _new_file_diff(operation["path"], content)
 
 
 def _rules_apply(root_fd: int, journal_fd: int, parts: tuple[str, ...], data: bytes) -> None:
@@ -220,13 +227,7 @@ def _rules_apply(root_fd: int, journal_fd: int, parts: tuple[str, ...], data: by
     finally:
         os.close(parent)
     entry = {"id": f"j{number}", "path": "/".join(parts), "after": digest}
-    line = os.open("entries.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600,
-                   dir_fd=journal_fd)  # fmt: skip
-    try:
-        os.write(line, json.dumps(entry).encode() + b"\n")
-        os.fsync(line)
-    finally:
-        os.close(line)
+    _append_synced("entries.jsonl", entry, dir_fd=journal_fd)
 
 
 class RulesFloorScan(APIHandler):
