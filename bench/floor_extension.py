@@ -212,7 +212,7 @@ def _rules_apply(root_fd: int, journal_fd: int, parts: tuple[str, ...], data: by
         finally:
             os.close(fd)
         where = f"{os.fstat(parent).st_ino}/{parts[-1]}".encode()
-        stripe = int.from_bytes(hashlib.sha256(where).digest()[:4], "big") % 1024
+        stripe = int.from_bytes(hashlib.sha256(where).digest()[:4], "big") % 64
         lock = os.open(f"locks/{stripe}", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600,
                        dir_fd=journal_fd)  # fmt: skip
         try:

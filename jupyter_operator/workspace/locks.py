@@ -27,8 +27,11 @@ from .jail import O_DIR, close_quietly
 from .shared_handles import SharedHandles
 
 _O_LOCK = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
-#: How many lock files every file's lock is spread over.
-STRIPES = 1024
+#: How many lock files every file's lock is spread over. Few enough that all are made within
+#: a workspace's first few hundred changes (each made is a file created on a change's path),
+#: many enough that the few writers of one journal folder (a server, its kernels) seldom share
+#: one, and sharing one costs only a wait for the other's check and rename.
+STRIPES = 64
 
 
 def _unavailable() -> OperatorError:
