@@ -3,7 +3,7 @@
 Layout under the journal directory (``$JUPYTER_OPERATOR_JOURNAL_DIR``, else
 ``<jupyter data dir>/jupyter_operator/journal``)::
 
-    locks/<dev>-<ino>-<name hash>.lock   flock'd around every compare-and-swap (see locks.py)
+    locks/<stripe>.lock        flock'd around every compare-and-swap (see locks.py)
     <root key>/entries.jsonl   one JSON object a line: changes, then undone/redone/void markers
     <root key>/counter         the last entry number handed out (rewritten in place, unsynced)
     <root key>/lock            flock'd while the counter or the entries change (many processes)
